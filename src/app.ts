@@ -1,0 +1,23 @@
+import type { MongoClient, Db } from 'mongodb';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import type { DatabaseKind } from './db/connection';
+import type { EmbeddingProvider } from './embeddings/provider';
+import packageJson from '../package.json';
+
+/** Long-lived dependencies shared by every request (the connection, providers, indexes); built once at startup. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  version: string;
+  database: {
+    kind: DatabaseKind;
+    version: string;
+    client: MongoClient;
+    /** The default database; a request may work on another one (tenants map to databases). */
+    db: Db;
+  };
+  embeddings: EmbeddingProvider;
+}
+
+export const VERSION: string = packageJson.version;

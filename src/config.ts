@@ -1,0 +1,349 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The only reader of the environment. Every variable is declared once in `VARIABLES` with a description,
+ * a default where one is safe, and a parser; `loadConfig` validates them all and fails with a message
+ * naming the variable and the expected form.
+ */
+
+export type EmbeddingsProviderName = 'openai' | 'local' | 'hash';
+export type VectorSearchMode = 'memory' | 'atlas';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  port: number;
+  host: string;
+  mongodbUri: string | undefined;
+  mongodbDb: string | undefined;
+  dataDir: string;
+  dbPort: number;
+  dbHost: string;
+  engineCompactAfterBytes: number;
+  embeddingsProvider: EmbeddingsProviderName;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  embeddingModel: string | undefined;
+  embeddingDimensions: number | undefined;
+  embeddingBatchSize: number;
+  embeddingTimeoutMs: number;
+  embeddingMaxRetries: number;
+  vectorSearch: VectorSearchMode;
+  metadataIndexFields: string[];
+  enrichActions: boolean;
+  chatModel: string;
+  apiKeys: string[];
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly expected: string,
+    readonly value: string,
+  ) {
+    super(`Invalid ${variable}=${JSON.stringify(value)}: expected ${expected}`);
+    this.name = 'ConfigError';
+  }
+}
+
+interface Variable<K extends keyof Config> {
+  name: string;
+  key: K;
+  description: string;
+  /** Shown in .env.example and the README; undefined means "unset". */
+  defaultText?: string;
+  expected: string;
+  parse(raw: string | undefined, env: Env): Config[K];
+}
+
+type Env = Record<string, string | undefined>;
+
+function present(raw: string | undefined): raw is string {
+  return raw !== undefined && raw.trim() !== '';
+}
+
+function integer(min: number, max: number, fallback: number | undefined) {
+  return (name: string, raw: string | undefined): number => {
+    if (!present(raw)) {
+      if (fallback === undefined) throw new Error('unreachable: required integer without default');
+      return fallback;
+    }
+    const value = Number(raw.trim());
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ConfigError(name, `an integer from ${min} to ${max}`, raw);
+    }
+    return value;
+  };
+}
+
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  const value = raw.trim().toLowerCase() as T;
+  if (!allowed.includes(value)) throw new ConfigError(name, `one of ${allowed.join(', ')}`, raw);
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return present(raw)
+    ? raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];
+}
+
+function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (!present(raw)) return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(name, 'true or false', raw);
+}
+
+function optional(raw: string | undefined): string | undefined {
+  return present(raw) ? raw.trim() : undefined;
+}
+
+function define<K extends keyof Config>(variable: Variable<K>): Variable<K> {
+  return variable;
+}
+
+/** Every environment variable Hindsight reads, in the order they are documented. */
+export const VARIABLES = [
+  define({
+    name: 'PORT',
+    key: 'port',
+    description: 'HTTP port of the GraphQL API.',
+    defaultText: '4000',
+    expected: 'an integer from 0 to 65535',
+    parse: (raw) => integer(0, 65535, 4000)('PORT', raw),
+  }),
+  define({
+    name: 'HOST',
+    key: 'host',
+    description: 'Interface the API listens on (0.0.0.0 for all, 127.0.0.1 for this machine only).',
+    defaultText: '0.0.0.0',
+    expected: 'a host name or IP address',
+    parse: (raw) => optional(raw) ?? '0.0.0.0',
+  }),
+  define({
+    name: 'MONGODB_URI',
+    key: 'mongodbUri',
+    description:
+      'MongoDB connection string (Atlas or self-hosted). When unset, Hindsight starts its embedded engine under DATA_DIR.',
+    expected: 'a mongodb:// or mongodb+srv:// URI',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^mongodb(\+srv)?:\/\/.+/.test(value)) {
+        throw new ConfigError('MONGODB_URI', 'a mongodb:// or mongodb+srv:// URI', raw ?? '');
+      }
+      return value;
+    },
+  }),
+  define({
+    name: 'MONGODB_DB',
+    key: 'mongodbDb',
+    description: "Database name when the URI has no path (the URI's path wins).",
+    defaultText: 'hindsight',
+    expected: 'a database name without / \\ . " $ or spaces, at most 63 characters',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^[^/\\. "$]{1,63}$/.test(value)) {
+        throw new ConfigError('MONGODB_DB', 'a database name without / \\ . " $ or spaces, at most 63 characters', raw ?? '');
+      }
+      return value;
+    },
+  }),
+  define({
+    name: 'DATA_DIR',
+    key: 'dataDir',
+    description: 'Directory of the embedded engine (journal, snapshots) and of the persisted vector index.',
+    defaultText: './data',
+    expected: 'a directory path',
+    parse: (raw) => path.resolve(optional(raw) ?? './data'),
+  }),
+  define({
+    name: 'DB_PORT',
+    key: 'dbPort',
+    description: 'Port of the engine started alone by `npm run db`.',
+    defaultText: '27017',
+    expected: 'an integer from 0 to 65535',
+    parse: (raw) => integer(0, 65535, 27017)('DB_PORT', raw),
+  }),
+  define({
+    name: 'DB_HOST',
+    key: 'dbHost',
+    description: 'Interface the engine started by `npm run db` listens on.',
+    defaultText: '127.0.0.1',
+    expected: 'a host name or IP address',
+    parse: (raw) => optional(raw) ?? '127.0.0.1',
+  }),
+  define({
+    name: 'ENGINE_COMPACT_AFTER_BYTES',
+    key: 'engineCompactAfterBytes',
+    description: 'Journal size after which the embedded engine writes a snapshot and starts a new journal.',
+    defaultText: '67108864',
+    expected: 'an integer from 1024 to 68719476736',
+    parse: (raw) => integer(1024, 64 * 1024 ** 3, 64 * 1024 ** 2)('ENGINE_COMPACT_AFTER_BYTES', raw),
+  }),
+  define({
+    name: 'EMBEDDINGS_PROVIDER',
+    key: 'embeddingsProvider',
+    description:
+      'Embedding provider: openai (any OpenAI-compatible API), local (offline sentence model), hash (lexical, for tests). Default: openai when OPENAI_API_KEY is set, else local.',
+    expected: 'one of openai, local, hash',
+    parse: (raw, env) =>
+      present(raw)
+        ? oneOf('EMBEDDINGS_PROVIDER', raw, ['openai', 'local', 'hash'] as const)
+        : present(env.OPENAI_API_KEY)
+          ? 'openai'
+          : 'local',
+  }),
+  define({
+    name: 'OPENAI_API_KEY',
+    key: 'openaiApiKey',
+    description: 'API key of the OpenAI-compatible endpoint (any non-empty value for servers that need none, e.g. Ollama).',
+    expected: 'a string',
+    parse: (raw) => optional(raw),
+  }),
+  define({
+    name: 'OPENAI_BASE_URL',
+    key: 'openaiBaseUrl',
+    description: 'Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama. Unset: api.openai.com.',
+    expected: 'an http:// or https:// URL',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^https?:\/\/.+/.test(value)) {
+        throw new ConfigError('OPENAI_BASE_URL', 'an http:// or https:// URL', raw ?? '');
+      }
+      return value;
+    },
+  }),
+  define({
+    name: 'EMBEDDING_MODEL',
+    key: 'embeddingModel',
+    description: "Embedding model name for the openai provider (default text-embedding-3-small); ignored by local and hash.",
+    expected: 'a model name',
+    parse: (raw) => optional(raw),
+  }),
+  define({
+    name: 'EMBEDDING_DIMENSIONS',
+    key: 'embeddingDimensions',
+    description: 'Vector size: requested from the openai provider when set (models that support it); the hash provider uses it (default 384).',
+    expected: 'an integer from 8 to 8192',
+    parse: (raw) => (present(raw) ? integer(8, 8192, undefined)('EMBEDDING_DIMENSIONS', raw) : undefined),
+  }),
+  define({
+    name: 'EMBEDDING_BATCH_SIZE',
+    key: 'embeddingBatchSize',
+    description: 'Texts per embedding request.',
+    defaultText: '64',
+    expected: 'an integer from 1 to 2048',
+    parse: (raw) => integer(1, 2048, 64)('EMBEDDING_BATCH_SIZE', raw),
+  }),
+  define({
+    name: 'EMBEDDING_TIMEOUT_MS',
+    key: 'embeddingTimeoutMs',
+    description: 'Timeout of one embedding request.',
+    defaultText: '30000',
+    expected: 'an integer from 100 to 600000',
+    parse: (raw) => integer(100, 600000, 30000)('EMBEDDING_TIMEOUT_MS', raw),
+  }),
+  define({
+    name: 'EMBEDDING_MAX_RETRIES',
+    key: 'embeddingMaxRetries',
+    description: 'Retries (with exponential backoff) on 429 and 5xx answers and network errors.',
+    defaultText: '3',
+    expected: 'an integer from 0 to 10',
+    parse: (raw) => integer(0, 10, 3)('EMBEDDING_MAX_RETRIES', raw),
+  }),
+  define({
+    name: 'VECTOR_SEARCH',
+    key: 'vectorSearch',
+    description: 'Vector search backend: memory (in-process HNSW index, persisted under DATA_DIR) or atlas ($vectorSearch).',
+    defaultText: 'memory',
+    expected: 'one of memory, atlas',
+    parse: (raw) => (present(raw) ? oneOf('VECTOR_SEARCH', raw, ['memory', 'atlas'] as const) : 'memory'),
+  }),
+  define({
+    name: 'METADATA_INDEX_FIELDS',
+    key: 'metadataIndexFields',
+    description: 'Comma-separated session metadata fields to index (e.g. priority,department,status).',
+    defaultText: '',
+    expected: 'comma-separated field names without $',
+    parse: (raw) => {
+      const fields = list(raw);
+      if (fields.some((field) => field.startsWith('$') || field.includes('$'))) {
+        throw new ConfigError('METADATA_INDEX_FIELDS', 'comma-separated field names without $', raw ?? '');
+      }
+      return fields;
+    },
+  }),
+  define({
+    name: 'ENRICH_ACTIONS',
+    key: 'enrichActions',
+    description: 'Fill insights, learning, relevance and synthesis of recorded actions with the chat API in the background.',
+    defaultText: 'false',
+    expected: 'true or false',
+    parse: (raw) => bool('ENRICH_ACTIONS', raw, false),
+  }),
+  define({
+    name: 'CHAT_MODEL',
+    key: 'chatModel',
+    description: 'Chat model used by ENRICH_ACTIONS on the OpenAI-compatible endpoint.',
+    defaultText: 'gpt-4o-mini',
+    expected: 'a model name',
+    parse: (raw) => optional(raw) ?? 'gpt-4o-mini',
+  }),
+  define({
+    name: 'API_KEYS',
+    key: 'apiKeys',
+    description: 'Comma-separated bearer tokens; when set, every GraphQL request needs `Authorization: Bearer <key>`.',
+    defaultText: '',
+    expected: 'comma-separated tokens',
+    parse: (raw) => list(raw),
+  }),
+  define({
+    name: 'LOG_LEVEL',
+    key: 'logLevel',
+    description: 'Least severe log level written to stdout (JSON lines).',
+    defaultText: 'info',
+    expected: 'one of debug, info, warn, error',
+    parse: (raw) => (present(raw) ? oneOf('LOG_LEVEL', raw, ['debug', 'info', 'warn', 'error'] as const) : 'info'),
+  }),
+  define({
+    name: 'SHUTDOWN_TIMEOUT_MS',
+    key: 'shutdownTimeoutMs',
+    description: 'On SIGINT/SIGTERM, how long in-flight requests may take before connections are closed.',
+    defaultText: '10000',
+    expected: 'an integer from 0 to 600000',
+    parse: (raw) => integer(0, 600000, 10000)('SHUTDOWN_TIMEOUT_MS', raw),
+  }),
+] as const;
+
+/**
+ * Reads and validates the configuration. Throws `ConfigError` naming the first invalid variable.
+ * `overrides` lets tests and tools set values without touching `process.env`.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const config = {} as Record<keyof Config, unknown>;
+  for (const variable of VARIABLES) {
+    config[variable.key] = (variable.parse as (raw: string | undefined, env: Env) => unknown)(env[variable.name], env);
+  }
+  const result = { ...(config as unknown as Config), ...overrides };
+  if (result.embeddingsProvider === 'openai' && !result.openaiApiKey) {
+    throw new ConfigError('OPENAI_API_KEY', 'a key when EMBEDDINGS_PROVIDER=openai', '');
+  }
+  return result;
+}
+
+/** Loads `.env` from the working directory into the environment when present (variables already set win). */
+export function loadDotEnv(file = path.resolve('.env')): void {
+  if (existsSync(file)) process.loadEnvFile(file);
+}
+
+/** True when running under a test runner; used to keep test output quiet. */
+export function isTestEnvironment(env: Env = process.env): boolean {
+  return env.JEST_WORKER_ID !== undefined || env.NODE_ENV === 'test';
+}

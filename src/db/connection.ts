@@ -1,0 +1,75 @@
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { startEmbeddedServer, type EmbeddedServer } from '../embedded';
+
+export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
+
+export interface DatabaseConnection {
+  kind: DatabaseKind;
+  client: MongoClient;
+  /** Name of the default database (tenants may map to others later). */
+  dbName: string;
+  db: Db;
+  /** The server's version as reported by `buildInfo`. */
+  serverVersion: string;
+  /** Present when Hindsight started the embedded engine itself. */
+  embedded?: EmbeddedServer;
+  close(): Promise<void>;
+}
+
+const DEFAULT_DB = 'hindsight';
+
+/** The database named by the URI's path, else MONGODB_DB, else `hindsight`. */
+export function databaseNameFor(uri: string | undefined, configured: string | undefined): string {
+  if (uri) {
+    const afterHosts = uri.replace(/^mongodb(\+srv)?:\/\/[^/]*/, '');
+    const name = decodeURIComponent(afterHosts.replace(/^\//, '').split('?')[0] ?? '');
+    if (name) return name;
+  }
+  return configured ?? DEFAULT_DB;
+}
+
+/**
+ * Connects to MONGODB_URI, or starts the embedded engine under DATA_DIR on a loopback port and connects to
+ * it with the same driver. Never starts the engine when a URI is configured.
+ */
+export async function connectDatabase(
+  config: Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir'>,
+  logger: Logger,
+  clientOptions: MongoClientOptions = {},
+): Promise<DatabaseConnection> {
+  let embedded: EmbeddedServer | undefined;
+  if (!config.mongodbUri) {
+    embedded = await startEmbeddedServer({
+      dataDir: config.dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      log: (line: string) => logger.info(line, { component: 'embedded-engine' }),
+    });
+    logger.info('embedded engine started', { dataDir: config.dataDir, uri: embedded.uri });
+  }
+  const uri = config.mongodbUri ?? embedded!.uri;
+  const client = new MongoClient(uri, { ignoreUndefined: true, ...clientOptions });
+  try {
+    await client.connect();
+  } catch (error) {
+    await embedded?.close();
+    throw error;
+  }
+  const dbName = databaseNameFor(config.mongodbUri, config.mongodbDb);
+  const db = client.db(dbName);
+  const info = await db.admin().command({ buildInfo: 1 });
+  return {
+    kind: embedded ? 'EMBEDDED' : 'EXTERNAL',
+    client,
+    dbName,
+    db,
+    serverVersion: String(info.version),
+    embedded,
+    async close() {
+      await client.close();
+      await embedded?.close();
+    },
+  };
+}

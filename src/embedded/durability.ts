@@ -1,0 +1,627 @@
+/**
+ * Durability for the embedded engine: an append-only journal (fsync before acknowledgement, group commit),
+ * snapshots with journal compaction, and crash recovery.
+ *
+ * On disk, in `dataDir`:
+ * - `journal-<seq>.log`: records, each `[u32 length][u32 crc32][body]` (little-endian); a journal body is the
+ *   BSON documents of one append's ops, back to back, so a record is applied whole or not at all.
+ * - `snapshot-<seq>.bson`: the state after every journal numbered below `<seq>`, in the same record framing
+ *   (`H` header, `B` database, `C` collection, `D` documents, `E` end marker with counts). It is written as
+ *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
+ * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
+ */
+import { open, mkdir, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import {
+  serialize,
+  deserialize,
+  calculateObjectSize,
+  setInternalBufferSize,
+  type Document,
+  type DeserializeOptions,
+} from 'bson';
+
+export interface IndexSpec {
+  name: string;
+  key: Document;
+  unique?: boolean;
+  sparse?: boolean;
+  partialFilterExpression?: Document;
+  expireAfterSeconds?: number;
+  [option: string]: unknown;
+}
+export interface CollectionImage {
+  name: string;
+  options: Document;
+  indexes: IndexSpec[];
+  docs: Iterable<Document>;
+}
+export interface DatabaseImage {
+  name: string;
+  collections: CollectionImage[];
+}
+/** A logical, idempotent change. `put` carries the full post-image of a document (insert, replace, update, upsert all become put). */
+export type JournalOp =
+  | { t: 'put'; db: string; coll: string; doc: Document }
+  | { t: 'del'; db: string; coll: string; id: unknown }
+  | { t: 'createColl'; db: string; coll: string; options: Document }
+  | { t: 'dropColl'; db: string; coll: string }
+  | { t: 'dropDb'; db: string }
+  | { t: 'createIndex'; db: string; coll: string; spec: IndexSpec }
+  | { t: 'dropIndex'; db: string; coll: string; name: string };
+
+/** What the engine gives the log: how to rebuild state on recovery and how to read a consistent image for a snapshot. */
+export interface DurableState {
+  /** Drops all in-memory state (called before loading a snapshot). */
+  reset(): void;
+  loadImage(dbs: DatabaseImage[]): void;
+  /** Replays one recovered op; must be idempotent and must not enforce constraints (the op already passed them). */
+  apply(op: JournalOp): void;
+  /** A consistent image of the current state, taken synchronously. */
+  image(): DatabaseImage[];
+}
+
+export interface DurableLogOptions {
+  /** Journal bytes after which a snapshot is taken and the journal compacted. Default 64 MiB. */
+  compactAfterBytes?: number;
+  /** fsync before acknowledging; turn off only for throwaway data. Default true. */
+  fsync?: boolean;
+  /** Receives notable recovery and compaction events (discarded torn tail, failed snapshot). */
+  log?: (line: string) => void;
+}
+
+/** What `open` found and replayed. */
+export interface RecoveryReport {
+  /** Sequence number of the snapshot loaded, or null when recovery started from empty. */
+  snapshot: number | null;
+  journals: number;
+  records: number;
+  ops: number;
+  /** Bytes of torn or corrupt tail dropped from the last journal. */
+  discardedBytes: number;
+  ms: number;
+}
+
+/**
+ * Values come back as they went in: int64 stays a `Long` (the default would turn small ones into numbers,
+ * which would then be re-encoded as int32 or double).
+ */
+const BSON_READ: DeserializeOptions = { promoteLongs: false };
+
+const RECORD_HEADER = 8;
+/** A sanity bound that turns a corrupted length field into a detected tear instead of a huge allocation. */
+const MAX_RECORD = 1 << 30;
+const READ_CHUNK = 8 << 20;
+const WRITE_CHUNK = 4 << 20;
+const SNAPSHOT_DOCS_CHUNK = 1 << 20;
+const SNAPSHOT_FORMAT = 1;
+const DEFAULT_COMPACT_AFTER = 64 << 20;
+/** bson's default internal buffer is 17 MiB and it silently truncates strings past it; see `toBson`. */
+const BSON_BUFFER_SAFE = 16 << 20;
+
+const SEQ_DIGITS = 12;
+const JOURNAL_RE = /^journal-(\d+)\.log$/;
+const SNAPSHOT_RE = /^snapshot-(\d+)\.bson$/;
+const journalName = (seq: number) => `journal-${String(seq).padStart(SEQ_DIGITS, '0')}.log`;
+const snapshotName = (seq: number) => `snapshot-${String(seq).padStart(SEQ_DIGITS, '0')}.bson`;
+
+const enum Kind {
+  Header = 0x48, // 'H'
+  Database = 0x42, // 'B'
+  Collection = 0x43, // 'C'
+  Documents = 0x44, // 'D'
+  End = 0x45, // 'E'
+}
+
+interface Pending {
+  record: Buffer;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** An image copied at `image()` time so later writes cannot leak into a snapshot that is still being written. */
+interface FrozenImage {
+  databases: { header: Uint8Array; collections: { header: Uint8Array; docs: Document[] }[] }[];
+}
+
+class CorruptSnapshotError extends Error {}
+
+/** Append-only journal with group commit, snapshots, compaction and crash recovery (see the file comment for the format). */
+export class DurableLog {
+  /** What `open` recovered. */
+  readonly recovery: RecoveryReport;
+  private readonly compactAfter: number;
+  private readonly fsync: boolean;
+  private readonly log: (line: string) => void;
+  private queue: Pending[] = [];
+  private draining: Promise<void> | null = null;
+  private snapshotting: Promise<void> | null = null;
+  private compactRequests: { resolve: (done: Promise<void>) => void; reject: (err: Error) => void }[] = [];
+  private compactAt: number;
+  private failure: Error | null = null;
+  private closed = false;
+  private commits = 0;
+  private records = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly state: DurableState,
+    private journal: FileHandle,
+    private journalSeq: number,
+    private journalBytes: number,
+    recovery: RecoveryReport,
+    options: DurableLogOptions,
+  ) {
+    this.recovery = recovery;
+    this.compactAfter = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER;
+    this.fsync = options.fsync ?? true;
+    this.log = options.log ?? (() => undefined);
+    this.compactAt = this.compactAfter;
+  }
+
+  /** Loads the newest complete snapshot, replays the journal after it (a torn or corrupt tail record is discarded, never half-applied). */
+  static async open(dataDir: string, state: DurableState, options: DurableLogOptions = {}): Promise<DurableLog> {
+    const started = performance.now();
+    const log = options.log ?? (() => undefined);
+    await mkdir(dataDir, { recursive: true });
+    const files = await listDataDir(dataDir);
+    const journals = files.journals;
+    const newestSnapshot = files.snapshots.at(-1) ?? 0;
+
+    // Candidates newest first; 0 means "from empty", possible only while journal 1 is still there.
+    let base = -1;
+    for (const candidate of [...files.snapshots].reverse().concat(0)) {
+      const first = Math.max(candidate, 1);
+      const replay = journals.filter((seq) => seq >= first);
+      const contiguous = replay.every((seq, i) => seq === first + i);
+      const reachesNewest = candidate === newestSnapshot || (replay.at(-1) ?? 0) >= newestSnapshot - 1;
+      if (!contiguous || !reachesNewest) continue;
+      state.reset();
+      if (candidate === 0) {
+        base = 0;
+        break;
+      }
+      try {
+        await loadSnapshot(join(dataDir, snapshotName(candidate)), state);
+        base = candidate;
+        break;
+      } catch (err) {
+        if (!(err instanceof CorruptSnapshotError)) throw err;
+        log(`durability: ${snapshotName(candidate)} is corrupt (${err.message}); trying older state`);
+      }
+    }
+    if (base < 0) {
+      throw new Error(
+        `durability: no recoverable state in ${dataDir} (snapshots ${files.snapshots.join(',') || 'none'}, journals ${journals.join(',') || 'none'})`,
+      );
+    }
+
+    const first = Math.max(base, 1);
+    const replay = journals.filter((seq) => seq >= first);
+    const report: RecoveryReport = { snapshot: base || null, journals: replay.length, records: 0, ops: 0, discardedBytes: 0, ms: 0 };
+    let journalBytes = 0;
+    for (const [i, seq] of replay.entries()) {
+      const path = join(dataDir, journalName(seq));
+      const { valid, size } = await readRecords(path, (body) => {
+        // Decode every op before applying any, so a record is all or nothing.
+        const ops = decodeConcatenated(body, 0) as JournalOp[];
+        for (const op of ops) state.apply(op);
+        report.records++;
+        report.ops += ops.length;
+      });
+      journalBytes += valid;
+      if (valid === size) continue;
+      if (i < replay.length - 1) {
+        // Only the last journal can have a torn tail: earlier ones were fsynced whole before the next was created.
+        throw new Error(`durability: ${journalName(seq)} is corrupt at byte ${valid} of ${size} and is not the last journal`);
+      }
+      report.discardedBytes = size - valid;
+      log(`durability: discarded a torn tail of ${size - valid} bytes from ${journalName(seq)}`);
+      const fh = await open(path, 'r+');
+      try {
+        await fh.truncate(valid);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+
+    // Leftovers of an interrupted compaction: temp files, and files the chosen snapshot covers.
+    const stale = [
+      ...files.temps,
+      ...journals.filter((seq) => seq < first).map(journalName),
+      ...files.snapshots.filter((seq) => seq < base).map(snapshotName),
+    ];
+    for (const name of stale) await rm(join(dataDir, name), { force: true });
+
+    const seq = replay.at(-1) ?? first;
+    const journal = await open(join(dataDir, journalName(seq)), 'a');
+    if (stale.length > 0 || replay.length === 0) await syncDir(dataDir);
+    report.ms = performance.now() - started;
+    const durable = new DurableLog(dataDir, state, journal, seq, journalBytes, report, options);
+    if (durable.compactionDue()) durable.kick();
+    return durable;
+  }
+
+  /**
+   * Appends ONE journal record holding all `ops` (atomic on recovery: all or none). Resolves only after the bytes are fsynced.
+   * Concurrent appends are group-committed (one fsync for many records), order preserved. May trigger compaction in the background.
+   * An empty `ops` writes nothing and resolves once every earlier append is durable.
+   */
+  append(ops: JournalOp[]): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error('durability: the journal is closed'));
+    // Encoded now: the ops must be recorded as they are at the time of the write.
+    const record = ops.length > 0 ? frame(ops.map(toBson)) : Buffer.alloc(0);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ record, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Writes a snapshot of state.image() and drops the journal it covers; restart time then depends on data size, not history. */
+  async compact(): Promise<void> {
+    while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error('durability: the journal is closed');
+    const done = new Promise<Promise<void>>((resolve, reject) => {
+      this.compactRequests.push({ resolve, reject });
+      this.kick();
+    });
+    await done;
+  }
+
+  /** Waits for pending appends and any snapshot in progress, then closes the journal. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.draining || this.snapshotting) {
+      await this.draining;
+      await this.snapshotting?.catch(() => undefined);
+    }
+    await this.journal.close();
+  }
+
+  /** Counters for tests and benchmarks: `commits` write+fsync rounds carried `records` appends. */
+  get stats(): { commits: number; records: number; journalSeq: number; journalBytes: number } {
+    return { commits: this.commits, records: this.records, journalSeq: this.journalSeq, journalBytes: this.journalBytes };
+  }
+
+  private kick(): void {
+    if (!this.draining) this.draining = this.drain();
+  }
+
+  /** The single writer: everything queued while one fsync runs goes out in the next write, in order. */
+  private async drain(): Promise<void> {
+    // Lets `kick` store this promise first, and lets appends made in the same tick join the first group.
+    await null;
+    try {
+      while (!this.failure && (this.queue.length > 0 || this.compactionDue())) {
+        if (this.queue.length > 0) await this.commit(this.queue.splice(0, 1));
+        if (this.compactionDue()) await this.rotate();
+      }
+    } finally {
+      this.draining = null;
+      if (this.failure) {
+        for (const pending of this.queue.splice(0)) pending.reject(this.failure);
+        for (const request of this.compactRequests.splice(0)) request.reject(this.failure);
+      }
+    }
+  }
+
+  private compactionDue(): boolean {
+    return !this.failure && !this.snapshotting && (this.compactRequests.length > 0 || this.journalBytes >= this.compactAt);
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
+    const bytes = batch.reduce((sum, pending) => sum + pending.record.length, 0);
+    try {
+      if (bytes > 0) {
+        await writeAll(this.journal, batch.length === 1 ? batch[0].record : Buffer.concat(batch.map((p) => p.record), bytes));
+        if (this.fsync) await this.journal.datasync();
+        this.journalBytes += bytes;
+        this.commits++;
+        this.records += batch.length;
+      }
+    } catch (err) {
+      // After a failed write or fsync the file's durable contents are unknown (retrying fsync can falsely succeed): stop.
+      this.failure = new Error(`durability: journal write failed: ${(err as Error).message}`, { cause: err });
+      for (const pending of batch) pending.reject(this.failure);
+      return;
+    }
+    for (const pending of batch) pending.resolve();
+  }
+
+  /**
+   * Takes the image, seals the current journal with the records the image already contains, switches appends
+   * to a new journal, and writes the snapshot in the background. The image then equals the state at the end
+   * of the sealed journal, so the snapshot covers exactly the journals before the new one.
+   */
+  private async rotate(): Promise<void> {
+    const requests = this.compactRequests.splice(0);
+    try {
+      const image = freeze(this.state.image());
+      const carried = this.queue.splice(0);
+      if (carried.length > 0) await this.commit(carried);
+      if (this.failure) throw this.failure;
+      const seq = this.journalSeq + 1;
+      const next = await open(join(this.dir, journalName(seq)), 'a');
+      try {
+        await syncDir(this.dir);
+      } catch (err) {
+        await next.close();
+        throw err;
+      }
+      const sealed = this.journal;
+      this.journal = next;
+      this.journalSeq = seq;
+      this.journalBytes = 0;
+      this.compactAt = this.compactAfter;
+      await sealed.close();
+
+      const snapshot = this.writeSnapshot(seq, image).finally(() => {
+        this.snapshotting = null;
+        if (this.compactRequests.length > 0) this.kick();
+      });
+      this.snapshotting = snapshot;
+      snapshot.catch((err: Error) => this.log(`durability: snapshot ${snapshotName(seq)} failed: ${err.message}`));
+      for (const request of requests) request.resolve(snapshot);
+    } catch (err) {
+      // Appends carry on in the current journal; try again after another compactAfterBytes.
+      this.compactAt = this.journalBytes + this.compactAfter;
+      for (const request of requests) request.reject(err as Error);
+    }
+  }
+
+  private async writeSnapshot(seq: number, image: FrozenImage): Promise<void> {
+    const final = join(this.dir, snapshotName(seq));
+    const temp = `${final}.tmp`;
+    const fh = await open(temp, 'w');
+    try {
+      const out = new ChunkedWriter(fh);
+      let collections = 0;
+      let documents = 0;
+      await out.record(Kind.Header, [toBson({ format: SNAPSHOT_FORMAT, seq })]);
+      for (const db of image.databases) {
+        await out.record(Kind.Database, [db.header]);
+        for (const coll of db.collections) {
+          collections++;
+          await out.record(Kind.Collection, [coll.header]);
+          let parts: Uint8Array[] = [];
+          let size = 0;
+          for (const doc of coll.docs) {
+            const bson = toBson(doc);
+            parts.push(bson);
+            size += bson.length;
+            documents++;
+            if (size >= SNAPSHOT_DOCS_CHUNK) {
+              await out.record(Kind.Documents, parts);
+              parts = [];
+              size = 0;
+            }
+          }
+          if (parts.length > 0) await out.record(Kind.Documents, parts);
+        }
+      }
+      await out.record(Kind.End, [toBson({ databases: image.databases.length, collections, documents })]);
+      await out.flush();
+      await fh.sync();
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      throw err;
+    }
+    await fh.close();
+    await rename(temp, final);
+    await syncDir(this.dir);
+    // The snapshot is durable: the journals and snapshots it covers can go.
+    const files = await listDataDir(this.dir);
+    const covered = [...files.journals.filter((s) => s < seq).map(journalName), ...files.snapshots.filter((s) => s < seq).map(snapshotName)];
+    for (const name of covered) await rm(join(this.dir, name), { force: true });
+    if (covered.length > 0) await syncDir(this.dir);
+  }
+}
+
+/** Buffers framed records and writes them in large chunks; each write is an await, so long snapshots yield to the event loop. */
+class ChunkedWriter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly fh: FileHandle) {}
+
+  async record(kind: Kind, body: Uint8Array[]): Promise<void> {
+    const record = frame([Uint8Array.of(kind), ...body]);
+    this.parts.push(record);
+    this.size += record.length;
+    if (this.size >= WRITE_CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.size === 0) return;
+    const chunk = Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    await writeAll(this.fh, chunk);
+  }
+}
+
+function freeze(image: DatabaseImage[]): FrozenImage {
+  return {
+    databases: image.map((db) => ({
+      header: toBson({ name: db.name }),
+      collections: db.collections.map((coll) => ({
+        header: toBson({ db: db.name, name: coll.name, options: coll.options, indexes: coll.indexes }),
+        docs: Array.from(coll.docs),
+      })),
+    })),
+  };
+}
+
+async function loadSnapshot(path: string, state: DurableState): Promise<void> {
+  const databases: DatabaseImage[] = [];
+  let collection: { docs: Document[] } | null = null;
+  let header: Document | null = null;
+  let end: Document | null = null;
+  let collections = 0;
+  let documents = 0;
+  const { valid, size } = await readRecords(path, (body) => {
+    if (end) throw new CorruptSnapshotError('records after the end marker');
+    const payload = body.subarray(1);
+    switch (body[0]) {
+      case Kind.Header:
+        header = deserialize(payload, BSON_READ);
+        break;
+      case Kind.Database:
+        databases.push({ name: deserialize(payload, BSON_READ).name as string, collections: [] });
+        break;
+      case Kind.Collection: {
+        const meta = deserialize(payload, BSON_READ);
+        const db = databases.at(-1);
+        if (!db || db.name !== meta.db) throw new CorruptSnapshotError('collection outside its database');
+        collection = { docs: [] };
+        db.collections.push({ name: meta.name as string, options: meta.options as Document, indexes: meta.indexes as IndexSpec[], docs: collection.docs });
+        collections++;
+        break;
+      }
+      case Kind.Documents: {
+        if (!collection) throw new CorruptSnapshotError('documents outside a collection');
+        const docs = decodeConcatenated(body, 1);
+        for (const doc of docs) collection.docs.push(doc);
+        documents += docs.length;
+        break;
+      }
+      case Kind.End:
+        end = deserialize(payload, BSON_READ);
+        break;
+      default:
+        throw new CorruptSnapshotError(`unknown record kind ${body[0]}`);
+    }
+  });
+  const h = header as Document | null;
+  const e = end as Document | null;
+  if (valid !== size) throw new CorruptSnapshotError(`bad record at byte ${valid} of ${size}`);
+  if (!h || h.format !== SNAPSHOT_FORMAT) throw new CorruptSnapshotError('missing or unknown header');
+  if (!e || e.databases !== databases.length || e.collections !== collections || e.documents !== documents) {
+    throw new CorruptSnapshotError('missing end marker or counts do not match');
+  }
+  state.loadImage(databases);
+}
+
+/**
+ * Calls `onRecord` with the body of each intact record, in order, reading the file in chunks.
+ * Stops at the first torn or corrupt record; `valid` is the byte offset where intact records end.
+ */
+async function readRecords(path: string, onRecord: (body: Buffer) => void): Promise<{ valid: number; size: number }> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    let buf = Buffer.alloc(0);
+    let bufStart = 0; // file offset of buf[0]
+    let at = 0; // offset in buf of the next record
+    for (;;) {
+      while (buf.length - at >= RECORD_HEADER) {
+        const length = buf.readUInt32LE(at);
+        if (length === 0 || length > MAX_RECORD || bufStart + at + RECORD_HEADER + length > size) return { valid: bufStart + at, size };
+        if (buf.length - at < RECORD_HEADER + length) break;
+        const body = buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
+        if (crc32(body) !== buf.readUInt32LE(at + 4)) return { valid: bufStart + at, size };
+        onRecord(body);
+        at += RECORD_HEADER + length;
+      }
+      const filePos = bufStart + buf.length;
+      if (filePos >= size) return { valid: bufStart + at, size };
+      const rest = buf.subarray(at);
+      const needed = rest.length >= RECORD_HEADER ? RECORD_HEADER + rest.readUInt32LE(0) - rest.length : 0;
+      const want = Math.min(size - filePos, Math.max(READ_CHUNK, needed));
+      const next = Buffer.allocUnsafe(rest.length + want);
+      rest.copy(next);
+      await readAll(fh, next, rest.length, want, filePos);
+      bufStart += at;
+      buf = next;
+      at = 0;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Decodes the BSON documents laid end to end in `body` from `start`. */
+function decodeConcatenated(body: Buffer, start: number): Document[] {
+  const docs: Document[] = [];
+  for (let at = start; at < body.length; ) {
+    const length = body.readInt32LE(at);
+    docs.push(deserialize(body.subarray(at, at + length), BSON_READ));
+    at += length;
+  }
+  return docs;
+}
+
+/** Frames a body given in parts: `[u32 length][u32 crc32][body]`. */
+function frame(parts: Uint8Array[]): Buffer {
+  let length = 0;
+  let crc = 0;
+  for (const part of parts) {
+    length += part.length;
+    crc = crc32(part, crc);
+  }
+  const record = Buffer.allocUnsafe(RECORD_HEADER + length);
+  record.writeUInt32LE(length, 0);
+  record.writeUInt32LE(crc, 4);
+  let at = RECORD_HEADER;
+  for (const part of parts) {
+    record.set(part, at);
+    at += part.length;
+  }
+  return record;
+}
+
+/**
+ * `serialize` with a guard: past bson's internal buffer (17 MiB) it truncates strings silently instead of
+ * failing, so a large result is re-encoded after growing the buffer to the exact size.
+ */
+function toBson(doc: Document): Uint8Array {
+  const out = serialize(doc);
+  if (out.length < BSON_BUFFER_SAFE) return out;
+  setInternalBufferSize(Math.max(calculateObjectSize(doc), 17 << 20));
+  return serialize(doc);
+}
+
+async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
+  for (let at = 0; at < data.length; ) {
+    const { bytesWritten } = await fh.write(data, at, data.length - at);
+    at += bytesWritten;
+  }
+}
+
+async function readAll(fh: FileHandle, into: Buffer, offset: number, length: number, position: number): Promise<void> {
+  for (let done = 0; done < length; ) {
+    const { bytesRead } = await fh.read(into, offset + done, length - done, position + done);
+    if (bytesRead === 0) throw new Error('durability: file shrank while being read');
+    done += bytesRead;
+  }
+}
+
+/** Makes created, renamed and removed directory entries durable. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function listDataDir(dir: string): Promise<{ journals: number[]; snapshots: number[]; temps: string[] }> {
+  const journals: number[] = [];
+  const snapshots: number[] = [];
+  const temps: string[] = [];
+  for (const name of await readdir(dir)) {
+    const journal = JOURNAL_RE.exec(name);
+    const snapshot = SNAPSHOT_RE.exec(name);
+    if (journal) journals.push(Number(journal[1]));
+    else if (snapshot) snapshots.push(Number(snapshot[1]));
+    else if (/^snapshot-\d+\.bson\.tmp$/.test(name)) temps.push(name);
+  }
+  const ascending = (a: number, b: number) => a - b;
+  return { journals: journals.sort(ascending), snapshots: snapshots.sort(ascending), temps };
+}

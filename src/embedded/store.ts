@@ -1,0 +1,323 @@
+import { ObjectId, UUID } from 'bson';
+import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
+import { CommandError, ErrorCode } from './errors';
+import { compileFilter, type Matcher } from './query';
+import { canonicalKey, formatValue, pathValues, type Doc } from './values';
+
+/** One key an index holds for a document: the canonical string and the field values it was built from. */
+interface IndexKey {
+  key: string;
+  values: unknown[];
+}
+
+/** A secondary index: canonical key → ids (canonical `_id` strings) of the documents holding it. */
+export class Index {
+  readonly fields: string[];
+  readonly unique: boolean;
+  private readonly sparse: boolean;
+  private readonly partial?: Matcher;
+  readonly entries = new Map<string, Set<string>>();
+
+  constructor(readonly spec: IndexSpec) {
+    this.fields = Object.keys(spec.key);
+    this.unique = spec.unique === true;
+    this.sparse = spec.sparse === true;
+    if (spec.partialFilterExpression) this.partial = compileFilter(spec.partialFilterExpression);
+  }
+
+  /** The keys `doc` contributes, or none when sparse/partial options leave it out of the index. */
+  keysOf(doc: Doc): IndexKey[] {
+    if (this.partial && !this.partial(doc)) return [];
+    const perField = this.fields.map((field) => pathValues(doc, field));
+    if (this.sparse && perField.every((values) => values.every((value) => value === undefined))) return [];
+    const multi = perField.filter((values) => values.length > 1);
+    if (multi.length > 1) {
+      throw new CommandError(ErrorCode.CannotIndexParallelArrays, `cannot index parallel arrays [${this.fields.join('] [')}]`);
+    }
+    let combos: unknown[][] = [[]];
+    for (const values of perField) {
+      const next: unknown[][] = [];
+      for (const combo of combos) for (const value of values) next.push([...combo, value]);
+      combos = next;
+    }
+    const seen = new Set<string>();
+    const keys: IndexKey[] = [];
+    for (const values of combos) {
+      const key = values.length === 1 ? canonicalKey(values[0]) : values.map(canonicalKey).join('\u0002');
+      if (!seen.has(key)) {
+        seen.add(key);
+        keys.push({ key, values });
+      }
+    }
+    return keys;
+  }
+
+  add(keys: IndexKey[], id: string): void {
+    for (const { key } of keys) {
+      let ids = this.entries.get(key);
+      if (!ids) this.entries.set(key, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  remove(keys: IndexKey[], id: string): void {
+    for (const { key } of keys) {
+      const ids = this.entries.get(key);
+      if (!ids) continue;
+      ids.delete(id);
+      if (!ids.size) this.entries.delete(key);
+    }
+  }
+
+  /** The first key of `keys` already held by a document other than `id`. */
+  conflict(keys: IndexKey[], id: string): IndexKey | undefined {
+    for (const entry of keys) {
+      const ids = this.entries.get(entry.key);
+      if (ids && (ids.size > 1 || !ids.has(id))) return entry;
+    }
+    return undefined;
+  }
+}
+
+const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
+
+/** The mongod error for a unique index violation, with keyPattern/keyValue as the driver exposes them. */
+export function duplicateKeyError(ns: string, spec: IndexSpec, values: unknown[]): CommandError {
+  const fields = Object.keys(spec.key);
+  const keyValue: Doc = {};
+  fields.forEach((field, i) => (keyValue[field] = values[i] ?? null));
+  return new CommandError(
+    ErrorCode.DuplicateKey,
+    `E11000 duplicate key error collection: ${ns} index: ${spec.name} dup key: ${formatValue(keyValue)}`,
+    { keyPattern: spec.key, keyValue },
+  );
+}
+
+/** A collection: documents by canonical `_id` in natural (insertion) order, plus its indexes. */
+export class Collection {
+  readonly docs = new Map<string, Doc>();
+  /** Secondary indexes by name; the `_id` index is implicit in `docs`. */
+  readonly indexes = new Map<string, Index>();
+  readonly uuid = new UUID();
+
+  constructor(
+    readonly db: string,
+    readonly name: string,
+    readonly options: Doc,
+  ) {}
+
+  get ns(): string {
+    return `${this.db}.${this.name}`;
+  }
+
+  /** Index specs as listIndexes returns them, `_id_` first. */
+  indexSpecs(): IndexSpec[] {
+    return [ID_INDEX, ...[...this.indexes.values()].map((index) => index.spec)];
+  }
+
+  get(id: unknown): Doc | undefined {
+    return this.docs.get(canonicalKey(id));
+  }
+
+  /** Adds a new document; throws a duplicate key error (leaving everything unchanged) on a unique violation. */
+  insert(doc: Doc, ops: JournalOp[] | null): void {
+    const id = canonicalKey(doc._id);
+    if (this.docs.has(id)) throw duplicateKeyError(this.ns, ID_INDEX, [doc._id]);
+    const keys = this.checkedKeys(doc, id);
+    this.docs.set(id, doc);
+    this.indexKeys(keys, id, 'add');
+    ops?.push({ t: 'put', db: this.db, coll: this.name, doc });
+  }
+
+  /** Swaps in the new version of a stored document (same `_id`), enforcing unique indexes first. */
+  replace(previous: Doc, next: Doc, ops: JournalOp[] | null): void {
+    const id = canonicalKey(previous._id);
+    const keys = this.checkedKeys(next, id);
+    this.indexKeys(this.keysFor(previous), id, 'remove');
+    this.docs.set(id, next);
+    this.indexKeys(keys, id, 'add');
+    ops?.push({ t: 'put', db: this.db, coll: this.name, doc: next });
+  }
+
+  remove(doc: Doc, ops: JournalOp[] | null): void {
+    const id = canonicalKey(doc._id);
+    if (!this.docs.delete(id)) return;
+    this.indexKeys(this.keysFor(doc), id, 'remove');
+    ops?.push({ t: 'del', db: this.db, coll: this.name, id: doc._id });
+  }
+
+  /** Builds an index over the existing documents; fails with 11000 (adding nothing) if they violate it. */
+  addIndex(spec: IndexSpec, ops: JournalOp[] | null, enforce = true): void {
+    const index = new Index(spec);
+    for (const [id, doc] of this.docs) {
+      const keys = index.keysOf(doc);
+      if (enforce && index.unique) {
+        const taken = index.conflict(keys, id);
+        if (taken) throw duplicateKeyError(this.ns, spec, taken.values);
+      }
+      index.add(keys, id);
+    }
+    this.indexes.set(spec.name, index);
+    ops?.push({ t: 'createIndex', db: this.db, coll: this.name, spec });
+  }
+
+  dropIndex(name: string, ops: JournalOp[] | null): void {
+    if (this.indexes.delete(name)) ops?.push({ t: 'dropIndex', db: this.db, coll: this.name, name });
+  }
+
+  private keysFor(doc: Doc): Map<Index, IndexKey[]> {
+    const keys = new Map<Index, IndexKey[]>();
+    for (const index of this.indexes.values()) keys.set(index, index.keysOf(doc));
+    return keys;
+  }
+
+  private checkedKeys(doc: Doc, id: string): Map<Index, IndexKey[]> {
+    const keys = this.keysFor(doc);
+    for (const [index, indexKeys] of keys) {
+      if (!index.unique) continue;
+      const taken = index.conflict(indexKeys, id);
+      if (taken) throw duplicateKeyError(this.ns, index.spec, taken.values);
+    }
+    return keys;
+  }
+
+  private indexKeys(keys: Map<Index, IndexKey[]>, id: string, action: 'add' | 'remove'): void {
+    for (const [index, indexKeys] of keys) index[action](indexKeys, id);
+  }
+}
+
+/** mongod's default name for an index key pattern, e.g. `{ a: 1, 'b.c': -1 }` → `a_1_b.c_-1`. */
+export function defaultIndexName(key: Doc): string {
+  return Object.entries(key)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_');
+}
+
+/** All databases of the engine, in memory. It is the DurableState the journal recovers into and snapshots. */
+export class Store implements DurableState {
+  readonly databases = new Map<string, Map<string, Collection>>();
+
+  collection(db: string, name: string): Collection | undefined {
+    return this.databases.get(db)?.get(name);
+  }
+
+  collections(db: string): Collection[] {
+    return [...(this.databases.get(db)?.values() ?? [])];
+  }
+
+  /** Creates a collection (journaled when `ops` is given). The caller checks that it does not exist. */
+  createCollection(db: string, name: string, options: Doc, ops: JournalOp[] | null): Collection {
+    validateCollectionName(db, name);
+    let collections = this.databases.get(db);
+    if (!collections) this.databases.set(db, (collections = new Map()));
+    const collection = new Collection(db, name, options);
+    collections.set(name, collection);
+    ops?.push({ t: 'createColl', db, coll: name, options });
+    return collection;
+  }
+
+  /** The collection, created implicitly as an insert or upsert does in mongod. */
+  ensureCollection(db: string, name: string, ops: JournalOp[] | null): Collection {
+    return this.collection(db, name) ?? this.createCollection(db, name, {}, ops);
+  }
+
+  dropCollection(db: string, name: string, ops: JournalOp[] | null): boolean {
+    const collections = this.databases.get(db);
+    if (!collections?.delete(name)) return false;
+    if (!collections.size) this.databases.delete(db);
+    ops?.push({ t: 'dropColl', db, coll: name });
+    return true;
+  }
+
+  dropDatabase(db: string, ops: JournalOp[] | null): void {
+    if (this.databases.delete(db)) ops?.push({ t: 'dropDb', db });
+  }
+
+  // DurableState: replay applies ops without enforcing constraints (they were enforced when first applied).
+
+  reset(): void {
+    this.databases.clear();
+  }
+
+  loadImage(images: DatabaseImage[]): void {
+    for (const image of images) {
+      for (const coll of image.collections) {
+        const collection = this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
+        for (const spec of coll.indexes) if (spec.name !== ID_INDEX.name) collection.addIndex(spec, null, false);
+        for (const doc of coll.docs) this.put(collection, doc);
+      }
+    }
+  }
+
+  apply(op: JournalOp): void {
+    switch (op.t) {
+      case 'put':
+        this.put(this.ensureCollection(op.db, op.coll, null), op.doc);
+        break;
+      case 'del': {
+        const collection = this.collection(op.db, op.coll);
+        const doc = collection?.get(op.id);
+        if (doc) collection!.remove(doc, null);
+        break;
+      }
+      case 'createColl':
+        if (!this.collection(op.db, op.coll)) this.createCollection(op.db, op.coll, op.options, null);
+        break;
+      case 'dropColl':
+        this.dropCollection(op.db, op.coll, null);
+        break;
+      case 'dropDb':
+        this.dropDatabase(op.db, null);
+        break;
+      case 'createIndex': {
+        const collection = this.ensureCollection(op.db, op.coll, null);
+        if (!collection.indexes.has(op.spec.name)) collection.addIndex(op.spec, null, false);
+        break;
+      }
+      case 'dropIndex':
+        this.collection(op.db, op.coll)?.dropIndex(op.name, null);
+        break;
+    }
+  }
+
+  image(): DatabaseImage[] {
+    return [...this.databases].map(([name, collections]) => ({
+      name,
+      collections: [...collections.values()].map((collection) => ({
+        name: collection.name,
+        options: collection.options,
+        indexes: collection.indexSpecs(),
+        // Copied now: the map keeps changing while the snapshot is written; the documents themselves never do.
+        docs: [...collection.docs.values()],
+      })),
+    }));
+  }
+
+  private put(collection: Collection, doc: Doc): void {
+    const current = collection.get(doc._id);
+    const id = canonicalKey(doc._id);
+    for (const index of collection.indexes.values()) {
+      if (current) index.remove(index.keysOf(current), id);
+      index.add(index.keysOf(doc), id);
+    }
+    collection.docs.set(id, doc);
+  }
+}
+
+/** Rejects names mongod rejects (empty, `$`, NUL, `system.` prefix). */
+export function validateCollectionName(db: string, name: string): void {
+  if (!name || name.includes('$') || name.includes('\0') || name.startsWith('.') || name.startsWith('system.')) {
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${db}.${name}`);
+  }
+}
+
+/** The document as mongod stores it: `_id` first, generated when missing. */
+export function withIdFirst(doc: Doc): Doc {
+  if (doc._id === undefined) return { _id: new ObjectId(), ...doc };
+  for (const key in doc) {
+    if (key === '_id') return doc;
+    break;
+  }
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}

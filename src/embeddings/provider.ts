@@ -1,0 +1,26 @@
+/**
+ * One interface for every embedding provider. Vectors are L2-normalised so cosine similarity is a dot product.
+ * `id`, `model` and `dimensions` are recorded with every stored vector, so vectors made by another model are
+ * detected instead of being compared.
+ */
+export interface EmbeddingProvider {
+  /** `openai`, `local` or `hash`. */
+  readonly id: string;
+  readonly model: string;
+  readonly dimensions: number;
+  /** One vector per text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases resources (model weights, sockets). */
+  close?(): Promise<void>;
+}
+
+/** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */
+export function normalize(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
+  if (sum > 0) {
+    const scale = 1 / Math.sqrt(sum);
+    for (let i = 0; i < vector.length; i++) vector[i] *= scale;
+  }
+  return vector;
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { MongoServerError } from 'mongodb';
+import type { Logger } from './logger';
+
+/** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
+export class NotFoundError extends GraphQLError {
+  constructor(message: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code: 'NOT_FOUND', ...extensions } });
+  }
+}
+
+export class ValidationError extends GraphQLError {
+  /** `field` names the input that was rejected (dot path, e.g. `input.content`). */
+  constructor(message: string, field?: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}), ...extensions } });
+  }
+}
+
+export class ConflictError extends GraphQLError {
+  constructor(message: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code: 'CONFLICT', ...extensions } });
+  }
+}
+
+export class UnauthenticatedError extends GraphQLError {
+  constructor(message = 'Authentication required: send Authorization: Bearer <api key>.') {
+    super(message, { extensions: { code: 'UNAUTHENTICATED' } });
+  }
+}
+
+export class ForbiddenError extends GraphQLError {
+  constructor(message = 'Not allowed.') {
+    super(message, { extensions: { code: 'FORBIDDEN' } });
+  }
+}
+
+/** A dependency (embedding endpoint, vector index) is unavailable; the request may be retried. */
+export class UnavailableError extends GraphQLError {
+  constructor(message: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code: 'SERVICE_UNAVAILABLE', ...extensions } });
+  }
+}
+
+/** Codes produced by GraphQL itself, Apollo, type-graphql validation and the classes above: passed through as they are. */
+const CLIENT_CODES = new Set([
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'CONFLICT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'SERVICE_UNAVAILABLE',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+]);
+
+/** True for MongoDB's duplicate key error (E11000), raised by unique indexes. */
+export function isDuplicateKeyError(error: unknown): error is MongoServerError {
+  return error instanceof MongoServerError && error.code === 11000;
+}
+
+/**
+ * Apollo `formatError`: client errors pass through; anything else becomes INTERNAL_SERVER_ERROR with an
+ * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
+ */
+export function createErrorFormatter(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions };
+    }
+    const original = unwrapResolverError(error);
+    const errorId = randomUUID();
+    logger.error('unexpected error', {
+      errorId,
+      path: formatted.path,
+      error: original instanceof Error ? original.message : String(original),
+      stack: original instanceof Error ? original.stack : undefined,
+    });
+    return {
+      message: 'Unexpected error.',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', errorId },
+    };
+  };
+}

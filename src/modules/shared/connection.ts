@@ -1,0 +1,154 @@
+import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { EJSON, type Document } from 'bson';
+import { ValidationError } from '../../errors';
+
+/**
+ * Relay-style cursor connections shared by every list of the API: `edges { cursor node }`, `pageInfo`,
+ * `totalCount`. Pagination is keyset-based (the sort values of the last row, plus the unique key as a
+ * tie-breaker), so pages stay stable under inserts and each page is one indexed query.
+ */
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+@ObjectType({ description: 'Where a page sits in its list.' })
+export class PageInfo {
+  @Field()
+  hasNextPage!: boolean;
+
+  @Field()
+  hasPreviousPage!: boolean;
+
+  @Field(() => String, { nullable: true })
+  startCursor!: string | null;
+
+  @Field(() => String, { nullable: true })
+  endCursor!: string | null;
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: PageInfo;
+  totalCount: number;
+}
+
+/** Declares `<Name>Edge` and `<Name>Connection` object types for a node type. */
+export function ConnectionType<T extends object>(name: string, nodeType: ClassType<T>) {
+  @ObjectType(`${name}Edge`)
+  class EdgeType {
+    @Field({ description: 'Opaque position of this node; pass it as `after` or `before`.' })
+    cursor!: string;
+
+    @Field(() => nodeType)
+    node!: T;
+  }
+
+  @ObjectType(`${name}Connection`)
+  class ConnectionClass {
+    @Field(() => [EdgeType])
+    edges!: EdgeType[];
+
+    @Field(() => PageInfo)
+    pageInfo!: PageInfo;
+
+    @Field(() => Int, { description: 'Number of nodes in the whole list (all pages), with the same filter.' })
+    totalCount!: number;
+  }
+  return ConnectionClass;
+}
+
+/** `first`/`after` arguments of forward-only connections. */
+@ArgsType()
+export class ForwardPageArgs {
+  @Field(() => Int, { nullable: true, description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).` })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Cursor of the row after which the page starts.' })
+  after?: string;
+}
+
+/** Checks a `first`/`last` argument: absent → the default; outside 1..500 → BAD_USER_INPUT naming it. */
+export function pageSize(value: number | null | undefined, argument: string): number {
+  if (value === undefined || value === null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
+    throw new ValidationError(`${argument} must be an integer from 1 to ${MAX_PAGE_SIZE}.`, argument);
+  }
+  return value;
+}
+
+/** Encodes sort values as an opaque cursor (Extended JSON keeps dates and ids exact). */
+export function encodeCursor(values: unknown[]): string {
+  return Buffer.from(EJSON.stringify(values, { relaxed: false })).toString('base64url');
+}
+
+/** Decodes a cursor made by `encodeCursor` with `expectedLength` values; anything else is BAD_USER_INPUT. */
+export function decodeCursor(cursor: string, argument: string, expectedLength: number): unknown[] {
+  try {
+    const values = EJSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'), { relaxed: false });
+    if (Array.isArray(values) && values.length === expectedLength) return values;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ValidationError(`${argument} is not a cursor of this list.`, argument);
+}
+
+export interface SortKey {
+  /** Document path, e.g. `created_at`. */
+  field: string;
+  direction: 1 | -1;
+}
+
+/**
+ * The filter selecting rows strictly after `values` in the order given by `sort` (keyset pagination).
+ * `sort` must end with a unique field so that the order is total.
+ */
+export function afterFilter(sort: SortKey[], values: unknown[]): Document {
+  const branches: Document[] = sort.map((key, index) => {
+    const branch: Document = {};
+    for (let i = 0; i < index; i++) branch[sort[i].field] = values[i];
+    branch[key.field] = { [key.direction === 1 ? '$gt' : '$lt']: values[index] };
+    return branch;
+  });
+  return branches.length === 1 ? branches[0] : { $or: branches };
+}
+
+/** The sort values of a document along `sort`, for its cursor. */
+export function sortValues(document: Document, sort: SortKey[]): unknown[] {
+  return sort.map((key) => key.field.split('.').reduce<any>((value, part) => value?.[part], document));
+}
+
+/**
+ * Runs a forward keyset page: fetches `first + 1` rows after the cursor to learn whether there is a next page.
+ * `fetch(filter, sort, limit)` and `count()` are the repository's queries.
+ */
+export async function forwardPage<TDoc extends Document, TNode>(options: {
+  first: number | null | undefined;
+  after: string | null | undefined;
+  sort: SortKey[];
+  fetch: (afterCondition: Document | null, sort: SortKey[], limit: number) => Promise<TDoc[]>;
+  count: () => Promise<number>;
+  toNode: (document: TDoc) => TNode;
+}): Promise<Connection<TNode>> {
+  const first = pageSize(options.first, 'first');
+  const condition = options.after
+    ? afterFilter(options.sort, decodeCursor(options.after, 'after', options.sort.length))
+    : null;
+  const [rows, totalCount] = await Promise.all([options.fetch(condition, options.sort, first + 1), options.count()]);
+  const page = rows.slice(0, first);
+  const edges = page.map((row) => ({ cursor: encodeCursor(sortValues(row, options.sort)), node: options.toNode(row) }));
+  return {
+    edges,
+    totalCount,
+    pageInfo: {
+      hasNextPage: rows.length > first,
+      hasPreviousPage: Boolean(options.after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { silentLogger } from '../../src/logger';
+import { startHindsight, type RunningHindsight } from '../../src/main';
+import { startEmbeddedServer } from '../../src/embedded';
+
+const SERVER_INFO = '{ serverInfo { database { kind } } }';
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+function tempDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'hindsight-http-'));
+}
+
+describe('HTTP server (real listener, embedded engine by default)', () => {
+  const dataDir = tempDir();
+  let running: RunningHindsight;
+  const base = () => running.url.replace(/\/graphql$/, '');
+
+  beforeAll(async () => {
+    running = await startHindsight(loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }), silentLogger);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('POST /graphql answers serverInfo with the EMBEDDED database kind', async () => {
+    const { status, body } = await post(running.url, { query: SERVER_INFO });
+    expect(status).toBe(200);
+    expect(body).toEqual({ data: { serverInfo: { database: { kind: 'EMBEDDED' } } } });
+  });
+
+  it('GET /graphql runs a query (with the CSRF preflight header)', async () => {
+    const response = await fetch(`${running.url}?query=${encodeURIComponent(SERVER_INFO)}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { serverInfo: { database: { kind: 'EMBEDDED' } } } });
+  });
+
+  it('GET /graphql from a browser serves the playground page', async () => {
+    const response = await fetch(running.url, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('GET /health and GET /ready answer JSON', async () => {
+    const health = await fetch(`${base()}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${base()}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', database: 'EMBEDDED' });
+  });
+
+  it('a body that is not JSON gets 400 with a code, and the server keeps serving', async () => {
+    const { status, body } = await post(running.url, '{"query": ');
+    expect(status).toBe(400);
+    expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect((await post(running.url, { query: SERVER_INFO })).status).toBe(200);
+  });
+
+  it('an unknown path is a JSON 404', async () => {
+    const response = await fetch(`${base()}/nope`);
+    expect(response.status).toBe(404);
+  });
+
+  it('a second start on the same DATA_DIR sees the data written before the stop', async () => {
+    await running.deps.database.db.collection('restart_probe').insertOne({ _id: 'kept' as any, value: 42 });
+    await running.stop();
+    running = await startHindsight(loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }), silentLogger);
+    expect(await running.deps.database.db.collection('restart_probe').findOne({ _id: 'kept' as any })).toEqual({ _id: 'kept', value: 42 });
+  });
+});
+
+describe('HTTP server with MONGODB_URI and API_KEYS', () => {
+  it('uses the MongoDB at MONGODB_URI (EXTERNAL), never starts the engine, and enforces API keys', async () => {
+    const engineDir = tempDir();
+    const unusedDataDir = path.join(tempDir(), 'never-created');
+    const engine = await startEmbeddedServer({ dataDir: engineDir, port: 0 });
+    const running = await startHindsight(
+      loadConfig({}, {
+        mongodbUri: engine.uri,
+        dataDir: unusedDataDir,
+        port: 0,
+        host: '127.0.0.1',
+        embeddingsProvider: 'hash',
+        apiKeys: ['k1', 'k2'],
+      }),
+      silentLogger,
+    );
+    try {
+      const denied = await post(running.url, { query: SERVER_INFO });
+      expect(denied.status).toBe(401);
+      expect(denied.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      const wrong = await post(running.url, { query: SERVER_INFO }, { authorization: 'Bearer nope' });
+      expect(wrong.status).toBe(401);
+      const allowed = await post(running.url, { query: SERVER_INFO }, { authorization: 'Bearer k2' });
+      expect(allowed.body).toEqual({ data: { serverInfo: { database: { kind: 'EXTERNAL' } } } });
+      expect(existsSync(unusedDataDir)).toBe(false);
+    } finally {
+      await running.stop();
+      await engine.close();
+      rmSync(engineDir, { recursive: true, force: true });
+    }
+  });
+});
