@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
 import type { EmbeddingProvider } from './embeddings/provider';
+import type { EmbeddingService } from './embeddings/embedding.service';
 import packageJson from '../package.json';
 
 /** Long-lived dependencies shared by every request (the connection, providers, indexes); built once at startup. */
@@ -18,6 +19,8 @@ export interface AppDeps {
     db: Db;
   };
   embeddings: EmbeddingProvider;
+  /** Embeds text through the content-hash cache; what features call (its `signature` goes into `embedding_model`). */
+  embedder: EmbeddingService;
 }
 
 export const VERSION: string = packageJson.version;

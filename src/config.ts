@@ -30,8 +30,6 @@ export interface Config {
   embeddingMaxRetries: number;
   vectorSearch: VectorSearchMode;
   metadataIndexFields: string[];
-  enrichActions: boolean;
-  chatModel: string;
   apiKeys: string[];
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
@@ -91,14 +89,6 @@ function list(raw: string | undefined): string[] {
         .map((item) => item.trim())
         .filter(Boolean)
     : [];
-}
-
-function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (!present(raw)) return fallback;
-  const value = raw.trim().toLowerCase();
-  if (['true', '1', 'yes'].includes(value)) return true;
-  if (['false', '0', 'no'].includes(value)) return false;
-  throw new ConfigError(name, 'true or false', raw);
 }
 
 function optional(raw: string | undefined): string | undefined {
@@ -279,22 +269,6 @@ export const VARIABLES = [
       }
       return fields;
     },
-  }),
-  define({
-    name: 'ENRICH_ACTIONS',
-    key: 'enrichActions',
-    description: 'Fill insights, learning, relevance and synthesis of recorded actions with the chat API in the background.',
-    defaultText: 'false',
-    expected: 'true or false',
-    parse: (raw) => bool('ENRICH_ACTIONS', raw, false),
-  }),
-  define({
-    name: 'CHAT_MODEL',
-    key: 'chatModel',
-    description: 'Chat model used by ENRICH_ACTIONS on the OpenAI-compatible endpoint.',
-    defaultText: 'gpt-4o-mini',
-    expected: 'a model name',
-    parse: (raw) => optional(raw) ?? 'gpt-4o-mini',
   }),
   define({
     name: 'API_KEYS',

@@ -1,6 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { AppDeps } from './app';
+import { ReembedService } from './modules/admin/reembed.service';
+import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
+import { ExperienceRepository } from './modules/experiences/experience.repository';
+import { ExperienceService } from './modules/experiences/experience.service';
+import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
+import { SessionRepository } from './modules/sessions/session.repository';
+import { SessionService } from './modules/sessions/session.service';
+import { InsightService } from './modules/insights/insight.service';
+import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
+import { PlanPatternRepository } from './modules/plans/plan.repository';
+import { PlanService } from './modules/plans/plan.service';
+import { LearningService } from './modules/tasks/learning.service';
+import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loaders';
+import { TaskRepository } from './modules/tasks/task.repository';
+import { TaskService } from './modules/tasks/task.service';
+import { ToolService } from './modules/tools/tool.service';
 
 /** Who is calling: the API key's index when API_KEYS is set, else anonymous. */
 export interface Caller {
@@ -23,12 +39,20 @@ export interface Context {
 }
 
 /** Each feature adds its service here and constructs it in `createContext`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Services {}
+export interface Services {
+  experiences: ExperienceService;
+  reembed: ReembedService;
+  sessions: SessionService;
+  tasks: TaskService;
+  plans: PlanService;
+  tools: ToolService;
+  insights: InsightService;
+  learning: LearningService;
+}
 
 /** Each feature adds its loaders here (built by its `<feature>.loaders.ts`) and creates them in `createContext`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Loaders {}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- each feature's loaders are merged in by `extends`
+export interface Loaders extends ExperienceLoaders, SessionLoaders, TaskLoaders, PlanLoaders {}
 
 export interface ContextOptions {
   caller?: Caller;
@@ -39,8 +63,20 @@ export interface ContextOptions {
 /** Builds the context of one request. Cheap: plain constructors, loaders created empty. */
 export function createContext(deps: AppDeps, options: ContextOptions = {}): Context {
   const db = options.db ?? deps.database.db;
-  const services: Services = {};
-  const loaders: Loaders = {};
+  const sessionRepository = new SessionRepository(db);
+  const loaders: Loaders = { ...createExperienceLoaders(new ExperienceRepository(db)), ...createSessionLoaders(sessionRepository), ...createTaskLoaders(new TaskRepository(db)), ...createPlanLoaders(new PlanPatternRepository(db)) };
+  const reembed = new ReembedService(db, deps);
+  const insights = new InsightService(db);
+  const services: Services = {
+    experiences: new ExperienceService(db, deps, loaders, reembed),
+    reembed,
+    sessions: new SessionService(sessionRepository, loaders),
+    tasks: new TaskService(db, deps, loaders, reembed),
+    plans: new PlanService(db, deps, loaders, reembed),
+    tools: new ToolService(db),
+    insights,
+    learning: new LearningService(db, deps, loaders, insights),
+  };
   return {
     requestId: randomUUID(),
     caller: options.caller ?? { apiKeyIndex: null },

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './db/connection';
 import { ensureIndexes } from './db/indexes';
-import { createEmbeddingProvider } from './embeddings';
+import { createEmbeddingProvider, createEmbeddingService } from './embeddings';
 import { buildAppSchema } from './schema';
 import { createServer } from './server';
 import { VERSION, type AppDeps } from './app';
@@ -26,6 +26,7 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       version: VERSION,
       database: { kind: connection.kind, version: connection.serverVersion, client: connection.client, db: connection.db },
       embeddings,
+      embedder: createEmbeddingService(embeddings, connection.db, config),
     };
     await ensureIndexes(connection.db, config);
     const server = await createServer(deps, await buildAppSchema());

@@ -2,9 +2,28 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ServerInfoResolver } from './modules/system/server-info.resolver';
+import { ExperienceResolver } from './modules/experiences/experience.resolver';
+import { ReembedResolver } from './modules/admin/reembed.resolver';
+import { AgentResolver, SessionAnalyticsResolver, SessionResolver } from './modules/sessions/session.resolver';
+import { TaskResolver } from './modules/tasks/task.resolver';
+import { PlanResolver } from './modules/plans/plan.resolver';
+import { ToolResolver } from './modules/tools/tool.resolver';
+import { InsightEvidenceResolver, InsightResolver } from './modules/insights/insight.resolver';
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
-export const resolvers = [ServerInfoResolver] as const;
+export const resolvers = [
+  ServerInfoResolver,
+  ExperienceResolver,
+  ReembedResolver,
+  SessionResolver,
+  AgentResolver,
+  SessionAnalyticsResolver,
+  TaskResolver,
+  PlanResolver,
+  ToolResolver,
+  InsightResolver,
+  InsightEvidenceResolver,
+] as const;
 
 /** Builds the executable schema from the type-graphql classes (class-validator validation on). */
 export function buildAppSchema(): Promise<GraphQLSchema> {

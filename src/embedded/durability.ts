@@ -298,7 +298,7 @@ export class DurableLog {
     await null;
     try {
       while (!this.failure && (this.queue.length > 0 || this.compactionDue())) {
-        if (this.queue.length > 0) await this.commit(this.queue.splice(0, 1));
+        if (this.queue.length > 0) await this.commit(this.queue.splice(0));
         if (this.compactionDue()) await this.rotate();
       }
     } finally {

@@ -6,8 +6,8 @@ export const ErrorCode = {
   BadValue: 2,
   FailedToParse: 9,
   TypeMismatch: 14,
+  Unauthorized: 13,
   IllegalOperation: 20,
-  InvalidLength: 16,
   IndexNotFound: 27,
   NamespaceNotFound: 26,
   PathNotViable: 28,
@@ -23,14 +23,10 @@ export const ErrorCode = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   CannotIndexParallelArrays: 171,
+  InvalidIndexSpecificationOption: 197,
   NotImplemented: 238,
-  Location10334: 10334,
   DuplicateKey: 11000,
-  Location17419: 17419,
-  Location15974: 15974,
-  Location31254: 31254,
-  Location40324: 40324,
-  Location40352: 40352,
+  BSONObjectTooLarge: 10334,
   UnsupportedOpQueryCommand: 352,
 } as const;
 
@@ -51,7 +47,7 @@ export class CommandError extends Error {
   }
 
   get codeName(): string {
-    return CODE_NAMES[this.code] ?? 'UnknownError';
+    return CODE_NAMES[this.code] ?? `Location${this.code}`;
   }
 
   /** The fields of a top-level error reply. */

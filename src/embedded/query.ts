@@ -1,6 +1,13 @@
-import { Context, ProcessingMode, Query } from 'mingo';
+import { Context, ProcessingMode, evalExpr } from 'mingo/core';
+import * as accumulatorOperators from 'mingo/operators/accumulator';
+import * as expressionOperators from 'mingo/operators/expression';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import * as queryOperators from 'mingo/operators/query';
+import * as windowOperators from 'mingo/operators/window';
+import { Query } from 'mingo/query';
+import { Binary } from 'bson';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';
+import { bsonSize, bsonTypeName, canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';
 
 /** Tests whether a document matches a compiled filter. */
 export type Matcher = (doc: Doc) => boolean;
@@ -77,12 +84,43 @@ const COMPARISON_OPERATORS = {
   },
 };
 
-/** Options for every mingo call: stored documents are never cloned (they are immutable), scripts are off. */
+type ExpressionOperator = (doc: Doc, expr: unknown, options: never) => unknown;
+
+/** Expression operators mongod has and mingo lacks. */
+const EXTRA_EXPRESSION_OPERATORS: Record<string, ExpressionOperator> = {
+  $bsonSize: (doc, expr, options) => {
+    const value = evalExpr(doc, expr, options);
+    if (value === null || value === undefined) return null;
+    if (!isPlainObject(value)) throw new CommandError(31393, `$bsonSize requires a document input, found: ${bsonTypeName(value)}`);
+    return bsonSize(value);
+  },
+  $binarySize: (doc, expr, options) => {
+    const value = evalExpr(doc, expr, options);
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+    if (value instanceof Binary) return value.length();
+    throw new CommandError(51276, `$binarySize requires a string or BinData argument, found: ${bsonTypeName(value)}`);
+  },
+};
+
+/**
+ * Options for every mingo call: stored documents are never cloned (they are immutable), scripts are off, and
+ * the comparison operators are ours. The context is built from mingo's base modules because the `mingo`
+ * entry point merges its defaults over any operator passed in.
+ */
 export const MINGO_OPTIONS = {
   idKey: '_id',
   processingMode: ProcessingMode.CLONE_OFF,
   scriptEnabled: false,
-  context: Context.init({ query: COMPARISON_OPERATORS as never }),
+  useStrictMode: true,
+  failOnError: true,
+  context: Context.init({
+    accumulator: accumulatorOperators,
+    expression: { ...expressionOperators, ...EXTRA_EXPRESSION_OPERATORS } as never,
+    pipeline: pipelineOperators,
+    query: { ...queryOperators, ...COMPARISON_OPERATORS } as never,
+    window: windowOperators,
+  }),
 };
 
 const MATCH_ALL: Matcher = () => true;

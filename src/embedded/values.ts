@@ -1,4 +1,4 @@
-import { Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, type Document } from 'bson';
+import { BSON, Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, type Document } from 'bson';
 
 /** Plain object as stored: field order matters, values are JS primitives, arrays, Dates or bson classes. */
 export type Doc = Document;
@@ -204,6 +204,19 @@ export function formatValue(value: unknown): string {
   }
   if (value instanceof RegExp) return `/${value.source}/${value.flags}`;
   return String(value);
+}
+
+// Stored documents never change, so their encoded size is computed once per version.
+const sizes = new WeakMap<Doc, number>();
+
+/** The BSON-encoded size of a document (cached per object: callers must not mutate documents they measure). */
+export function bsonSize(doc: Doc): number {
+  let size = sizes.get(doc);
+  if (size === undefined) {
+    size = BSON.calculateObjectSize(doc);
+    sizes.set(doc, size);
+  }
+  return size;
 }
 
 /** Deep copy of plain objects and arrays; bson class instances are immutable and shared. */

@@ -82,13 +82,16 @@ function readCString(buf: Buffer, offset: number, end: number): [string, number]
   return [buf.toString('utf8', offset, zero), zero + 1];
 }
 
+/** int64 values stay `Long` (cursor ids must; stored values keep their type, as the journal keeps them). */
+const BSON_READ = { promoteLongs: false };
+
 /** Reads one BSON document at `offset`, checking its length against the frame. */
 function readDocument(buf: Buffer, offset: number, end: number): [Document, number] {
   if (offset + 5 > end) throw new ProtocolError('truncated document');
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > end) throw new ProtocolError(`invalid document length ${size}`);
   try {
-    return [BSON.deserialize(buf.subarray(offset, offset + size)), offset + size];
+    return [BSON.deserialize(buf.subarray(offset, offset + size), BSON_READ), offset + size];
   } catch (error) {
     throw new ProtocolError(`invalid BSON: ${(error as Error).message}`);
   }
@@ -187,7 +190,7 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
 }
 
 /** An OP_MSG reply with one body section. */
-export function encodeMsgReply(responseTo: number, reply: Document): Buffer[] {
+export function encodeMsgReply(responseTo: number, reply: Document): Uint8Array[] {
   const body = BSON.serialize(reply);
   const prefix = Buffer.allocUnsafe(5);
   prefix.writeUInt32LE(0, 0);
@@ -196,7 +199,7 @@ export function encodeMsgReply(responseTo: number, reply: Document): Buffer[] {
 }
 
 /** An OP_REPLY carrying one document, the answer to a legacy OP_QUERY. */
-export function encodeOpReply(responseTo: number, reply: Document): Buffer[] {
+export function encodeOpReply(responseTo: number, reply: Document): Uint8Array[] {
   const body = BSON.serialize(reply);
   const fields = Buffer.alloc(20); // responseFlags 0, cursorID 0, startingFrom 0
   fields.writeInt32LE(1, 16); // numberReturned

@@ -1,15 +1,43 @@
+import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import type { EmbeddingProvider } from './provider';
 import { HashEmbeddingProvider } from './hash.provider';
+import { LocalEmbeddingProvider } from './local.provider';
+import { OpenAIEmbeddingProvider } from './openai.provider';
+import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocument } from './embedding.service';
 
 export type { EmbeddingProvider } from './provider';
+export { EmbeddingService, EMBEDDING_CACHE_COLLECTION } from './embedding.service';
+export { assertSameEmbeddingModel, EmbeddingModelMismatchError, type EmbeddingModelInfo } from './model-check';
+export { toStoredVector, fromStoredVector } from './vectors';
 
-/** Builds the provider chosen by EMBEDDINGS_PROVIDER. */
+/**
+ * Builds the provider chosen by EMBEDDINGS_PROVIDER. `openai` may send one probe request (model of unknown size
+ * without EMBEDDING_DIMENSIONS); `local` loads the model in a worker thread. Close it with `close()` on shutdown.
+ */
 export async function createEmbeddingProvider(config: Config): Promise<EmbeddingProvider> {
   switch (config.embeddingsProvider) {
     case 'hash':
       return new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
-    default:
-      throw new Error(`EMBEDDINGS_PROVIDER=${config.embeddingsProvider} is not available in this build`);
+    case 'local':
+      return LocalEmbeddingProvider.create({ batchSize: config.embeddingBatchSize });
+    case 'openai':
+      if (!config.openaiApiKey) throw new Error('EMBEDDINGS_PROVIDER=openai needs OPENAI_API_KEY');
+      return OpenAIEmbeddingProvider.create({
+        apiKey: config.openaiApiKey,
+        baseURL: config.openaiBaseUrl,
+        model: config.embeddingModel,
+        dimensions: config.embeddingDimensions,
+        batchSize: config.embeddingBatchSize,
+        timeoutMs: config.embeddingTimeoutMs,
+        maxRetries: config.embeddingMaxRetries,
+      });
   }
+}
+
+/** The app's embedder (`deps.embedder`): `provider` behind the `embedding_cache` collection of `db`. */
+export function createEmbeddingService(provider: EmbeddingProvider, db: Db, config: Config): EmbeddingService {
+  return new EmbeddingService(provider, db.collection<EmbeddingCacheDocument>(EMBEDDING_CACHE_COLLECTION), {
+    batchSize: config.embeddingBatchSize,
+  });
 }

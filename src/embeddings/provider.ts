@@ -24,3 +24,10 @@ export function normalize(vector: Float32Array): Float32Array {
   }
   return vector;
 }
+
+/** Splits `items` into consecutive slices of at most `size` (the texts of one provider request each). */
+export function inBatches<T>(items: readonly T[], size: number): T[][] {
+  const batches: T[][] = [];
+  for (let start = 0; start < items.length; start += size) batches.push(items.slice(start, start + size));
+  return batches;
+}

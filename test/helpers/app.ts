@@ -6,6 +6,7 @@ import { VERSION, type AppDeps } from '../../src/app';
 import { createContext, type ContextOptions } from '../../src/context';
 import { ensureIndexes } from '../../src/db/indexes';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
+import { createEmbeddingService } from '../../src/embeddings';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
 import { buildAppSchema } from '../../src/schema';
 import { createServer, type HindsightServer } from '../../src/server';
@@ -48,6 +49,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       db: database.db,
     },
     embeddings,
+    embedder: createEmbeddingService(embeddings, database.db, config),
   };
   await ensureIndexes(database.db, config);
   const server = await createServer(deps, await buildAppSchema());

@@ -23,7 +23,6 @@ describe('config', () => {
     ['MONGODB_URI', 'postgres://x', 'a mongodb:// or mongodb+srv:// URI'],
     ['EMBEDDINGS_PROVIDER', 'magic', 'one of openai, local, hash'],
     ['VECTOR_SEARCH', 'faiss', 'one of memory, atlas'],
-    ['ENRICH_ACTIONS', 'maybe', 'true or false'],
     ['METADATA_INDEX_FIELDS', 'priority,$where', 'comma-separated field names without $'],
     ['EMBEDDING_DIMENSIONS', '3', 'an integer from 8 to 8192'],
   ])('rejects %s=%s naming the variable and the expected form', (name, value, expected) => {
@@ -44,10 +43,9 @@ describe('config', () => {
   });
 
   it('parses lists and numbers', () => {
-    const config = loadConfig({ METADATA_INDEX_FIELDS: ' priority, department ,', PORT: '8080', ENRICH_ACTIONS: 'true' });
+    const config = loadConfig({ METADATA_INDEX_FIELDS: ' priority, department ,', PORT: '8080' });
     expect(config.metadataIndexFields).toEqual(['priority', 'department']);
     expect(config.port).toBe(8080);
-    expect(config.enrichActions).toBe(true);
   });
 
   it('.env.example and the README document every variable', () => {

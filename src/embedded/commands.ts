@@ -1,0 +1,696 @@
+import { Long, type Document } from 'bson';
+import type { IndexSpec, JournalOp } from './durability';
+import { runAggregate } from './aggregate';
+import { CursorManager } from './cursors';
+import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
+import { compileProjection } from './projection';
+import { compileFilter, findDocuments } from './query';
+import { Collection, Store, defaultIndexName, withIdFirst } from './store';
+import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
+import { MAX_MESSAGE_SIZE } from './wire';
+import { bsonTypeName, canonicalKey, compareValues, isPlainObject, pathValues, sameDocument, toNumber, type Doc } from './values';
+
+/** Where acknowledged writes go before the reply (the DurableLog). */
+export interface Journal {
+  append(ops: JournalOp[]): Promise<void>;
+}
+
+/** What a command handler sees. */
+export interface CommandContext {
+  /** The command's `$db`. */
+  db: string;
+  engine: Engine;
+  connectionId: number;
+}
+
+type Handler = (command: Document, context: CommandContext) => Document | Promise<Document>;
+
+const MAX_BSON_SIZE = 16 * 1024 * 1024;
+const MAX_WIRE_VERSION = 21; // MongoDB 7.0
+const SERVER_VERSION = '7.0.0';
+
+/** Fields every command may carry that do not change what it does here. */
+const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
+
+/** The engine: storage, cursors and the journal, executing one command at a time. */
+export class Engine {
+  readonly cursors = new CursorManager();
+
+  constructor(
+    readonly store: Store,
+    private readonly journal: Journal,
+  ) {}
+
+  /**
+   * Runs a command and returns its reply document. Never throws: failures become `{ ok: 0, code, codeName, errmsg }`.
+   * The writes of a command are applied synchronously and made durable before the returned promise resolves.
+   */
+  async execute(command: Document, connectionId: number): Promise<Document> {
+    const name = Object.keys(command)[0];
+    try {
+      const handler = name === undefined ? undefined : HANDLERS[name];
+      if (!handler) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name ?? ''}'`);
+      if (TRANSACTION_FIELDS.some((field) => field in command)) {
+        throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
+      }
+      const db = command.$db;
+      if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
+      return await handler(command, { db, engine: this, connectionId });
+    } catch (error) {
+      return asCommandError(error).toReply();
+    }
+  }
+
+  /** Makes a command's changes durable (no-op when it changed nothing). */
+  async commit(ops: JournalOp[]): Promise<void> {
+    if (ops.length) await this.journal.append(ops);
+  }
+
+  close(): void {
+    this.cursors.close();
+  }
+}
+
+// ---------- argument helpers ----------
+
+function collectionName(command: Document, field: string): string {
+  const name = command[field];
+  if (typeof name !== 'string') {
+    throw new CommandError(ErrorCode.InvalidNamespace, `collection name has invalid type ${bsonTypeName(name)}`);
+  }
+  if (!name) throw new CommandError(ErrorCode.InvalidNamespace, 'Invalid namespace specified');
+  return name;
+}
+
+function optionalObject(command: Document, field: string, commandName: string): Doc | undefined {
+  const value = command[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) {
+    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'object'`);
+  }
+  return value;
+}
+
+function optionalCount(command: Document, field: string, commandName: string): number | undefined {
+  const value = command[field];
+  if (value === undefined || value === null) return undefined;
+  const n = toNumber(value);
+  if (n === undefined || !Number.isFinite(n)) {
+    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`);
+  }
+  return Math.trunc(n);
+}
+
+function nonNegative(value: number | undefined, field: string): number | undefined {
+  if (value !== undefined && value < 0) throw new CommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
+  return value;
+}
+
+function requireArray(command: Document, field: string, commandName: string): unknown[] {
+  const value = command[field];
+  if (!Array.isArray(value)) {
+    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'array'`);
+  }
+  return value;
+}
+
+function validateId(doc: Doc): void {
+  const id = doc._id;
+  if (Array.isArray(id) || id instanceof RegExp || id === undefined) {
+    throw new CommandError(ErrorCode.InvalidIdField, `The '_id' value cannot be of type ${bsonTypeName(id)}`);
+  }
+}
+
+const ok = (reply: Doc = {}): Doc => ({ ...reply, ok: 1 });
+
+// ---------- handshake and server info ----------
+
+/** The handshake reply: a standalone server (no setName), so drivers send no transaction numbers. */
+function hello(connectionId: number, legacy: boolean): Doc {
+  return ok({
+    helloOk: true,
+    ...(legacy ? { ismaster: true } : { isWritablePrimary: true }),
+    maxBsonObjectSize: MAX_BSON_SIZE,
+    maxMessageSizeBytes: MAX_MESSAGE_SIZE,
+    maxWriteBatchSize: 100_000,
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: 30,
+    connectionId,
+    minWireVersion: 0,
+    maxWireVersion: MAX_WIRE_VERSION,
+    readOnly: false,
+  });
+}
+
+/** The hello reply for a legacy OP_QUERY handshake (the driver's first message on each connection). */
+export const legacyHello = (connectionId: number): Doc => hello(connectionId, true);
+
+/** Commands mongod answers over OP_QUERY; anything else there gets UnsupportedOpQueryCommand. */
+export const OP_QUERY_COMMANDS = new Set(['hello', 'isMaster', 'ismaster']);
+
+function buildInfo(): Doc {
+  return ok({
+    version: SERVER_VERSION,
+    gitVersion: 'hindsight-embedded',
+    versionArray: [7, 0, 0, 0],
+    bits: 64,
+    debug: false,
+    maxBsonObjectSize: MAX_BSON_SIZE,
+    storageEngines: ['hindsight-journal'],
+    modules: [],
+  });
+}
+
+// ---------- reads ----------
+
+function find(command: Document, { db, engine }: CommandContext): Doc {
+  const name = collectionName(command, 'find');
+  const filter = optionalObject(command, 'filter', 'find');
+  const sort = optionalObject(command, 'sort', 'find');
+  const projection = optionalObject(command, 'projection', 'find');
+  const skip = nonNegative(optionalCount(command, 'skip', 'find'), 'skip');
+  const rawLimit = optionalCount(command, 'limit', 'find');
+  const limit = rawLimit === undefined ? undefined : Math.abs(rawLimit);
+  const batchSize = nonNegative(optionalCount(command, 'batchSize', 'find'), 'batchSize');
+  const project = compileProjection(projection);
+  const docs = findDocuments(engine.store.collection(db, name), { filter, sort, skip, limit });
+  const singleBatch = command.singleBatch === true || (rawLimit !== undefined && rawLimit < 0);
+  return engine.cursors.firstBatch(`${db}.${name}`, { docs, project, filter }, batchSize, singleBatch);
+}
+
+function getMore(command: Document, { db, engine }: CommandContext): Doc {
+  const id = command.getMore;
+  if (!(id instanceof Long)) {
+    throw typeMismatch(`BSON field 'getMore.getMore' is the wrong type '${bsonTypeName(id)}', expected type 'long'`);
+  }
+  const name = collectionName(command, 'collection');
+  const batchSize = nonNegative(optionalCount(command, 'batchSize', 'getMore'), 'batchSize');
+  return engine.cursors.getMore(id, `${db}.${name}`, batchSize);
+}
+
+function killCursors(command: Document, { engine }: CommandContext): Doc {
+  collectionName(command, 'killCursors');
+  const ids = requireArray(command, 'cursors', 'killCursors').map((id) => {
+    if (!(id instanceof Long)) throw typeMismatch(`Field 'cursors' contains an element that is not of type long: ${String(id)}`);
+    return id;
+  });
+  const { killed, notFound } = engine.cursors.kill(ids);
+  return ok({ cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [] });
+}
+
+function count(command: Document, { db, engine }: CommandContext): Doc {
+  const name = collectionName(command, 'count');
+  const filter = optionalObject(command, 'query', 'count');
+  const skip = nonNegative(optionalCount(command, 'skip', 'count'), 'skip');
+  const limit = optionalCount(command, 'limit', 'count');
+  const collection = engine.store.collection(db, name);
+  if (!filter && collection) {
+    const total = Math.max(collection.docs.size - (skip ?? 0), 0);
+    return ok({ n: limit ? Math.min(total, Math.abs(limit)) : total });
+  }
+  return ok({ n: findDocuments(collection, { filter, skip, limit: limit && Math.abs(limit) }).length });
+}
+
+function distinct(command: Document, { db, engine }: CommandContext): Doc {
+  const name = collectionName(command, 'distinct');
+  const key = command.key;
+  if (typeof key !== 'string') throw typeMismatch(`BSON field 'distinct.key' is the wrong type '${bsonTypeName(key)}', expected type 'string'`);
+  const filter = optionalObject(command, 'query', 'distinct');
+  const seen = new Map<string, unknown>();
+  for (const doc of findDocuments(engine.store.collection(db, name), { filter })) {
+    for (const value of pathValues(doc, key)) {
+      if (value === undefined) continue;
+      const canonical = canonicalKey(value);
+      if (!seen.has(canonical)) seen.set(canonical, value);
+    }
+  }
+  return ok({ values: [...seen.values()].sort(compareValues) });
+}
+
+async function aggregate(command: Document, context: CommandContext): Promise<Doc> {
+  const { db, engine } = context;
+  const target = command.aggregate;
+  if (target !== 1 && typeof target !== 'string') {
+    throw typeMismatch(`Invalid input namespace, ${bsonTypeName(target)}`);
+  }
+  const pipeline = requireArray(command, 'pipeline', 'aggregate');
+  const cursorOptions = optionalObject(command, 'cursor', 'aggregate');
+  if (!cursorOptions && command.explain !== true) {
+    throw new CommandError(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+  }
+  if (command.explain === true) throw new CommandError(ErrorCode.NotImplemented, 'explain is not supported by the embedded engine');
+  const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'aggregate.cursor'), 'batchSize');
+  const ops: JournalOp[] = [];
+  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, command.let);
+  await engine.commit(ops);
+  const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
+  return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
+}
+
+// ---------- writes ----------
+
+async function insert(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'insert');
+  const documents = requireArray(command, 'documents', 'insert');
+  const ordered = command.ordered !== false;
+  const ops: JournalOp[] = [];
+  const collection = engine.store.ensureCollection(db, name, ops);
+  const writeErrors: Doc[] = [];
+  let n = 0;
+  for (let i = 0; i < documents.length; i++) {
+    try {
+      const raw = documents[i];
+      if (!isPlainObject(raw)) throw typeMismatch('documents must be objects');
+      const doc = withIdFirst(raw);
+      validateId(doc);
+      collection.insert(doc, ops);
+      n++;
+    } catch (error) {
+      writeErrors.push(asCommandError(error).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  await engine.commit(ops);
+  return ok({ n, ...(writeErrors.length ? { writeErrors } : {}) });
+}
+
+interface UpdateOutcome {
+  matched: number;
+  modified: number;
+  upsertedId?: unknown;
+  /** The document before (or, with `returnNew`, after) the change, for findAndModify. */
+  value?: Doc | null;
+}
+
+/** Applies one update statement; throws (after applying nothing more) on the first failing document. */
+function updateStatement(
+  collection: Collection | undefined,
+  store: Store,
+  db: string,
+  name: string,
+  filter: Doc | undefined,
+  update: CompiledUpdate,
+  options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean },
+  ops: JournalOp[],
+): UpdateOutcome {
+  if (update.kind !== 'operators' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
+  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1 });
+  if (matches.length) {
+    let modified = 0;
+    let value: Doc | null = null;
+    for (const doc of matches) {
+      const next = update.apply(doc, { filter, isInsert: false });
+      const changed = !sameDocument(next, doc);
+      if (changed) {
+        validateId(next);
+        collection!.replace(doc, next, ops);
+        modified++;
+      }
+      value = options.returnNew ? (changed ? next : doc) : doc;
+    }
+    return { matched: matches.length, modified, value };
+  }
+  if (!options.upsert) return { matched: 0, modified: 0, value: null };
+  const seed = upsertSeed(filter);
+  let created = update.kind === 'replacement' ? update.apply(seed._id === undefined ? {} : { _id: seed._id }, { filter, isInsert: true }) : update.apply(seed, { filter, isInsert: true });
+  created = withIdFirst(created);
+  validateId(created);
+  store.ensureCollection(db, name, ops).insert(created, ops);
+  return { matched: 0, modified: 0, upsertedId: created._id, value: options.returnNew ? created : null };
+}
+
+async function update(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'update');
+  const statements = requireArray(command, 'updates', 'update');
+  const ordered = command.ordered !== false;
+  const ops: JournalOp[] = [];
+  const writeErrors: Doc[] = [];
+  const upserted: Doc[] = [];
+  let n = 0;
+  let nModified = 0;
+  for (let i = 0; i < statements.length; i++) {
+    try {
+      const statement = statements[i];
+      if (!isPlainObject(statement)) throw typeMismatch('update statements must be objects');
+      const filter = optionalObject(statement, 'q', 'update.updates');
+      const compiled = compileUpdate(statement.u, statement.arrayFilters);
+      const sort = optionalObject(statement, 'sort', 'update.updates');
+      const multi = statement.multi === true;
+      if (sort && multi) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify sort with multi=true');
+      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, sort }, ops);
+      if (outcome.upsertedId !== undefined) {
+        n++;
+        upserted.push({ index: i, _id: outcome.upsertedId });
+      } else {
+        n += outcome.matched;
+        nModified += outcome.modified;
+      }
+    } catch (error) {
+      writeErrors.push(asCommandError(error).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  await engine.commit(ops);
+  return ok({
+    n,
+    nModified,
+    ...(upserted.length ? { upserted } : {}),
+    ...(writeErrors.length ? { writeErrors } : {}),
+  });
+}
+
+async function remove(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'delete');
+  const statements = requireArray(command, 'deletes', 'delete');
+  const ordered = command.ordered !== false;
+  const ops: JournalOp[] = [];
+  const writeErrors: Doc[] = [];
+  let n = 0;
+  for (let i = 0; i < statements.length; i++) {
+    try {
+      const statement = statements[i];
+      if (!isPlainObject(statement)) throw typeMismatch('delete statements must be objects');
+      const filter = optionalObject(statement, 'q', 'delete.deletes');
+      const limit = toNumber(statement.limit);
+      if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${String(statement.limit)}`);
+      const collection = engine.store.collection(db, name);
+      const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined });
+      for (const doc of matches) collection!.remove(doc, ops);
+      n += matches.length;
+    } catch (error) {
+      writeErrors.push(asCommandError(error).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  await engine.commit(ops);
+  return ok({ n, ...(writeErrors.length ? { writeErrors } : {}) });
+}
+
+async function findAndModify(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, Object.keys(command)[0]);
+  const filter = optionalObject(command, 'query', 'findAndModify');
+  const sort = optionalObject(command, 'sort', 'findAndModify');
+  const fields = optionalObject(command, 'fields', 'findAndModify');
+  const removeDoc = command.remove === true;
+  const upsert = command.upsert === true;
+  const returnNew = command.new === true;
+  if (removeDoc && command.update !== undefined) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both an update and remove=true');
+  if (!removeDoc && command.update === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
+  if (removeDoc && (upsert || returnNew)) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true or new=true and remove=true');
+  const project = compileProjection(fields);
+  const ops: JournalOp[] = [];
+  const collection = engine.store.collection(db, name);
+  let value: Doc | null = null;
+  let lastErrorObject: Doc;
+  if (removeDoc) {
+    const [doc] = findDocuments(collection, { filter, sort, limit: 1 });
+    if (doc) collection!.remove(doc, ops);
+    value = doc ?? null;
+    lastErrorObject = { n: doc ? 1 : 0 };
+  } else {
+    const compiled = compileUpdate(command.update, command.arrayFilters);
+    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew }, ops);
+    value = outcome.value ?? null;
+    lastErrorObject =
+      outcome.upsertedId !== undefined
+        ? { n: 1, updatedExisting: false, upserted: outcome.upsertedId }
+        : { n: outcome.matched, updatedExisting: outcome.matched > 0 };
+  }
+  await engine.commit(ops);
+  return ok({ lastErrorObject, value: value && project ? project(value, filter) : value });
+}
+
+// ---------- catalog ----------
+
+/** Options `create` accepts and stores; anything else is rejected like an unknown field. */
+const COLLECTION_OPTIONS = new Set(['capped', 'size', 'max', 'validator', 'validationLevel', 'validationAction', 'collation', 'timeseries', 'expireAfterSeconds', 'clusteredIndex', 'changeStreamPreAndPostImages', 'storageEngine', 'indexOptionDefaults', 'viewOn', 'pipeline', 'comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const COMMAND_ONLY_FIELDS = new Set(['comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+
+async function create(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'create');
+  const options: Doc = {};
+  for (const [key, value] of Object.entries(command)) {
+    if (key === 'create' || COMMAND_ONLY_FIELDS.has(key)) continue;
+    if (!COLLECTION_OPTIONS.has(key)) throw new CommandError(40415, `BSON field 'create.${key}' is an unknown field.`);
+    options[key] = value;
+  }
+  if (options.viewOn !== undefined || options.timeseries !== undefined || options.capped === true) {
+    throw new CommandError(ErrorCode.NotImplemented, 'views, time series and capped collections are not supported by the embedded engine');
+  }
+  const existing = engine.store.collection(db, name);
+  if (existing) {
+    // mongod 7 treats re-creating with identical options as success.
+    if (sameDocument(existing.options, options)) return ok();
+    throw new CommandError(ErrorCode.NamespaceExists, `Collection already exists. NS: ${db}.${name}`);
+  }
+  const ops: JournalOp[] = [];
+  engine.store.createCollection(db, name, options, ops);
+  await engine.commit(ops);
+  return ok();
+}
+
+async function drop(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'drop');
+  const collection = engine.store.collection(db, name);
+  if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, 'ns not found');
+  const ops: JournalOp[] = [];
+  const nIndexesWas = collection.indexes.size + 1;
+  engine.store.dropCollection(db, name, ops);
+  engine.cursors.killNamespace(collection.ns);
+  await engine.commit(ops);
+  return ok({ nIndexesWas, ns: collection.ns });
+}
+
+async function dropDatabase(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const ops: JournalOp[] = [];
+  engine.store.dropDatabase(db, ops);
+  engine.cursors.killNamespace(db);
+  await engine.commit(ops);
+  return ok({ dropped: db });
+}
+
+function listCollections(command: Document, { db, engine }: CommandContext): Doc {
+  const filter = optionalObject(command, 'filter', 'listCollections');
+  const nameOnly = command.nameOnly === true;
+  const match = compileFilter(filter);
+  const infos = engine.store
+    .collections(db)
+    .map((collection): Doc =>
+      nameOnly
+        ? { name: collection.name, type: 'collection' }
+        : {
+            name: collection.name,
+            type: 'collection',
+            options: collection.options,
+            info: { readOnly: false, uuid: collection.uuid },
+            idIndex: { v: 2, key: { _id: 1 }, name: '_id_' },
+          },
+    )
+    .filter((info) => match(info));
+  const cursorOptions = optionalObject(command, 'cursor', 'listCollections');
+  const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'listCollections.cursor'), 'batchSize');
+  return engine.cursors.firstBatch(`${db}.$cmd.listCollections`, { docs: infos }, batchSize ?? Infinity, false);
+}
+
+function listDatabases(command: Document, { engine }: CommandContext): Doc {
+  const filter = optionalObject(command, 'filter', 'listDatabases');
+  const match = compileFilter(filter);
+  const databases: Doc[] = [];
+  let totalSize = 0;
+  for (const [name, collections] of engine.store.databases) {
+    let docs = 0;
+    for (const collection of collections.values()) docs += collection.docs.size;
+    // Sizes are not tracked; a nominal figure keeps clients that sort or sum by size working.
+    const sizeOnDisk = 4096 * (collections.size + docs);
+    const info = command.nameOnly === true ? { name } : { name, sizeOnDisk, empty: docs === 0 };
+    if (!match(info)) continue;
+    totalSize += sizeOnDisk;
+    databases.push(info);
+  }
+  databases.sort((a, b) => compareValues(a.name, b.name));
+  return command.nameOnly === true ? ok({ databases }) : ok({ databases, totalSize, totalSizeMb: Math.round(totalSize / 1048576) });
+}
+
+const INDEX_OPTIONS = new Set(['key', 'name', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'background', 'hidden', 'collation', 'v', 'ns', 'weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'storageEngine']);
+/** Options that make two indexes on the same key different indexes (mongod's "index options" comparison). */
+const SIGNIFICANT_OPTIONS = ['unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'collation', 'hidden'];
+
+function normalizeIndexSpec(raw: unknown): IndexSpec {
+  if (!isPlainObject(raw)) throw typeMismatch('index specification must be an object');
+  for (const key of Object.keys(raw)) {
+    if (!INDEX_OPTIONS.has(key)) throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field '${key}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`);
+  }
+  const key = raw.key;
+  if (!isPlainObject(key) || !Object.keys(key).length) throw new CommandError(ErrorCode.CannotCreateIndex, 'Index keys cannot be empty.');
+  for (const [field, direction] of Object.entries(key)) {
+    if (typeof direction === 'string') {
+      if (direction !== 'hashed') {
+        throw new CommandError(ErrorCode.CannotCreateIndex, `Index type '${direction}' on field '${field}' is not supported by the embedded engine (no text, geo or wildcard indexes)`);
+      }
+    } else {
+      const n = toNumber(direction);
+      if (n === undefined || n === 0 || Number.isNaN(n)) {
+        throw new CommandError(ErrorCode.CannotCreateIndex, `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found ${String(direction)} for field ${field}`);
+      }
+    }
+    if (field.startsWith('$')) throw new CommandError(ErrorCode.CannotCreateIndex, `Index key contains an illegal field name: field name starts with '$'.`);
+  }
+  const name = raw.name ?? defaultIndexName(key);
+  if (typeof name !== 'string' || !name) throw typeMismatch('The index name must be a non-empty string');
+  if (raw.partialFilterExpression !== undefined) compileFilter(raw.partialFilterExpression);
+  const spec: IndexSpec = { v: 2, key, name };
+  for (const [option, value] of Object.entries(raw)) {
+    if (option === 'key' || option === 'name' || option === 'v' || option === 'ns' || option === 'background') continue;
+    if (option === 'unique' || option === 'sparse' || option === 'hidden') {
+      if (value) spec[option] = true;
+      continue;
+    }
+    spec[option] = value;
+  }
+  if (name === '_id_' || (Object.keys(key).length === 1 && key._id !== undefined && spec.unique === undefined)) {
+    if (spec.unique || spec.sparse) throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field 'unique' is not valid for an _id index specification. Specification: ${JSON.stringify(raw)}`);
+  }
+  return spec;
+}
+
+async function createIndexes(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, 'createIndexes');
+  const specs = requireArray(command, 'indexes', 'createIndexes').map(normalizeIndexSpec);
+  if (!specs.length) throw badValue('Must specify at least one index to create');
+  const ops: JournalOp[] = [];
+  const existed = engine.store.collection(db, name) !== undefined;
+  const collection = engine.store.ensureCollection(db, name, ops);
+  const before = collection.indexes.size + 1;
+  const fresh: IndexSpec[] = [];
+  for (const spec of specs) {
+    const isIdIndex = Object.keys(spec.key).length === 1 && spec.key._id !== undefined && !spec.partialFilterExpression;
+    const existing = isIdIndex
+      ? { name: '_id_', key: { _id: 1 } as Doc }
+      : [...collection.indexes.values()].map((index) => index.spec).find((index) => index.name === spec.name || sameDocument(index.key, spec.key));
+    if (!existing) {
+      if (fresh.some((other) => other.name === spec.name)) throw new CommandError(ErrorCode.IndexKeySpecsConflict, `Index with name: ${spec.name} already exists with a different key spec`);
+      fresh.push(spec);
+      continue;
+    }
+    if (existing.name === spec.name && !sameDocument(existing.key, spec.key)) {
+      throw new CommandError(ErrorCode.IndexKeySpecsConflict, `An existing index has the same name as the requested index. When index names are not explicitly specified, they are auto-generated and can become too long, especially for compound indexes. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+    }
+    if (isIdIndex) continue;
+    const sameOptions = SIGNIFICANT_OPTIONS.every((option) => sameDocument((existing as Doc)[option], spec[option]));
+    if (existing.name !== spec.name) {
+      if (sameOptions) throw new CommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${existing.name}`);
+      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+    }
+    if (!sameOptions) {
+      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+    }
+  }
+  try {
+    for (const spec of fresh) collection.addIndex(spec, ops);
+  } catch (error) {
+    // A failed build adds none of the requested indexes.
+    for (const spec of fresh) collection.dropIndex(spec.name, null);
+    const kept = ops.filter((op) => op.t !== 'createIndex');
+    await engine.commit(kept);
+    throw error;
+  }
+  await engine.commit(ops);
+  return ok({
+    numIndexesBefore: before,
+    numIndexesAfter: collection.indexes.size + 1,
+    createdCollectionAutomatically: !existed,
+    ...(fresh.length ? {} : { note: 'all indexes already exist' }),
+  });
+}
+
+function listIndexes(command: Document, { db, engine }: CommandContext): Doc {
+  const name = collectionName(command, 'listIndexes');
+  const collection = engine.store.collection(db, name);
+  if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+  const cursorOptions = optionalObject(command, 'cursor', 'listIndexes');
+  const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'listIndexes.cursor'), 'batchSize');
+  return engine.cursors.firstBatch(`${db}.$cmd.listIndexes.${name}`, { docs: collection.indexSpecs() }, batchSize ?? Infinity, false);
+}
+
+async function dropIndexes(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+  const name = collectionName(command, Object.keys(command)[0]);
+  const collection = engine.store.collection(db, name);
+  if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
+  const target = command.index;
+  const nIndexesWas = collection.indexes.size + 1;
+  let names: string[];
+  if (target === '*') {
+    names = [...collection.indexes.keys()];
+  } else if (typeof target === 'string') {
+    names = [target];
+  } else if (Array.isArray(target)) {
+    names = target.map(String);
+  } else if (isPlainObject(target)) {
+    if (sameDocument(target, { _id: 1 })) throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
+    const found = [...collection.indexes.values()].find((index) => sameDocument(index.spec.key, target));
+    if (!found) throw new CommandError(ErrorCode.IndexNotFound, `can't find index with key: ${JSON.stringify(target)}`);
+    names = [found.spec.name];
+  } else {
+    throw typeMismatch(`BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(target)}', expected types '[string, object, array]'`);
+  }
+  for (const index of names) {
+    if (index === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
+    if (!collection.indexes.has(index)) throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${index}]`);
+  }
+  const ops: JournalOp[] = [];
+  for (const index of names) collection.dropIndex(index, ops);
+  await engine.commit(ops);
+  return ok({ nIndexesWas });
+}
+
+function dbStats(command: Document, { db, engine }: CommandContext): Doc {
+  const collections = engine.store.collections(db);
+  const objects = collections.reduce((sum, collection) => sum + collection.docs.size, 0);
+  const indexes = collections.reduce((sum, collection) => sum + collection.indexes.size + 1, 0);
+  return ok({ db, collections: collections.length, views: 0, objects, indexes, scaleFactor: 1 });
+}
+
+function transactionCommand(): Doc {
+  throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
+}
+
+const HANDLERS: Record<string, Handler> = {
+  hello: (command, context) => hello(context.connectionId, false),
+  isMaster: (command, context) => hello(context.connectionId, true),
+  ismaster: (command, context) => hello(context.connectionId, true),
+  buildInfo,
+  buildinfo: buildInfo,
+  ping: () => ok(),
+  endSessions: () => ok(),
+  killSessions: () => ok(),
+  refreshSessions: () => ok(),
+  getParameter: (command) =>
+    ok(command.featureCompatibilityVersion !== undefined ? { featureCompatibilityVersion: { version: '7.0' } } : {}),
+  connectionStatus: () => ok({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] } }),
+  whatsmyuri: (command, context) => ok({ you: `connection ${context.connectionId}` }),
+  serverStatus: () => ok({ host: 'localhost', version: SERVER_VERSION, process: 'hindsight-embedded', uptime: Math.floor(process.uptime()), localTime: new Date() }),
+  hostInfo: () => ok({ system: { currentTime: new Date(), hostname: 'localhost' }, os: { type: process.platform } }),
+  dbStats,
+  find,
+  getMore,
+  killCursors,
+  count,
+  distinct,
+  aggregate,
+  insert,
+  update,
+  delete: remove,
+  findAndModify,
+  findandmodify: findAndModify,
+  create,
+  drop,
+  dropDatabase,
+  listCollections,
+  listDatabases,
+  createIndexes,
+  listIndexes,
+  dropIndexes,
+  deleteIndexes: dropIndexes,
+  commitTransaction: transactionCommand,
+  abortTransaction: transactionCommand,
+};

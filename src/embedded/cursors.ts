@@ -1,0 +1,116 @@
+import { Long } from 'bson';
+import { CommandError, ErrorCode } from './errors';
+import type { Projector } from './projection';
+import { bsonSize, type Doc } from './values';
+
+/** Bytes of documents per reply batch: well under the 16 MiB a reply may carry. */
+export const BATCH_BYTES = 8 * 1024 * 1024;
+/** Documents in a first batch when the client names no batchSize (mongod's default). */
+export const DEFAULT_FIRST_BATCH = 101;
+/** Idle cursors are closed after this long (mongod's default cursorTimeoutMillis). */
+export const CURSOR_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** The result documents of a query, with the projection applied lazily per batch. */
+export interface ResultSource {
+  docs: Doc[];
+  project?: Projector;
+  filter?: Doc;
+}
+
+interface OpenCursor extends ResultSource {
+  ns: string;
+  position: number;
+  lastUsed: number;
+}
+
+/** Takes the next batch (at most `count` documents and BATCH_BYTES, but always at least one document). */
+function takeBatch(source: ResultSource, position: number, count: number): { batch: Doc[]; position: number } {
+  const batch: Doc[] = [];
+  let bytes = 0;
+  while (position < source.docs.length && batch.length < count) {
+    const stored = source.docs[position];
+    const doc = source.project ? source.project(stored, source.filter) : stored;
+    bytes += bsonSize(doc);
+    if (batch.length && bytes > BATCH_BYTES) break;
+    batch.push(doc);
+    position++;
+  }
+  return { batch, position };
+}
+
+/** Server-side cursors: int64 ids, batches capped in bytes, idle expiry. */
+export class CursorManager {
+  private readonly open = new Map<string, OpenCursor>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly timeoutMs = CURSOR_TIMEOUT_MS) {
+    this.sweeper = setInterval(() => this.sweep(), Math.min(timeoutMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  /** The first batch of a result; a cursor stays open only if documents remain and `singleBatch` is false. */
+  firstBatch(ns: string, source: ResultSource, batchSize: number | undefined, singleBatch: boolean): Doc {
+    const { batch, position } = takeBatch(source, 0, batchSize ?? DEFAULT_FIRST_BATCH);
+    let id = Long.ZERO;
+    if (!singleBatch && position < source.docs.length) {
+      id = this.newId();
+      this.open.set(id.toString(), { ...source, ns, position, lastUsed: Date.now() });
+    }
+    return { cursor: { firstBatch: batch, id, ns }, ok: 1 };
+  }
+
+  getMore(id: Long, ns: string, batchSize: number | undefined): Doc {
+    const key = id.toString();
+    const cursor = this.open.get(key);
+    if (!cursor) throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${key} not found`);
+    if (cursor.ns !== ns) {
+      throw new CommandError(ErrorCode.Unauthorized, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+    }
+    const { batch, position } = takeBatch(cursor, cursor.position, batchSize && batchSize > 0 ? batchSize : Infinity);
+    cursor.position = position;
+    cursor.lastUsed = Date.now();
+    let replyId = id;
+    if (position >= cursor.docs.length) {
+      this.open.delete(key);
+      replyId = Long.ZERO;
+    }
+    return { cursor: { nextBatch: batch, id: replyId, ns }, ok: 1 };
+  }
+
+  /** Closes cursors; returns which ids were killed and which were unknown. */
+  kill(ids: Long[]): { killed: Long[]; notFound: Long[] } {
+    const killed: Long[] = [];
+    const notFound: Long[] = [];
+    for (const id of ids) (this.open.delete(id.toString()) ? killed : notFound).push(id);
+    return { killed, notFound };
+  }
+
+  /** Drops every cursor over a namespace prefix (a dropped collection or database). */
+  killNamespace(prefix: string): void {
+    for (const [key, cursor] of this.open) {
+      if (cursor.ns === prefix || cursor.ns.startsWith(prefix + '.')) this.open.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.open.clear();
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.timeoutMs;
+    for (const [key, cursor] of this.open) if (cursor.lastUsed < cutoff) this.open.delete(key);
+  }
+
+  private newId(): Long {
+    // A random positive 53-bit id; mongod's ids are random too, and clients must not guess them.
+    let id: Long;
+    do id = Long.fromNumber(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER) + 1);
+    while (this.open.has(id.toString()));
+    return id;
+  }
+}

@@ -1,0 +1,61 @@
+import { Engine } from './commands';
+import { DurableLog } from './durability';
+import { listen } from './server';
+import { Store } from './store';
+
+export interface EmbeddedServerOptions {
+  /** Directory of the journal and snapshots (created if missing). */
+  dataDir: string;
+  /** 0 picks a free port. Default 27017. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Receives notable events (recovery, dropped connections). */
+  log?: (line: string) => void;
+  /** Journal bytes after which the engine snapshots and compacts (default 64 MiB; the CLI reads ENGINE_COMPACT_AFTER_BYTES). */
+  compactAfterBytes?: number;
+}
+
+export interface EmbeddedServer {
+  /** `mongodb://host:port/?directConnection=true` */
+  uri: string;
+  host: string;
+  port: number;
+  /** Stops accepting, closes connections, flushes and closes the journal. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded MongoDB-compatible engine: recovers `dataDir` (snapshot + journal), then serves the
+ * wire protocol so the official driver can use it like a standalone mongod.
+ */
+export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  const log = options.log ?? (() => undefined);
+  const host = options.host ?? '127.0.0.1';
+  const store = new Store();
+  const journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
+  const engine = new Engine(store, journal);
+  let server;
+  try {
+    server = await listen(engine, host, options.port ?? 27017, log);
+  } catch (error) {
+    engine.close();
+    await journal.close();
+    throw error;
+  }
+  const wire = server;
+  let closing: Promise<void> | undefined;
+  return {
+    uri: `mongodb://${host}:${wire.port}/?directConnection=true`,
+    host,
+    port: wire.port,
+    close() {
+      closing ??= (async () => {
+        await wire.close();
+        engine.close();
+        await journal.close();
+      })();
+      return closing;
+    },
+  };
+}

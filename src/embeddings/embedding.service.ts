@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { Binary, MongoBulkWriteError, type Collection, type WriteError } from 'mongodb';
+import { ValidationError } from '../errors';
+import type { EmbeddingModelInfo } from './model-check';
+import { inBatches, type EmbeddingProvider } from './provider';
+import { fromStoredVector } from './vectors';
+
+/** Name of the cache collection, kept in the default database. */
+export const EMBEDDING_CACHE_COLLECTION = 'embedding_cache';
+
+/**
+ * One cached vector. `_id` is the sha256 (hex) of provider, model, dimensions and text, so a text is embedded once
+ * per embedder, and a changed embedder never reads another's vectors. `vector` is a BSON float32 vector (Binary
+ * subtype 9): exactly the Float32Array the provider returned, in 4 bytes a number instead of ~14 for an array of
+ * doubles with their keys (6 KiB instead of ~21 KiB for 1536 dimensions), and decoded without a per-number loop.
+ */
+export interface EmbeddingCacheDocument {
+  _id: string;
+  provider: string;
+  model: string;
+  dimensions: number;
+  vector: Binary;
+  created_at: Date;
+}
+
+export interface EmbeddingServiceOptions {
+  /** Texts per provider call; each call's vectors are cached as soon as they arrive. */
+  batchSize: number;
+}
+
+/**
+ * What the rest of the server calls to embed text (`deps.embedder`): dedupes the texts of a call, answers from the
+ * content-hash cache, embeds only the misses (one provider call per batch of `batchSize`) and caches them.
+ * With `cache` null it still dedupes and batches but remembers nothing.
+ */
+export class EmbeddingService {
+  /** Recorded as `embedding_model` next to every stored vector. */
+  readonly signature: EmbeddingModelInfo;
+
+  constructor(
+    readonly provider: EmbeddingProvider,
+    private readonly cache: Collection<EmbeddingCacheDocument> | null,
+    private readonly options: EmbeddingServiceOptions,
+  ) {
+    this.signature = { provider: provider.id, model: provider.model, dimensions: provider.dimensions };
+  }
+
+  /**
+   * One L2-normalised vector per text, in order (equal texts share one Float32Array: do not mutate). Texts must
+   * contain something besides whitespace (ValidationError otherwise). Provider failures propagate
+   * (UnavailableError); vectors already embedded by earlier batches of the call stay cached.
+   */
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const blank = texts.findIndex((text) => text.trim() === '');
+    if (blank !== -1) throw new ValidationError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
+    const keys = new Map<string, string>();
+    for (const text of texts) if (!keys.has(text)) keys.set(text, this.cacheKey(text));
+
+    const found = await this.lookup([...keys.values()]);
+    const misses = [...keys].filter(([, key]) => !found.has(key)).map(([text]) => text);
+    for (const batch of inBatches(misses, this.options.batchSize)) {
+      const vectors = await this.provider.embed(batch);
+      this.check(vectors, batch.length);
+      batch.forEach((text, i) => found.set(keys.get(text)!, vectors[i]));
+      await this.store(batch.map((text, i) => this.cacheDocument(keys.get(text)!, vectors[i])));
+    }
+    return texts.map((text) => found.get(keys.get(text)!)!);
+  }
+
+  /** The vector of one text (see `embed`). */
+  async embedOne(text: string): Promise<Float32Array> {
+    const [vector] = await this.embed([text]);
+    return vector;
+  }
+
+  private cacheKey(text: string): string {
+    const { provider, model, dimensions } = this.signature;
+    // NUL separators: no two (provider, model, dimensions, text) tuples give the same hashed string.
+    return createHash('sha256').update(`${provider}\0${model}\0${dimensions}\0${text}`).digest('hex');
+  }
+
+  /** Cached vectors by key; entries of the wrong size (a corrupted or foreign document) count as misses. */
+  private async lookup(keys: string[]): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    if (!this.cache || keys.length === 0) return found;
+    const documents = this.cache.find({ _id: { $in: keys } }, { projection: { vector: 1 } });
+    for await (const document of documents) {
+      const vector = fromStoredVector(document.vector);
+      if (vector?.length === this.signature.dimensions) found.set(document._id, vector);
+    }
+    return found;
+  }
+
+  private check(vectors: Float32Array[], expected: number): void {
+    const wrong = vectors.find((vector) => vector.length !== this.signature.dimensions);
+    if (vectors.length !== expected || wrong) {
+      throw new Error(
+        `Embedding provider ${this.signature.provider}/${this.signature.model} broke its contract: ` +
+          `${vectors.length} vectors for ${expected} texts, expected ${this.signature.dimensions} dimensions each`,
+      );
+    }
+  }
+
+  private cacheDocument(key: string, vector: Float32Array): EmbeddingCacheDocument {
+    return { _id: key, ...this.signature, vector: Binary.fromFloat32Array(vector), created_at: new Date() };
+  }
+
+  /** Inserts new entries; one already written by a concurrent call (duplicate key) is as good as ours. */
+  private async store(documents: EmbeddingCacheDocument[]): Promise<void> {
+    if (!this.cache || documents.length === 0) return;
+    try {
+      await this.cache.insertMany(documents, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors = ([] as WriteError[]).concat(error.writeErrors);
+      if (writeErrors.length === 0 || writeErrors.some((writeError) => writeError.code !== 11000)) throw error;
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, Document, ObjectId } from 'mongodb';
+import type { AppDeps } from '../../app';
+import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
+import { toStoredVector } from '../../embeddings/vectors';
+import { ReembedRepository, valueAt, type ReembedJobDocument } from './reembed.repository';
+import type { ReembedTarget } from './reembed.target';
+import { REEMBED_TARGETS, ReembedCollection } from './reembed.targets';
+import { ReembedJob, ReembedState } from './reembed.type';
+
+/** Documents per step: their texts go to the embedder in one call (split into provider batches by it). */
+const DOCUMENTS_PER_STEP = 64;
+/** A running job renews its lease every step; past it, the job counts as interrupted and can be resumed. */
+const LEASE_MS = 5 * 60_000;
+/** How long a successful "all vectors are current" check is trusted (a model switch elsewhere shows within this). */
+const VERIFIED_FOR_MS = 30_000;
+
+/** Per database and collection: until when its vectors are known to be the current embedder's. */
+const verifiedUntil = new WeakMap<Db, Map<string, number>>();
+
+function verificationKey(collection: string, model: EmbeddingModelInfo): string {
+  return `${collection}\0${model.provider}\0${model.model}\0${model.dimensions}`;
+}
+
+function toJob(collection: ReembedCollection, document: ReembedJobDocument, now: Date): ReembedJob {
+  const interrupted = document.state === 'running' && document.lease_until <= now;
+  return {
+    id: document.run_id,
+    collection,
+    state: interrupted ? ReembedState.INTERRUPTED : (document.state as ReembedState),
+    processed: document.processed,
+    total: document.total,
+    startedAt: document.started_at,
+    finishedAt: document.finished_at,
+    error: document.error,
+    model: document.model,
+  };
+}
+
+/**
+ * Re-embedding of stored vectors after an embedder change, and the guard that refuses to compare vectors of
+ * different embedders. Jobs run in the background of the server that started them, in steps of
+ * `DOCUMENTS_PER_STEP` documents; progress lives in `reembed_jobs`, and since only documents not yet labelled with
+ * the current model are read, an interrupted job resumes where it stopped.
+ */
+export class ReembedService {
+  private readonly repository: ReembedRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: AppDeps,
+  ) {
+    this.repository = new ReembedRepository(db);
+  }
+
+  /**
+   * Starts re-embedding `collection` with the current embedder and returns the job at once; when a job is already
+   * running it is returned instead. A previous run that failed or was interrupted is resumed (its count kept).
+   */
+  async start(collection: ReembedCollection): Promise<ReembedJob> {
+    const target = REEMBED_TARGETS[collection];
+    const model = this.deps.embedder.signature;
+    const now = new Date();
+    const previous = await this.repository.findJob(target.collection);
+    if (previous?.state === 'running' && previous.lease_until > now) return toJob(collection, previous, now);
+    const pending = await this.repository.countOtherModel(target, model);
+    const resumed = previous && previous.state !== 'done' && sameEmbeddingModel(previous.model, model) ? previous : null;
+    const processed = resumed?.processed ?? 0;
+    const acquired = await this.repository.acquire(
+      {
+        _id: target.collection,
+        run_id: randomUUID(),
+        state: pending > 0 ? 'running' : 'done',
+        processed,
+        total: processed + pending,
+        started_at: resumed?.started_at ?? now,
+        finished_at: pending > 0 ? null : now,
+        error: null,
+        model,
+        lease_until: new Date(now.getTime() + LEASE_MS),
+      },
+      now,
+    );
+    if (!acquired) return toJob(collection, (await this.repository.findJob(target.collection))!, now);
+    if (acquired.state === 'running') void this.run(target, acquired);
+    return toJob(collection, acquired, now);
+  }
+
+  /** The latest job of `collection`, or null when it was never re-embedded. */
+  async status(collection: ReembedCollection): Promise<ReembedJob | null> {
+    const job = await this.repository.findJob(REEMBED_TARGETS[collection].collection);
+    return job && toJob(collection, job, new Date());
+  }
+
+  /**
+   * Throws `EmbeddingModelMismatchError` when some document of `collection` is not labelled with the current
+   * embedder (another model, or none recorded). A passed check is remembered for a short while per database.
+   */
+  async assertVectorsCurrent(collection: ReembedCollection): Promise<void> {
+    const target = REEMBED_TARGETS[collection];
+    const model = this.deps.embedder.signature;
+    const key = verificationKey(target.collection, model);
+    if ((verifiedUntil.get(this.db)?.get(key) ?? 0) > Date.now()) return;
+    const other = await this.repository.findOtherModel(target, model);
+    if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, collection);
+    this.markVerified(key);
+  }
+
+  private markVerified(key: string): void {
+    let verified = verifiedUntil.get(this.db);
+    if (!verified) verifiedUntil.set(this.db, (verified = new Map()));
+    verified.set(key, Date.now() + VERIFIED_FOR_MS);
+  }
+
+  /** The job's loop; never throws (it runs detached): failures are recorded on the job and logged. */
+  private async run(target: ReembedTarget, job: ReembedJobDocument): Promise<void> {
+    const log = { collection: target.collection, runId: job.run_id };
+    this.deps.logger.info('reembed started', { ...log, total: job.total });
+    try {
+      let after: ObjectId | null = null;
+      for (;;) {
+        const documents = await this.repository.nextBatch(target, job.model, after, DOCUMENTS_PER_STEP);
+        if (documents.length === 0) break;
+        after = documents[documents.length - 1]._id as ObjectId;
+        await this.reembedDocuments(target, documents, job.model);
+        const owned = await this.repository.progress(target.collection, job.run_id, documents.length, new Date(Date.now() + LEASE_MS));
+        if (!owned) {
+          this.deps.logger.warn('reembed stopped: the job was taken over', log);
+          return;
+        }
+      }
+      await this.repository.finish(target.collection, job.run_id, { state: 'done', error: null, finished_at: new Date() });
+      this.markVerified(verificationKey(target.collection, job.model));
+      this.deps.logger.info('reembed finished', log);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.logger.error('reembed failed', { ...log, error: message });
+      await this.repository
+        .finish(target.collection, job.run_id, { state: 'failed', error: message, finished_at: new Date() })
+        .catch(() => undefined);
+    }
+  }
+
+  /** Embeds the texts of `documents` in one call, writes each document's vectors and keeps the search index current. */
+  private async reembedDocuments(target: ReembedTarget, documents: Document[], model: EmbeddingModelInfo): Promise<void> {
+    const texts: string[] = [];
+    const slots = documents.map((document) =>
+      target.fields.map((field) => {
+        const text = valueAt(document, field.textPath);
+        if (typeof text !== 'string' || text.trim() === '') return -1;
+        return texts.push(text) - 1;
+      }),
+    );
+    const vectors = texts.length ? await this.deps.embedder.embed(texts) : [];
+    const index = this.deps.search.forDb(this.db);
+    await Promise.all(
+      documents.map(async (document, i) => {
+        const own = slots[i].map((slot) => (slot === -1 ? null : vectors[slot]));
+        const written = await this.repository.writeVectors(target, document, own.map((vector) => vector && toStoredVector(vector)), model);
+        if (!written) return;
+        const id = String(valueAt(document, target.idField));
+        target.fields.forEach((field, f) => {
+          const vector = own[f];
+          if (vector) index.upsert(field.space, id, vector, valueAt(document, field.textPath) as string);
+          else index.remove(field.space, id);
+        });
+      }),
+    );
+  }
+}

@@ -1,0 +1,210 @@
+import { ArgsType, Field, Float, ID, InputType, Int, registerEnumType } from 'type-graphql';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { ForwardPageArgs } from '../shared/connection';
+import { ExperienceField, ExperienceOutcome } from './experience.type';
+
+@InputType({ description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.' })
+export class FeedbackSignalsInput {
+  @Field(() => Float, { nullable: true })
+  userRating?: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  correctionNeeded?: boolean | null;
+
+  @Field(() => String, { nullable: true })
+  errorType?: string | null;
+
+  @Field(() => String, { nullable: true })
+  comment?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Any other keys (no `.` or leading `$`).' })
+  extra?: Record<string, unknown> | null;
+}
+
+@InputType({ description: 'A new experience (seed 000). Required: the goal, the sub-task, the agent and the outcome.' })
+export class RecordExperienceInput {
+  @Field(() => ID, { nullable: true, description: 'Unique id; a UUID is generated when absent.' })
+  experienceId?: string | null;
+
+  @Field()
+  primaryGoalDescription!: string;
+
+  @Field()
+  subTaskDescription!: string;
+
+  @Field()
+  initiatingAgentId!: string;
+
+  @Field(() => [String], { nullable: true })
+  involvedComponents?: string[] | null;
+
+  @Field(() => String, { nullable: true })
+  inputContextSummary?: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'A list of strings, or a structured object.' })
+  keyDecisionsMade?: unknown;
+
+  @Field(() => ExperienceOutcome)
+  finalOutcome!: ExperienceOutcome;
+
+  @Field(() => String, { nullable: true })
+  outputSummary?: string | null;
+
+  @Field(() => FeedbackSignalsInput, { nullable: true })
+  feedbackSignals?: FeedbackSignalsInput | null;
+
+  @Field(() => Date, { nullable: true, description: 'When it happened; default now.' })
+  timestamp?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'Record schema version; default 1.' })
+  version?: number | null;
+
+  @Field(() => String, { nullable: true })
+  workflowId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sessionId?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  tags?: string[] | null;
+}
+
+@InputType({
+  description:
+    'A partial update: absent fields are kept, null clears an optional field. Changed embeddable fields are re-embedded.',
+})
+export class UpdateExperienceInput {
+  @Field(() => String, { nullable: true })
+  primaryGoalDescription?: string | null;
+
+  @Field(() => String, { nullable: true })
+  subTaskDescription?: string | null;
+
+  @Field(() => String, { nullable: true })
+  initiatingAgentId?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  involvedComponents?: string[] | null;
+
+  @Field(() => String, { nullable: true })
+  inputContextSummary?: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true })
+  keyDecisionsMade?: unknown;
+
+  @Field(() => ExperienceOutcome, { nullable: true })
+  finalOutcome?: ExperienceOutcome | null;
+
+  @Field(() => String, { nullable: true })
+  outputSummary?: string | null;
+
+  @Field(() => FeedbackSignalsInput, { nullable: true, description: 'Replaces the feedback (use addExperienceFeedback to merge).' })
+  feedbackSignals?: FeedbackSignalsInput | null;
+
+  @Field(() => Date, { nullable: true })
+  timestamp?: Date | null;
+
+  @Field(() => Int, { nullable: true })
+  version?: number | null;
+
+  @Field(() => String, { nullable: true })
+  workflowId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sessionId?: string | null;
+
+  @Field(() => [String], { nullable: true })
+  tags?: string[] | null;
+}
+
+@InputType({ description: 'Conditions on experiences; all given conditions must hold.' })
+export class ExperienceFilter {
+  @Field(() => String, { nullable: true })
+  initiatingAgentId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  workflowId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sessionId?: string | null;
+
+  @Field(() => [ExperienceOutcome], { nullable: true, description: 'Any of these outcomes.' })
+  outcomes?: ExperienceOutcome[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'At least one of these tags.' })
+  tagsAny?: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'All of these tags.' })
+  tagsAll?: string[] | null;
+
+  @Field(() => String, { nullable: true, description: 'This component is among involved_components.' })
+  component?: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'timestamp >= since.' })
+  since?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'timestamp < until.' })
+  until?: Date | null;
+}
+
+export enum ExperienceOrderField {
+  TIMESTAMP = 'timestamp',
+}
+registerEnumType(ExperienceOrderField, { name: 'ExperienceOrderField' });
+
+export enum ExperienceOrderDirection {
+  ASC = 1,
+  DESC = -1,
+}
+registerEnumType(ExperienceOrderDirection, { name: 'ExperienceOrderDirection' });
+
+@InputType({ description: 'Order of an experience list; ties are broken by experienceId in the same direction.' })
+export class ExperienceOrder {
+  @Field(() => ExperienceOrderField, { defaultValue: ExperienceOrderField.TIMESTAMP })
+  field!: ExperienceOrderField;
+
+  @Field(() => ExperienceOrderDirection, { defaultValue: ExperienceOrderDirection.DESC })
+  direction!: ExperienceOrderDirection;
+}
+
+@ArgsType()
+export class ExperiencesArgs extends ForwardPageArgs {
+  @Field(() => ExperienceFilter, { nullable: true })
+  filter?: ExperienceFilter | null;
+
+  @Field(() => ExperienceOrder, { nullable: true, description: 'Default: newest first (timestamp DESC).' })
+  orderBy?: ExperienceOrder | null;
+}
+
+export enum SearchMode {
+  VECTOR = 'VECTOR',
+  KEYWORD = 'KEYWORD',
+  HYBRID = 'HYBRID',
+}
+registerEnumType(SearchMode, {
+  name: 'SearchMode',
+  description: 'VECTOR: semantic similarity; KEYWORD: BM25 word relevance; HYBRID: both, fused into one score.',
+});
+
+export const MAX_SEARCH_LIMIT = 100;
+
+@ArgsType()
+export class SearchExperiencesArgs {
+  @Field({ description: 'Natural-language query.' })
+  query!: string;
+
+  @Field(() => [ExperienceField], { nullable: true, description: 'Fields to match against (default: all four).' })
+  fields?: ExperienceField[] | null;
+
+  @Field(() => ExperienceFilter, { nullable: true, description: 'Applied before the limit.' })
+  filter?: ExperienceFilter | null;
+
+  @Field(() => Int, { defaultValue: 10, description: `Results to return, 1 to ${MAX_SEARCH_LIMIT}.` })
+  limit!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Drop results whose score is below this.' })
+  minScore?: number | null;
+
+  @Field(() => SearchMode, { defaultValue: SearchMode.HYBRID })
+  mode!: SearchMode;
+}

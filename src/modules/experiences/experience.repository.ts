@@ -1,0 +1,154 @@
+import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import { ConflictError, isDuplicateKeyError } from '../../errors';
+import type { SortKey } from '../shared/connection';
+import type { ExperienceFilter } from './experience.input';
+import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.type';
+
+/** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
+const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
+
+/** Translates a GraphQL filter into a MongoDB filter; shared by lists, counts and search (applied before the limit). */
+export function experienceFilterQuery(filter: ExperienceFilter | null | undefined): Filter<ExperienceDocument> {
+  const query: Document = {};
+  if (!filter) return query;
+  if (filter.initiatingAgentId != null) query.initiating_agent_id = filter.initiatingAgentId;
+  if (filter.workflowId != null) query.workflow_id = filter.workflowId;
+  if (filter.sessionId != null) query.session_id = filter.sessionId;
+  if (filter.outcomes?.length) query.final_outcome = { $in: filter.outcomes };
+  const tagConditions: Document[] = [];
+  if (filter.tagsAny?.length) tagConditions.push({ tags: { $in: filter.tagsAny } });
+  if (filter.tagsAll?.length) tagConditions.push({ tags: { $all: filter.tagsAll } });
+  if (tagConditions.length === 1) Object.assign(query, tagConditions[0]);
+  if (tagConditions.length === 2) query.$and = tagConditions;
+  if (filter.component != null) query.involved_components = filter.component;
+  if (filter.since != null || filter.until != null) {
+    query.timestamp = {
+      ...(filter.since != null ? { $gte: filter.since } : {}),
+      ...(filter.until != null ? { $lt: filter.until } : {}),
+    };
+  }
+  return query;
+}
+
+/** CONFLICT for an experience_id that is taken (undefined: some id of a batch). */
+export function duplicateExperience(id: string | undefined): ConflictError {
+  return new ConflictError(`An experience with experienceId ${id === undefined ? 'of this batch' : JSON.stringify(id)} already exists.`, {
+    ...(id === undefined ? {} : { experienceId: id }),
+  });
+}
+
+/** The only code touching `eat_agent_experiences`. */
+export class ExperienceRepository {
+  readonly collection: Collection<ExperienceDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
+  }
+
+  /** Ids among `ids` that are already taken. */
+  async existingIds(ids: string[]): Promise<string[]> {
+    const rows = await this.collection
+      .find({ experience_id: { $in: ids } }, { projection: { _id: 0, experience_id: 1 } })
+      .toArray();
+    return rows.map((row) => row.experience_id);
+  }
+
+  /**
+   * Inserts all documents or none: on a duplicate id (a race with another writer) the documents of this batch that
+   * were inserted are removed again and CONFLICT names the id.
+   */
+  async insertAll(docs: ExperienceDocument[]): Promise<void> {
+    for (const doc of docs) doc._id ??= new ObjectId();
+    try {
+      await this.collection.insertMany(docs, { ordered: true });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      // Our own fresh _ids: deleting them cannot touch a document written by someone else.
+      await this.collection.deleteMany({ _id: { $in: docs.map((doc) => doc._id!) } });
+      const failed = error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : docs.length === 1 ? 0 : undefined;
+      throw duplicateExperience(failed === undefined ? undefined : docs[failed]?.experience_id);
+    }
+  }
+
+  /** Documents by id, without vectors, in no particular order. */
+  findByIds(ids: readonly string[]): Promise<ExperienceDocument[]> {
+    return this.collection.find({ experience_id: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
+  }
+
+  /** The stored vectors and their model, by id. */
+  findVectorsByIds(ids: readonly string[]): Promise<Pick<ExperienceDocument, 'experience_id' | 'embeddings' | 'embedding_model'>[]> {
+    return this.collection
+      .find(
+        { experience_id: { $in: [...ids] } },
+        { projection: { _id: 0, experience_id: 1, embeddings: 1, embedding_model: 1 } },
+      )
+      .toArray();
+  }
+
+  /** One keyset page (rows after `after`, in `sort` order), without vectors. */
+  findPage(filter: Filter<ExperienceDocument>, after: Document | null, sort: SortKey[], limit: number): Promise<ExperienceDocument[]> {
+    const query = after ? { $and: [filter, after] } : filter;
+    return this.collection
+      .find(query as Filter<ExperienceDocument>, WITHOUT_VECTORS)
+      .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
+      .limit(limit)
+      .toArray();
+  }
+
+  count(filter: Filter<ExperienceDocument>): Promise<number> {
+    return this.collection.countDocuments(filter);
+  }
+
+  /** Applies `$set`/`$unset` to one experience; returns it after the update (without vectors), or null when absent. */
+  update(id: string, set: Document, unset: string[]): Promise<ExperienceDocument | null> {
+    const update: Document = {};
+    if (Object.keys(set).length) update.$set = set;
+    if (unset.length) update.$unset = Object.fromEntries(unset.map((path) => [path, '']));
+    return this.collection.findOneAndUpdate({ experience_id: id }, update, {
+      returnDocument: 'after',
+      ...WITHOUT_VECTORS,
+    });
+  }
+
+  /**
+   * Merges `signals` into `feedback_signals` key by key in one atomic update; when the stored value is not an object
+   * (absent or null) it becomes `signals`. Returns the experience after the update, or null when absent.
+   */
+  async mergeFeedback(id: string, signals: Record<string, unknown>): Promise<ExperienceDocument | null> {
+    const merged = await this.collection.findOneAndUpdate(
+      { experience_id: id, feedback_signals: { $type: 'object' } },
+      { $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])) },
+      { returnDocument: 'after', ...WITHOUT_VECTORS },
+    );
+    if (merged) return merged;
+    const replaced = await this.collection.findOneAndUpdate(
+      { experience_id: id, feedback_signals: { $not: { $type: 'object' } } },
+      { $set: { feedback_signals: signals } },
+      { returnDocument: 'after', ...WITHOUT_VECTORS },
+    );
+    // Lost a race with a writer that just created the object: merge into it.
+    return replaced ?? ((await this.collection.countDocuments({ experience_id: id }, { limit: 1 })) ? this.mergeFeedback(id, signals) : null);
+  }
+
+  /** Deletes one experience; returns it (without vectors), or null when absent. */
+  delete(id: string): Promise<ExperienceDocument | null> {
+    return this.collection.findOneAndDelete({ experience_id: id }, WITHOUT_VECTORS);
+  }
+}
+
+/**
+ * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
+ * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
+ * session_id; tags (multikey); final_outcome. Idempotent.
+ */
+export async function ensureExperienceIndexes(db: Db): Promise<void> {
+  await db.collection(EXPERIENCES_COLLECTION).createIndexes([
+    { key: { experience_id: 1 }, name: 'experience_id_unique', unique: true },
+    { key: { timestamp: 1, experience_id: 1 }, name: 'timestamp' },
+    { key: { initiating_agent_id: 1, timestamp: 1 }, name: 'initiating_agent_id_timestamp' },
+    { key: { workflow_id: 1 }, name: 'workflow_id' },
+    { key: { session_id: 1 }, name: 'session_id' },
+    { key: { tags: 1 }, name: 'tags' },
+    { key: { final_outcome: 1 }, name: 'final_outcome' },
+  ]);
+}

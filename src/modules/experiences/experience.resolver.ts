@@ -1,0 +1,87 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import type { Connection } from '../shared/connection';
+import { Session } from '../sessions/session.type';
+import {
+  ExperiencesArgs,
+  FeedbackSignalsInput,
+  RecordExperienceInput,
+  SearchExperiencesArgs,
+  UpdateExperienceInput,
+} from './experience.input';
+import { Experience, ExperienceConnection, ExperienceEmbeddings, ExperienceSearchHit } from './experience.type';
+
+@Resolver(() => Experience)
+export class ExperienceResolver {
+  @Query(() => Experience, { nullable: true, description: 'One experience by experienceId; null when unknown.' })
+  experience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience | null> {
+    return ctx.services.experiences.get(id);
+  }
+
+  @Query(() => ExperienceConnection, { description: 'Experiences matching the filter, newest first unless orderBy says otherwise.' })
+  experiences(@Args() args: ExperiencesArgs, @Ctx() ctx: Context): Promise<Connection<Experience>> {
+    return ctx.services.experiences.list(args);
+  }
+
+  @Query(() => [ExperienceSearchHit], {
+    description: 'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
+  })
+  searchExperiences(@Args() args: SearchExperiencesArgs, @Ctx() ctx: Context): Promise<ExperienceSearchHit[]> {
+    return ctx.services.experiences.search(args);
+  }
+
+  @Mutation(() => Experience, { description: 'Records one experience; its embeddable fields are embedded and indexed.' })
+  recordExperience(@Arg('input', () => RecordExperienceInput) input: RecordExperienceInput, @Ctx() ctx: Context): Promise<Experience> {
+    return ctx.services.experiences.record(input);
+  }
+
+  @Mutation(() => [Experience], { description: 'Records a batch, all or nothing, embedding all its texts together.' })
+  recordExperiences(
+    @Arg('inputs', () => [RecordExperienceInput]) inputs: RecordExperienceInput[],
+    @Ctx() ctx: Context,
+  ): Promise<Experience[]> {
+    return ctx.services.experiences.recordMany(inputs);
+  }
+
+  @Mutation(() => Experience, { description: 'Changes the given fields; changed embeddable fields are re-embedded.' })
+  updateExperience(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateExperienceInput) input: UpdateExperienceInput,
+    @Ctx() ctx: Context,
+  ): Promise<Experience> {
+    return ctx.services.experiences.update(id, input);
+  }
+
+  @Mutation(() => Experience, { description: 'Merges signals into the feedback of an experience (other keys are kept).' })
+  addExperienceFeedback(
+    @Arg('id', () => ID) id: string,
+    @Arg('signals', () => FeedbackSignalsInput) signals: FeedbackSignalsInput,
+    @Ctx() ctx: Context,
+  ): Promise<Experience> {
+    return ctx.services.experiences.addFeedback(id, signals);
+  }
+
+  @Mutation(() => Experience, { description: 'Deletes an experience; returns it as it was.' })
+  deleteExperience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience> {
+    return ctx.services.experiences.delete(id);
+  }
+
+  @FieldResolver(() => ExperienceEmbeddings, { nullable: true, description: 'The stored vectors (large: select only when needed).' })
+  embeddings(@Root() experience: Experience, @Ctx() ctx: Context): Promise<ExperienceEmbeddings | null> {
+    return ctx.services.experiences.embeddings(experience.experienceId);
+  }
+
+  @FieldResolver(() => Session, { nullable: true, description: 'The session of sessionId; null when there is none or it is unknown.' })
+  session(@Root() experience: Experience, @Ctx() ctx: Context): Promise<Session | null> {
+    return experience.sessionId ? ctx.loaders.sessionById.load(experience.sessionId) : Promise.resolve(null);
+  }
+
+  @FieldResolver(() => [ExperienceSearchHit], { description: 'Other experiences with the closest primary goal, best first.' })
+  similar(
+    @Root() experience: Experience,
+    @Arg('limit', () => Int, { defaultValue: 5 }) limit: number,
+    @Ctx() ctx: Context,
+  ): Promise<ExperienceSearchHit[]> {
+    return ctx.services.experiences.similar(experience, limit);
+  }
+}

@@ -1,0 +1,306 @@
+import type { Db, Document } from 'mongodb';
+import type { AppDeps } from '../../app';
+import { NotFoundError, ValidationError } from '../../errors';
+import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
+import { ReembedCollection } from '../admin/reembed.targets';
+import type { ReembedService } from '../admin/reembed.service';
+import { forwardPage, type Connection, type SortKey } from '../shared/connection';
+import type { ExperienceLoaders } from './experience.loaders';
+import {
+  ExperienceOrderDirection,
+  MAX_SEARCH_LIMIT,
+  SearchMode,
+  type ExperiencesArgs,
+  type FeedbackSignalsInput,
+  type RecordExperienceInput,
+  type SearchExperiencesArgs,
+  type UpdateExperienceInput,
+} from './experience.input';
+import { ExperienceRepository, duplicateExperience, experienceFilterQuery } from './experience.repository';
+import { experienceSpaceName } from './experience.spaces';
+import {
+  EXPERIENCE_FIELDS,
+  ExperienceField,
+  embeddingKey,
+  toExperience,
+  toExperienceEmbeddings,
+  type Experience,
+  type ExperienceDocument,
+  type ExperienceEmbeddings,
+  type ExperienceSearchHit,
+} from './experience.type';
+import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
+
+/** Candidates fetched from each space per requested result, so that fusion sees documents found by either part. */
+const CANDIDATES_PER_RESULT = 4;
+const MIN_CANDIDATES = 50;
+
+/** An embeddable field's text when it has one to embed. */
+function embeddableText(document: Document, field: ExperienceField): string | null {
+  const text = document[field];
+  return typeof text === 'string' && text.trim() !== '' ? text : null;
+}
+
+function checkLimit(limit: number, argument: string): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    throw new ValidationError(`${argument} must be an integer from 1 to ${MAX_SEARCH_LIMIT}.`, argument);
+  }
+}
+
+/**
+ * Experiences (seed 000): recording with embeddings, partial updates that re-embed only what changed, feedback,
+ * lists, and search over one space per embeddable field. Every write keeps the search index current.
+ */
+export class ExperienceService {
+  private readonly repository: ExperienceRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: AppDeps,
+    private readonly loaders: ExperienceLoaders,
+    private readonly reembed: ReembedService,
+  ) {
+    this.repository = new ExperienceRepository(db);
+  }
+
+  private get index() {
+    return this.deps.search.forDb(this.db);
+  }
+
+  /** The experience, or null when the id is unknown. */
+  async get(id: string): Promise<Experience | null> {
+    const document = await this.loaders.experienceById.load(id);
+    return document && toExperience(document);
+  }
+
+  async getOrFail(id: string, argument = 'id'): Promise<ExperienceDocument> {
+    const document = await this.loaders.experienceById.load(id);
+    if (!document) throw new NotFoundError(`No experience with ${argument} ${JSON.stringify(id)}.`, { experienceId: id });
+    return document;
+  }
+
+  /** A page of experiences matching the filter (newest first by default). */
+  list(args: ExperiencesArgs): Promise<Connection<Experience>> {
+    const filter = experienceFilterQuery(args.filter);
+    const direction = args.orderBy?.direction ?? ExperienceOrderDirection.DESC;
+    const sort: SortKey[] = [
+      { field: args.orderBy?.field ?? 'timestamp', direction },
+      { field: 'experience_id', direction },
+    ];
+    return forwardPage({
+      first: args.first,
+      after: args.after,
+      sort,
+      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
+      count: () => this.repository.count(filter),
+      toNode: (document) => {
+        this.loaders.experienceById.prime(document.experience_id, document);
+        return toExperience(document);
+      },
+    });
+  }
+
+  async record(input: RecordExperienceInput): Promise<Experience> {
+    const [experience] = await this.store([newExperienceDocument(input, 'input', new Date())]);
+    return experience;
+  }
+
+  /** Records a batch all or nothing; the texts of the whole batch are embedded in one embedder call. */
+  async recordMany(inputs: RecordExperienceInput[]): Promise<Experience[]> {
+    if (inputs.length > MAX_BATCH) throw new ValidationError(`inputs can hold at most ${MAX_BATCH} experiences.`, 'inputs');
+    const now = new Date();
+    return this.store(inputs.map((input, i) => newExperienceDocument(input, `inputs[${i}]`, now)));
+  }
+
+  private async store(documents: ExperienceDocument[]): Promise<Experience[]> {
+    const ids = documents.map((document) => document.experience_id);
+    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (repeated !== undefined) {
+      throw new ValidationError(`experienceId ${JSON.stringify(repeated)} appears twice in the batch.`, 'inputs', { experienceId: repeated });
+    }
+    if (documents.length === 0) return [];
+    const taken = await this.repository.existingIds(ids);
+    // Checked before embedding so that a duplicate costs no embedding; the unique index still decides a race.
+    if (taken.length) throw duplicateExperience(taken[0]);
+    await this.embedInto(documents, documents.map(() => EXPERIENCE_FIELDS));
+    await this.repository.insertAll(documents);
+    for (const document of documents) {
+      this.indexFields(document, EXPERIENCE_FIELDS);
+      const { embeddings: _vectors, ...stored } = document;
+      this.loaders.experienceById.prime(document.experience_id, stored);
+    }
+    return documents.map(toExperience);
+  }
+
+  /**
+   * Embeds the given fields of each document (one embedder call for all of them) into its `embeddings` object and
+   * labels it with the current model; fields without text get no vector.
+   */
+  private async embedInto(documents: ExperienceDocument[], fields: readonly (readonly ExperienceField[])[]): Promise<void> {
+    const texts: string[] = [];
+    const slots = documents.map((document, i) =>
+      fields[i].map((field) => {
+        const text = embeddableText(document, field);
+        return text === null ? -1 : texts.push(text) - 1;
+      }),
+    );
+    const vectors = texts.length ? await this.deps.embedder.embed(texts) : [];
+    documents.forEach((document, i) => {
+      document.embeddings ??= {};
+      fields[i].forEach((field, f) => {
+        const slot = slots[i][f];
+        if (slot !== -1) document.embeddings![embeddingKey(field)] = toStoredVector(vectors[slot]);
+      });
+      document.embedding_model = this.deps.embedder.signature;
+    });
+  }
+
+  /** Puts the document's vectors of `fields` into the search index (a field without a vector is removed). */
+  private indexFields(document: ExperienceDocument, fields: readonly ExperienceField[]): void {
+    for (const field of fields) {
+      const vector = fromStoredVector(document.embeddings?.[embeddingKey(field)]);
+      const text = embeddableText(document, field);
+      if (vector && text !== null) this.index.upsert(experienceSpaceName(field), document.experience_id, vector, text);
+      else this.index.remove(experienceSpaceName(field), document.experience_id);
+    }
+  }
+
+  /**
+   * Applies a partial update. Embeddable fields whose text changed are re-embedded; when the stored vectors are of
+   * another (or an unrecorded) model, all of them are, so a document never mixes models.
+   */
+  async update(id: string, input: UpdateExperienceInput): Promise<Experience> {
+    const changes = experienceChanges(input, 'input');
+    const current = await this.getOrFail(id);
+    const modelIsCurrent = current.embedding_model != null && this.sameModel(current.embedding_model);
+    const next = { ...current, ...changes.set } as ExperienceDocument;
+    for (const path of changes.unset) delete (next as unknown as Document)[path];
+    const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
+    if (touched.length) {
+      const embedded = { ...next, embeddings: {} } as ExperienceDocument;
+      await this.embedInto([embedded], [touched]);
+      for (const field of touched) {
+        const vector = embedded.embeddings![embeddingKey(field)];
+        if (vector) changes.set[`embeddings.${embeddingKey(field)}`] = vector;
+        else changes.unset.push(`embeddings.${embeddingKey(field)}`);
+      }
+      changes.set.embedding_model = this.deps.embedder.signature;
+    }
+    const updated = await this.repository.update(id, changes.set, changes.unset);
+    if (!updated) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
+    if (touched.length) {
+      const vectors = Object.fromEntries(
+        touched.map((field) => [embeddingKey(field), changes.set[`embeddings.${embeddingKey(field)}`] as number[] | undefined]),
+      );
+      this.indexFields({ ...updated, embeddings: vectors }, touched);
+    }
+    this.loaders.experienceById.clear(id).prime(id, updated);
+    this.loaders.experienceVectorsById.clear(id);
+    return toExperience(updated);
+  }
+
+  private sameModel(stored: { provider: string; model: string; dimensions: number }): boolean {
+    const current = this.deps.embedder.signature;
+    return stored.provider === current.provider && stored.model === current.model && stored.dimensions === current.dimensions;
+  }
+
+  /** Merges signals into `feedback_signals` (key by key; other keys are kept). */
+  async addFeedback(id: string, signals: FeedbackSignalsInput): Promise<Experience> {
+    const document = feedbackDocument(signals, 'signals');
+    if (Object.keys(document).length === 0) throw new ValidationError('signals must set at least one key.', 'signals');
+    const updated = await this.repository.mergeFeedback(id, document);
+    if (!updated) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
+    this.loaders.experienceById.clear(id).prime(id, updated);
+    return toExperience(updated);
+  }
+
+  /** Deletes the experience and its vectors from the search index; returns what was deleted. */
+  async delete(id: string): Promise<Experience> {
+    const deleted = await this.repository.delete(id);
+    if (!deleted) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
+    for (const field of EXPERIENCE_FIELDS) this.index.remove(experienceSpaceName(field), id);
+    this.loaders.experienceById.clear(id);
+    this.loaders.experienceVectorsById.clear(id);
+    return toExperience(deleted);
+  }
+
+  /** The stored vectors of an experience. */
+  async embeddings(id: string): Promise<ExperienceEmbeddings | null> {
+    const row = await this.loaders.experienceVectorsById.load(id);
+    return row && toExperienceEmbeddings(row.embeddings);
+  }
+
+  /**
+   * Experiences matching `query`, best first. Per document, the vector score is the best cosine over the requested
+   * fields (`matchedField` names it) and the keyword score the best BM25 over them; HYBRID fuses both. The filter
+   * is applied inside each space's search, before the limit.
+   */
+  async search(args: SearchExperiencesArgs): Promise<ExperienceSearchHit[]> {
+    const query = args.query.trim();
+    if (!query) throw new ValidationError('query must not be blank.', 'query');
+    checkLimit(args.limit, 'limit');
+    if (args.minScore != null && !Number.isFinite(args.minScore)) throw new ValidationError('minScore must be a number.', 'minScore');
+    const fields = args.fields?.length ? [...new Set(args.fields)] : [...EXPERIENCE_FIELDS];
+    const filter = experienceFilterQuery(args.filter);
+    const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
+    const useVector = args.mode !== SearchMode.KEYWORD;
+    const useKeyword = args.mode !== SearchMode.VECTOR;
+
+    const vector = useVector ? await this.queryVector(query) : null;
+    const [vectorBest, keywordBest] = await Promise.all([
+      vector ? this.bestPerDocument(fields, (space) => this.index.searchVector(space, { vector, k, filter })) : new Map(),
+      useKeyword ? this.bestPerDocument(fields, (space) => this.index.searchKeyword(space, { text: query, k, filter })) : new Map(),
+    ]);
+    return this.rankHits(args, vectorBest, keywordBest);
+  }
+
+  private async queryVector(query: string): Promise<Float32Array> {
+    await this.reembed.assertVectorsCurrent(ReembedCollection.EXPERIENCES);
+    return this.deps.embedder.embedOne(query);
+  }
+
+  /** Runs `search` on each field's space and keeps, per document, the best score and the field that gave it. */
+  private async bestPerDocument(
+    fields: ExperienceField[],
+    search: (space: string) => Promise<Array<{ id: string; score: number }>>,
+  ): Promise<Map<string, { score: number; field: ExperienceField }>> {
+    const lists = await Promise.all(fields.map((field) => search(experienceSpaceName(field))));
+    const best = new Map<string, { score: number; field: ExperienceField }>();
+    lists.forEach((list, f) => {
+      for (const { id, score } of list) {
+        const seen = best.get(id);
+        if (!seen || score > seen.score) best.set(id, { score, field: fields[f] });
+      }
+    });
+    return best;
+  }
+
+  private async rankHits(
+    args: SearchExperiencesArgs,
+    vectorBest: Map<string, { score: number; field: ExperienceField }>,
+    keywordBest: Map<string, { score: number; field: ExperienceField }>,
+  ): Promise<ExperienceSearchHit[]> {
+    throw new Error('not wired yet');
+  }
+
+  /** Experiences whose primary goal is closest to this one's (itself excluded), best first. */
+  async similar(experience: Experience, limit: number): Promise<ExperienceSearchHit[]> {
+    checkLimit(limit, 'limit');
+    await this.reembed.assertVectorsCurrent(ReembedCollection.EXPERIENCES);
+    const stored = await this.loaders.experienceVectorsById.load(experience.experienceId);
+    const vector =
+      fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
+      (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
+    const matches = await this.index.searchVector(experienceSpaceName(ExperienceField.PRIMARY_GOAL), {
+      vector,
+      k: limit,
+      filter: { experience_id: { $ne: experience.experienceId } },
+    });
+    const documents = await this.loaders.experienceById.loadMany(matches.map((match) => match.id));
+    return matches.flatMap((match, i) => {
+      const document = documents[i];
+      if (!document || document instanceof Error) return [];
+      return [{ experience: toExperience(document), score: match.score, vectorScore: match.score, keywordScore: null, matchedField: ExperienceField.PRIMARY_GOAL }];
+    });
+  }
+}

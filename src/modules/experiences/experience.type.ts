@@ -1,0 +1,216 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import type { ObjectId } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { EmbeddingsInfo } from '../system/server-info.type';
+import { ConnectionType } from '../shared/connection';
+
+/** The collection of seed 000. */
+export const EXPERIENCES_COLLECTION = 'eat_agent_experiences';
+
+/** How an experience ended; stored as the seed's lowercase strings (the enum's values). */
+export enum ExperienceOutcome {
+  SUCCESS = 'success',
+  FAILURE = 'failure',
+  PARTIAL_SUCCESS = 'partial_success',
+  ABANDONED = 'abandoned',
+}
+registerEnumType(ExperienceOutcome, {
+  name: 'ExperienceOutcome',
+  description: "Final outcome of an experience; stored as 'success', 'failure', 'partial_success' or 'abandoned'.",
+});
+
+/** The four embeddable fields of seed 000; each value is the stored field name. */
+export enum ExperienceField {
+  PRIMARY_GOAL = 'primary_goal_description',
+  SUB_TASK = 'sub_task_description',
+  INPUT_CONTEXT = 'input_context_summary',
+  OUTPUT_SUMMARY = 'output_summary',
+}
+registerEnumType(ExperienceField, {
+  name: 'ExperienceField',
+  description: 'An embeddable text field of an experience; each has its own vector and its own search space.',
+});
+
+export const EXPERIENCE_FIELDS: readonly ExperienceField[] = Object.values(ExperienceField);
+
+/** Where the seed keeps a field's vector: `embeddings.<field>_embedding`. */
+export function embeddingKey(field: ExperienceField): `${ExperienceField}_embedding` {
+  return `${field}_embedding`;
+}
+
+/** A document of `eat_agent_experiences`, with the seed's field names; `embedding_model` is Hindsight's addition. */
+export interface ExperienceDocument {
+  _id?: ObjectId;
+  experience_id: string;
+  primary_goal_description: string;
+  sub_task_description: string;
+  initiating_agent_id: string;
+  involved_components?: string[] | null;
+  input_context_summary?: string | null;
+  key_decisions_made?: unknown;
+  final_outcome: string;
+  output_summary?: string | null;
+  feedback_signals?: Record<string, unknown> | null;
+  /** ISODate; a string is tolerated on read (documents imported from JSON). */
+  timestamp: Date | string;
+  version: number;
+  workflow_id?: string | null;
+  session_id?: string | null;
+  tags?: string[] | null;
+  embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
+  embedding_model?: EmbeddingModelInfo | null;
+}
+
+@ObjectType({ description: 'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.' })
+export class FeedbackSignals {
+  @Field(() => Float, { nullable: true, description: '`user_rating`, e.g. 1 to 5.' })
+  userRating!: number | null;
+
+  @Field(() => Boolean, { nullable: true, description: '`correction_needed`.' })
+  correctionNeeded!: boolean | null;
+
+  @Field(() => String, { nullable: true, description: '`error_type`, e.g. API_error.' })
+  errorType!: string | null;
+
+  @Field(() => String, { nullable: true, description: '`comment`.' })
+  comment!: string | null;
+
+  @Field(() => GraphQLJSONObject, { description: 'Every key as stored (snake_case), including ones without an accessor.' })
+  data!: Record<string, unknown>;
+}
+
+@ObjectType({ description: "The stored vectors of an experience's embeddable fields (`embeddings.<field>_embedding`)." })
+export class ExperienceEmbeddings {
+  @Field(() => [Float], { nullable: true })
+  primaryGoalDescription!: number[] | null;
+
+  @Field(() => [Float], { nullable: true })
+  subTaskDescription!: number[] | null;
+
+  @Field(() => [Float], { nullable: true })
+  inputContextSummary!: number[] | null;
+
+  @Field(() => [Float], { nullable: true })
+  outputSummary!: number[] | null;
+}
+
+@ObjectType({ description: 'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).' })
+export class Experience {
+  @Field(() => ID, { description: '`experience_id` (a UUID unless the recorder chose one).' })
+  experienceId!: string;
+
+  @Field()
+  primaryGoalDescription!: string;
+
+  @Field()
+  subTaskDescription!: string;
+
+  @Field()
+  initiatingAgentId!: string;
+
+  @Field(() => [String])
+  involvedComponents!: string[];
+
+  @Field(() => String, { nullable: true })
+  inputContextSummary!: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'A list of strings, or a structured object, as recorded.' })
+  keyDecisionsMade!: unknown;
+
+  @Field(() => ExperienceOutcome)
+  finalOutcome!: ExperienceOutcome;
+
+  @Field(() => String, { nullable: true })
+  outputSummary!: string | null;
+
+  @Field(() => FeedbackSignals, { nullable: true })
+  feedbackSignals!: FeedbackSignals | null;
+
+  @Field()
+  timestamp!: Date;
+
+  @Field(() => Int, { description: 'Version of the record schema (1).' })
+  version!: number;
+
+  @Field(() => String, { nullable: true })
+  workflowId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  sessionId!: string | null;
+
+  @Field(() => [String])
+  tags!: string[];
+
+  @Field(() => EmbeddingsInfo, { nullable: true, description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).' })
+  embeddingModel!: EmbeddingsInfo | null;
+}
+
+@ObjectType({ description: 'One search result: the experience and how it scored.' })
+export class ExperienceSearchHit {
+  @Field(() => Experience)
+  experience!: Experience;
+
+  @Field(() => Float, { description: 'The ranking score (mode VECTOR: the vector score; KEYWORD: the keyword score; HYBRID: the fused score).' })
+  score!: number;
+
+  @Field(() => Float, { nullable: true, description: 'Cosine similarity of the query and the best requested field (null when not scored by vector).' })
+  vectorScore!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'BM25 relevance of the best requested field, scaled to 0..1 within this result list (null when not scored by keyword).' })
+  keywordScore!: number | null;
+
+  @Field(() => ExperienceField, { description: 'The field that matched best (by vector score, else by keyword score).' })
+  matchedField!: ExperienceField;
+}
+
+export const ExperienceConnection = ConnectionType('Experience', Experience);
+
+/** Maps a stored document to the GraphQL shape (missing lists become empty, dates parsed). */
+export function toExperience(doc: ExperienceDocument): Experience {
+  return {
+    experienceId: doc.experience_id,
+    primaryGoalDescription: doc.primary_goal_description,
+    subTaskDescription: doc.sub_task_description,
+    initiatingAgentId: doc.initiating_agent_id,
+    involvedComponents: doc.involved_components ?? [],
+    inputContextSummary: doc.input_context_summary ?? null,
+    keyDecisionsMade: doc.key_decisions_made ?? null,
+    finalOutcome: normalizeOutcome(doc.final_outcome),
+    outputSummary: doc.output_summary ?? null,
+    feedbackSignals: doc.feedback_signals ? toFeedbackSignals(doc.feedback_signals) : null,
+    timestamp: doc.timestamp instanceof Date ? doc.timestamp : new Date(doc.timestamp),
+    version: doc.version,
+    workflowId: doc.workflow_id ?? null,
+    sessionId: doc.session_id ?? null,
+    tags: doc.tags ?? [],
+    embeddingModel: doc.embedding_model ?? null,
+  };
+}
+
+/** Tolerates imported spellings of the seed's outcomes ('Success', 'partial-success'). */
+function normalizeOutcome(stored: string): ExperienceOutcome {
+  return String(stored).trim().toLowerCase().replace(/[\s-]+/g, '_') as ExperienceOutcome;
+}
+
+function toFeedbackSignals(data: Record<string, unknown>): FeedbackSignals {
+  const typed = <T>(key: string, type: string): T | null => (typeof data[key] === type ? (data[key] as T) : null);
+  return {
+    userRating: typed<number>('user_rating', 'number'),
+    correctionNeeded: typed<boolean>('correction_needed', 'boolean'),
+    errorType: typed<string>('error_type', 'string'),
+    comment: typed<string>('comment', 'string'),
+    data,
+  };
+}
+
+/** The stored vectors in GraphQL shape. */
+export function toExperienceEmbeddings(embeddings: ExperienceDocument['embeddings']): ExperienceEmbeddings {
+  const vector = (field: ExperienceField) => embeddings?.[embeddingKey(field)] ?? null;
+  return {
+    primaryGoalDescription: vector(ExperienceField.PRIMARY_GOAL),
+    subTaskDescription: vector(ExperienceField.SUB_TASK),
+    inputContextSummary: vector(ExperienceField.INPUT_CONTEXT),
+    outputSummary: vector(ExperienceField.OUTPUT_SUMMARY),
+  };
+}

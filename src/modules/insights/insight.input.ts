@@ -1,0 +1,44 @@
+import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
+import { AgentType, InsightType } from './insight.type';
+
+@ArgsType()
+export class AgentInsightsArgs {
+  @Field(() => AgentType)
+  agentType!: AgentType;
+
+  @Field(() => InsightType, { nullable: true, description: 'Only insights of this kind.' })
+  insightType?: InsightType | null;
+
+  @Field(() => Int, { defaultValue: 10, description: 'At most this many (1–100), most confident first.' })
+  limit!: number;
+
+  @Field(() => Float, { defaultValue: 0, description: 'Only insights at least this confident (0–1).' })
+  minConfidence!: number;
+}
+
+@InputType({ description: 'A task that supports an insight.' })
+export class InsightEvidenceInput {
+  @Field()
+  taskId!: string;
+
+  @Field()
+  description!: string;
+}
+
+@InputType({ description: 'An insight of an agent. The same text (case and spacing aside) of one agent and type is one insight: recording it again adds evidence.' })
+export class RecordInsightInput {
+  @Field(() => AgentType)
+  agentType!: AgentType;
+
+  @Field(() => InsightType)
+  type!: InsightType;
+
+  @Field()
+  insight!: string;
+
+  @Field(() => Float, { nullable: true, description: 'Starting confidence of a new insight (0–1, default 0.5); ignored for a known one.' })
+  confidence?: number | null;
+
+  @Field(() => [InsightEvidenceInput], { nullable: true })
+  evidence?: InsightEvidenceInput[] | null;
+}

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import type { Collection, Db, Document, Filter } from 'mongodb';
+import { isDuplicateKeyError } from '../../errors';
+import { AGENT_INSIGHTS_COLLECTION, type AgentInsightDocument, type AgentType, type EvidenceDocument, type InsightType } from './insight.type';
+
+/**
+ * Confidence rules (documented in the README):
+ * - a new insight starts at the confidence it is recorded with, by default INITIAL_CONFIDENCE;
+ * - each further task supporting it (evidence with a taskId it does not hold yet) closes REINFORCEMENT of the
+ *   gap to 1: c ← 1 − (1 − c) × (1 − REINFORCEMENT);
+ * - validateInsight(valid: true) reinforces it the same way; valid: false multiplies it by REFUTATION_FACTOR.
+ */
+export const INITIAL_CONFIDENCE = 0.5;
+export const REINFORCEMENT = 0.25;
+export const REFUTATION_FACTOR = 0.5;
+/** Evidence kept per insight (the latest); `evidenceCount` counts all. */
+export const MAX_EVIDENCE = 20;
+const UPSERT_ATTEMPTS = 3;
+
+/** The text an insight is deduplicated by: lower case, whitespace collapsed. */
+export function insightKey(insight: string): string {
+  return insight.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** The id of an insight: derived from (agent, type, key), so concurrent reports of one insight meet in one document. */
+export function insightId(agentType: AgentType, type: InsightType, key: string): string {
+  return `ins_${createHash('sha256').update(`${agentType}\0${type}\0${key}`).digest('hex').slice(0, 24)}`;
+}
+
+export interface InsightReport {
+  agentType: AgentType;
+  type: InsightType;
+  insight: string;
+  /** Used only when the insight is new. */
+  initialConfidence: number;
+  /** Distinct by taskId. */
+  evidence: EvidenceDocument[];
+}
+
+/**
+ * The update pipeline of one report (with upsert): evidence from tasks the insight does not hold yet is appended,
+ * and each such task reinforces the confidence of a known insight.
+ */
+export function insightReportPipeline(report: InsightReport, now: Date): Document[] {
+  const key = insightKey(report.insight);
+  return [
+    {
+      $set: {
+        _known: { $ne: [{ $type: '$createdAt' }, 'missing'] },
+        _new: {
+          $filter: {
+            input: { $literal: report.evidence },
+            as: 'piece',
+            cond: { $not: [{ $in: ['$$piece.taskId', { $ifNull: ['$evidence.taskId', []] }] }] },
+          },
+        },
+      },
+    },
+    {
+      $set: {
+        insightId: { $literal: insightId(report.agentType, report.type, key) },
+        agentType: { $literal: report.agentType },
+        type: { $literal: report.type },
+        key: { $literal: key },
+        insight: { $ifNull: ['$insight', { $literal: report.insight }] },
+        createdAt: { $ifNull: ['$createdAt', now] },
+        lastValidated: { $ifNull: ['$lastValidated', null] },
+        confidence: {
+          $cond: [
+            '$_known',
+            { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, { $pow: [1 - REINFORCEMENT, { $size: '$_new' }] }] }] },
+            report.initialConfidence,
+          ],
+        },
+        evidence: { $slice: [{ $concatArrays: [{ $ifNull: ['$evidence', []] }, '$_new'] }, -MAX_EVIDENCE] },
+        evidenceCount: { $add: [{ $ifNull: ['$evidenceCount', 0] }, { $size: '$_new' }] },
+      },
+    },
+    { $unset: ['_known', '_new'] },
+  ];
+}
+
+/** The only code touching `agent_insights`. */
+export class AgentInsightRepository {
+  readonly collection: Collection<AgentInsightDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<AgentInsightDocument>(AGENT_INSIGHTS_COLLECTION);
+  }
+
+  /** Applies one report in one atomic update, creating the insight; returns it after the update. */
+  async report(report: InsightReport, now: Date): Promise<AgentInsightDocument> {
+    const id = insightId(report.agentType, report.type, insightKey(report.insight));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const updated = await this.collection.findOneAndUpdate({ insightId: id }, insightReportPipeline(report, now), {
+          upsert: true,
+          returnDocument: 'after',
+        });
+        return updated!;
+      } catch (error) {
+        // Lost the insert race to a concurrent first report of the same insight: the retry updates its document.
+        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Reinforces (valid) or weakens (not valid) an insight and stamps lastValidated; null when it does not exist. */
+  validate(id: string, valid: boolean, now: Date): Promise<AgentInsightDocument | null> {
+    const confidence = valid
+      ? { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, 1 - REINFORCEMENT] }] }
+      : { $multiply: ['$confidence', REFUTATION_FACTOR] };
+    return this.collection.findOneAndUpdate({ insightId: id }, [{ $set: { confidence, lastValidated: now } }], {
+      returnDocument: 'after',
+    });
+  }
+
+  delete(id: string): Promise<AgentInsightDocument | null> {
+    return this.collection.findOneAndDelete({ insightId: id });
+  }
+
+  /** The most confident insights matching `filter` (newest first among equals). */
+  find(filter: Filter<AgentInsightDocument>, limit: number): Promise<AgentInsightDocument[]> {
+    return this.collection.find(filter).sort({ confidence: -1, createdAt: -1, insightId: 1 }).limit(limit).toArray();
+  }
+}
+
+/** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */
+export async function ensureInsightIndexes(db: Db): Promise<void> {
+  await db.collection(AGENT_INSIGHTS_COLLECTION).createIndexes([
+    { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
+    { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
+    { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
+  ]);
+}

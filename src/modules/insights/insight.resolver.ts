@@ -1,0 +1,39 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { Task, toTask } from '../tasks/task.type';
+import { AgentInsightsArgs, RecordInsightInput } from './insight.input';
+import { AgentInsight, AgentInsightsResult, InsightEvidence } from './insight.type';
+
+@Resolver(() => AgentInsight)
+export class InsightResolver {
+  @Query(() => AgentInsightsResult, { description: "An agent's insights, most confident first (seed 002 get_agent_insights)." })
+  agentInsights(@Args() args: AgentInsightsArgs, @Ctx() ctx: Context): Promise<AgentInsightsResult> {
+    return ctx.services.insights.list(args);
+  }
+
+  @Mutation(() => AgentInsight, { description: 'Records an insight; the same text again adds its new evidence and raises its confidence.' })
+  recordInsight(@Arg('input', () => RecordInsightInput) input: RecordInsightInput, @Ctx() ctx: Context): Promise<AgentInsight> {
+    return ctx.services.insights.record(input);
+  }
+
+  @Mutation(() => AgentInsight, {
+    description: 'Judges an insight: valid raises its confidence, not valid halves it; sets lastValidated.',
+  })
+  validateInsight(@Arg('id', () => ID) id: string, @Arg('valid') valid: boolean, @Ctx() ctx: Context): Promise<AgentInsight> {
+    return ctx.services.insights.validate(id, valid);
+  }
+
+  @Mutation(() => AgentInsight, { description: 'Deletes an insight; returns it.' })
+  deleteInsight(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentInsight> {
+    return ctx.services.insights.delete(id);
+  }
+}
+
+@Resolver(() => InsightEvidence)
+export class InsightEvidenceResolver {
+  @FieldResolver(() => Task, { nullable: true, description: 'The task (batched per request); null when it was not recorded.' })
+  async task(@Root() evidence: InsightEvidence, @Ctx() ctx: Context): Promise<Task | null> {
+    const document = await ctx.loaders.taskById.load(evidence.taskId);
+    return document && toTask(document);
+  }
+}

@@ -1,0 +1,97 @@
+import type { Db } from 'mongodb';
+import { NotFoundError, ValidationError } from '../../errors';
+import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
+import { AgentInsightRepository, INITIAL_CONFIDENCE, insightKey, type InsightReport } from './insight.repository';
+import { toAgentInsight, type AgentInsight, type AgentInsightDocument, type AgentInsightsResult, type AgentType, type EvidenceDocument, type InsightType } from './insight.type';
+
+export const MAX_INSIGHT_LENGTH = 2000;
+export const MAX_INSIGHTS_LIMIT = 100;
+
+function checkUnitInterval(value: number, field: string): void {
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new ValidationError(`${field} must be a number from 0 to 1.`, field);
+}
+
+/** Trimmed text of an insight; blank or over MAX_INSIGHT_LENGTH is BAD_USER_INPUT naming `field`. */
+export function checkInsightText(text: string, field: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) throw new ValidationError(`${field} must not be blank.`, field);
+  if (trimmed.length > MAX_INSIGHT_LENGTH) throw new ValidationError(`${field} must be at most ${MAX_INSIGHT_LENGTH} characters.`, field);
+  return trimmed;
+}
+
+/** Evidence with one piece per task (the first description given wins). */
+function distinctEvidence(evidence: readonly EvidenceDocument[]): EvidenceDocument[] {
+  const byTask = new Map<string, EvidenceDocument>();
+  for (const piece of evidence) if (!byTask.has(piece.taskId)) byTask.set(piece.taskId, { taskId: piece.taskId, description: piece.description });
+  return [...byTask.values()];
+}
+
+/** Agent insights (seed 002 get_agent_insights): recording with evidence, validation, listing. */
+export class InsightService {
+  private readonly repository: AgentInsightRepository;
+
+  constructor(db: Db) {
+    this.repository = new AgentInsightRepository(db);
+  }
+
+  async record(input: RecordInsightInput): Promise<AgentInsight> {
+    const insight = checkInsightText(input.insight, 'input.insight');
+    if (input.confidence != null) checkUnitInterval(input.confidence, 'input.confidence');
+    (input.evidence ?? []).forEach((piece, i) => {
+      if (!piece.taskId.trim()) throw new ValidationError('taskId must not be blank.', `input.evidence.${i}.taskId`);
+    });
+    const document = await this.repository.report(
+      {
+        agentType: input.agentType,
+        type: input.type,
+        insight,
+        initialConfidence: input.confidence ?? INITIAL_CONFIDENCE,
+        evidence: distinctEvidence(input.evidence ?? []),
+      },
+      new Date(),
+    );
+    return toAgentInsight(document);
+  }
+
+  /**
+   * Stores the insights of one task (already checked; repeated texts count once), each with the task as evidence.
+   * Returns how many distinct insights were stored.
+   */
+  async recordFromTask(agentType: AgentType, type: InsightType, texts: readonly string[], evidence: EvidenceDocument): Promise<number> {
+    const distinct = [...new Map(texts.map((text) => [insightKey(text), text])).values()];
+    const now = new Date();
+    const reports: InsightReport[] = distinct.map((insight) => ({ agentType, type, insight, initialConfidence: INITIAL_CONFIDENCE, evidence: [evidence] }));
+    await Promise.all(reports.map((report) => this.repository.report(report, now)));
+    return reports.length;
+  }
+
+  async list(args: AgentInsightsArgs): Promise<AgentInsightsResult> {
+    if (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > MAX_INSIGHTS_LIMIT) {
+      throw new ValidationError(`limit must be an integer from 1 to ${MAX_INSIGHTS_LIMIT}.`, 'limit');
+    }
+    checkUnitInterval(args.minConfidence, 'minConfidence');
+    const documents = await this.repository.find(
+      {
+        agentType: args.agentType,
+        ...(args.insightType != null ? { type: args.insightType } : {}),
+        ...(args.minConfidence > 0 ? { confidence: { $gte: args.minConfidence } } : {}),
+      },
+      args.limit,
+    );
+    const insights = documents.map(toAgentInsight);
+    return { insights, count: insights.length };
+  }
+
+  async validate(id: string, valid: boolean): Promise<AgentInsight> {
+    return toAgentInsight(this.found(id, await this.repository.validate(id, valid, new Date())));
+  }
+
+  async delete(id: string): Promise<AgentInsight> {
+    return toAgentInsight(this.found(id, await this.repository.delete(id)));
+  }
+
+  private found(id: string, document: AgentInsightDocument | null): AgentInsightDocument {
+    if (!document) throw new NotFoundError(`No insight with id ${JSON.stringify(id)}.`, { insightId: id });
+    return document;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Goal patterns (seed 002, "Goal Pattern Matching"): a goal such as "Create a shipment for facility HAN" becomes
+ * the template `create_*_for_facility_*`, so that runs of the same kind of task share one pattern.
+ *
+ * Rules, applied left to right to the words of the goal (deterministic, no model):
+ * 1. Quoted text ("…", '…', `…`, “…”, ‘…’) is a name → `*`.
+ * 2. Identifiers → `*`: words containing a digit (`12345`, `R-17`, `690b…`, `2024-05-01`), words with `@ / : . _`
+ *    between letters (emails, URLs, paths, dotted names), ALL-CAPS codes of two or more letters (`HAN`, `SFO`),
+ *    words with an upper-case letter after the first (`iPhone`, `ObjectId`), and number words (`one` … `twelve`).
+ * 3. Names → `*`: capitalised words that do not start the goal (`Berlin`, `Maria`, `A` in "warehouse A"), unless
+ *    the goal is written in Title Case (then capitals carry no information).
+ * 4. An indefinite noun phrase — `a`/`an`/`some`/`another` and the words up to the next connecting word — is the
+ *    item the run works on, which varies between runs like an identifier → `*` ("a shipment", "an invoice").
+ * 5. Filler words are dropped: `the`, `please`, `all`, `every`, `each`, `this`, `that`, `these`, `those` and
+ *    possessives (`my`, `our`, `your`, `their`, `his`, `her`, `its`).
+ * 6. Every other word (verbs, nouns, adjectives, prepositions) is kept, lower-cased. Adjacent `*` merge into one and
+ *    the tokens are joined with `_`.
+ */
+
+const WILDCARD = '*';
+
+const CONNECTING_WORDS = new Set([
+  'about', 'across', 'after', 'against', 'and', 'as', 'at', 'before', 'between', 'but', 'by', 'called', 'during',
+  'for', 'from', 'if', 'in', 'into', 'like', 'named', 'of', 'on', 'onto', 'or', 'over', 'per', 'than', 'then',
+  'through', 'to', 'under', 'until', 'using', 'via', 'vs', 'when', 'where', 'with', 'within', 'without',
+]);
+const AUXILIARY_VERBS = new Set([
+  'am', 'are', 'be', 'been', 'can', 'could', 'had', 'has', 'have', 'is', 'may', 'might', 'must', 'need', 'needs',
+  'should', 'was', 'were', 'will', 'would',
+]);
+const INDEFINITE_DETERMINERS = new Set(['a', 'an', 'some', 'another']);
+const FILLER_WORDS = new Set([
+  'the', 'please', 'all', 'every', 'each', 'this', 'that', 'these', 'those',
+  'my', 'our', 'your', 'their', 'his', 'her', 'its',
+]);
+const NUMBER_WORDS = new Set([
+  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
+]);
+
+const QUOTED = /"[^"]*"|“[^”]*”|‘[^’]*’|`[^`]*`|(?<![\p{L}\p{N}])'[^']+'(?![\p{L}\p{N}])/gu;
+// A placeholder for quoted text that no word can contain.
+const QUOTE_MARK = '\u0000';
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}\u0000]+|[^\p{L}\p{N}\u0000]+$/gu;
+
+function isIdentifier(word: string): boolean {
+  if (/\p{N}/u.test(word)) return true;
+  if (/[\p{L}\p{N}][@/:._][\p{L}\p{N}]/u.test(word)) return true;
+  const letters = word.replace(/[^\p{L}]/gu, '');
+  if (letters.length >= 2 && letters === letters.toUpperCase() && letters !== letters.toLowerCase()) return true;
+  if (/^.+\p{Lu}/u.test(word) && /\p{Ll}/u.test(word)) return true;
+  return NUMBER_WORDS.has(word.toLowerCase());
+}
+
+const isCapitalised = (word: string): boolean => /^\p{Lu}/u.test(word);
+
+/** Title Case: every word of four or more letters is capitalised. */
+function isTitleCase(words: string[]): boolean {
+  const long = words.filter((word) => /^\p{L}{4,}$/u.test(word));
+  return long.length > 1 && long.every(isCapitalised);
+}
+
+/** The tokens of a goal's template (`*` for a slot), per the rules above. */
+export function goalPatternTokens(goal: string): string[] {
+  const words = goal
+    .replace(QUOTED, ` ${QUOTE_MARK} `)
+    .split(/[\s,;!?()[\]{}]+/)
+    .map((word) => word.replace(EDGE_PUNCTUATION, ''))
+    .filter(Boolean);
+  const titleCase = isTitleCase(words);
+  const tokens: string[] = [];
+  let inIndefinitePhrase = false;
+  words.forEach((word, index) => {
+    const lower = word.toLowerCase();
+    const isArticle = INDEFINITE_DETERMINERS.has(lower) && (word === lower || index === 0);
+    let token: string | null;
+    if (word === QUOTE_MARK || isIdentifier(word)) token = WILDCARD;
+    else if (isArticle) {
+      inIndefinitePhrase = true;
+      token = WILDCARD;
+    } else if (CONNECTING_WORDS.has(lower) || AUXILIARY_VERBS.has(lower)) {
+      inIndefinitePhrase = false;
+      token = lower;
+    } else if (inIndefinitePhrase) token = WILDCARD;
+    else if (index > 0 && !titleCase && isCapitalised(word)) token = WILDCARD;
+    else if (FILLER_WORDS.has(lower)) token = null;
+    else token = lower;
+    if (token === null || (token === WILDCARD && tokens[tokens.length - 1] === WILDCARD)) return;
+    tokens.push(token);
+  });
+  return tokens;
+}
+
+/** The template of a goal, e.g. "Create a shipment for facility HAN" → `create_*_for_facility_*`. */
+export function goalPattern(goal: string): string {
+  return goalPatternTokens(goal).join('_');
+}
+
+function splitPattern(pattern: string): string[] {
+  return pattern ? pattern.split('_') : [];
+}
+
+/** True when `specific` is an instance of `general`: each `*` of `general` stands for zero or more of its words. */
+function isInstanceOf(specific: string[], general: string[]): boolean {
+  // reachable[i][j]: general[0..i) covers specific[0..j).
+  const reachable = Array.from({ length: general.length + 1 }, () => new Array<boolean>(specific.length + 1).fill(false));
+  reachable[0][0] = true;
+  for (let i = 0; i <= general.length; i++) {
+    for (let j = 0; j <= specific.length; j++) {
+      if (!reachable[i][j] || i === general.length) continue;
+      if (general[i] === WILDCARD) {
+        reachable[i + 1][j] = true;
+        if (j < specific.length) reachable[i][j + 1] = true;
+      } else if (general[i] === specific[j]) {
+        reachable[i + 1][j + 1] = true;
+      }
+    }
+  }
+  return reachable[general.length][specific.length];
+}
+
+/**
+ * True when two templates describe the same kind of goal: one is an instance of the other, each `*` standing for
+ * zero or more words ("Create shipment for facility" fits `create_*_for_facility_*`, and so does
+ * `create_shipment_for_facility_*`; `create_*_for_customer_*` does not).
+ */
+export function patternsUnify(a: string, b: string): boolean {
+  const left = splitPattern(a);
+  const right = splitPattern(b);
+  return isInstanceOf(left, right) || isInstanceOf(right, left);
+}
+
+/** Dice coefficient of the literal (non-`*`) words of two templates, counted with multiplicity. */
+function literalOverlap(a: string, b: string): number {
+  const left = splitPattern(a).filter((token) => token !== WILDCARD);
+  const right = splitPattern(b).filter((token) => token !== WILDCARD);
+  if (!left.length || !right.length) return 0;
+  const counts = new Map<string, number>();
+  for (const token of left) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let shared = 0;
+  for (const token of right) {
+    const count = counts.get(token) ?? 0;
+    if (count > 0) {
+      shared++;
+      counts.set(token, count - 1);
+    }
+  }
+  return (2 * shared) / (left.length + right.length);
+}
+
+/**
+ * How well two templates match, in [0, 1]: 1 when they unify (see `patternsUnify`), otherwise half the Dice
+ * overlap of their literal words — a template that merely shares words never ties with one that fits.
+ */
+export function goalPatternScore(a: string, b: string): number {
+  if (patternsUnify(a, b)) return 1;
+  return literalOverlap(a, b) / 2;
+}
+
+/**
+ * The stored templates that can unify with `pattern` start with its first word or with `*`: prefixes for an
+ * indexed candidate lookup (`^create(_|$)`, `^\*`). Empty when the pattern itself starts with `*` (anything may fit).
+ */
+export function unifiablePrefixes(pattern: string): RegExp[] {
+  const first = splitPattern(pattern)[0];
+  if (first === undefined || first === WILDCARD) return [];
+  return [new RegExp(`^${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(_|$)`), /^\*/];
+}

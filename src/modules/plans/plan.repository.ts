@@ -1,0 +1,145 @@
+import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { isDuplicateKeyError } from '../../errors';
+import type { SortKey } from '../shared/connection';
+import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/running-totals';
+import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocument } from './plan.type';
+
+/** Issue entries kept per pattern (most frequent first) and how many of them `commonIssues` lists. */
+export const MAX_ISSUE_ENTRIES = 50;
+export const COMMON_ISSUES_LIMIT = 10;
+const UPSERT_ATTEMPTS = 3;
+
+const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
+
+/** One run, as learnFromTask adds it to its plan pattern. */
+export interface LearnedRun {
+  patternId: string;
+  goalPattern: string;
+  steps: PlanStepDocument[];
+  /** The run's goal: the pattern's example goal when the run creates it. */
+  goal: string;
+  /** The goal's stored vector and its embedder, copied to a new pattern for semantic matching. */
+  goalVector: number[] | null;
+  model: EmbeddingModelInfo | null;
+  success: boolean;
+  executionTime: number;
+  /** Issues of a failed run (distinct). */
+  issues: string[];
+  /** When the run started (lastUsed is the latest of these). */
+  at: Date;
+}
+
+/**
+ * The update pipeline adding one run to its pattern (with upsert): counts added to the stored counts, then
+ * successRate and avgExecutionTime recomputed from them inside the same atomic update.
+ */
+export function learnedRunPipeline(run: LearnedRun, now: Date): Document[] {
+  const firstRun: Document = {
+    goalPattern: run.goalPattern,
+    stepSequence: run.steps.map((step) => step.action),
+    steps: run.steps,
+    exampleGoal: run.goal,
+    ...(run.goalVector && run.model ? { embeddings: { goal_embedding: run.goalVector }, embedding_model: run.model } : {}),
+  };
+  const set: Document = {
+    patternId: { $literal: run.patternId },
+    createdAt: { $ifNull: ['$createdAt', now] },
+    usageCount: plus('$usageCount', 1),
+    successCount: plus('$successCount', run.success ? 1 : 0),
+    failureCount: plus('$failureCount', run.success ? 0 : 1),
+    totalExecutionTime: plus('$totalExecutionTime', run.executionTime),
+    lastUsed: { $max: [{ $ifNull: ['$lastUsed', run.at] }, run.at] },
+  };
+  for (const [field, value] of Object.entries(firstRun)) set[field] = { $ifNull: [`$${field}`, { $literal: value }] };
+  if (run.issues.length) {
+    set.issues = mergeCountedEntries('issues', run.issues.map((issue) => ({ key: { issue }, add: { count: 1 } })));
+  }
+  return [
+    { $set: set },
+    {
+      $set: {
+        successRate: ratio('$successCount', '$usageCount'),
+        avgExecutionTime: ratio('$totalExecutionTime', '$usageCount'),
+        issues: topEntries('$issues', { count: -1, issue: 1 }, MAX_ISSUE_ENTRIES),
+      },
+    },
+    { $set: { commonIssues: { $map: { input: { $slice: ['$issues', COMMON_ISSUES_LIMIT] }, as: 'entry', in: '$$entry.issue' } } } },
+  ];
+}
+
+/** The only code touching `plan_patterns`. */
+export class PlanPatternRepository {
+  readonly collection: Collection<PlanPatternDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<PlanPatternDocument>(PLAN_PATTERNS_COLLECTION);
+  }
+
+  /** Adds a run to its pattern in one atomic update, creating the pattern; says whether it was created. */
+  async learnRun(run: LearnedRun, now: Date): Promise<{ document: PlanPatternDocument; created: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.collection.findOneAndUpdate({ patternId: run.patternId }, learnedRunPipeline(run, now), {
+          upsert: true,
+          returnDocument: 'after',
+          includeResultMetadata: true,
+          ...WITHOUT_VECTORS,
+        });
+        return { document: result.value!, created: !result.lastErrorObject?.updatedExisting };
+      } catch (error) {
+        // Lost the insert race to a concurrent first run of the same pattern: the retry updates its document.
+        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Patterns by id, without vectors, in no particular order. */
+  findByIds(ids: readonly string[]): Promise<PlanPatternDocument[]> {
+    return this.collection.find({ patternId: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
+  }
+
+  /** Patterns by id with their goal vector, restricted to `filter`. */
+  findWithVectors(ids: readonly string[], filter: Filter<PlanPatternDocument>): Promise<PlanPatternDocument[]> {
+    return this.collection.find({ $and: [{ patternId: { $in: [...ids] } }, filter] }).toArray();
+  }
+
+  /** Up to `limit` ids of patterns whose goalPattern starts with one of `prefixes` (an indexed range), within `filter`. */
+  async idsByPatternPrefix(prefixes: RegExp[], filter: Filter<PlanPatternDocument>, limit: number): Promise<string[]> {
+    if (!prefixes.length) return [];
+    const rows = await this.collection
+      .find({ $and: [{ goalPattern: { $in: prefixes } }, filter] }, { projection: { _id: 0, patternId: 1 } })
+      .sort({ usageCount: -1 })
+      .limit(limit)
+      .toArray();
+    return rows.map((row) => row.patternId);
+  }
+
+  /** One keyset page (rows after `after`, in `sort` order), without vectors. */
+  findPage(filter: Filter<PlanPatternDocument>, after: Document | null, sort: SortKey[], limit: number): Promise<PlanPatternDocument[]> {
+    const query = after ? { $and: [filter, after] } : filter;
+    return this.collection
+      .find(query as Filter<PlanPatternDocument>, WITHOUT_VECTORS)
+      .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
+      .limit(limit)
+      .toArray();
+  }
+
+  count(filter: Filter<PlanPatternDocument>): Promise<number> {
+    return this.collection.countDocuments(filter);
+  }
+}
+
+/**
+ * Seed 002: goalPattern, successRate, usageCount (goalPattern also serves the prefix lookups of pattern matching; a
+ * text index is not created: keyword relevance comes from the search subsystem's BM25). patternId is unique.
+ */
+export async function ensurePlanIndexes(db: Db): Promise<void> {
+  await db.collection(PLAN_PATTERNS_COLLECTION).createIndexes([
+    { key: { patternId: 1 }, name: 'patternId_unique', unique: true },
+    { key: { goalPattern: 1, usageCount: -1 }, name: 'goalPattern_usageCount' },
+    { key: { successRate: -1 }, name: 'successRate' },
+    { key: { usageCount: -1 }, name: 'usageCount' },
+    { key: { lastUsed: -1, patternId: -1 }, name: 'lastUsed_patternId' },
+  ]);
+}

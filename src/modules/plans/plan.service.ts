@@ -1,0 +1,133 @@
+import type { Db, Document, Filter } from 'mongodb';
+import type { AppDeps } from '../../app';
+import { ValidationError } from '../../errors';
+import { fromStoredVector } from '../../embeddings/vectors';
+import { ReembedCollection } from '../admin/reembed.targets';
+import type { ReembedService } from '../admin/reembed.service';
+import { forwardPage, type Connection, type SortKey } from '../shared/connection';
+import { goalPattern, goalPatternScore, unifiablePrefixes } from './goal-pattern';
+import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
+import type { PlanLoaders } from './plan.loaders';
+import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
+import { PlanPatternRepository } from './plan.repository';
+import { PLAN_GOAL_SPACE } from './plan.spaces';
+import { toPlanPattern, type PlanPattern, type PlanPatternDocument, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
+
+export const MAX_PLANS_LIMIT = 100;
+/** Candidates fetched from each list (semantic, goal pattern) per requested plan, and at least. */
+const CANDIDATES_PER_RESULT = 20;
+const MIN_CANDIDATES = 100;
+
+function planFilterQuery(args: PlanPatternsArgs['filter']): Filter<PlanPatternDocument> {
+  const query: Document = {};
+  if (!args) return query;
+  if (args.goalPattern != null) query.goalPattern = args.goalPattern;
+  if (args.action != null) query.stepSequence = args.action;
+  if (args.minSuccessRate != null) query.successRate = { $gte: args.minSuccessRate };
+  if (args.minUsageCount != null) query.usageCount = { $gte: args.minUsageCount };
+  return query;
+}
+
+/** Plan patterns: reading, listing and successfulPlans. Patterns are written by learnFromTask only. */
+export class PlanService {
+  private readonly repository: PlanPatternRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: AppDeps,
+    private readonly loaders: PlanLoaders,
+    private readonly reembed: ReembedService,
+  ) {
+    this.repository = new PlanPatternRepository(db);
+  }
+
+  async get(id: string): Promise<PlanPattern | null> {
+    const document = await this.loaders.planPatternById.load(id);
+    return document && toPlanPattern(document);
+  }
+
+  /** A page of plan patterns matching the filter, most recently used first. */
+  list(args: PlanPatternsArgs): Promise<Connection<PlanPattern>> {
+    const filter = planFilterQuery(args.filter);
+    const sort: SortKey[] = [
+      { field: 'lastUsed', direction: -1 },
+      { field: 'patternId', direction: -1 },
+    ];
+    return forwardPage({
+      first: args.first,
+      after: args.after,
+      sort,
+      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
+      count: () => this.repository.count(filter),
+      toNode: (document) => {
+        this.loaders.planPatternById.prime(document.patternId, document);
+        return toPlanPattern(document);
+      },
+    });
+  }
+
+  /**
+   * Plans that worked for goals like `goal` (see plan.ranking.ts): candidates are the patterns semantically closest
+   * to the goal and those whose template starts like the goal's (both filtered by minSuccessRate before their
+   * limit); each is scored exactly, those matching well enough are ranked.
+   */
+  async successful(args: SuccessfulPlansArgs): Promise<SuccessfulPlansResult> {
+    const goal = args.goal.trim();
+    if (!goal) throw new ValidationError('goal must not be blank.', 'goal');
+    if (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > MAX_PLANS_LIMIT) {
+      throw new ValidationError(`limit must be an integer from 1 to ${MAX_PLANS_LIMIT}.`, 'limit');
+    }
+    if (!Number.isFinite(args.minSuccessRate) || args.minSuccessRate < 0 || args.minSuccessRate > 1) {
+      throw new ValidationError('minSuccessRate must be a number from 0 to 1.', 'minSuccessRate');
+    }
+    await this.reembed.assertVectorsCurrent(ReembedCollection.PLAN_PATTERNS);
+    const filter: Filter<PlanPatternDocument> = { successRate: { $gte: args.minSuccessRate } };
+    const template = goalPattern(goal);
+    const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
+    const vector = await this.deps.embedder.embedOne(goal);
+    const [semanticHits, patternIds] = await Promise.all([
+      this.deps.search.forDb(this.db).searchVector(PLAN_GOAL_SPACE, { vector, k, filter }),
+      this.repository.idsByPatternPrefix(unifiablePrefixes(template), filter, k),
+    ]);
+    const ids = new Set([...semanticHits.map((hit) => hit.id), ...patternIds]);
+    const candidates = await this.repository.findWithVectors([...ids], filter);
+    const now = new Date();
+    const plans: SuccessfulPlan[] = candidates
+      .map((document) => {
+        const stored = fromStoredVector(document.embeddings?.goal_embedding);
+        let cosine = 0;
+        if (stored && stored.length === vector.length) for (let i = 0; i < vector.length; i++) cosine += vector[i] * stored[i];
+        const parts = rankPlan({
+          goalPattern: goalPatternScore(template, document.goalPattern),
+          cosine,
+          usageCount: document.usageCount,
+          lastUsed: document.lastUsed,
+          now,
+        });
+        return { document, parts };
+      })
+      .filter(({ parts }) => parts.match >= MIN_PLAN_MATCH)
+      .sort(
+        (a, b) =>
+          b.parts.score - a.parts.score ||
+          b.document.usageCount - a.document.usageCount ||
+          b.document.lastUsed.getTime() - a.document.lastUsed.getTime() ||
+          a.document.patternId.localeCompare(b.document.patternId),
+      )
+      .slice(0, args.limit)
+      .map(({ document, parts }) => ({
+        planId: document.patternId,
+        goal: document.exampleGoal,
+        goalPattern: document.goalPattern,
+        steps: document.steps ?? [],
+        successRate: document.successRate,
+        avgExecutionTime: document.avgExecutionTime,
+        usageCount: document.usageCount,
+        lastUsed: document.lastUsed,
+        commonIssues: document.commonIssues ?? [],
+        score: parts.score,
+        scores: { goalPattern: parts.goalPattern, semantic: parts.semantic, match: parts.match, usage: parts.usage, recency: parts.recency },
+      }));
+    return { plans, count: plans.length };
+  }
+}

@@ -1,0 +1,13 @@
+import type { ReembedTarget } from '../admin/reembed.target';
+import { PLAN_PATTERNS_COLLECTION } from './plan.type';
+
+/** The search space over plan patterns: the vector and text of each pattern's example goal. */
+export const PLAN_GOAL_SPACE = 'plan_patterns.exampleGoal';
+export const PLAN_GOAL_VECTOR_PATH = 'embeddings.goal_embedding';
+
+/** The field `reembed(collection: PLAN_PATTERNS)` rewrites. */
+export const PLAN_PATTERNS_REEMBED_TARGET: ReembedTarget = {
+  collection: PLAN_PATTERNS_COLLECTION,
+  idField: 'patternId',
+  fields: [{ textPath: 'exampleGoal', vectorPath: PLAN_GOAL_VECTOR_PATH, space: PLAN_GOAL_SPACE }],
+};

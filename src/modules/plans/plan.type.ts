@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import type { ObjectId } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { ConnectionType } from '../shared/connection';
+
+/** The collection of seed 002's PlanPattern. */
+export const PLAN_PATTERNS_COLLECTION = 'plan_patterns';
+
+export interface PlanStepDocument {
+  id: string;
+  action: string;
+  order: number;
+}
+
+/**
+ * A document of `plan_patterns`: the seed's fields (patternId, goalPattern, stepSequence, successRate,
+ * avgExecutionTime, commonIssues, createdAt, lastUsed, usageCount) plus the counts the rates are computed from, the
+ * steps and goal of the first run learned into it, and that goal's vector for semantic matching.
+ */
+export interface PlanPatternDocument {
+  _id?: ObjectId;
+  patternId: string;
+  goalPattern: string;
+  stepSequence: string[];
+  successRate: number;
+  avgExecutionTime: number;
+  commonIssues: string[];
+  createdAt: Date;
+  lastUsed: Date;
+  usageCount: number;
+  steps: PlanStepDocument[];
+  exampleGoal: string;
+  successCount: number;
+  failureCount: number;
+  totalExecutionTime: number;
+  /** Issue counts of failed runs, most frequent first; `commonIssues` lists their texts. */
+  issues: Array<{ issue: string; count: number }>;
+  embeddings?: { goal_embedding?: number[] } | null;
+  embedding_model?: EmbeddingModelInfo | null;
+}
+
+@ObjectType({ description: 'One step of a plan.' })
+export class PlanStep {
+  @Field()
+  id!: string;
+
+  @Field({ description: 'The tool or action the step runs, e.g. list_facilities.' })
+  action!: string;
+
+  @Field(() => Int, { description: 'Position in the plan, from 1.' })
+  order!: number;
+}
+
+@ObjectType({ description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.' })
+export class PlanPattern {
+  @Field(() => ID, { description: 'patternId: derived from (goalPattern, stepSequence).' })
+  patternId!: string;
+
+  @Field({ description: 'The goal template, e.g. create_*_for_facility_*.' })
+  goalPattern!: string;
+
+  @Field(() => [String], { description: 'The actions of the steps, in order.' })
+  stepSequence!: string[];
+
+  @Field(() => [PlanStep])
+  steps!: PlanStep[];
+
+  @Field({ description: 'The goal of the first run learned into this pattern.' })
+  exampleGoal!: string;
+
+  @Field(() => Float, { description: 'Completed runs / runs, 0–1.' })
+  successRate!: number;
+
+  @Field(() => Float, { description: 'Average execution time of its runs, in milliseconds.' })
+  avgExecutionTime!: number;
+
+  @Field(() => [String], { description: 'Issues of failed runs, most frequent first.' })
+  commonIssues!: string[];
+
+  @Field(() => Int, { description: 'Runs learned into it.' })
+  usageCount!: number;
+
+  @Field(() => Int)
+  successCount!: number;
+
+  @Field(() => Int)
+  failureCount!: number;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field({ description: 'Start time of the latest run learned into it.' })
+  lastUsed!: Date;
+}
+
+export const PlanPatternConnection = ConnectionType('PlanPattern', PlanPattern);
+
+@ObjectType({ description: 'How a plan was ranked by successfulPlans (the formula is in the README).' })
+export class PlanScores {
+  @Field(() => Float, { description: 'Goal-pattern match of the asked goal and the plan’s template, 0–1.' })
+  goalPattern!: number;
+
+  @Field(() => Float, { description: 'Cosine similarity of the asked goal and the plan’s example goal (negative counts as 0).' })
+  semantic!: number;
+
+  @Field(() => Float, { description: '(goalPattern + semantic) / 2: a plan is a candidate from 0.4.' })
+  match!: number;
+
+  @Field(() => Float, { description: 'usageCount / (usageCount + 5).' })
+  usage!: number;
+
+  @Field(() => Float, { description: '0.5 ^ (days since lastUsed / 30).' })
+  recency!: number;
+}
+
+@ObjectType({ description: 'A plan that worked for goals like the one asked about (seed 002 get_successful_plans).' })
+export class SuccessfulPlan {
+  @Field(() => ID, { description: 'The plan pattern’s id (pass it as planId to learnFromTask when the plan is reused).' })
+  planId!: string;
+
+  @Field({ description: 'The example goal of the plan.' })
+  goal!: string;
+
+  @Field()
+  goalPattern!: string;
+
+  @Field(() => [PlanStep])
+  steps!: PlanStep[];
+
+  @Field(() => Float)
+  successRate!: number;
+
+  @Field(() => Float)
+  avgExecutionTime!: number;
+
+  @Field(() => Int)
+  usageCount!: number;
+
+  @Field()
+  lastUsed!: Date;
+
+  @Field(() => [String])
+  commonIssues!: string[];
+
+  @Field(() => Float, { description: 'match × (usage + recency) / 2: the rank, best first.' })
+  score!: number;
+
+  @Field(() => PlanScores)
+  scores!: PlanScores;
+}
+
+@ObjectType()
+export class SuccessfulPlansResult {
+  @Field(() => [SuccessfulPlan])
+  plans!: SuccessfulPlan[];
+
+  @Field(() => Int)
+  count!: number;
+}
+
+/** The id of the plan pattern of (goal pattern, step sequence): deterministic, so concurrent first runs upsert one document. */
+export function planPatternId(goalPattern: string, stepSequence: readonly string[]): string {
+  return `pp_${createHash('sha256').update([goalPattern, ...stepSequence].join('\0')).digest('hex').slice(0, 24)}`;
+}
+
+export function toPlanPattern(document: PlanPatternDocument): PlanPattern {
+  return {
+    patternId: document.patternId,
+    goalPattern: document.goalPattern,
+    stepSequence: document.stepSequence ?? [],
+    steps: document.steps ?? [],
+    exampleGoal: document.exampleGoal ?? '',
+    successRate: document.successRate,
+    avgExecutionTime: document.avgExecutionTime,
+    commonIssues: document.commonIssues ?? [],
+    usageCount: document.usageCount,
+    successCount: document.successCount ?? 0,
+    failureCount: document.failureCount ?? 0,
+    createdAt: document.createdAt,
+    lastUsed: document.lastUsed,
+  };
+}

@@ -1,0 +1,570 @@
+import { MongoServerError, type Collection, type Db, type Document } from 'mongodb';
+import type { Config } from '../../config';
+import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
+import type { SortKey } from '../shared/connection';
+
+/**
+ * The only code touching the `sessions` collection. Documents keep seed 001's shape exactly (snake_case,
+ * `_id` = `session_id`, agents keyed by id, BSON dates except agent_data's ISO strings), so a store written
+ * by the agent SDKs is served as it is and what Hindsight writes reads back in those SDKs.
+ */
+
+export const SESSIONS_COLLECTION = 'sessions';
+
+/** MongoDB's maximum document size (16 MiB). */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+export interface EventLoopMetricsDocument {
+  accumulated_metrics?: { latencyMs?: number };
+  accumulated_usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+}
+
+export interface MessageDocument {
+  message_id: number;
+  role: string;
+  content: unknown;
+  created_at: Date;
+  updated_at: Date;
+  event_loop_metrics?: EventLoopMetricsDocument;
+}
+
+export interface AgentDocument {
+  agent_data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  messages: MessageDocument[];
+}
+
+export interface FeedbackDocument {
+  rating: 'up' | 'down' | null;
+  comment: string;
+  created_at: Date;
+}
+
+export interface SessionDocument {
+  _id: string;
+  session_id: string;
+  session_type: string;
+  created_at: Date;
+  updated_at: Date;
+  metadata: Record<string, unknown>;
+  feedbacks: FeedbackDocument[];
+  agents: Record<string, AgentDocument>;
+}
+
+/** An agent without its messages: counts, token sums and the last message, computed in the database. */
+export interface AgentSummary {
+  agent_id: string;
+  agent_data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  message_count: number;
+  last_message?: MessageDocument;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+/** A session as read for the API: everything but the message arrays, which are paged separately. */
+export interface SessionSummary extends Omit<SessionDocument, 'agents'> {
+  agents: AgentSummary[];
+}
+
+/** A message to append, without its id (the database allocates it). */
+export type NewMessage = Omit<MessageDocument, 'message_id' | 'created_at' | 'updated_at'>;
+
+/** Which part of the message list a page takes (ids are `message_id`s; bounds are exclusive). */
+export interface MessageWindow {
+  role: string | null;
+  afterId: number | null;
+  beforeId: number | null;
+  /** Positive: the first n of the window; negative: the last n. */
+  take: number;
+}
+
+export interface MessagePage {
+  /** The role-filtered list size. */
+  total: number;
+  /** Up to |take| + 1 messages: the extra one tells that the window holds more. */
+  page: MessageDocument[];
+  /** Role-filtered messages at or before `afterId` (0 without it). */
+  atOrBeforeAfter: number;
+  /** Role-filtered messages at or after `beforeId` (0 without it). */
+  atOrAfterBefore: number;
+}
+
+/** Why a conditional write matched nothing. */
+export interface WriteDiagnosis {
+  sessionExists: boolean;
+  agentExists: boolean;
+  messageExists: boolean;
+  documentBytes: number;
+}
+
+export interface AnalyticsTotals {
+  sessionCount: number;
+  messageCount: number;
+  input: number;
+  output: number;
+  total: number;
+  latencySum: number;
+  latencyCount: number;
+  up: number;
+  down: number;
+  neutral: number;
+}
+
+/** Filter condition: the document stays within 16 MiB after growing by `addedBytes` (checked atomically by the write). */
+function fitsAfterGrowth(addedBytes: number): Document {
+  return { $lte: [{ $bsonSize: '$$ROOT' }, MAX_DOCUMENT_BYTES - addedBytes] };
+}
+
+/** An agent's sub-document read by key: works for any stored key (dots, dollars), unlike a field path. */
+function agentField(agentId: string): Document {
+  return { $getField: { field: { $literal: agentId }, input: '$agents' } };
+}
+
+const ZERO_IF_MISSING = (expression: unknown) => ({ $ifNull: [expression, 0] });
+
+/** `$project` turning a stored session into a `SessionSummary` (per-agent counts, sums and last message). */
+const SUMMARY_PROJECTION: Document = {
+  $project: {
+    session_id: 1,
+    session_type: 1,
+    created_at: 1,
+    updated_at: 1,
+    metadata: 1,
+    feedbacks: 1,
+    agents: {
+      $map: {
+        input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+        as: 'a',
+        in: {
+          agent_id: '$$a.k',
+          agent_data: '$$a.v.agent_data',
+          created_at: '$$a.v.created_at',
+          updated_at: '$$a.v.updated_at',
+          message_count: { $size: { $ifNull: ['$$a.v.messages', []] } },
+          last_message: { $arrayElemAt: [{ $ifNull: ['$$a.v.messages', []] }, -1] },
+          input_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' }),
+          output_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' }),
+          total_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.totalTokens' }),
+        },
+      },
+    },
+  },
+};
+
+/** Server codes for a document that would pass the size limit. */
+const TOO_LARGE_CODES = new Set([10334, 17419, 17420]);
+/** Server codes for an update path that cannot be applied (e.g. a dot path through a string, or overlapping paths). */
+const BAD_PATH_CODES = new Set([28, 40]);
+
+/** Turns server rejections of a write into client errors naming `field`; anything else is rethrown. */
+function translateWriteError(error: unknown, field: string): never {
+  if (error instanceof MongoServerError) {
+    if (TOO_LARGE_CODES.has(Number(error.code)) || /too large/i.test(error.message)) {
+      throw new ValidationError(`The session document would exceed MongoDB's 16 MB limit.`, field);
+    }
+    if (BAD_PATH_CODES.has(Number(error.code))) throw new ValidationError(error.message, field);
+  }
+  throw error;
+}
+
+/** Creates the indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create). */
+export async function ensureSessionIndexes(db: Db, config: Pick<Config, 'metadataIndexFields'>): Promise<void> {
+  await db
+    .collection(SESSIONS_COLLECTION)
+    .createIndexes([
+      { key: { created_at: 1 } },
+      { key: { updated_at: 1 } },
+      ...config.metadataIndexFields.map((field) => ({ key: { [`metadata.${field}`]: 1 } })),
+    ]);
+}
+
+export class SessionRepository {
+  private readonly collection: Collection<SessionDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<SessionDocument>(SESSIONS_COLLECTION);
+  }
+
+  /** Inserts a new session; an existing id is a ConflictError. */
+  async insert(session: SessionDocument): Promise<void> {
+    try {
+      await this.collection.insertOne(session);
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw new ConflictError(`Session ${session._id} already exists.`, { sessionId: session._id });
+      translateWriteError(error, 'input');
+    }
+  }
+
+  /** True when a session was deleted. */
+  async delete(sessionId: string): Promise<boolean> {
+    const result = await this.collection.deleteOne({ _id: sessionId });
+    return result.deletedCount === 1;
+  }
+
+  /** Summaries of the sessions with these ids (one aggregate, any order, misses left out). */
+  findSummaries(ids: string[]): Promise<SessionSummary[]> {
+    return this.collection.aggregate<SessionSummary>([{ $match: { _id: { $in: ids } } }, SUMMARY_PROJECTION]).toArray();
+  }
+
+  /** One keyset page of summaries: `filter` and `after` both apply, sorted along `sort`. */
+  findSummaryPage(filter: Document, after: Document | null, sort: SortKey[], limit: number): Promise<SessionSummary[]> {
+    const match = after ? { $and: [filter, after] } : filter;
+    const order = Object.fromEntries(sort.map((key) => [key.field, key.direction]));
+    return this.collection
+      .aggregate<SessionSummary>([{ $match: match }, { $sort: order }, { $limit: limit }, SUMMARY_PROJECTION])
+      .toArray();
+  }
+
+  count(filter: Document): Promise<number> {
+    return this.collection.countDocuments(filter);
+  }
+
+  /**
+   * One page of an agent's messages, filtered and sliced inside the database (the array never leaves it).
+   * Null when the session or the agent does not exist.
+   */
+  async messagePage(sessionId: string, agentId: string, window: MessageWindow): Promise<MessagePage | null> {
+    const id = '$$m.message_id';
+    const inWindow: Document[] = [];
+    if (window.afterId !== null) inWindow.push({ $gt: [id, window.afterId] });
+    if (window.beforeId !== null) inWindow.push({ $lt: [id, window.beforeId] });
+    const countWhere = (condition: Document | null) =>
+      condition ? { $size: { $filter: { input: '$list', as: 'm', cond: condition } } } : { $literal: 0 };
+    const [result] = await this.collection
+      .aggregate<MessagePage & { found: boolean }>([
+        { $match: { _id: sessionId } },
+        { $project: { _id: 0, agent: agentField(agentId) } },
+        {
+          $project: {
+            found: { $eq: [{ $type: '$agent' }, 'object'] },
+            list: {
+              $filter: {
+                input: { $ifNull: ['$agent.messages', []] },
+                as: 'm',
+                cond: window.role === null ? true : { $eq: ['$$m.role', { $literal: window.role }] },
+              },
+            },
+          },
+        },
+        {
+          $project: {
+            found: 1,
+            total: { $size: '$list' },
+            page: {
+              $slice: [
+                inWindow.length ? { $filter: { input: '$list', as: 'm', cond: { $and: inWindow } } } : '$list',
+                window.take > 0 ? window.take + 1 : window.take - 1,
+              ],
+            },
+            atOrBeforeAfter: countWhere(window.afterId === null ? null : { $lte: [id, window.afterId] }),
+            atOrAfterBefore: countWhere(window.beforeId === null ? null : { $gte: [id, window.beforeId] }),
+          },
+        },
+      ])
+      .toArray();
+    if (!result?.found) return null;
+    const { found: _found, ...page } = result;
+    return page;
+  }
+
+  /** One message, or null when the session, agent or message does not exist. */
+  async findMessage(sessionId: string, agentId: string, messageId: number): Promise<MessageDocument | null> {
+    const [result] = await this.collection
+      .aggregate<{ message: MessageDocument[] }>([
+        { $match: { _id: sessionId } },
+        { $project: { _id: 0, agent: agentField(agentId) } },
+        {
+          $project: {
+            message: {
+              $filter: { input: { $ifNull: ['$agent.messages', []] }, as: 'm', cond: { $eq: ['$$m.message_id', messageId] } },
+            },
+          },
+        },
+      ])
+      .toArray();
+    return result?.message[0] ?? null;
+  }
+
+  /** Explains why a conditional write on this session matched nothing. */
+  async diagnose(sessionId: string, agentId?: string, messageId?: number): Promise<WriteDiagnosis> {
+    const [result] = await this.collection
+      .aggregate<Omit<WriteDiagnosis, 'sessionExists'>>([
+        { $match: { _id: sessionId } },
+        {
+          $project: {
+            _id: 0,
+            documentBytes: { $bsonSize: '$$ROOT' },
+            agent: agentId === undefined ? { $literal: null } : agentField(agentId),
+          },
+        },
+        {
+          $project: {
+            documentBytes: 1,
+            agentExists: { $eq: [{ $type: '$agent' }, 'object'] },
+            messageExists: { $in: [messageId ?? null, { $ifNull: ['$agent.messages.message_id', []] }] },
+          },
+        },
+      ])
+      .toArray();
+    return result
+      ? { sessionExists: true, ...result }
+      : { sessionExists: false, agentExists: false, messageExists: false, documentBytes: 0 };
+  }
+
+  /**
+   * Creates the agent, or replaces its agent_data while keeping its messages and created_at (one atomic
+   * pipeline update). `agentData` excludes created_at/updated_at, given apart as ISO strings (created: null
+   * keeps the stored one, else now). False when the session does not match (missing, or too large).
+   */
+  async upsertAgent(
+    sessionId: string,
+    agentId: string,
+    agentData: Record<string, unknown>,
+    times: { createdIso: string | null; updatedIso: string; now: Date },
+    addedBytes: number,
+  ): Promise<boolean> {
+    const path = `agents.${agentId}`;
+    const existing = `$${path}`;
+    try {
+      const result = await this.collection.updateOne({ _id: sessionId, $expr: fitsAfterGrowth(addedBytes) }, [
+        {
+          $set: {
+            [path]: {
+              $mergeObjects: [
+                existing,
+                {
+                  agent_data: {
+                    $mergeObjects: [
+                      { $literal: agentData },
+                      {
+                        created_at:
+                          times.createdIso !== null
+                            ? { $literal: times.createdIso }
+                            : { $ifNull: [`${existing}.agent_data.created_at`, { $literal: times.updatedIso }] },
+                        updated_at: { $literal: times.updatedIso },
+                      },
+                    ],
+                  },
+                  created_at: { $ifNull: [`${existing}.created_at`, { $literal: times.now }] },
+                  updated_at: { $literal: times.now },
+                  messages: { $ifNull: [`${existing}.messages`, []] },
+                },
+              ],
+            },
+            updated_at: { $literal: times.now },
+          },
+        },
+      ]);
+      return result.matchedCount === 1;
+    } catch (error) {
+      translateWriteError(error, 'input.agentData');
+    }
+  }
+
+  /**
+   * Appends messages in one atomic update. Their `message_id`s continue from the agent's highest id,
+   * computed by the database inside the update (no counter field, so SDK-written sessions work too);
+   * concurrent appends therefore never share an id. Returns the appended messages as stored, or null when
+   * the session does not match (missing, agent missing, or too large).
+   */
+  async appendMessages(
+    sessionId: string,
+    agentId: string,
+    messages: NewMessage[],
+    now: Date,
+    addedBytes: number,
+    field: string,
+  ): Promise<MessageDocument[] | null> {
+    const path = `agents.${agentId}`;
+    const list = `$${path}.messages`;
+    try {
+      const updated = await this.collection.findOneAndUpdate(
+        { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(addedBytes) },
+        [
+          {
+            $set: {
+              [`${path}.messages`]: {
+                $let: {
+                  vars: { last: { $ifNull: [{ $max: `${list}.message_id` }, 0] } },
+                  in: {
+                    $concatArrays: [
+                      { $ifNull: [list, []] },
+                      messages.map((message, index) => ({
+                        message_id: { $add: ['$$last', index + 1] },
+                        role: { $literal: message.role },
+                        content: { $literal: message.content },
+                        created_at: { $literal: now },
+                        updated_at: { $literal: now },
+                        ...(message.event_loop_metrics ? { event_loop_metrics: { $literal: message.event_loop_metrics } } : {}),
+                      })),
+                    ],
+                  },
+                },
+              },
+              [`${path}.updated_at`]: { $literal: now },
+              updated_at: { $literal: now },
+            },
+          },
+        ],
+        {
+          // The post-image of this very update: its last n messages are the ones it appended.
+          projection: { [`${path}.updated_at`]: 1, [`${path}.messages`]: { $slice: -messages.length } },
+          returnDocument: 'after',
+        },
+      );
+      return updated ? updated.agents[agentId].messages : null;
+    } catch (error) {
+      translateWriteError(error, field);
+    }
+  }
+
+  /** Replaces a message's content (and metrics when given), keeping created_at. False when nothing matched. */
+  async updateMessage(
+    sessionId: string,
+    agentId: string,
+    messageId: number,
+    change: Pick<MessageDocument, 'content' | 'event_loop_metrics'>,
+    now: Date,
+    addedBytes: number,
+  ): Promise<boolean> {
+    const path = `agents.${agentId}`;
+    const message = `${path}.messages.$[m]`;
+    try {
+      const result = await this.collection.updateOne(
+        { _id: sessionId, [`${path}.messages.message_id`]: messageId, $expr: fitsAfterGrowth(addedBytes) },
+        {
+          $set: {
+            [`${message}.content`]: change.content,
+            ...(change.event_loop_metrics ? { [`${message}.event_loop_metrics`]: change.event_loop_metrics } : {}),
+            [`${message}.updated_at`]: now,
+            [`${path}.updated_at`]: now,
+            updated_at: now,
+          },
+        },
+        { arrayFilters: [{ 'm.message_id': messageId }] },
+      );
+      return result.matchedCount === 1;
+    } catch (error) {
+      translateWriteError(error, 'input.content');
+    }
+  }
+
+  /**
+   * `$set` of `metadata.<path>` per entry. Matches only while the metadata stays within `maxMetadataBytes`
+   * (the stored size, minus the values being replaced, plus the new ones, measured by the database in the
+   * same atomic update) and the document within 16 MiB. False when nothing matched.
+   */
+  async setMetadata(
+    sessionId: string,
+    entries: Array<[path: string, value: unknown, bytes: number]>,
+    maxMetadataBytes: number,
+    now: Date,
+  ): Promise<boolean> {
+    const added = entries.reduce((sum, [, , bytes]) => sum + bytes, 0);
+    const replaced = entries.map(([path]) => ({ $bsonSize: { v: `$metadata.${path}` } }));
+    const metadataSize = {
+      $subtract: [{ $add: [{ $bsonSize: { $ifNull: ['$metadata', {}] } }, added] }, replaced.length ? { $add: replaced } : 0],
+    };
+    try {
+      const result = await this.collection.updateOne(
+        { _id: sessionId, $expr: { $and: [fitsAfterGrowth(added), { $lte: [metadataSize, maxMetadataBytes] }] } },
+        { $set: { ...Object.fromEntries(entries.map(([path, value]) => [`metadata.${path}`, value])), updated_at: now } },
+      );
+      return result.matchedCount === 1;
+    } catch (error) {
+      translateWriteError(error, 'metadata');
+    }
+  }
+
+  /** `$unset` of `metadata.<path>` per key. False when the session does not exist. */
+  async unsetMetadata(sessionId: string, paths: string[], now: Date): Promise<boolean> {
+    try {
+      const result = await this.collection.updateOne(
+        { _id: sessionId },
+        { $unset: Object.fromEntries(paths.map((path) => [`metadata.${path}`, ''])), $set: { updated_at: now } },
+      );
+      return result.matchedCount === 1;
+    } catch (error) {
+      translateWriteError(error, 'keys');
+    }
+  }
+
+  /** Pushes a feedback entry. False when the session does not match (missing, or too large). */
+  async addFeedback(sessionId: string, feedback: FeedbackDocument, addedBytes: number): Promise<boolean> {
+    try {
+      const result = await this.collection.updateOne(
+        { _id: sessionId, $expr: fitsAfterGrowth(addedBytes) },
+        { $push: { feedbacks: feedback }, $set: { updated_at: feedback.created_at } },
+      );
+      return result.matchedCount === 1;
+    } catch (error) {
+      translateWriteError(error, 'input');
+    }
+  }
+
+  /** Totals over the sessions matching `filter`, in one aggregation. */
+  async analytics(filter: Document): Promise<AnalyticsTotals> {
+    const messages = '$messages';
+    const sizeWhere = (input: string, condition: Document) => ({ $size: { $filter: { input, as: 'x', cond: condition } } });
+    const [totals] = await this.collection
+      .aggregate<AnalyticsTotals>([
+        { $match: filter },
+        {
+          $project: {
+            feedbacks: { $ifNull: ['$feedbacks', []] },
+            messages: {
+              $reduce: {
+                input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+                initialValue: [],
+                in: { $concatArrays: ['$$value', { $ifNull: ['$$this.v.messages', []] }] },
+              },
+            },
+          },
+        },
+        {
+          $project: {
+            messageCount: { $size: messages },
+            input: ZERO_IF_MISSING({ $sum: `${messages}.event_loop_metrics.accumulated_usage.inputTokens` }),
+            output: ZERO_IF_MISSING({ $sum: `${messages}.event_loop_metrics.accumulated_usage.outputTokens` }),
+            total: ZERO_IF_MISSING({ $sum: `${messages}.event_loop_metrics.accumulated_usage.totalTokens` }),
+            latencySum: ZERO_IF_MISSING({ $sum: `${messages}.event_loop_metrics.accumulated_metrics.latencyMs` }),
+            latencyCount: sizeWhere(messages, { $isNumber: '$$x.event_loop_metrics.accumulated_metrics.latencyMs' }),
+            up: sizeWhere('$feedbacks', { $eq: ['$$x.rating', 'up'] }),
+            down: sizeWhere('$feedbacks', { $eq: ['$$x.rating', 'down'] }),
+            neutral: sizeWhere('$feedbacks', { $eq: [{ $ifNull: ['$$x.rating', null] }, null] }),
+          },
+        },
+        {
+          $group: {
+            _id: null,
+            sessionCount: { $sum: 1 },
+            ...Object.fromEntries(
+              ['messageCount', 'input', 'output', 'total', 'latencySum', 'latencyCount', 'up', 'down', 'neutral'].map((name) => [
+                name,
+                { $sum: `$${name}` },
+              ]),
+            ),
+          },
+        },
+      ])
+      .toArray();
+    return (
+      totals ?? { sessionCount: 0, messageCount: 0, input: 0, output: 0, total: 0, latencySum: 0, latencyCount: 0, up: 0, down: 0, neutral: 0 }
+    );
+  }
+
+  /** Sessions matching `filter` counted by the value at `field` (a document path), most frequent first. */
+  countsBy(filter: Document, field: string): Promise<Array<{ _id: unknown; count: number }>> {
+    return this.collection
+      .aggregate<{ _id: unknown; count: number }>([
+        { $match: filter },
+        { $group: { _id: `$${field}`, count: { $sum: 1 } } },
+        { $sort: { count: -1, _id: 1 } },
+      ])
+      .toArray();
+  }
+}

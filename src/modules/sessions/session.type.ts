@@ -1,0 +1,291 @@
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import type { Document } from 'mongodb';
+import { ConnectionType } from '../shared/connection';
+import type { AgentSummary, FeedbackDocument, MessageDocument, SessionSummary } from './session.repository';
+
+/** Stored as the seed's lower-case strings; GraphQL shows the upper-case names. */
+export enum MessageRole {
+  USER = 'user',
+  ASSISTANT = 'assistant',
+  SYSTEM = 'system',
+}
+registerEnumType(MessageRole, { name: 'MessageRole', description: 'Author of a message (stored as user, assistant, system).' });
+
+export enum FeedbackRating {
+  UP = 'up',
+  DOWN = 'down',
+}
+registerEnumType(FeedbackRating, { name: 'FeedbackRating', description: 'Thumbs up or down (stored as up, down); null is neutral.' });
+
+@ObjectType({ description: 'Token counts (Float: totals over many sessions can pass 2^31).' })
+export class TokenUsage {
+  @Field(() => Float)
+  input!: number;
+
+  @Field(() => Float)
+  output!: number;
+
+  @Field(() => Float)
+  total!: number;
+}
+
+@ObjectType({ description: "A message's `event_loop_metrics` (accumulated_metrics and accumulated_usage), flattened." })
+export class EventLoopMetrics {
+  @Field(() => Float, { nullable: true })
+  latencyMs!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  inputTokens!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  outputTokens!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  totalTokens!: number | null;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** The text of a message: a string content as it is, else the `text` of its text blocks joined by new lines. */
+export function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((block) => block && typeof block.text === 'string' && (block.type === undefined || block.type === 'text'))
+    .map((block) => block.text as string)
+    .join('\n');
+}
+
+@ObjectType({ description: 'One message of an agent, as stored in `agents.<agentId>.messages`.' })
+export class Message {
+  @Field(() => Int, { description: 'Increases by one per agent, from 1.' })
+  messageId!: number;
+
+  @Field(() => MessageRole)
+  role!: MessageRole;
+
+  @Field(() => GraphQLJSON, { description: 'Exactly as stored: a string or an array of content blocks.' })
+  content!: unknown;
+
+  @Field({ description: 'The text parts of the content, joined by new lines.' })
+  text!: string;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field({ description: 'Changes when the message is redacted (updateMessage).' })
+  updatedAt!: Date;
+
+  @Field(() => EventLoopMetrics, { nullable: true })
+  eventLoopMetrics!: EventLoopMetrics | null;
+
+  static fromDocument(doc: MessageDocument): Message {
+    const metrics = doc.event_loop_metrics;
+    return Object.assign(new Message(), {
+      messageId: doc.message_id,
+      role: doc.role as MessageRole,
+      content: doc.content,
+      text: messageText(doc.content),
+      createdAt: doc.created_at,
+      updatedAt: doc.updated_at,
+      eventLoopMetrics: metrics
+        ? {
+            latencyMs: numberOrNull(metrics.accumulated_metrics?.latencyMs),
+            inputTokens: numberOrNull(metrics.accumulated_usage?.inputTokens),
+            outputTokens: numberOrNull(metrics.accumulated_usage?.outputTokens),
+            totalTokens: numberOrNull(metrics.accumulated_usage?.totalTokens),
+          }
+        : null,
+    });
+  }
+}
+
+@ObjectType({ description: "An agent's `agent_data` (Strands SDK state): the usual fields typed, and the whole object as stored." })
+export class AgentData {
+  @Field(() => String, { nullable: true })
+  model!: string | null;
+
+  @Field(() => String, { nullable: true })
+  systemPrompt!: string | null;
+
+  @Field(() => Float, { nullable: true })
+  temperature!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  maxTokens!: number | null;
+
+  @Field(() => GraphQLJSON, { nullable: true })
+  state!: unknown;
+
+  @Field(() => GraphQLJSONObject, { description: 'agent_data exactly as stored (its timestamps are ISO strings).' })
+  raw!: Record<string, unknown>;
+}
+
+@ObjectType({ description: 'An agent of a session (`agents.<agentId>`).' })
+export class Agent {
+  @Field()
+  agentId!: string;
+
+  /** Session holding this agent; used to page its messages. */
+  sessionId!: string;
+
+  @Field(() => AgentData)
+  agentData!: AgentData;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field()
+  updatedAt!: Date;
+
+  @Field(() => Message, { nullable: true })
+  lastMessage!: Message | null;
+
+  @Field(() => Int)
+  messageCount!: number;
+
+  static fromSummary(sessionId: string, summary: AgentSummary): Agent {
+    const raw = summary.agent_data ?? {};
+    return Object.assign(new Agent(), {
+      agentId: summary.agent_id,
+      sessionId,
+      agentData: {
+        model: stringOrNull(raw.model),
+        systemPrompt: stringOrNull(raw.system_prompt),
+        temperature: numberOrNull(raw.temperature),
+        maxTokens: numberOrNull(raw.max_tokens),
+        state: raw.state ?? null,
+        raw,
+      },
+      createdAt: summary.created_at,
+      updatedAt: summary.updated_at,
+      lastMessage: summary.last_message ? Message.fromDocument(summary.last_message) : null,
+      messageCount: summary.message_count,
+    });
+  }
+}
+
+@ObjectType({ description: 'One entry of `feedbacks`.' })
+export class Feedback {
+  @Field(() => FeedbackRating, { nullable: true, description: 'null: neutral.' })
+  rating!: FeedbackRating | null;
+
+  @Field()
+  comment!: string;
+
+  @Field()
+  createdAt!: Date;
+
+  static fromDocument(doc: FeedbackDocument): Feedback {
+    return Object.assign(new Feedback(), {
+      rating: (doc.rating ?? null) as FeedbackRating | null,
+      comment: doc.comment ?? '',
+      createdAt: doc.created_at,
+    });
+  }
+}
+
+@ObjectType({ description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.' })
+export class Session {
+  @Field({ description: 'Also the document `_id`.' })
+  sessionId!: string;
+
+  @Field()
+  sessionType!: string;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field({ description: 'Refreshed by every write to the session.' })
+  updatedAt!: Date;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => [Feedback])
+  feedbacks!: Feedback[];
+
+  @Field(() => [Agent])
+  agents!: Agent[];
+
+  @Field(() => Int, { description: 'Messages of all agents.' })
+  messageCount!: number;
+
+  @Field(() => TokenUsage, { description: 'Sum of accumulated_usage over all messages.' })
+  tokenUsage!: TokenUsage;
+
+  static fromSummary(summary: SessionSummary): Session {
+    const agents = summary.agents.map((agent) => Agent.fromSummary(summary._id, agent));
+    const sum = (pick: (agent: AgentSummary) => number) => summary.agents.reduce((total, agent) => total + pick(agent), 0);
+    return Object.assign(new Session(), {
+      sessionId: summary.session_id ?? summary._id,
+      sessionType: summary.session_type ?? 'default',
+      createdAt: summary.created_at,
+      updatedAt: summary.updated_at,
+      metadata: summary.metadata ?? {},
+      feedbacks: (summary.feedbacks ?? []).map((feedback) => Feedback.fromDocument(feedback)),
+      agents,
+      messageCount: sum((agent) => agent.message_count),
+      tokenUsage: {
+        input: sum((agent) => agent.input_tokens),
+        output: sum((agent) => agent.output_tokens),
+        total: sum((agent) => agent.total_tokens),
+      },
+    });
+  }
+}
+
+export const MessageConnection = ConnectionType('Message', Message);
+export const SessionConnection = ConnectionType('Session', Session);
+
+@ObjectType({ description: 'Feedback entries by rating.' })
+export class FeedbackCounts {
+  @Field(() => Int)
+  up!: number;
+
+  @Field(() => Int)
+  down!: number;
+
+  @Field(() => Int, { description: 'Entries whose rating is null.' })
+  neutral!: number;
+}
+
+@ObjectType({ description: 'How many sessions have one value.' })
+export class ValueCount {
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The value (null: missing or null).' })
+  value!: unknown;
+
+  @Field(() => Int)
+  count!: number;
+}
+
+@ObjectType({ description: 'Aggregates over the sessions matching a filter, computed in the database.' })
+export class SessionAnalytics {
+  @Field(() => Int)
+  sessionCount!: number;
+
+  @Field(() => Int)
+  messageCount!: number;
+
+  @Field(() => Float, { description: '0 when no session matches.' })
+  averageMessagesPerSession!: number;
+
+  @Field(() => FeedbackCounts)
+  feedback!: FeedbackCounts;
+
+  @Field(() => TokenUsage)
+  tokens!: TokenUsage;
+
+  @Field(() => Float, { nullable: true, description: 'Mean latencyMs of the messages that have one; null when none has.' })
+  averageLatencyMs!: number | null;
+
+  /** The filter these figures were computed for; `countsBy` groups the same sessions. */
+  filter!: Document;
+}

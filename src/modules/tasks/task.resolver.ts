@@ -1,0 +1,48 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { PlanPattern, toPlanPattern } from '../plans/plan.type';
+import type { Connection } from '../shared/connection';
+import { LearnFromTaskInput, RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
+import { LearnResult, SimilarTasksResult, Task, TaskConnection } from './task.type';
+
+@Resolver(() => Task)
+export class TaskResolver {
+  @Query(() => Task, { nullable: true, description: 'One task by taskId; null when unknown.' })
+  task(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task | null> {
+    return ctx.services.tasks.get(id);
+  }
+
+  @Query(() => TaskConnection, { description: 'Tasks matching the filter, newest first.' })
+  tasks(@Args() args: TasksArgs, @Ctx() ctx: Context): Promise<Connection<Task>> {
+    return ctx.services.tasks.list(args);
+  }
+
+  @Query(() => SimilarTasksResult, {
+    description: 'Past tasks like a query and/or goal (seed 002 get_similar_tasks): vector, keyword and goal-pattern scores fused.',
+  })
+  similarTasks(@Args() args: SimilarTasksArgs, @Ctx() ctx: Context): Promise<SimilarTasksResult> {
+    return ctx.services.tasks.similar(args);
+  }
+
+  @Mutation(() => Task, { description: 'Records a task (seed 002 TaskSimilarity); its query and goal are embedded for similarTasks.' })
+  recordTask(@Arg('input', () => RecordTaskInput) input: RecordTaskInput, @Ctx() ctx: Context): Promise<Task> {
+    return ctx.services.tasks.record(input);
+  }
+
+  @Mutation(() => LearnResult, {
+    description: 'Learns from a finished, recorded task (seed 002 learn_from_task): plan pattern, tool performance, insights. Counts once per task.',
+  })
+  learnFromTask(@Arg('input', () => LearnFromTaskInput) input: LearnFromTaskInput, @Ctx() ctx: Context): Promise<LearnResult> {
+    return ctx.services.learning.learn(input);
+  }
+
+  @FieldResolver(() => PlanPattern, {
+    nullable: true,
+    description: 'The plan pattern the task was learned into, or the one its planId names; null when neither exists.',
+  })
+  async plan(@Root() task: Task, @Ctx() ctx: Context): Promise<PlanPattern | null> {
+    const id = task.patternId ?? task.planId;
+    const document = id ? await ctx.loaders.planPatternById.load(id) : null;
+    return document && toPlanPattern(document);
+  }
+}

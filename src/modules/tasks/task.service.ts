@@ -1,0 +1,168 @@
+import type { Db, Filter } from 'mongodb';
+import type { AppDeps } from '../../app';
+import { ValidationError } from '../../errors';
+import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
+import { ReembedCollection } from '../admin/reembed.targets';
+import type { ReembedService } from '../admin/reembed.service';
+import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/goal-pattern';
+import { forwardPage, type Connection, type SortKey } from '../shared/connection';
+import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
+import type { TaskLoaders } from './task.loaders';
+import { TaskRepository, taskFilterQuery } from './task.repository';
+import { fuseSimilarity, scaleToBest, vectorPart } from './task.similarity';
+import { TASK_GOAL_SPACE, TASK_QUERY_SPACE } from './task.spaces';
+import { toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
+import { newTaskDocument } from './task.validation';
+
+export const MAX_SIMILAR_LIMIT = 100;
+/** Candidates fetched from each list (vector, keyword, goal pattern) per requested result, and at least. */
+const CANDIDATES_PER_RESULT = 10;
+const MIN_CANDIDATES = 100;
+
+function cosine(a: Float32Array, b: Float32Array | null): number | null {
+  if (!b || b.length !== a.length) return null;
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
+  return dot;
+}
+
+/** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
+export class TaskService {
+  private readonly repository: TaskRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: AppDeps,
+    private readonly loaders: TaskLoaders,
+    private readonly reembed: ReembedService,
+  ) {
+    this.repository = new TaskRepository(db);
+  }
+
+  private get index() {
+    return this.deps.search.forDb(this.db);
+  }
+
+  async get(id: string): Promise<Task | null> {
+    const document = await this.loaders.taskById.load(id);
+    return document && toTask(document);
+  }
+
+  /** A page of tasks matching the filter, newest first. */
+  list(args: TasksArgs): Promise<Connection<Task>> {
+    const filter = taskFilterQuery(args.filter);
+    const sort: SortKey[] = [
+      { field: 'createdAt', direction: -1 },
+      { field: 'taskId', direction: -1 },
+    ];
+    return forwardPage({
+      first: args.first,
+      after: args.after,
+      sort,
+      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
+      count: () => this.repository.count(filter),
+      toNode: (document) => {
+        this.loaders.taskById.prime(document.taskId, document);
+        return toTask(document);
+      },
+    });
+  }
+
+  /** Records a task; its query and goal are embedded (one embedder call) and indexed. */
+  async record(input: RecordTaskInput): Promise<Task> {
+    const document = newTaskDocument(input, new Date());
+    const [queryVector, goalVector] = await this.deps.embedder.embed([document.originalQuery, document.goal]);
+    document.embeddings = { originalQuery_embedding: toStoredVector(queryVector), goal_embedding: toStoredVector(goalVector) };
+    document.embedding_model = this.deps.embedder.signature;
+    await this.repository.insert(document);
+    this.index.upsert(TASK_QUERY_SPACE, document.taskId, queryVector, document.originalQuery);
+    this.index.upsert(TASK_GOAL_SPACE, document.taskId, goalVector, document.goal);
+    const { embeddings: _vectors, ...stored } = document;
+    this.loaders.taskById.prime(document.taskId, stored);
+    return toTask(stored);
+  }
+
+  /**
+   * Past tasks like a query and/or goal, best first (see task.similarity.ts). Candidates are the union of the
+   * vector hits, the keyword hits and the newest tasks whose goal template unifies with the asked one, each list
+   * filtered by status before its limit; every candidate is then scored on all three parts.
+   */
+  async similar(args: SimilarTasksArgs): Promise<SimilarTasksResult> {
+    const query = args.query?.trim() || null;
+    const goal = args.goal?.trim() || null;
+    if (!query && !goal) throw new ValidationError('Give a query or a goal (or both).', 'query');
+    if (!Number.isInteger(args.limit) || args.limit < 1 || args.limit > MAX_SIMILAR_LIMIT) {
+      throw new ValidationError(`limit must be an integer from 1 to ${MAX_SIMILAR_LIMIT}.`, 'limit');
+    }
+    if (!Number.isFinite(args.minSimilarity) || args.minSimilarity < 0 || args.minSimilarity > 1) {
+      throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
+    }
+    await this.reembed.assertVectorsCurrent(ReembedCollection.TASKS);
+    const filter: Filter<TaskDocument> = args.status != null ? { status: args.status } : {};
+    const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
+    const template = goalPattern(goal ?? query!);
+    const [queryVector, goalVector] = await this.embedOptional([query, goal]);
+
+    const [queryHits, goalHits, queryKeywords, goalKeywords, patternIds] = await Promise.all([
+      queryVector ? this.index.searchVector(TASK_QUERY_SPACE, { vector: queryVector, k, filter }) : [],
+      goalVector ? this.index.searchVector(TASK_GOAL_SPACE, { vector: goalVector, k, filter }) : [],
+      this.index.searchKeyword(TASK_QUERY_SPACE, { text: query ?? goal!, k, filter }),
+      this.index.searchKeyword(TASK_GOAL_SPACE, { text: goal ?? query!, k, filter }),
+      this.unifyingTaskIds(template, filter, k),
+    ]);
+    const queryKeyword = scaleToBest(queryKeywords);
+    const goalKeyword = scaleToBest(goalKeywords);
+    const ids = new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds));
+    const candidates = await this.repository.findWithVectors([...ids], filter);
+
+    const scored = candidates.map((document) => {
+      const parts = {
+        vector: vectorPart([
+          queryVector ? cosine(queryVector, fromStoredVector(document.embeddings?.originalQuery_embedding)) : null,
+          goalVector ? cosine(goalVector, fromStoredVector(document.embeddings?.goal_embedding)) : null,
+        ]),
+        keyword: Math.max(queryKeyword.get(document.taskId) ?? 0, goalKeyword.get(document.taskId) ?? 0),
+        goalPattern: goalPatternScore(template, document.goalPattern ?? goalPattern(document.goal)),
+      };
+      return { document, parts, similarity: fuseSimilarity(parts) };
+    });
+    const tasks: SimilarTask[] = scored
+      .filter((entry) => entry.similarity >= args.minSimilarity)
+      .sort((a, b) => b.similarity - a.similarity || b.document.createdAt.getTime() - a.document.createdAt.getTime())
+      .slice(0, args.limit)
+      .map(({ document, parts, similarity }) => {
+        const { embeddings: _vectors, ...stored } = document;
+        this.loaders.taskById.prime(document.taskId, stored);
+        const task = toTask(stored);
+        return {
+          taskId: task.taskId,
+          query: task.originalQuery,
+          goal: task.goal,
+          status: task.status,
+          similarity,
+          scores: parts,
+          executionTime: task.executionTime,
+          successMetrics: task.successMetrics,
+          createdAt: task.createdAt,
+          task,
+        };
+      });
+    return { tasks, count: tasks.length };
+  }
+
+  /** Vectors of the given texts (one embedder call), null where no text was given. */
+  private async embedOptional(texts: Array<string | null>): Promise<Array<Float32Array | null>> {
+    const given = texts.filter((text): text is string => text !== null);
+    const vectors = given.length ? await this.deps.embedder.embed(given) : [];
+    let next = 0;
+    return texts.map((text) => (text === null ? null : vectors[next++]));
+  }
+
+  /** The newest tasks whose goal template unifies with `template` (templates found by an indexed prefix lookup). */
+  private async unifyingTaskIds(template: string, filter: Filter<TaskDocument>, limit: number): Promise<string[]> {
+    const patterns = (await this.repository.goalPatternsByPrefix(unifiablePrefixes(template))).filter((stored) =>
+      patternsUnify(template, stored),
+    );
+    return this.repository.idsByGoalPatterns(patterns, filter, limit);
+  }
+}

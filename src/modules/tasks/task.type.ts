@@ -1,0 +1,222 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { ObjectId } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { AgentType } from '../insights/insight.type';
+import { goalPattern } from '../plans/goal-pattern';
+import { PlanStep, type PlanStepDocument } from '../plans/plan.type';
+import { ConnectionType } from '../shared/connection';
+
+/** The collection of seed 002's TaskSimilarity records (seed 004 later adds `actions` to them). */
+export const TASKS_COLLECTION = 'tasks';
+
+/** How a task ended; stored as the seed's lowercase strings (the enum's values). */
+export enum TaskStatus {
+  COMPLETED = 'completed',
+  FAILED = 'failed',
+  PAUSED = 'paused',
+}
+registerEnumType(TaskStatus, { name: 'TaskStatus', description: "Stored as 'completed', 'failed' or 'paused'." });
+
+/** The final outcome learnFromTask accepts. */
+export enum TaskOutcome {
+  COMPLETED = 'completed',
+  FAILED = 'failed',
+}
+registerEnumType(TaskOutcome, { name: 'TaskOutcome', description: "How a finished task ended; stored as 'completed' or 'failed'." });
+
+export interface SuccessMetricsDocument {
+  /** Milliseconds. */
+  executionTime: number;
+  stepsCompleted: number;
+  retries: number;
+  userInputsRequired: number;
+}
+
+/** What learnFromTask has done for a task: the claim that makes it count once, its finished parts, its answer. */
+export interface TaskLearningDocument {
+  state: 'applying' | 'learned';
+  claimId: string;
+  claimedAt: Date;
+  /** Parts already applied (a retry after an interrupted claim skips them). */
+  done?: { pattern?: boolean; tools?: boolean };
+  result?: { patternsLearned: number; insightsStored: number; patternId: string | null };
+  learnedAt?: Date;
+}
+
+/**
+ * A document of `tasks`: seed 002's TaskSimilarity fields (taskId, originalQuery, goal, planId, status,
+ * successMetrics, createdAt) plus the goal's template, the plan's steps, the agent, the pattern it was learned into,
+ * the vectors of query and goal, and the learning state.
+ */
+export interface TaskDocument {
+  _id?: ObjectId;
+  taskId: string;
+  originalQuery: string;
+  goal: string;
+  planId: string | null;
+  status: TaskStatus;
+  successMetrics: SuccessMetricsDocument;
+  createdAt: Date;
+  goalPattern: string;
+  steps: PlanStepDocument[];
+  agentType: AgentType | null;
+  context: string | null;
+  patternId: string | null;
+  embeddings?: { originalQuery_embedding?: number[]; goal_embedding?: number[] } | null;
+  embedding_model?: EmbeddingModelInfo | null;
+  learning?: TaskLearningDocument | null;
+}
+
+@ObjectType({ description: 'How a run went (seed 002 successMetrics).' })
+export class SuccessMetrics {
+  @Field(() => Float, { description: 'Milliseconds.' })
+  executionTime!: number;
+
+  @Field(() => Int)
+  stepsCompleted!: number;
+
+  @Field(() => Int)
+  retries!: number;
+
+  @Field(() => Int)
+  userInputsRequired!: number;
+}
+
+@ObjectType({ description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).' })
+export class Task {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field({ description: "The user's query." })
+  originalQuery!: string;
+
+  @Field()
+  goal!: string;
+
+  @Field({ description: 'The goal template, e.g. create_*_for_facility_*.' })
+  goalPattern!: string;
+
+  @Field(() => String, { nullable: true, description: "The plan's id as the agent gave it (a plan pattern's id when a known plan was reused)." })
+  planId!: string | null;
+
+  @Field(() => [PlanStep], { description: 'The steps of the plan, in order.' })
+  steps!: PlanStep[];
+
+  @Field(() => TaskStatus)
+  status!: TaskStatus;
+
+  @Field(() => SuccessMetrics)
+  successMetrics!: SuccessMetrics;
+
+  @Field(() => Float, { description: 'successMetrics.executionTime (milliseconds).' })
+  executionTime!: number;
+
+  @Field(() => AgentType, { nullable: true })
+  agentType!: AgentType | null;
+
+  @Field(() => String, { nullable: true, description: 'Where it ran, e.g. "facility_management" (the context of its tool runs).' })
+  context!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The plan pattern learnFromTask added it to; null before learning.' })
+  patternId!: string | null;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true, description: 'When learnFromTask learned from it; null if not yet.' })
+  learnedAt!: Date | null;
+}
+
+export const TaskConnection = ConnectionType('Task', Task);
+
+@ObjectType({ description: 'How a similar task scored; each part is 0–1 (the formula is in the README).' })
+export class SimilarityParts {
+  @Field(() => Float, { description: 'Cosine similarity of query and goal with the task’s (negative counts as 0; the mean when both are given).' })
+  vector!: number;
+
+  @Field(() => Float, { description: 'BM25 keyword relevance, divided by the best keyword score among the candidates.' })
+  keyword!: number;
+
+  @Field(() => Float, { description: 'Goal-pattern match of the asked goal (or query) and the task’s goal template.' })
+  goalPattern!: number;
+}
+
+@ObjectType({ description: 'A past task like the one asked about (seed 002 get_similar_tasks).' })
+export class SimilarTask {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field({ description: "The task's original query." })
+  query!: string;
+
+  @Field()
+  goal!: string;
+
+  @Field(() => TaskStatus)
+  status!: TaskStatus;
+
+  @Field(() => Float, { description: 'The fused score, 0–1.' })
+  similarity!: number;
+
+  @Field(() => SimilarityParts)
+  scores!: SimilarityParts;
+
+  @Field(() => Float, { description: 'Milliseconds.' })
+  executionTime!: number;
+
+  @Field(() => SuccessMetrics)
+  successMetrics!: SuccessMetrics;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => Task, { description: 'The whole record (steps, plan, agent).' })
+  task!: Task;
+}
+
+@ObjectType()
+export class SimilarTasksResult {
+  @Field(() => [SimilarTask])
+  tasks!: SimilarTask[];
+
+  @Field(() => Int)
+  count!: number;
+}
+
+@ObjectType({ description: 'What learnFromTask stored (seed 002 learn_from_task).' })
+export class LearnResult {
+  @Field()
+  success!: boolean;
+
+  @Field(() => Int, { description: 'Plan patterns updated (1 when the task has steps, else 0).' })
+  patternsLearned!: number;
+
+  @Field(() => Int, { description: 'Distinct insights stored with the task as evidence.' })
+  insightsStored!: number;
+
+  @Field(() => String, { nullable: true, description: 'The plan pattern the run was added to.' })
+  patternId!: string | null;
+
+  @Field({ description: 'True when this task had been learned before: nothing was counted again; the first answer is returned.' })
+  alreadyLearned!: boolean;
+}
+
+export function toTask(document: TaskDocument): Task {
+  const metrics = document.successMetrics ?? { executionTime: 0, stepsCompleted: 0, retries: 0, userInputsRequired: 0 };
+  return {
+    taskId: document.taskId,
+    originalQuery: document.originalQuery,
+    goal: document.goal,
+    goalPattern: document.goalPattern ?? goalPattern(document.goal),
+    planId: document.planId ?? null,
+    steps: document.steps ?? [],
+    status: document.status,
+    successMetrics: metrics,
+    executionTime: metrics.executionTime,
+    agentType: document.agentType ?? null,
+    context: document.context ?? null,
+    patternId: document.patternId ?? null,
+    createdAt: document.createdAt,
+    learnedAt: document.learning?.learnedAt ?? null,
+  };
+}

@@ -1,0 +1,31 @@
+import { ArgsType, Field, Float, InputType } from 'type-graphql';
+
+@InputType({ description: 'One call of a tool, reported by the executor as it happens.' })
+export class RecordToolExecutionInput {
+  @Field()
+  toolName!: string;
+
+  @Field()
+  success!: boolean;
+
+  @Field(() => Float, { description: 'Wall time in milliseconds (≥ 0).' })
+  durationMs!: number;
+
+  @Field(() => String, { nullable: true, description: 'The error of a failed call.' })
+  error?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where it ran, e.g. "facility_management".' })
+  context?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The task the call belongs to.' })
+  taskId?: string | null;
+}
+
+@ArgsType()
+export class ToolPerformanceArgs {
+  @Field()
+  toolName!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only the runs in this context.' })
+  context?: string | null;
+}

@@ -1,0 +1,44 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../../errors';
+import { toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
+import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.type';
+
+/** Attempts of an upsert that lost the insert race to a concurrent upsert of the same tool (E11000). */
+const UPSERT_ATTEMPTS = 3;
+
+/** The only code touching `tool_performance`. */
+export class ToolPerformanceRepository {
+  readonly collection: Collection<ToolPerformanceDocument>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);
+  }
+
+  /** Adds one tool's delta in one atomic update pipeline (creating the document); returns the document after it. */
+  async apply(delta: ToolDelta, now: Date): Promise<ToolPerformanceDocument> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const updated = await this.collection.findOneAndUpdate({ toolName: delta.toolName }, toolUpdatePipeline(delta, now), {
+          upsert: true,
+          returnDocument: 'after',
+        });
+        return updated!;
+      } catch (error) {
+        // Two first writes of a new tool both tried to insert; the loser now finds the document and updates it.
+        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
+    return this.collection.findOne({ toolName });
+  }
+}
+
+/** Seed 002: `toolName` (unique: one aggregate per tool) and `lastUpdated`. */
+export async function ensureToolIndexes(db: Db): Promise<void> {
+  await db.collection(TOOL_PERFORMANCE_COLLECTION).createIndexes([
+    { key: { toolName: 1 }, name: 'toolName_unique', unique: true },
+    { key: { lastUpdated: -1 }, name: 'lastUpdated' },
+  ]);
+}

@@ -1,0 +1,127 @@
+import type { Db } from 'mongodb';
+import { ValidationError } from '../../errors';
+import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
+import { recommendations, scopeFigures } from './tool.recommendations';
+import { ToolPerformanceRepository } from './tool.repository';
+import type { ToolPerformance, ToolPerformanceDocument } from './tool.type';
+
+/** At most this many executions per `recordToolExecutions` call. */
+export const MAX_EXECUTIONS_PER_CALL = 1000;
+const MAX_NAME_LENGTH = 200;
+
+function checkName(value: string | null | undefined, field: string, required: boolean): string | null {
+  const text = value?.trim() ?? '';
+  if (!text) {
+    if (required) throw new ValidationError(`${field} must not be empty.`, field);
+    return null;
+  }
+  if (text.length > MAX_NAME_LENGTH) throw new ValidationError(`${field} must be at most ${MAX_NAME_LENGTH} characters.`, field);
+  return text;
+}
+
+/** Checks and trims executions; `field` is the input's path for error messages (e.g. `inputs`). */
+function checkExecutions(executions: readonly ToolExecution[], field: string): ToolExecution[] {
+  if (executions.length > MAX_EXECUTIONS_PER_CALL) {
+    throw new ValidationError(`At most ${MAX_EXECUTIONS_PER_CALL} executions per call.`, field);
+  }
+  return executions.map((execution, index) => {
+    const path = `${field}.${index}`;
+    const duration = execution.durationMs;
+    if (duration !== null && duration !== undefined && (!Number.isFinite(duration) || duration < 0)) {
+      throw new ValidationError('durationMs must be a finite number ≥ 0.', `${path}.durationMs`);
+    }
+    return {
+      toolName: checkName(execution.toolName, `${path}.toolName`, true)!,
+      success: execution.success,
+      durationMs: duration ?? null,
+      error: execution.error ?? null,
+      context: checkName(execution.context, `${path}.context`, false),
+      taskId: execution.taskId ?? null,
+    };
+  });
+}
+
+/**
+ * Adds tool executions to the tools' running aggregates: one atomic update per distinct tool (concurrent callers
+ * give exact totals), so reading a tool's performance is one indexed read. The one write path of tool performance:
+ * the executor's reports, `learnFromTask`'s plan steps and recorded agent runs all come through here.
+ * Returns the updated documents, one per distinct tool in first-seen order.
+ */
+export async function recordToolExecutions(
+  db: Db,
+  executions: readonly ToolExecution[],
+  field = 'inputs',
+): Promise<ToolPerformanceDocument[]> {
+  const deltas = summarizeExecutions(checkExecutions(executions, field));
+  const repository = new ToolPerformanceRepository(db);
+  const now = new Date();
+  return Promise.all(deltas.map((delta) => repository.apply(delta, now)));
+}
+
+const NO_COUNTS: ExecutionCounts = {
+  totalExecutions: 0,
+  successCount: 0,
+  failureCount: 0,
+  timedExecutions: 0,
+  totalDuration: 0,
+  slowCount: 0,
+};
+
+/** The `toolPerformance` answer for a stored document (or none yet), for the whole tool or one context. */
+export function toToolPerformance(toolName: string, document: ToolPerformanceDocument | null, context: string | null): ToolPerformance {
+  const contexts = document?.contexts ?? [];
+  const allErrors = document?.commonErrors ?? [];
+  const counts = context === null ? (document ?? NO_COUNTS) : (contexts.find((entry) => entry.context === context) ?? NO_COUNTS);
+  const errors = context === null ? allErrors : allErrors.filter((error) => error.context === context);
+  const figures = scopeFigures(counts, errors);
+  const optimalContext = document?.optimalContext ?? [];
+  return {
+    toolName,
+    context,
+    totalExecutions: figures.totalExecutions,
+    successCount: figures.successCount,
+    failureCount: figures.failureCount,
+    successRate: figures.successRate,
+    avgDuration: figures.avgDuration,
+    timedExecutions: figures.timedExecutions,
+    commonErrors: figures.commonErrors.map((error) => ({ ...error, lastTaskId: error.lastTaskId ?? null })),
+    optimalContext,
+    recommendations: recommendations({
+      toolName,
+      context,
+      figures,
+      contexts,
+      overallAvgDuration: document?.avgDuration ?? 0,
+      optimalContext,
+    }),
+    lastUpdated: document?.lastUpdated ?? null,
+  };
+}
+
+/** Tool performance for one request: recording executions and reading a tool's figures. */
+export class ToolService {
+  private readonly repository: ToolPerformanceRepository;
+
+  constructor(private readonly db: Db) {
+    this.repository = new ToolPerformanceRepository(db);
+  }
+
+  /** Records one execution; returns the tool's figures after it. */
+  async record(execution: ToolExecution): Promise<ToolPerformance> {
+    const [document] = await recordToolExecutions(this.db, [execution], 'input');
+    return toToolPerformance(document.toolName, document, null);
+  }
+
+  /** Records a batch; returns each affected tool's figures, in first-seen order. */
+  async recordMany(executions: readonly ToolExecution[]): Promise<ToolPerformance[]> {
+    const documents = await recordToolExecutions(this.db, executions, 'inputs');
+    return documents.map((document) => toToolPerformance(document.toolName, document, null));
+  }
+
+  /** A tool's figures (zeros when it never ran), for all its runs or those in `context`. */
+  async performance(toolName: string, context: string | null | undefined): Promise<ToolPerformance> {
+    const name = checkName(toolName, 'toolName', true)!;
+    const scope = checkName(context, 'context', false);
+    return toToolPerformance(name, await this.repository.findByName(name), scope);
+  }
+}

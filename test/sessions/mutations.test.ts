@@ -1,0 +1,185 @@
+import { createTestApp, type TestApp } from '../helpers/app';
+import { sessionAlice } from '../fixtures/session-alice';
+import { op } from './operations';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+
+describe('sessions: mutations', () => {
+  let app: TestApp;
+  const stored = (id: string): Promise<any> => app.db.collection('sessions').findOne({ _id: id as any });
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await app.db.collection('sessions').insertOne(structuredClone(sessionAlice) as any);
+  });
+  afterAll(() => app.close());
+
+  it('createSession generates an id, defaults the type to "default" and starts empty', async () => {
+    const { createSession } = await app.run(op('CreateSession'), { input: {} });
+    expect(createSession.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(createSession).toMatchObject({ sessionType: 'default', metadata: {}, feedbacks: [], agents: [], messageCount: 0 });
+    expect(createSession.createdAt).toBe(createSession.updatedAt);
+    const doc = await stored(createSession.sessionId);
+    expect(doc).toEqual({
+      _id: createSession.sessionId,
+      session_id: createSession.sessionId,
+      session_type: 'default',
+      created_at: new Date(createSession.createdAt),
+      updated_at: new Date(createSession.createdAt),
+      metadata: {},
+      feedbacks: [],
+      agents: {},
+    });
+  });
+
+  it('createSession with an existing id answers CONFLICT and changes nothing', async () => {
+    const before = await stored(sessionAlice._id);
+    const result = await app.execute(op('CreateSession'), { input: { sessionId: sessionAlice._id, sessionType: 'other' } });
+    expect(result.errors?.[0].extensions?.code).toBe('CONFLICT');
+    expect(await stored(sessionAlice._id)).toEqual(before);
+  });
+
+  it('deleteSession removes the document; a second delete answers NOT_FOUND', async () => {
+    await app.run(op('CreateSession'), { input: { sessionId: 'doomed' } });
+    expect((await app.run(op('DeleteSession'), { id: 'doomed' })).deleteSession).toBe(true);
+    expect(await stored('doomed')).toBeNull();
+    const again = await app.execute(op('DeleteSession'), { id: 'doomed' });
+    expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('upsertAgent creates an agent: agent_data with ISO string timestamps, agent level with dates, no messages', async () => {
+    await app.run(op('CreateSession'), { input: { sessionId: 'agents-1' } });
+    const before = await stored('agents-1');
+    await tick();
+    const { upsertAgent } = await app.run(op('UpsertAgent'), {
+      sessionId: 'agents-1',
+      input: {
+        agentId: 'support-agent',
+        agentData: {
+          model: 'claude-3-sonnet-20240229',
+          system_prompt: 'You are helpful.',
+          temperature: 0.2,
+          max_tokens: 512,
+          state: { topic: 'billing' },
+          conversation_manager_state: {},
+          created_at: '2024-01-15T09:00:00.000Z',
+        },
+      },
+    });
+    expect(upsertAgent).toMatchObject({
+      agentId: 'support-agent',
+      agentData: { model: 'claude-3-sonnet-20240229', systemPrompt: 'You are helpful.', temperature: 0.2, maxTokens: 512, state: { topic: 'billing' } },
+      messageCount: 0,
+      lastMessage: null,
+    });
+    const doc = await stored('agents-1');
+    const agent = doc.agents['support-agent'];
+    expect(agent.agent_data).toEqual({
+      agent_id: 'support-agent',
+      model: 'claude-3-sonnet-20240229',
+      system_prompt: 'You are helpful.',
+      temperature: 0.2,
+      max_tokens: 512,
+      state: { topic: 'billing' },
+      conversation_manager_state: {},
+      created_at: '2024-01-15T09:00:00.000Z',
+      updated_at: upsertAgent.updatedAt,
+    });
+    expect(agent.created_at).toEqual(new Date(upsertAgent.createdAt));
+    expect(agent.updated_at).toEqual(new Date(upsertAgent.updatedAt));
+    expect(agent.messages).toEqual([]);
+    expect(doc.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(doc.updated_at).toEqual(agent.updated_at);
+  });
+
+  it('upsertAgent on an existing agent replaces agent_data and keeps its messages and creation times', async () => {
+    const before = (await stored(sessionAlice._id)).agents['support-agent'];
+    await tick();
+    const { upsertAgent } = await app.run(op('UpsertAgent'), {
+      sessionId: sessionAlice._id,
+      input: { agentId: 'support-agent', agentData: { model: 'claude-3-opus', state: { conversation_count: 6 } } },
+    });
+    expect(upsertAgent).toMatchObject({ agentId: 'support-agent', messageCount: 4, agentData: { model: 'claude-3-opus', systemPrompt: null } });
+    const doc = await stored(sessionAlice._id);
+    const agent = doc.agents['support-agent'];
+    expect(agent.messages).toEqual(before.messages);
+    expect(agent.created_at).toEqual(before.created_at);
+    expect(agent.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(agent.agent_data).toEqual({
+      agent_id: 'support-agent',
+      model: 'claude-3-opus',
+      state: { conversation_count: 6 },
+      created_at: '2024-01-15T09:00:00.000Z',
+      updated_at: agent.updated_at.toISOString(),
+    });
+    expect(doc.agents['translator-agent']).toEqual(sessionAlice.agents['translator-agent']);
+    expect(Object.keys(doc.agents)).toEqual(['support-agent', 'translator-agent']);
+  });
+
+  it('updateSessionMetadata merges keys (dot paths set nested fields) and refreshes updated_at', async () => {
+    await app.run(op('CreateSession'), {
+      input: { sessionId: 'meta-1', metadata: { user_id: 'alice', priority: 'low', custom_data: { company: 'ACME', tier: 'basic' } } },
+    });
+    const before = await stored('meta-1');
+    await tick();
+    const { updateSessionMetadata } = await app.run(op('UpdateSessionMetadata'), {
+      sessionId: 'meta-1',
+      metadata: { priority: 'high', status: 'active', 'custom_data.tier': 'premium', tags: ['vip'] },
+    });
+    const expected = { user_id: 'alice', priority: 'high', custom_data: { company: 'ACME', tier: 'premium' }, status: 'active', tags: ['vip'] };
+    expect(updateSessionMetadata.metadata).toEqual(expected);
+    const doc = await stored('meta-1');
+    expect(doc.metadata).toEqual(expected);
+    expect(doc.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(updateSessionMetadata.updatedAt).toBe(doc.updated_at.toISOString());
+  });
+
+  it('deleteSessionMetadataKeys removes top-level and nested keys', async () => {
+    const { deleteSessionMetadataKeys } = await app.run(op('DeleteSessionMetadataKeys'), {
+      sessionId: 'meta-1',
+      keys: ['user_id', 'custom_data.company', 'not_there'],
+    });
+    expect(deleteSessionMetadataKeys.metadata).toEqual({ priority: 'high', custom_data: { tier: 'premium' }, status: 'active', tags: ['vip'] });
+    expect((await stored('meta-1')).metadata).toEqual(deleteSessionMetadataKeys.metadata);
+  });
+
+  it('addFeedback appends up, down and neutral entries with dates and refreshes updated_at', async () => {
+    await app.run(op('CreateSession'), { input: { sessionId: 'feedback-1' } });
+    const up = await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: 'UP', comment: 'Very helpful' } });
+    const neutral = await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: null } });
+    await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: 'DOWN', comment: 'Slow' } });
+    expect(up.addFeedback).toMatchObject({ rating: 'UP', comment: 'Very helpful' });
+    expect(neutral.addFeedback).toMatchObject({ rating: null, comment: '' });
+    const doc = await stored('feedback-1');
+    expect(doc.feedbacks.map((f: any) => [f.rating, f.comment])).toEqual([
+      ['up', 'Very helpful'],
+      [null, ''],
+      ['down', 'Slow'],
+    ]);
+    expect(doc.feedbacks[0].created_at).toEqual(new Date(up.addFeedback.createdAt));
+    expect(doc.updated_at).toEqual(doc.feedbacks[2].created_at);
+    const missing = await app.execute(op('AddFeedback'), { sessionId: 'nope', input: { rating: 'UP' } });
+    expect(missing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    for (const name of ['UpdateSessionMetadata', 'DeleteSessionMetadataKeys', 'UpsertAgent']) {
+      const variables = { sessionId: 'nope', metadata: { a: 1 }, keys: ['a'], input: { agentId: 'a', agentData: {} } };
+      const result = await app.execute(op(name), variables);
+      expect([name, result.errors?.[0].extensions?.code]).toEqual([name, 'NOT_FOUND']);
+    }
+  });
+
+  it('reads what a mutation wrote in the same request (loaders are cleared after writes)', async () => {
+    await app.run(op('CreateSession'), { input: { sessionId: 'fresh-1' } });
+    await app.run(op('UpsertAgent'), { sessionId: 'fresh-1', input: { agentId: 'a', agentData: {} } });
+    const data = await app.run(
+      `mutation Sequence {
+        append: appendMessage(sessionId: "fresh-1", agentId: "a", input: { role: USER, content: "hi" }) { messageId }
+        meta: updateSessionMetadata(sessionId: "fresh-1", metadata: { seen: true }) {
+          messageCount
+          metadata
+          agents { lastMessage { text } }
+        }
+      }`,
+    );
+    expect(data.meta).toEqual({ messageCount: 1, metadata: { seen: true }, agents: [{ lastMessage: { text: 'hi' } }] });
+  });
+});
