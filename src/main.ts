@@ -4,6 +4,7 @@ import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './db/connection';
 import { ensureIndexes } from './db/indexes';
 import { createEmbeddingProvider, createEmbeddingService } from './embeddings';
+import { SearchIndexes } from './search/search-index';
 import { buildAppSchema } from './schema';
 import { createServer } from './server';
 import { VERSION, type AppDeps } from './app';
@@ -27,8 +28,10 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       database: { kind: connection.kind, version: connection.serverVersion, client: connection.client, db: connection.db },
       embeddings,
       embedder: createEmbeddingService(embeddings, connection.db, config),
+      search: new SearchIndexes({ mode: config.vectorSearch, dimensions: embeddings.dimensions, logger }),
     };
     await ensureIndexes(connection.db, config);
+    await deps.search.forDb(connection.db).buildAll();
     const server = await createServer(deps, await buildAppSchema());
     const url = await server.listen(config.port, config.host);
     return {

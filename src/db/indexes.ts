@@ -9,7 +9,9 @@ import { ensureInsightIndexes } from '../modules/insights/insight.repository';
 
 /** Creates every feature's indexes (idempotent); run at startup. Each feature declares its own and is listed here. */
 export async function ensureIndexes(db: Db, config: Config): Promise<void> {
-  await Promise.all([ensureExperienceIndexes(db), ensureSessionIndexes(db, config),
+  await Promise.all([
+    ensureExperienceIndexes(db),
+    ensureSessionIndexes(db, config),
     ensureTaskIndexes(db),
     ensurePlanIndexes(db),
     ensureToolIndexes(db),

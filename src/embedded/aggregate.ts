@@ -133,6 +133,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
 function writeOut(store: Store, target: Target, results: Doc[], ops: JournalOp[]): void {
   const collection = store.ensureCollection(target.db, target.coll, ops);
   const previous = [...collection.docs.values()];
+  const mark = ops.length;
   for (const doc of previous) collection.remove(doc, ops);
   try {
     for (const doc of results) collection.insert(withIdFirst(doc), ops);
@@ -140,7 +141,7 @@ function writeOut(store: Store, target: Target, results: Doc[], ops: JournalOp[]
     // mongod builds $out in a temporary collection: a failure leaves the target as it was.
     for (const doc of [...collection.docs.values()]) collection.remove(doc, null);
     for (const doc of previous) collection.insert(doc, null);
-    ops.length = 0;
+    ops.length = mark;
     throw error;
   }
 }

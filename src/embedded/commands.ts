@@ -21,25 +21,72 @@ export interface CommandContext {
   db: string;
   engine: Engine;
   connectionId: number;
+  /** The command's changes, journaled by the engine before it replies (also when the command then fails). */
+  ops: JournalOp[];
 }
 
-type Handler = (command: Document, context: CommandContext) => Document | Promise<Document>;
+/** Handlers are synchronous, so each command is atomic with respect to every other. */
+type Handler = (command: Document, context: CommandContext) => Document;
 
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
+/** mongod's default ttlMonitorSleepSecs. */
+const TTL_MONITOR_INTERVAL_MS = 60_000;
 const MAX_WIRE_VERSION = 21; // MongoDB 7.0
 const SERVER_VERSION = '7.0.0';
 
 /** Fields every command may carry that do not change what it does here. */
 const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
 
+/** Collations other than `simple` would change string comparison; refusing them beats silently wrong results. */
+function rejectCollation(command: Document): void {
+  const statements = [command, ...(['updates', 'deletes'] as const).flatMap((field) => (Array.isArray(command[field]) ? command[field] : []))];
+  for (const statement of statements) {
+    const collation = isPlainObject(statement) ? statement.collation : undefined;
+    if (collation !== undefined && !(isPlainObject(collation) && collation.locale === 'simple')) {
+      throw new CommandError(ErrorCode.NotImplemented, 'collation is not supported by the embedded engine (only { locale: "simple" })');
+    }
+  }
+}
+
 /** The engine: storage, cursors and the journal, executing one command at a time. */
 export class Engine {
   readonly cursors = new CursorManager();
+  private readonly ttlMonitor: NodeJS.Timeout;
 
   constructor(
     readonly store: Store,
     private readonly journal: Journal,
-  ) {}
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
+    this.ttlMonitor = setInterval(() => {
+      this.expireDocuments(new Date()).catch((error: unknown) => this.log(`embedded engine: TTL pass failed: ${String(error)}`));
+    }, TTL_MONITOR_INTERVAL_MS);
+    this.ttlMonitor.unref();
+  }
+
+  /**
+   * Deletes documents whose TTL index field (a date, or the earliest date of an array) is older than the
+   * index's expireAfterSeconds, as mongod's TTL monitor does; returns how many were removed.
+   */
+  async expireDocuments(now: Date): Promise<number> {
+    const ops: JournalOp[] = [];
+    for (const collections of this.store.databases.values()) {
+      for (const collection of collections.values()) {
+        for (const index of collection.indexes.values()) {
+          const ttl = toNumber(index.spec.expireAfterSeconds);
+          if (ttl === undefined || index.fields.length !== 1) continue;
+          const cutoff = now.getTime() - ttl * 1000;
+          const expired = [...collection.docs.values()].filter((doc) => {
+            const dates = pathValues(doc, index.fields[0]).filter((value): value is Date => value instanceof Date);
+            return dates.length > 0 && Math.min(...dates.map((date) => date.getTime())) <= cutoff;
+          });
+          for (const doc of expired) collection.remove(doc, ops);
+        }
+      }
+    }
+    if (ops.length) await this.journal.append(ops);
+    return ops.length;
+  }
 
   /**
    * Runs a command and returns its reply document. Never throws: failures become `{ ok: 0, code, codeName, errmsg }`.
@@ -47,6 +94,8 @@ export class Engine {
    */
   async execute(command: Document, connectionId: number): Promise<Document> {
     const name = Object.keys(command)[0];
+    const ops: JournalOp[] = [];
+    let reply: Document;
     try {
       const handler = name === undefined ? undefined : HANDLERS[name];
       if (!handler) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name ?? ''}'`);
@@ -55,18 +104,23 @@ export class Engine {
       }
       const db = command.$db;
       if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
-      return await handler(command, { db, engine: this, connectionId });
+      rejectCollation(command);
+      reply = handler(command, { db, engine: this, connectionId, ops });
     } catch (error) {
-      return asCommandError(error).toReply();
+      reply = asCommandError(error).toReply();
     }
-  }
-
-  /** Makes a command's changes durable (no-op when it changed nothing). */
-  async commit(ops: JournalOp[]): Promise<void> {
-    if (ops.length) await this.journal.append(ops);
+    if (ops.length) {
+      try {
+        await this.journal.append(ops);
+      } catch (error) {
+        return new CommandError(ErrorCode.InternalError, `the write could not be made durable: ${(error as Error).message}`).toReply();
+      }
+    }
+    return reply;
   }
 
   close(): void {
+    clearInterval(this.ttlMonitor);
     this.cursors.close();
   }
 }
@@ -227,8 +281,7 @@ function distinct(command: Document, { db, engine }: CommandContext): Doc {
   return ok({ values: [...seen.values()].sort(compareValues) });
 }
 
-async function aggregate(command: Document, context: CommandContext): Promise<Doc> {
-  const { db, engine } = context;
+function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc {
   const target = command.aggregate;
   if (target !== 1 && typeof target !== 'string') {
     throw typeMismatch(`Invalid input namespace, ${bsonTypeName(target)}`);
@@ -240,20 +293,17 @@ async function aggregate(command: Document, context: CommandContext): Promise<Do
   }
   if (command.explain === true) throw new CommandError(ErrorCode.NotImplemented, 'explain is not supported by the embedded engine');
   const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'aggregate.cursor'), 'batchSize');
-  const ops: JournalOp[] = [];
   const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, command.let);
-  await engine.commit(ops);
   const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
   return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
 }
 
 // ---------- writes ----------
 
-async function insert(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function insert(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'insert');
   const documents = requireArray(command, 'documents', 'insert');
   const ordered = command.ordered !== false;
-  const ops: JournalOp[] = [];
   const collection = engine.store.ensureCollection(db, name, ops);
   const writeErrors: Doc[] = [];
   let n = 0;
@@ -270,7 +320,6 @@ async function insert(command: Document, { db, engine }: CommandContext): Promis
       if (ordered) break;
     }
   }
-  await engine.commit(ops);
   return ok({ n, ...(writeErrors.length ? { writeErrors } : {}) });
 }
 
@@ -319,11 +368,10 @@ function updateStatement(
   return { matched: 0, modified: 0, upsertedId: created._id, value: options.returnNew ? created : null };
 }
 
-async function update(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function update(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'update');
   const statements = requireArray(command, 'updates', 'update');
   const ordered = command.ordered !== false;
-  const ops: JournalOp[] = [];
   const writeErrors: Doc[] = [];
   const upserted: Doc[] = [];
   let n = 0;
@@ -350,7 +398,6 @@ async function update(command: Document, { db, engine }: CommandContext): Promis
       if (ordered) break;
     }
   }
-  await engine.commit(ops);
   return ok({
     n,
     nModified,
@@ -359,11 +406,10 @@ async function update(command: Document, { db, engine }: CommandContext): Promis
   });
 }
 
-async function remove(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'delete');
   const statements = requireArray(command, 'deletes', 'delete');
   const ordered = command.ordered !== false;
-  const ops: JournalOp[] = [];
   const writeErrors: Doc[] = [];
   let n = 0;
   for (let i = 0; i < statements.length; i++) {
@@ -382,11 +428,10 @@ async function remove(command: Document, { db, engine }: CommandContext): Promis
       if (ordered) break;
     }
   }
-  await engine.commit(ops);
   return ok({ n, ...(writeErrors.length ? { writeErrors } : {}) });
 }
 
-async function findAndModify(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function findAndModify(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, Object.keys(command)[0]);
   const filter = optionalObject(command, 'query', 'findAndModify');
   const sort = optionalObject(command, 'sort', 'findAndModify');
@@ -398,7 +443,6 @@ async function findAndModify(command: Document, { db, engine }: CommandContext):
   if (!removeDoc && command.update === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
   if (removeDoc && (upsert || returnNew)) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true or new=true and remove=true');
   const project = compileProjection(fields);
-  const ops: JournalOp[] = [];
   const collection = engine.store.collection(db, name);
   let value: Doc | null = null;
   let lastErrorObject: Doc;
@@ -416,7 +460,6 @@ async function findAndModify(command: Document, { db, engine }: CommandContext):
         ? { n: 1, updatedExisting: false, upserted: outcome.upsertedId }
         : { n: outcome.matched, updatedExisting: outcome.matched > 0 };
   }
-  await engine.commit(ops);
   return ok({ lastErrorObject, value: value && project ? project(value, filter) : value });
 }
 
@@ -426,7 +469,7 @@ async function findAndModify(command: Document, { db, engine }: CommandContext):
 const COLLECTION_OPTIONS = new Set(['capped', 'size', 'max', 'validator', 'validationLevel', 'validationAction', 'collation', 'timeseries', 'expireAfterSeconds', 'clusteredIndex', 'changeStreamPreAndPostImages', 'storageEngine', 'indexOptionDefaults', 'viewOn', 'pipeline', 'comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
 const COMMAND_ONLY_FIELDS = new Set(['comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
 
-async function create(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function create(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'create');
   const options: Doc = {};
   for (const [key, value] of Object.entries(command)) {
@@ -443,29 +486,23 @@ async function create(command: Document, { db, engine }: CommandContext): Promis
     if (sameDocument(existing.options, options)) return ok();
     throw new CommandError(ErrorCode.NamespaceExists, `Collection already exists. NS: ${db}.${name}`);
   }
-  const ops: JournalOp[] = [];
   engine.store.createCollection(db, name, options, ops);
-  await engine.commit(ops);
   return ok();
 }
 
-async function drop(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function drop(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'drop');
   const collection = engine.store.collection(db, name);
   if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, 'ns not found');
-  const ops: JournalOp[] = [];
   const nIndexesWas = collection.indexes.size + 1;
   engine.store.dropCollection(db, name, ops);
   engine.cursors.killNamespace(collection.ns);
-  await engine.commit(ops);
   return ok({ nIndexesWas, ns: collection.ns });
 }
 
-async function dropDatabase(command: Document, { db, engine }: CommandContext): Promise<Doc> {
-  const ops: JournalOp[] = [];
+function dropDatabase(command: Document, { db, engine, ops }: CommandContext): Doc {
   engine.store.dropDatabase(db, ops);
   engine.cursors.killNamespace(db);
-  await engine.commit(ops);
   return ok({ dropped: db });
 }
 
@@ -553,11 +590,10 @@ function normalizeIndexSpec(raw: unknown): IndexSpec {
   return spec;
 }
 
-async function createIndexes(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function createIndexes(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'createIndexes');
   const specs = requireArray(command, 'indexes', 'createIndexes').map(normalizeIndexSpec);
   if (!specs.length) throw badValue('Must specify at least one index to create');
-  const ops: JournalOp[] = [];
   const existed = engine.store.collection(db, name) !== undefined;
   const collection = engine.store.ensureCollection(db, name, ops);
   const before = collection.indexes.size + 1;
@@ -585,16 +621,15 @@ async function createIndexes(command: Document, { db, engine }: CommandContext):
       throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
     }
   }
+  const mark = ops.length;
   try {
     for (const spec of fresh) collection.addIndex(spec, ops);
   } catch (error) {
-    // A failed build adds none of the requested indexes.
+    // A failed build adds none of the requested indexes (an implicitly created collection stays, as in mongod).
     for (const spec of fresh) collection.dropIndex(spec.name, null);
-    const kept = ops.filter((op) => op.t !== 'createIndex');
-    await engine.commit(kept);
+    ops.length = mark;
     throw error;
   }
-  await engine.commit(ops);
   return ok({
     numIndexesBefore: before,
     numIndexesAfter: collection.indexes.size + 1,
@@ -612,7 +647,7 @@ function listIndexes(command: Document, { db, engine }: CommandContext): Doc {
   return engine.cursors.firstBatch(`${db}.$cmd.listIndexes.${name}`, { docs: collection.indexSpecs() }, batchSize ?? Infinity, false);
 }
 
-async function dropIndexes(command: Document, { db, engine }: CommandContext): Promise<Doc> {
+function dropIndexes(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, Object.keys(command)[0]);
   const collection = engine.store.collection(db, name);
   if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
@@ -637,9 +672,7 @@ async function dropIndexes(command: Document, { db, engine }: CommandContext): P
     if (index === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
     if (!collection.indexes.has(index)) throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${index}]`);
   }
-  const ops: JournalOp[] = [];
   for (const index of names) collection.dropIndex(index, ops);
-  await engine.commit(ops);
   return ok({ nIndexesWas });
 }
 

@@ -19,6 +19,7 @@ export const ErrorCode = {
   ImmutableField: 66,
   CannotCreateIndex: 67,
   InvalidOptions: 72,
+  DocumentValidationFailure: 121,
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,

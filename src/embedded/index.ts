@@ -34,7 +34,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const host = options.host ?? '127.0.0.1';
   const store = new Store();
   const journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
-  const engine = new Engine(store, journal);
+  const engine = new Engine(store, journal, log);
   let server;
   try {
     server = await listen(engine, host, options.port ?? 27017, log);

@@ -2,7 +2,7 @@ import { ObjectId, UUID } from 'bson';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
 import { compileFilter, type Matcher } from './query';
-import { canonicalKey, formatValue, pathValues, type Doc } from './values';
+import { canonicalKey, formatValue, markStored, pathValues, type Doc } from './values';
 
 /** One key an index holds for a document: the canonical string and the field values it was built from. */
 interface IndexKey {
@@ -99,12 +99,23 @@ export class Collection {
   /** Secondary indexes by name; the `_id` index is implicit in `docs`. */
   readonly indexes = new Map<string, Index>();
   readonly uuid = new UUID();
+  /** The collection's validator, when it rejects (validationAction `error`, the default). */
+  private readonly validator?: Matcher;
+  private readonly moderate: boolean;
 
   constructor(
     readonly db: string,
     readonly name: string,
     readonly options: Doc,
-  ) {}
+  ) {
+    if (options.validator !== undefined && options.validationAction !== 'warn' && options.validationLevel !== 'off') {
+      if ('$jsonSchema' in options.validator) {
+        throw new CommandError(ErrorCode.NotImplemented, '$jsonSchema validators are not supported by the embedded engine');
+      }
+      this.validator = compileFilter(options.validator);
+    }
+    this.moderate = options.validationLevel === 'moderate';
+  }
 
   get ns(): string {
     return `${this.db}.${this.name}`;
@@ -123,7 +134,9 @@ export class Collection {
   insert(doc: Doc, ops: JournalOp[] | null): void {
     const id = canonicalKey(doc._id);
     if (this.docs.has(id)) throw duplicateKeyError(this.ns, ID_INDEX, [doc._id]);
+    this.validate(doc);
     const keys = this.checkedKeys(doc, id);
+    markStored(doc);
     this.docs.set(id, doc);
     this.indexKeys(keys, id, 'add');
     ops?.push({ t: 'put', db: this.db, coll: this.name, doc });
@@ -132,8 +145,11 @@ export class Collection {
   /** Swaps in the new version of a stored document (same `_id`), enforcing unique indexes first. */
   replace(previous: Doc, next: Doc, ops: JournalOp[] | null): void {
     const id = canonicalKey(previous._id);
+    // With validationLevel "moderate", documents that were already invalid may be updated freely.
+    if (!(this.moderate && this.validator && !this.validator(previous))) this.validate(next);
     const keys = this.checkedKeys(next, id);
     this.indexKeys(this.keysFor(previous), id, 'remove');
+    markStored(next);
     this.docs.set(id, next);
     this.indexKeys(keys, id, 'add');
     ops?.push({ t: 'put', db: this.db, coll: this.name, doc: next });
@@ -163,6 +179,12 @@ export class Collection {
 
   dropIndex(name: string, ops: JournalOp[] | null): void {
     if (this.indexes.delete(name)) ops?.push({ t: 'dropIndex', db: this.db, coll: this.name, name });
+  }
+
+  private validate(doc: Doc): void {
+    if (this.validator && !this.validator(doc)) {
+      throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', { errInfo: { failingDocumentId: doc._id } });
+    }
   }
 
   private keysFor(doc: Doc): Map<Index, IndexKey[]> {
@@ -300,6 +322,7 @@ export class Store implements DurableState {
       if (current) index.remove(index.keysOf(current), id);
       index.add(index.keysOf(doc), id);
     }
+    markStored(doc);
     collection.docs.set(id, doc);
   }
 }

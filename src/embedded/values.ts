@@ -206,15 +206,22 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-// Stored documents never change, so their encoded size is computed once per version.
-const sizes = new WeakMap<Doc, number>();
+// Stored documents never change (updates copy on write), so their encoded size is computed once per version.
+const storedSizes = new WeakMap<Doc, number>();
+const stored = new WeakSet<Doc>();
 
-/** The BSON-encoded size of a document (cached per object: callers must not mutate documents they measure). */
+/** Marks a document as stored: from now on it is immutable, and its size may be cached. */
+export function markStored(doc: Doc): void {
+  stored.add(doc);
+}
+
+/** The BSON-encoded size of a document, cached for stored documents. */
 export function bsonSize(doc: Doc): number {
-  let size = sizes.get(doc);
+  if (!stored.has(doc)) return BSON.calculateObjectSize(doc);
+  let size = storedSizes.get(doc);
   if (size === undefined) {
     size = BSON.calculateObjectSize(doc);
-    sizes.set(doc, size);
+    storedSizes.set(doc, size);
   }
   return size;
 }

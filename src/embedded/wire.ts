@@ -169,11 +169,9 @@ function parseMsg(frame: Buffer, requestId: number): MsgRequest {
 }
 
 function parseQuery(frame: Buffer, requestId: number): QueryRequest {
-  let offset = HEADER_SIZE + 4; // flags are irrelevant for the commands accepted over OP_QUERY
-  let collection: string;
-  [collection, offset] = readCString(frame, offset, frame.length);
-  offset += 8; // numberToSkip, numberToReturn
-  const [query] = readDocument(frame, offset, frame.length);
+  // Flags, numberToSkip and numberToReturn are irrelevant for the handshake commands accepted over OP_QUERY.
+  const [collection, afterName] = readCString(frame, HEADER_SIZE + 4, frame.length);
+  const [query] = readDocument(frame, afterName + 8, frame.length);
   return { kind: 'query', requestId, collection, query };
 }
 

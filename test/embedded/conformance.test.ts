@@ -299,6 +299,16 @@ describe('update operators', () => {
     expect(await applied({ g: [[1, 2], [3]] }, { $set: { 'g.$[].$[n]': 0 } }, { arrayFilters: [{ n: { $gt: 1 } }] })).toEqual({ g: [[1, 0], [0]] });
   });
 
+  test('$inc keeps int64 exact and mixes numeric types', async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, big: Long.fromString('9007199254740993'), d: Decimal128.fromString('1.5'), n: 1 });
+    await c.updateOne({ _id: 1 }, { $inc: { big: 1, d: 1, n: Long.fromNumber(2) } });
+    const doc = await c.findOne({ _id: 1 }, { promoteLongs: false, promoteValues: false });
+    expect(doc!.big).toEqual(Long.fromString('9007199254740994'));
+    expect(doc!.d.toString()).toBe('2.5');
+    expect(Number(doc!.n)).toBe(3);
+  });
+
   test('pipeline updates compute from the document', async () => {
     expect(await applied({ a: 2, b: 3 }, [{ $set: { sum: { $add: ['$a', '$b'] } } }, { $unset: 'b' }] as unknown as Document)).toEqual({ a: 2, sum: 5 });
   });
@@ -566,6 +576,16 @@ describe('indexes and catalog', () => {
     expect((await serverError(t.db.createCollection(name, { validator: { a: { $exists: true } } }))).code).toBe(48);
     expect(await t.db.collection(name).drop()).toBe(true);
     expect((await t.db.listCollections({ name }).toArray()).length).toBe(0);
+  });
+
+  test('a collection validator rejects invalid inserts and updates with 121', async () => {
+    const name = `validated${++seq}`;
+    await t.db.createCollection(name, { validator: { n: { $gte: 0 } } });
+    const c = t.db.collection<Doc>(name);
+    await c.insertOne({ _id: 1, n: 1 });
+    expect((await serverError(c.insertOne({ _id: 2, n: -1 }))).code).toBe(121);
+    expect((await serverError(c.updateOne({ _id: 1 }, { $set: { n: -5 } }))).code).toBe(121);
+    expect(await c.find({}).toArray()).toEqual([{ _id: 1, n: 1 }]);
   });
 
   test('listDatabases includes the database; dropDatabase removes it', async () => {

@@ -195,7 +195,7 @@ describe('DurableLog journal', () => {
   });
 
   it.each([
-    ['a flipped byte in the body', (data: Buffer, last: number) => (data[data.length - 3] ^= 0x40)],
+    ['a flipped byte in the body', (data: Buffer) => (data[data.length - 3] ^= 0x40)],
     ['a flipped byte in the checksum', (data: Buffer, last: number) => (data[last + 5] ^= 0x01)],
     ['a length field pointing past the end', (data: Buffer, last: number) => data.writeUInt32LE(0x7fffff00, last)],
     ['a zeroed record, as a crash can leave after the file grew', (data: Buffer, last: number) => data.fill(0, last)],

@@ -98,6 +98,28 @@ describeEngine('malformed messages', () => {
     raw.socket.destroy();
   });
 
+  test('a legacy OP_QUERY handshake on admin.$cmd is answered with OP_REPLY; other OP_QUERY commands are refused', async () => {
+    const query = (name: string, doc: Document): Buffer => {
+      const body = Buffer.concat([Buffer.alloc(4), Buffer.from(name + '\0'), Buffer.alloc(8), Buffer.from(BSON.serialize(doc))]);
+      return Buffer.concat([header(16 + body.length, 2004), body]);
+    };
+    const opReply = (bytes: Buffer): Document => {
+      expect(bytes.readInt32LE(0)).toBe(bytes.length);
+      expect(bytes.readInt32LE(12)).toBe(1);
+      expect(bytes.readInt32LE(32)).toBe(1); // numberReturned
+      return BSON.deserialize(bytes.subarray(36));
+    };
+    const raw = await connect();
+    raw.socket.write(query('admin.$cmd', { isMaster: 1 }));
+    const hello = opReply(await waitForBytes(raw, 36));
+    expect(hello).toMatchObject({ ismaster: true, ok: 1 });
+    raw.socket.destroy();
+    const other = await connect();
+    other.socket.write(query('db.$cmd', { find: 'c' }));
+    expect(opReply(await waitForBytes(other, 36))).toMatchObject({ ok: 0, code: 352 });
+    other.socket.destroy();
+  });
+
   test('a moreToCome message gets no reply, and the next one does', async () => {
     const raw = await connect();
     raw.socket.write(opMsg(command({ ping: 1, $db: 'admin' }), 1 << 1));

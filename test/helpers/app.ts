@@ -9,6 +9,7 @@ import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { createEmbeddingService } from '../../src/embeddings';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
 import { buildAppSchema } from '../../src/schema';
+import { SearchIndexes } from '../../src/search/search-index';
 import { createServer, type HindsightServer } from '../../src/server';
 import { openTestDatabase, type TestDatabase } from './db';
 import { testTarget } from './target';
@@ -38,9 +39,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = await openTestDatabase();
   const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...options.config });
   const embeddings = options.embeddings ?? new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
+  const logger = options.logger ?? silentLogger;
   const deps: AppDeps = {
     config,
-    logger: options.logger ?? silentLogger,
+    logger,
     version: VERSION,
     database: {
       kind: testTarget() === 'mongod' ? 'EXTERNAL' : 'EMBEDDED',
@@ -50,6 +52,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     embeddings,
     embedder: createEmbeddingService(embeddings, database.db, config),
+    search: new SearchIndexes({ mode: config.vectorSearch, dimensions: embeddings.dimensions, logger }),
   };
   await ensureIndexes(database.db, config);
   const server = await createServer(deps, await buildAppSchema());

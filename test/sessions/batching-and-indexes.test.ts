@@ -48,6 +48,23 @@ describe('sessions: DataLoader batching and indexes', () => {
     }
   });
 
+  it("pages the messages of 50 sessions' agents with one more aggregate, not one per agent", async () => {
+    const fields = Array.from(
+      { length: SESSIONS },
+      (_, index) => `s${index}: session(id: "s-${index}") { agents { messages(last: 2) { totalCount edges { node { messageId text } } } } }`,
+    );
+    app.commands.reset();
+    const data = await app.run(`query ManyPages {\n${fields.join('\n')}\n}`);
+    expect(app.commands.count(undefined, 'sessions')).toBe(2);
+    for (let index = 0; index < SESSIONS; index++) {
+      expect(data[`s${index}`].agents).toEqual(
+        ['planner', 'writer'].map((agent) => ({
+          messages: { totalCount: 3, edges: [2, 3].map((id) => ({ node: { messageId: id, text: `${agent} ${index}.${id}` } })) },
+        })),
+      );
+    }
+  });
+
   it('lists 50 sessions with their agents and last messages in a constant number of commands (page + count)', async () => {
     app.commands.reset();
     const data = await app.run(op('SessionsWithAgents'), { first: SESSIONS });

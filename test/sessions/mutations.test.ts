@@ -167,19 +167,20 @@ describe('sessions: mutations', () => {
     }
   });
 
-  it('reads what a mutation wrote in the same request (loaders are cleared after writes)', async () => {
+  it('a mutation document sees its own earlier writes: loaders are cleared after each write', async () => {
     await app.run(op('CreateSession'), { input: { sessionId: 'fresh-1' } });
-    await app.run(op('UpsertAgent'), { sessionId: 'fresh-1', input: { agentId: 'a', agentData: {} } });
     const data = await app.run(
       `mutation Sequence {
+        before: upsertAgent(sessionId: "fresh-1", input: { agentId: "a", agentData: {} }) { messageCount messages(last: 5) { totalCount } }
         append: appendMessage(sessionId: "fresh-1", agentId: "a", input: { role: USER, content: "hi" }) { messageId }
-        meta: updateSessionMetadata(sessionId: "fresh-1", metadata: { seen: true }) {
+        after: upsertAgent(sessionId: "fresh-1", input: { agentId: "a", agentData: {} }) {
           messageCount
-          metadata
-          agents { lastMessage { text } }
+          lastMessage { text }
+          messages(last: 5) { totalCount }
         }
       }`,
     );
-    expect(data.meta).toEqual({ messageCount: 1, metadata: { seen: true }, agents: [{ lastMessage: { text: 'hi' } }] });
+    expect(data.before).toEqual({ messageCount: 0, messages: { totalCount: 0 } });
+    expect(data.after).toEqual({ messageCount: 1, lastMessage: { text: 'hi' }, messages: { totalCount: 1 } });
   });
 });

@@ -29,10 +29,3 @@ export function op(name: string): string {
   collect(operation);
   return [operation, ...used.values()].map((definition) => print(definition)).join('\n\n');
 }
-
-/** Fragment definitions by name, for documents built in a test (e.g. many aliased fields). */
-export function fragment(name: string): string {
-  const found = fragments.get(name);
-  if (!found) throw new Error(`No fragment ${name} in sessions.graphql`);
-  return print(found);
-}

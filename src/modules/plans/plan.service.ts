@@ -8,7 +8,7 @@ import { forwardPage, type Connection, type SortKey } from '../shared/connection
 import { goalPattern, goalPatternScore, unifiablePrefixes } from './goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
-import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
+import { MIN_PLAN_MATCH, cosine, rankPlan } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
 import { PLAN_GOAL_SPACE } from './plan.spaces';
 import { toPlanPattern, type PlanPattern, type PlanPatternDocument, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
@@ -94,12 +94,9 @@ export class PlanService {
     const now = new Date();
     const plans: SuccessfulPlan[] = candidates
       .map((document) => {
-        const stored = fromStoredVector(document.embeddings?.goal_embedding);
-        let cosine = 0;
-        if (stored && stored.length === vector.length) for (let i = 0; i < vector.length; i++) cosine += vector[i] * stored[i];
         const parts = rankPlan({
           goalPattern: goalPatternScore(template, document.goalPattern),
-          cosine,
+          cosine: cosine(vector, fromStoredVector(document.embeddings?.goal_embedding)) ?? 0,
           usageCount: document.usageCount,
           lastUsed: document.lastUsed,
           now,

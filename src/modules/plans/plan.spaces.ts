@@ -1,3 +1,4 @@
+import type { SpaceDefinition } from '../../search/space';
 import type { ReembedTarget } from '../admin/reembed.target';
 import { PLAN_PATTERNS_COLLECTION } from './plan.type';
 
@@ -11,3 +12,15 @@ export const PLAN_PATTERNS_REEMBED_TARGET: ReembedTarget = {
   idField: 'patternId',
   fields: [{ textPath: 'exampleGoal', vectorPath: PLAN_GOAL_VECTOR_PATH, space: PLAN_GOAL_SPACE }],
 };
+
+/** The space's definition for the search subsystem (`deps.search.defineSpace`). */
+export const PLAN_SPACES: SpaceDefinition[] = [
+  {
+    name: PLAN_GOAL_SPACE,
+    collection: PLAN_PATTERNS_COLLECTION,
+    idField: 'patternId',
+    vectorPath: PLAN_GOAL_VECTOR_PATH,
+    textPaths: ['exampleGoal'],
+    filterFields: ['successRate'],
+  },
+];

@@ -1,6 +1,11 @@
 import DataLoader from 'dataloader';
-import type { SessionRepository } from './session.repository';
+import { messagePageKey, type AgentRef, type MessagePage, type MessageWindow, type SessionRepository } from './session.repository';
 import { Session } from './session.type';
+
+/** A page of one agent's messages, as a `messagePage` key. */
+export interface MessagePageRequest extends AgentRef {
+  window: MessageWindow;
+}
 
 /** The sessions feature's per-request DataLoaders. */
 export interface SessionLoaders {
@@ -10,6 +15,8 @@ export interface SessionLoaders {
    * messages of many sessions reads the collection once.
    */
   sessionById: DataLoader<string, Session | null>;
+  /** Message pages of agents (null: no such agent); one aggregate per distinct window in a batch. */
+  messagePage: DataLoader<MessagePageRequest, MessagePage | null, string>;
 }
 
 export function createSessionLoaders(repository: SessionRepository): SessionLoaders {
@@ -18,5 +25,22 @@ export function createSessionLoaders(repository: SessionRepository): SessionLoad
       const found = new Map((await repository.findSummaries([...ids])).map((summary) => [summary._id, Session.fromSummary(summary)]));
       return ids.map((id) => found.get(id) ?? null);
     }),
+    messagePage: new DataLoader<MessagePageRequest, MessagePage | null, string>(
+      async (requests) => {
+        const byWindow = new Map<string, MessagePageRequest[]>();
+        for (const request of requests) {
+          const window = JSON.stringify(request.window);
+          byWindow.set(window, [...(byWindow.get(window) ?? []), request]);
+        }
+        const pages = new Map<string, MessagePage>();
+        await Promise.all(
+          [...byWindow.entries()].map(async ([window, group]) => {
+            for (const [agent, page] of await repository.messagePages(group, group[0].window)) pages.set(`${agent}${window}`, page);
+          }),
+        );
+        return requests.map((request) => pages.get(`${messagePageKey(request)}${JSON.stringify(request.window)}`) ?? null);
+      },
+      { cacheKeyFn: (request) => JSON.stringify([request.sessionId, request.agentId, request.window]) },
+    ),
   };
 }

@@ -93,6 +93,17 @@ export interface MessagePage {
   atOrAfterBefore: number;
 }
 
+/** An agent of a session. */
+export interface AgentRef {
+  sessionId: string;
+  agentId: string;
+}
+
+/** Map key of an agent in `messagePages` results. */
+export function messagePageKey(agent: AgentRef): string {
+  return JSON.stringify([agent.sessionId, agent.agentId]);
+}
+
 /** Why a conditional write matched nothing. */
 export interface WriteDiagnosis {
   sessionExists: boolean;
@@ -224,26 +235,41 @@ export class SessionRepository {
   }
 
   /**
-   * One page of an agent's messages, filtered and sliced inside the database (the array never leaves it).
-   * Null when the session or the agent does not exist.
+   * The same page of several agents' messages in one aggregate, filtered and sliced inside the database
+   * (the arrays never leave it). Keyed by `messagePageKey`; agents that do not exist are left out.
    */
-  async messagePage(sessionId: string, agentId: string, window: MessageWindow): Promise<MessagePage | null> {
+  async messagePages(agents: AgentRef[], window: MessageWindow): Promise<Map<string, MessagePage>> {
     const id = '$$m.message_id';
     const inWindow: Document[] = [];
     if (window.afterId !== null) inWindow.push({ $gt: [id, window.afterId] });
     if (window.beforeId !== null) inWindow.push({ $lt: [id, window.beforeId] });
     const countWhere = (condition: Document | null) =>
       condition ? { $size: { $filter: { input: '$list', as: 'm', cond: condition } } } : { $literal: 0 };
-    const [result] = await this.collection
-      .aggregate<MessagePage & { found: boolean }>([
-        { $match: { _id: sessionId } },
-        { $project: { _id: 0, agent: agentField(agentId) } },
+    const rows = await this.collection
+      .aggregate<MessagePage & AgentRef>([
+        { $match: { _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } } },
         {
           $project: {
-            found: { $eq: [{ $type: '$agent' }, 'object'] },
+            agent: {
+              $filter: {
+                input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+                as: 'a',
+                cond: {
+                  $and: [{ $in: ['$$a.k', { $literal: [...new Set(agents.map((agent) => agent.agentId))] }] }, { $eq: [{ $type: '$$a.v' }, 'object'] }],
+                },
+              },
+            },
+          },
+        },
+        { $unwind: '$agent' },
+        {
+          $project: {
+            _id: 0,
+            sessionId: '$_id',
+            agentId: '$agent.k',
             list: {
               $filter: {
-                input: { $ifNull: ['$agent.messages', []] },
+                input: { $ifNull: ['$agent.v.messages', []] },
                 as: 'm',
                 cond: window.role === null ? true : { $eq: ['$$m.role', { $literal: window.role }] },
               },
@@ -252,7 +278,8 @@ export class SessionRepository {
         },
         {
           $project: {
-            found: 1,
+            sessionId: 1,
+            agentId: 1,
             total: { $size: '$list' },
             page: {
               $slice: [
@@ -266,9 +293,7 @@ export class SessionRepository {
         },
       ])
       .toArray();
-    if (!result?.found) return null;
-    const { found: _found, ...page } = result;
-    return page;
+    return new Map(rows.map(({ sessionId, agentId, ...page }) => [messagePageKey({ sessionId, agentId }), page]));
   }
 
   /** One message, or null when the session, agent or message does not exist. */

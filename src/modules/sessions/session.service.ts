@@ -191,16 +191,20 @@ export class SessionService {
     return agent;
   }
 
-  /** A Relay page of an agent's messages (cursor = message_id), sliced in the database. */
+  /** A Relay page of an agent's messages (cursor = message_id), sliced in the database; batched per request. */
   async messages(agent: Agent, args: MessagesArgs): Promise<Connection<Message>> {
     if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
     const backward = args.last != null;
     const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
-    const page = await this.repository.messagePage(agent.sessionId, agent.agentId, {
-      role: args.role ?? null,
-      afterId: args.after ? messageCursor(args.after, 'after') : null,
-      beforeId: args.before ? messageCursor(args.before, 'before') : null,
-      take: backward ? -size : size,
+    const page = await this.loaders.messagePage.load({
+      sessionId: agent.sessionId,
+      agentId: agent.agentId,
+      window: {
+        role: args.role ?? null,
+        afterId: args.after ? messageCursor(args.after, 'after') : null,
+        beforeId: args.before ? messageCursor(args.before, 'before') : null,
+        take: backward ? -size : size,
+      },
     });
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
@@ -249,7 +253,7 @@ export class SessionService {
 
   async createSession(input: CreateSessionInput): Promise<Session> {
     const sessionId = input.sessionId ?? randomUUID();
-    if (sessionId.length === 0 || sessionId.length > LIMITS.sessionIdLength || !/^[\x00-\x7f]*$/.test(sessionId)) {
+    if (sessionId.length === 0 || sessionId.length > LIMITS.sessionIdLength || !/^\p{ASCII}*$/u.test(sessionId)) {
       throw new ValidationError(`input.sessionId must have 1 to ${LIMITS.sessionIdLength} ASCII characters.`, 'input.sessionId');
     }
     if (input.sessionType.length === 0 || input.sessionType.length > LIMITS.sessionTypeLength) {
@@ -279,7 +283,7 @@ export class SessionService {
   /** Deletes the session, or NOT_FOUND. */
   async deleteSession(sessionId: string): Promise<boolean> {
     if (!(await this.repository.delete(sessionId))) throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return true;
   }
 
@@ -302,7 +306,7 @@ export class SessionService {
     if (!(await this.repository.upsertAgent(sessionId, input.agentId, agentData, times, addedBytes))) {
       await this.explainMiss(sessionId, 'input.agentData');
     }
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return this.agent(await this.session(sessionId), input.agentId);
   }
 
@@ -327,7 +331,7 @@ export class SessionService {
     const field = inputs.length === 1 ? fieldOf(0) : 'inputs';
     const stored = await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field);
     if (!stored) return this.explainMiss(sessionId, field, { agentId });
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return stored.map((message) => Message.fromDocument(message));
   }
 
@@ -341,7 +345,7 @@ export class SessionService {
     if (!(await this.repository.updateMessage(sessionId, agentId, messageId, change, now, bsonBytes(change)))) {
       await this.explainMiss(sessionId, 'input.content', { agentId, messageId });
     }
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     const stored = await this.repository.findMessage(sessionId, agentId, messageId);
     if (!stored) throw new NotFoundError(`Message ${messageId} not found.`, { sessionId, agentId, messageId });
     return Message.fromDocument(stored);
@@ -367,7 +371,7 @@ export class SessionService {
         otherLimit: `metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`,
       });
     }
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return this.session(sessionId);
   }
 
@@ -376,7 +380,7 @@ export class SessionService {
     if (keys.length === 0) throw new ValidationError('keys must not be empty.', 'keys');
     keys.forEach((key) => checkMetadataPath(key, 'keys'));
     if (!(await this.repository.unsetMetadata(sessionId, keys, new Date()))) await this.explainMiss(sessionId, 'keys');
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return this.session(sessionId);
   }
 
@@ -389,7 +393,7 @@ export class SessionService {
     if (!(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
       await this.explainMiss(sessionId, 'input');
     }
-    this.loaders.sessionById.clear(sessionId);
+    this.forget(sessionId);
     return Feedback.fromDocument(feedback);
   }
 
@@ -425,6 +429,12 @@ export class SessionService {
         break;
     }
     return conditions.length === 0 ? {} : conditions.length === 1 ? conditions[0] : { $and: conditions };
+  }
+
+  /** Drops what this request's loaders hold about a session after a write to it. */
+  private forget(sessionId: string): void {
+    this.loaders.sessionById.clear(sessionId);
+    this.loaders.messagePage.clearAll();
   }
 
   /**

@@ -14,7 +14,7 @@ import { recordToolExecutions } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository } from './task.repository';
-import { TaskOutcome, type LearnResult, type TaskDocument } from './task.type';
+import { TaskOutcome, TaskStatus, type LearnResult, type TaskDocument } from './task.type';
 import { checkMetrics, requiredText } from './task.validation';
 
 /** A claim older than this is taken to be an interrupted learnFromTask, and may be taken over. */
@@ -95,7 +95,8 @@ export class LearningService {
 
     const claimId = randomUUID();
     const now = new Date();
-    const task = await this.tasks.claimLearning(taskId, { status: input.status, successMetrics: metrics, planId }, claimId, now, LEARNING_LEASE_MS);
+    const status = input.status === TaskOutcome.COMPLETED ? TaskStatus.COMPLETED : TaskStatus.FAILED;
+    const task = await this.tasks.claimLearning(taskId, { status, successMetrics: metrics, planId }, claimId, now, LEARNING_LEASE_MS);
     this.loaders.taskById.clear(taskId);
     if (!task) return this.answerForUnclaimed(taskId);
 

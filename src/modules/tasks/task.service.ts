@@ -5,11 +5,13 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/goal-pattern';
+import { cosine } from '../plans/plan.ranking';
+import { fuse } from '../../search/fusion';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository, taskFilterQuery } from './task.repository';
-import { fuseSimilarity, scaleToBest, vectorPart } from './task.similarity';
+import { SIMILARITY_WEIGHTS, vectorPart } from './task.similarity';
 import { TASK_GOAL_SPACE, TASK_QUERY_SPACE } from './task.spaces';
 import { toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
 import { newTaskDocument } from './task.validation';
@@ -18,13 +20,6 @@ export const MAX_SIMILAR_LIMIT = 100;
 /** Candidates fetched from each list (vector, keyword, goal pattern) per requested result, and at least. */
 const CANDIDATES_PER_RESULT = 10;
 const MIN_CANDIDATES = 100;
-
-function cosine(a: Float32Array, b: Float32Array | null): number | null {
-  if (!b || b.length !== a.length) return null;
-  let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
-  return dot;
-}
 
 /** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
 export class TaskService {
@@ -110,37 +105,46 @@ export class TaskService {
       this.index.searchKeyword(TASK_GOAL_SPACE, { text: goal ?? query!, k, filter }),
       this.unifyingTaskIds(template, filter, k),
     ]);
-    const queryKeyword = scaleToBest(queryKeywords);
-    const goalKeyword = scaleToBest(goalKeywords);
     const ids = new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds));
-    const candidates = await this.repository.findWithVectors([...ids], filter);
-
-    const scored = candidates.map((document) => {
-      const parts = {
-        vector: vectorPart([
-          queryVector ? cosine(queryVector, fromStoredVector(document.embeddings?.originalQuery_embedding)) : null,
-          goalVector ? cosine(goalVector, fromStoredVector(document.embeddings?.goal_embedding)) : null,
-        ]),
-        keyword: Math.max(queryKeyword.get(document.taskId) ?? 0, goalKeyword.get(document.taskId) ?? 0),
-        goalPattern: goalPatternScore(template, document.goalPattern ?? goalPattern(document.goal)),
-      };
-      return { document, parts, similarity: fuseSimilarity(parts) };
-    });
-    const tasks: SimilarTask[] = scored
-      .filter((entry) => entry.similarity >= args.minSimilarity)
-      .sort((a, b) => b.similarity - a.similarity || b.document.createdAt.getTime() - a.document.createdAt.getTime())
+    const candidates = new Map((await this.repository.findWithVectors([...ids], filter)).map((document) => [document.taskId, document]));
+    const documents = [...candidates.values()];
+    const fused = fuse(
+      [
+        {
+          name: 'vector',
+          weight: SIMILARITY_WEIGHTS.vector,
+          hits: documents.map((document) => ({
+            id: document.taskId,
+            score: vectorPart([
+              queryVector ? cosine(queryVector, fromStoredVector(document.embeddings?.originalQuery_embedding)) : null,
+              goalVector ? cosine(goalVector, fromStoredVector(document.embeddings?.goal_embedding)) : null,
+            ]),
+          })),
+        },
+        { name: 'keyword', weight: SIMILARITY_WEIGHTS.keyword, hits: [...queryKeywords, ...goalKeywords].filter((hit) => candidates.has(hit.id)) },
+        {
+          name: 'goalPattern',
+          weight: SIMILARITY_WEIGHTS.goalPattern,
+          hits: documents.map((document) => ({ id: document.taskId, score: goalPatternScore(template, document.goalPattern ?? goalPattern(document.goal)) })),
+        },
+      ],
+      { minScore: args.minSimilarity },
+    );
+    const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
+    const tasks: SimilarTask[] = fused
+      .sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id))
       .slice(0, args.limit)
-      .map(({ document, parts, similarity }) => {
-        const { embeddings: _vectors, ...stored } = document;
-        this.loaders.taskById.prime(document.taskId, stored);
+      .map((hit) => {
+        const { embeddings: _vectors, ...stored } = candidates.get(hit.id)!;
+        this.loaders.taskById.prime(stored.taskId, stored);
         const task = toTask(stored);
         return {
           taskId: task.taskId,
           query: task.originalQuery,
           goal: task.goal,
           status: task.status,
-          similarity,
-          scores: parts,
+          similarity: hit.score,
+          scores: { vector: hit.parts.vector ?? 0, keyword: hit.parts.keyword ?? 0, goalPattern: hit.parts.goalPattern ?? 0 },
           executionTime: task.executionTime,
           successMetrics: task.successMetrics,
           createdAt: task.createdAt,

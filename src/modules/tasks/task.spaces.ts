@@ -1,3 +1,4 @@
+import type { SpaceDefinition } from '../../search/space';
 import type { ReembedTarget } from '../admin/reembed.target';
 import { TASKS_COLLECTION } from './task.type';
 
@@ -20,3 +21,9 @@ export const TASKS_REEMBED_TARGET: ReembedTarget = {
     { textPath: 'goal', vectorPath: TASK_GOAL_VECTOR_PATH, space: TASK_GOAL_SPACE },
   ],
 };
+
+/** The spaces' definitions for the search subsystem (`deps.search.defineSpace`). */
+export const TASK_SPACES: SpaceDefinition[] = [
+  { name: TASK_QUERY_SPACE, collection: TASKS_COLLECTION, idField: 'taskId', vectorPath: TASK_QUERY_VECTOR_PATH, textPaths: ['originalQuery'], filterFields: ['status'] },
+  { name: TASK_GOAL_SPACE, collection: TASKS_COLLECTION, idField: 'taskId', vectorPath: TASK_GOAL_VECTOR_PATH, textPaths: ['goal'], filterFields: ['status'] },
+];

@@ -1,0 +1,97 @@
+/** Engine behaviour that needs a clock or has no mongod equivalent, checked on the Engine directly. */
+import { Long, type Document } from 'bson';
+import type { JournalOp } from '../../src/embedded/durability';
+import { Engine } from '../../src/embedded/commands';
+import { CursorManager } from '../../src/embedded/cursors';
+import { Store } from '../../src/embedded/store';
+
+/** Test stand-in for the DurableLog: records what the engine appends. */
+class RecordingJournal {
+  readonly appends: JournalOp[][] = [];
+  async append(ops: JournalOp[]): Promise<void> {
+    this.appends.push(ops);
+  }
+}
+
+let journal: RecordingJournal;
+let engine: Engine;
+const run = (command: Document): Promise<Document> => engine.execute({ ...command, $db: 'db' }, 1);
+
+beforeEach(() => {
+  journal = new RecordingJournal();
+  engine = new Engine(new Store(), journal);
+});
+afterEach(() => engine.close());
+
+test('a write command appends one journal record with every op; reads append nothing', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+  expect(journal.appends).toHaveLength(1);
+  expect(journal.appends[0].map((op) => op.t)).toEqual(['createColl', 'put', 'put']);
+  await run({ update: 'c', updates: [{ q: {}, u: { $set: { x: 1 } }, multi: true }] });
+  expect(journal.appends[1].map((op) => op.t)).toEqual(['put', 'put']);
+  await run({ find: 'c', filter: {} });
+  await run({ update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: 1 } } }] }); // no change: nothing to journal
+  expect(journal.appends).toHaveLength(2);
+});
+
+test('a write that fails half-way journals what it did apply', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }] });
+  const reply = await run({ insert: 'c', documents: [{ _id: 2 }, { _id: 1 }, { _id: 3 }] });
+  expect(reply.n).toBe(1);
+  expect(reply.writeErrors).toHaveLength(1);
+  expect(journal.appends[1]).toEqual([{ t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } }]);
+});
+
+test('the TTL pass removes documents whose date is older than expireAfterSeconds, and journals it', async () => {
+  const now = new Date('2025-01-01T12:00:00Z');
+  await run({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }] });
+  await run({
+    insert: 'c',
+    documents: [
+      { _id: 'old', at: new Date(now.getTime() - 61_000) },
+      { _id: 'fresh', at: new Date(now.getTime() - 10_000) },
+      { _id: 'array', at: [new Date(now.getTime() - 3600_000), new Date(now.getTime())] },
+      { _id: 'not-a-date', at: 'yesterday' },
+    ],
+  });
+  expect(await engine.expireDocuments(now)).toBe(2);
+  const left = await run({ find: 'c', filter: {}, sort: { _id: 1 } });
+  expect(left.cursor.firstBatch.map((doc: Document) => doc._id)).toEqual(['fresh', 'not-a-date']);
+  expect(journal.appends.at(-1)!.map((op) => op.t)).toEqual(['del', 'del']);
+});
+
+test('idle cursors expire and then answer CursorNotFound', async () => {
+  const cursors = new CursorManager(30);
+  try {
+    const reply = cursors.firstBatch('db.c', { docs: [{ a: 1 }, { a: 2 }, { a: 3 }] }, 1, false);
+    const id = reply.cursor.id as Long;
+    expect(cursors.getMore(id, 'db.c', 1).cursor.nextBatch).toEqual([{ a: 2 }]);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(cursors.size).toBe(0);
+    expect(() => cursors.getMore(id, 'db.c', 1)).toThrow(expect.objectContaining({ code: 43 }));
+  } finally {
+    cursors.close();
+  }
+});
+
+test('a getMore on another namespace is refused', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+  const first = await run({ find: 'c', filter: {}, batchSize: 1 });
+  const reply = await run({ getMore: first.cursor.id, collection: 'other' });
+  expect(reply).toMatchObject({ ok: 0, code: 13 });
+});
+
+test('non-simple collations are refused rather than ignored', async () => {
+  const reply = await run({ find: 'c', filter: {}, collation: { locale: 'en', strength: 2 } });
+  expect(reply).toMatchObject({ ok: 0, code: 238, codeName: 'NotImplemented' });
+  const simple = await run({ find: 'c', filter: {}, collation: { locale: 'simple' } });
+  expect(simple.ok).toBe(1);
+});
+
+test('$bsonSize (used by the session repository) measures documents', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1, s: 'abc' }] });
+  const reply = await run({ aggregate: 'c', pipeline: [{ $project: { _id: 0, size: { $bsonSize: '$$ROOT' } } }], cursor: {} });
+  expect(reply.cursor.firstBatch).toEqual([{ size: 4 + (1 + 4 + 4) + (1 + 2 + 4 + 4) + 1 }]);
+  const filtered = await run({ find: 'c', filter: { $expr: { $lte: [{ $bsonSize: '$$ROOT' }, 10] } } });
+  expect(filtered.cursor.firstBatch).toEqual([]);
+});
