@@ -149,11 +149,14 @@ async function main(): Promise<void> {
     const restart = await restarts(path.join(root, 'restart'));
     console.log(`Restart (open + recover) with ${RESTART_DOCS} documents of ~1 KB:`);
     console.table(restart);
+    console.log(`load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
     const results = {
       date: new Date().toISOString(),
       node: process.version,
       cpus: os.cpus().length,
       cpu: os.cpus()[0]?.model,
+      // Other processes on the machine skew every figure; the 1-minute load average says how much.
+      loadAverage: os.loadavg().map((load) => round(load, 2)),
       phaseMs: PHASE_MS,
       ops,
       restart,

@@ -51,7 +51,6 @@ export interface Services {
 }
 
 /** Each feature adds its loaders here (built by its `<feature>.loaders.ts`) and creates them in `createContext`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- each feature's loaders are merged in by `extends`
 export interface Loaders extends ExperienceLoaders, SessionLoaders, TaskLoaders, PlanLoaders {}
 
 export interface ContextOptions {

@@ -8,7 +8,7 @@ import { compileFilter, findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
 import { MAX_MESSAGE_SIZE } from './wire';
-import { bsonTypeName, canonicalKey, compareValues, isPlainObject, pathValues, sameDocument, toNumber, type Doc } from './values';
+import { bsonTypeName, canonicalKey, compareValues, immutableSize, isPlainObject, pathValues, sameDocument, toNumber, type Doc } from './values';
 
 /** Where acknowledged writes go before the reply (the DurableLog). */
 export interface Journal {
@@ -34,7 +34,7 @@ const TTL_MONITOR_INTERVAL_MS = 60_000;
 const MAX_WIRE_VERSION = 21; // MongoDB 7.0
 const SERVER_VERSION = '7.0.0';
 
-/** Fields every command may carry that do not change what it does here. */
+/** Fields that make a command part of a transaction, which a standalone server refuses. */
 const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
 
 /** Collations other than `simple` would change string comparison; refusing them beats silently wrong results. */
@@ -97,13 +97,14 @@ export class Engine {
     const ops: JournalOp[] = [];
     let reply: Document;
     try {
-      const handler = name === undefined ? undefined : HANDLERS[name];
+      const handler = name !== undefined && Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
       if (!handler) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name ?? ''}'`);
       if (TRANSACTION_FIELDS.some((field) => field in command)) {
         throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
       }
       const db = command.$db;
       if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
+      if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
       rejectCollation(command);
       reply = handler(command, { db, engine: this, connectionId, ops });
     } catch (error) {
@@ -168,6 +169,14 @@ function requireArray(command: Document, field: string, commandName: string): un
   return value;
 }
 
+/** A stored document may not exceed 16 MiB, the limit mongod enforces for every write. */
+function checkSize(doc: Doc, update: boolean): void {
+  const size = immutableSize(doc);
+  if (size <= MAX_BSON_SIZE) return;
+  if (update) throw new CommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
+  throw new CommandError(ErrorCode.BSONObjectTooLarge, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
+}
+
 function validateId(doc: Doc): void {
   const id = doc._id;
   if (Array.isArray(id) || id instanceof RegExp || id === undefined) {
@@ -196,8 +205,8 @@ function hello(connectionId: number, legacy: boolean): Doc {
   });
 }
 
-/** The hello reply for a legacy OP_QUERY handshake (the driver's first message on each connection). */
-export const legacyHello = (connectionId: number): Doc => hello(connectionId, true);
+/** The reply to a handshake sent as legacy OP_QUERY (the driver's first message on each connection). */
+export const opQueryHello = (command: string, connectionId: number): Doc => hello(connectionId, command !== 'hello');
 
 /** Commands mongod answers over OP_QUERY; anything else there gets UnsupportedOpQueryCommand. */
 export const OP_QUERY_COMMANDS = new Set(['hello', 'isMaster', 'ismaster']);
@@ -258,7 +267,7 @@ function count(command: Document, { db, engine }: CommandContext): Doc {
   const skip = nonNegative(optionalCount(command, 'skip', 'count'), 'skip');
   const limit = optionalCount(command, 'limit', 'count');
   const collection = engine.store.collection(db, name);
-  if (!filter && collection) {
+  if (collection && (!filter || !Object.keys(filter).length)) {
     const total = Math.max(collection.docs.size - (skip ?? 0), 0);
     return ok({ n: limit ? Math.min(total, Math.abs(limit)) : total });
   }
@@ -313,6 +322,7 @@ function insert(command: Document, { db, engine, ops }: CommandContext): Doc {
       if (!isPlainObject(raw)) throw typeMismatch('documents must be objects');
       const doc = withIdFirst(raw);
       validateId(doc);
+      checkSize(doc, false);
       collection.insert(doc, ops);
       n++;
     } catch (error) {
@@ -352,6 +362,7 @@ function updateStatement(
       const changed = !sameDocument(next, doc);
       if (changed) {
         validateId(next);
+        checkSize(next, true);
         collection!.replace(doc, next, ops);
         modified++;
       }
@@ -364,6 +375,7 @@ function updateStatement(
   let created = update.kind === 'replacement' ? update.apply(seed._id === undefined ? {} : { _id: seed._id }, { filter, isInsert: true }) : update.apply(seed, { filter, isInsert: true });
   created = withIdFirst(created);
   validateId(created);
+  checkSize(created, true);
   store.ensureCollection(db, name, ops).insert(created, ops);
   return { matched: 0, modified: 0, upsertedId: created._id, value: options.returnNew ? created : null };
 }

@@ -266,11 +266,11 @@ export class DurableLog {
     while (this.snapshotting) await this.snapshotting.catch(() => undefined);
     if (this.failure) throw this.failure;
     if (this.closed) throw new Error('durability: the journal is closed');
-    const done = new Promise<Promise<void>>((resolve, reject) => {
+    // The writer resolves a request with the snapshot's promise once it has rotated, so this settles with the snapshot.
+    await new Promise<Promise<void>>((resolve, reject) => {
       this.compactRequests.push({ resolve, reject });
       this.kick();
     });
-    await done;
   }
 
   /** Waits for pending appends and any snapshot in progress, then closes the journal. */

@@ -179,7 +179,7 @@ export interface Searchable {
  * Documents that may match `filter`, using the `_id` map or a single-field index for equality conditions
  * so that point lookups never scan. Every candidate must still be tested unless `exact` is true.
  */
-export function candidates(collection: Searchable, filter: Doc | undefined): { docs: Iterable<Doc>; exact: boolean } {
+function candidates(collection: Searchable, filter: Doc | undefined): { docs: Iterable<Doc>; exact: boolean } {
   if (!filter) return { docs: collection.docs.values(), exact: false };
   const ids = equalityValues(filter._id);
   if (ids) {
@@ -210,7 +210,7 @@ export function candidates(collection: Searchable, filter: Doc | undefined): { d
 }
 
 /** A comparator for a sort specification, with mongod's rule for arrays (min element ascending, max descending). */
-export function compileSort(sort: unknown): ((a: Doc, b: Doc) => number) | undefined {
+function compileSort(sort: unknown): ((a: Doc, b: Doc) => number) | undefined {
   if (sort === undefined || sort === null) return undefined;
   if (!isPlainObject(sort)) throw badValue('sort must be an object');
   const keys = Object.entries(sort).map(([path, direction]) => {
@@ -250,11 +250,17 @@ export function findDocuments(collection: Searchable | undefined, spec: FindSpec
     return [];
   }
   const match = compileFilter(spec.filter);
-  const order = compileSort(spec.sort);
+  // { $natural: ±1 } is storage order, which is insertion order here.
+  const natural = spec.sort && Object.keys(spec.sort).length === 1 ? spec.sort.$natural : undefined;
+  const order = natural === undefined ? compileSort(spec.sort) : undefined;
   const skip = spec.skip ?? 0;
   const limit = spec.limit && spec.limit > 0 ? spec.limit : Infinity;
   const { docs, exact } = candidates(collection, spec.filter);
   const out: Doc[] = [];
+  if (natural === -1) {
+    for (const doc of docs) if (exact || match(doc)) out.push(doc);
+    return out.reverse().slice(skip, skip + limit);
+  }
   if (!order) {
     let skipped = 0;
     for (const doc of docs) {

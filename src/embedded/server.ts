@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { Engine, OP_QUERY_COMMANDS, legacyHello } from './commands';
+import { Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
 import { CommandError, ErrorCode } from './errors';
 import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, type Request } from './wire';
 
@@ -78,7 +78,7 @@ async function respond(engine: Engine, request: Request, connectionId: number): 
   if (request.kind === 'query') {
     const name = Object.keys(request.query)[0] ?? '';
     if (request.collection.endsWith('.$cmd') && OP_QUERY_COMMANDS.has(name)) {
-      return encodeOpReply(request.requestId, legacyHello(connectionId));
+      return encodeOpReply(request.requestId, opQueryHello(name, connectionId));
     }
     const error = new CommandError(
       ErrorCode.UnsupportedOpQueryCommand,

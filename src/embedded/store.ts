@@ -82,7 +82,7 @@ export class Index {
 const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 /** The mongod error for a unique index violation, with keyPattern/keyValue as the driver exposes them. */
-export function duplicateKeyError(ns: string, spec: IndexSpec, values: unknown[]): CommandError {
+function duplicateKeyError(ns: string, spec: IndexSpec, values: unknown[]): CommandError {
   const fields = Object.keys(spec.key);
   const keyValue: Doc = {};
   fields.forEach((field, i) => (keyValue[field] = values[i] ?? null));
@@ -328,7 +328,7 @@ export class Store implements DurableState {
 }
 
 /** Rejects names mongod rejects (empty, `$`, NUL, `system.` prefix). */
-export function validateCollectionName(db: string, name: string): void {
+function validateCollectionName(db: string, name: string): void {
   if (!name || name.includes('$') || name.includes('\0') || name.startsWith('.') || name.startsWith('system.')) {
     throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${db}.${name}`);
   }

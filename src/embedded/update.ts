@@ -198,6 +198,8 @@ function checkPath(path: string): string[] {
   if (segments.some((segment) => !segment)) {
     throw new CommandError(56, `The update path '${path}' contains an empty field name, which is not allowed.`);
   }
+  // Assigning it on a plain object would replace the object's prototype instead of setting a field.
+  if (segments.includes('__proto__')) throw badValue(`The update path '${path}' uses the field name '__proto__', which the embedded engine does not support`);
   return segments;
 }
 
@@ -582,7 +584,7 @@ function zeroLike(value: unknown): unknown {
 }
 
 /** Numeric arithmetic keeping mongod's result types: Long with Long stays exact, Decimal128 wins, doubles otherwise. */
-export function arithmetic(a: unknown, b: unknown, op: 'add' | 'multiply'): unknown {
+function arithmetic(a: unknown, b: unknown, op: 'add' | 'multiply'): unknown {
   if (a instanceof Decimal128 || b instanceof Decimal128) {
     const x = toNumber(a) as number;
     const y = toNumber(b) as number;

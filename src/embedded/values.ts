@@ -206,24 +206,45 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
-// Stored documents never change (updates copy on write), so their encoded size is computed once per version.
-const storedSizes = new WeakMap<Doc, number>();
+// Stored documents never change (updates copy on write), and a new version shares every unchanged subtree
+// with the old one. Sizes are therefore cached per subtree, so measuring a new version only re-measures the
+// containers the update copied (an append to a 1 MB session costs microseconds, not a full re-encode).
+const subtreeSizes = new WeakMap<object, number>();
 const stored = new WeakSet<Doc>();
+const EMPTY_SIZE = 5; // an empty document or array
 
-/** Marks a document as stored: from now on it is immutable, and its size may be cached. */
+/** Marks a document as stored: from now on it and its subtrees are immutable, and their sizes may be cached. */
 export function markStored(doc: Doc): void {
   stored.add(doc);
 }
 
-/** The BSON-encoded size of a document, cached for stored documents. */
-export function bsonSize(doc: Doc): number {
-  if (!stored.has(doc)) return BSON.calculateObjectSize(doc);
-  let size = storedSizes.get(doc);
-  if (size === undefined) {
-    size = BSON.calculateObjectSize(doc);
-    storedSizes.set(doc, size);
+/**
+ * BSON-encoded size of an immutable document or array, computed from the cached sizes of its subtrees.
+ * Only for values that will never be mutated again: stored documents and freshly built update results.
+ */
+export function immutableSize(value: Doc | unknown[]): number {
+  let size = subtreeSizes.get(value);
+  if (size !== undefined) return size;
+  let leaves: Doc | undefined;
+  let nested = 0;
+  const keys = Array.isArray(value) ? value.keys() : Object.keys(value);
+  for (const key of keys) {
+    const child = (value as Doc)[key];
+    if (Array.isArray(child) || isPlainObject(child)) {
+      // type byte + key cstring + the embedded document
+      nested += 2 + (typeof key === 'number' ? String(key).length : Buffer.byteLength(key)) + immutableSize(child);
+    } else {
+      (leaves ??= {})[key] = child;
+    }
   }
+  size = (leaves ? BSON.calculateObjectSize(leaves) : EMPTY_SIZE) + nested;
+  subtreeSizes.set(value, size);
   return size;
+}
+
+/** The BSON-encoded size of a document (cached for stored documents, computed afresh for anything else). */
+export function bsonSize(doc: Doc): number {
+  return stored.has(doc) ? immutableSize(doc) : BSON.calculateObjectSize(doc);
 }
 
 /** Deep copy of plain objects and arrays; bson class instances are immutable and shared. */
@@ -257,22 +278,6 @@ export function sameDocument(a: unknown, b: unknown): boolean {
   }
   if (Array.isArray(b) || isPlainObject(b)) return false;
   return bsonTypeName(a) === bsonTypeName(b) && compareValues(a, b) === 0;
-}
-
-/** Reads a dotted path without traversing arrays (numeric segments index into arrays). */
-export function getPath(doc: unknown, path: string): unknown {
-  let current: unknown = doc;
-  for (const segment of path.split('.')) {
-    if (Array.isArray(current)) {
-      if (!/^\d+$/.test(segment)) return undefined;
-      current = current[Number(segment)];
-    } else if (isPlainObject(current)) {
-      current = current[segment];
-    } else {
-      return undefined;
-    }
-  }
-  return current;
 }
 
 /**

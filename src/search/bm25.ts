@@ -32,7 +32,7 @@ export class ScoredDocuments {
     return this.ids.length;
   }
 
-  /** The `n` best documents, optionally among those `allowed`, best first (ties: the older document first). */
+  /** The `n` best documents, optionally among those `allowed`, best first (ties in a fixed, input-determined order). */
   top(n: number, allowed?: (id: string) => boolean): KeywordScore[] {
     const top = new TopK(n);
     for (let i = 0; i < this.ids.length; i++) {
@@ -102,6 +102,8 @@ export class KeywordIndex {
   private idOfRow: Array<string | undefined> = [];
   private rowOfId = new Map<string, number>();
   private lengths = new Float64Array(1024);
+  /** 1 for a row that holds a document, 0 for a removed one (its postings are skipped until compaction). */
+  private live = new Uint8Array(1024);
   private totalLength = 0;
   private deadRows = 0;
   private scratch = new Float64Array(0);
@@ -130,8 +132,12 @@ export class KeywordIndex {
     const row = this.idOfRow.length;
     this.idOfRow.push(id);
     this.rowOfId.set(id, row);
-    if (row === this.lengths.length) this.lengths = grow(this.lengths, new Float64Array(row * 2));
+    if (row === this.lengths.length) {
+      this.lengths = grow(this.lengths, new Float64Array(row * 2));
+      this.live = grow(this.live, new Uint8Array(row * 2));
+    }
     this.lengths[row] = length;
+    this.live[row] = 1;
     this.totalLength += length;
     perField.forEach(({ counts }, field) => {
       for (const [term, tf] of counts) {
@@ -148,6 +154,7 @@ export class KeywordIndex {
     if (row === undefined) return false;
     this.rowOfId.delete(id);
     this.idOfRow[row] = undefined;
+    this.live[row] = 0;
     this.totalLength -= this.lengths[row];
     this.deadRows++;
     if (this.deadRows > 1024 && this.deadRows > this.rowOfId.size) this.compact();
@@ -165,12 +172,15 @@ export class KeywordIndex {
     const rowCount = this.idOfRow.length;
     if (this.scratch.length < rowCount) {
       this.scratch = new Float64Array(rowCount * 2);
-      this.scratchFields = new Float64Array(rowCount * 2 * fieldCount);
+      this.scratchFields = new Float64Array(fieldCount > 1 ? rowCount * 2 * fieldCount : 0);
     }
     const scores = this.scratch;
     const fieldScores = this.scratchFields;
+    const { live, lengths } = this;
     const touched: number[] = [];
     const tfPerField = new Float64Array(fieldCount);
+    const k1 = BM25.k1;
+    const lengthWeight = BM25.b / avgdl;
     let maxScore = 0;
     for (const term of terms) {
       const list = this.postings.get(term);
@@ -178,46 +188,52 @@ export class KeywordIndex {
       const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
       maxScore += idf;
       if (!list || df === 0) continue;
-      // A row's postings are adjacent (one upsert writes them together): sum its fields, then score it.
+      const { rows, tfs, fields } = list;
+      // A row's postings are adjacent (one upsert writes them together): sum its fields' tf, then score it.
       let i = 0;
       while (i < list.length) {
-        const row = list.rows[i];
+        const row = rows[i];
         let tf = 0;
-        tfPerField.fill(0);
-        for (; i < list.length && list.rows[i] === row; i++) {
-          tf += list.tfs[i];
-          tfPerField[list.fields[i]] += list.tfs[i];
+        if (fieldCount === 1) tf = tfs[i++];
+        else {
+          tfPerField.fill(0);
+          for (; i < list.length && rows[i] === row; i++) {
+            tf += tfs[i];
+            tfPerField[fields[i]] += tfs[i];
+          }
         }
-        if (this.idOfRow[row] === undefined) continue;
-        const norm = BM25.k1 * (1 - BM25.b + (BM25.b * this.lengths[row]) / avgdl);
-        const contribution = (idf * tf * (BM25.k1 + 1)) / (tf + norm);
+        if (live[row] === 0) continue;
+        const contribution = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25.b + lengthWeight * lengths[row]));
         if (scores[row] === 0) touched.push(row);
         scores[row] += contribution;
-        for (let f = 0; f < fieldCount; f++) fieldScores[row * fieldCount + f] += (contribution * tfPerField[f]) / tf;
+        if (fieldCount > 1) for (let f = 0; f < fieldCount; f++) fieldScores[row * fieldCount + f] += (contribution * tfPerField[f]) / tf;
       }
     }
-    const rows = Int32Array.from(touched).sort();
-    const bm25 = new Float64Array(rows.length);
-    const bestField = new Uint8Array(rows.length);
-    rows.forEach((row, i) => {
+    const ids = new Array<string>(touched.length);
+    const bm25 = new Float64Array(touched.length);
+    const bestField = new Uint8Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const row = touched[i];
+      ids[i] = this.idOfRow[row]!;
       bm25[i] = scores[row];
       scores[row] = 0;
+      if (fieldCount === 1) continue;
       let best = 0;
-      for (let f = 0; f < fieldCount; f++) {
-        if (fieldScores[row * fieldCount + f] > fieldScores[row * fieldCount + best]) best = f;
-      }
+      for (let f = 1; f < fieldCount; f++) if (fieldScores[row * fieldCount + f] > fieldScores[row * fieldCount + best]) best = f;
       bestField[i] = best;
       fieldScores.fill(0, row * fieldCount, (row + 1) * fieldCount);
-    });
-    return new ScoredDocuments(Array.from(rows, (row) => this.idOfRow[row]!), bm25, bestField, maxScore);
+    }
+    return new ScoredDocuments(ids, bm25, bestField, maxScore);
   }
 
   private liveDocumentCount(list: Postings): number {
+    const { rows, length } = list;
+    const live = this.live;
     let count = 0;
     let previous = -1;
-    for (let i = 0; i < list.length; i++) {
-      const row = list.rows[i];
-      if (row !== previous && this.idOfRow[row] !== undefined) count++;
+    for (let i = 0; i < length; i++) {
+      const row = rows[i];
+      if (row !== previous && live[row] === 1) count++;
       previous = row;
     }
     return count;
@@ -228,10 +244,12 @@ export class KeywordIndex {
     const renumber = new Int32Array(this.idOfRow.length).fill(-1);
     const idOfRow: string[] = [];
     const lengths = new Float64Array(Math.max(1024, this.rowOfId.size * 2));
+    const live = new Uint8Array(lengths.length);
     this.idOfRow.forEach((id, row) => {
       if (id === undefined) return;
       renumber[row] = idOfRow.length;
       lengths[idOfRow.length] = this.lengths[row];
+      live[idOfRow.length] = 1;
       idOfRow.push(id);
     });
     for (const [term, list] of this.postings) {
@@ -246,6 +264,7 @@ export class KeywordIndex {
     this.idOfRow = idOfRow;
     this.rowOfId = new Map(idOfRow.map((id, row) => [id, row]));
     this.lengths = lengths;
+    this.live = live;
     this.deadRows = 0;
   }
 }

@@ -251,9 +251,9 @@ export class SearchIndex {
    */
   async searchKeyword(space: string, query: KeywordQuery): Promise<KeywordHit[]> {
     checkK(query.k);
-    const state = await this.ready(space);
-    const paths = state.definition.textPaths ?? [];
+    const paths = this.registry.space(space).textPaths ?? [];
     if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
+    const state = await this.ready(space);
     const restriction = await resolveFilter(this.db.collection(state.definition.collection), state.definition.idField, query.filter);
     const scored = state.keywords!.score(query.text);
     const rank = (n: number, allowed?: (id: string) => boolean) =>

@@ -10,9 +10,9 @@ import { TopK } from './top-k';
  */
 export const HNSW = {
   connectivity: 16,
-  expansionAdd: 128,
+  expansionAdd: 64,
   /** Beam width of a search; a search asks for max(this, 4k) candidates, which widens the beam to that count. */
-  expansionSearch: 128,
+  expansionSearch: 160,
   quantization: ScalarKind.I8,
 } as const;
 
@@ -47,13 +47,13 @@ export function rowDot(matrix: Float32Array, row: number, query: Float32Array): 
  * score is the cosine. This is the baseline that the HNSW index is measured against, and the search used when a
  * filter leaves few candidates.
  */
-export function exactSearch(matrix: Float32Array, query: Float32Array, k: number, rows?: Iterable<number>): ScoredRow[] {
+export function exactSearch(matrix: Float32Array, query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
   const top = new TopK(k);
-  if (rows) {
-    for (const row of rows) top.offer(row, rowDot(matrix, row, query));
-  } else {
-    const count = Math.floor(matrix.length / query.length);
-    for (let row = 0; row < count; row++) top.offer(row, rowDot(matrix, row, query));
+  const count = rows ? rows.length : Math.floor(matrix.length / query.length);
+  for (let i = 0; i < count; i++) {
+    const row = rows ? rows[i] : i;
+    const score = rowDot(matrix, row, query);
+    if (score > top.threshold) top.offer(row, score);
   }
   return top.drain().map(({ item, score }) => ({ row: item, score }));
 }
@@ -166,25 +166,34 @@ export class VectorStore {
   }
 
   /** Exact search over every vector, or over `rows` only. */
-  exact(query: Float32Array, k: number, rows?: Iterable<number>): ScoredRow[] {
+  exact(query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
     this.checkDimensions(query);
-    return exactSearch(this.matrix, query, k, rows ?? this.rowOfId.values());
+    return exactSearch(this.matrix, query, k, rows ?? this.liveRows());
   }
 
   /**
-   * Approximate search: the HNSW graph proposes `candidates` rows, each is re-scored exactly, best first. Asks the
-   * exact scan instead when `candidates` covers most of the space, where a graph walk gains nothing.
+   * Approximate search: the HNSW graph proposes `candidates` rows, each is re-scored exactly, best first. Scans
+   * exactly instead when `candidates` covers half the space (a graph walk gains nothing there) or when the graph
+   * found fewer than asked, so a short answer always means the space has no more vectors.
    */
   approximate(query: Float32Array, candidates: number): ScoredRow[] {
     this.checkDimensions(query);
     if (candidates * 2 >= this.size) return this.exact(query, candidates);
     const matches = this.graph.search(query, candidates, 1);
+    if (matches.keys.length < candidates) return this.exact(query, candidates);
     const top = new TopK(candidates);
     for (const key of matches.keys) {
       const row = Number(key);
       if (this.idOfRow[row] !== undefined) top.offer(row, rowDot(this.matrix, row, query));
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
+  }
+
+  private liveRows(): Int32Array {
+    const rows = new Int32Array(this.rowOfId.size);
+    let n = 0;
+    for (let row = 0; row < this.idOfRow.length; row++) if (this.idOfRow[row] !== undefined) rows[n++] = row;
+    return rows;
   }
 
   private claimRow(id: string): number {

@@ -52,6 +52,7 @@ describe('handshake and commands', () => {
     expect(error.code).toBe(59);
     expect(error.codeName).toBe('CommandNotFound');
     expect(error.message).toBe("no such command: 'frobnicate'");
+    expect((await serverError(t.db.command({ toString: 1 }))).code).toBe(59);
     expect((await t.db.command({ ping: 1 })).ok).toBe(1);
   });
 
@@ -89,7 +90,7 @@ describe('handshake and commands', () => {
 
   test('a raw command with txnNumber fails with IllegalOperation', async () => {
     const error = await serverError(
-      t.db.command({ find: 'x', filter: {}, lsid: { id: new ObjectId().toHexString() }, txnNumber: Long.fromNumber(1) } as Document),
+      t.db.command({ find: 'x', filter: {}, txnNumber: Long.fromNumber(1) } as Document),
     );
     expect(error.code).toBe(20);
     expect(error.codeName).toBe('IllegalOperation');
@@ -622,6 +623,15 @@ describe('errors', () => {
     expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'arr.$[x]': 1 } }))).code).toBe(2);
     expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'arr.$': 1 } }))).code).toBe(2);
     expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, a: 1, arr: [1] });
+  });
+
+  test('an update that would grow a document past 16 MiB fails with 17419 and changes nothing', async () => {
+    const c = fresh();
+    const nine = 'x'.repeat(9 * 1024 * 1024);
+    await c.insertOne({ _id: 1, a: nine });
+    expect((await serverError(c.updateOne({ _id: 1 }, { $set: { b: nine } }))).code).toBe(17419);
+    const doc = await c.findOne({ _id: 1 }, { projection: { a: 0 } });
+    expect(doc).toEqual({ _id: 1 });
   });
 
   test('invalid queries fail with BadValue', async () => {

@@ -1,5 +1,5 @@
 /** Engine behaviour that needs a clock or has no mongod equivalent, checked on the Engine directly. */
-import { Long, type Document } from 'bson';
+import { BSON, Long, ObjectId, type Document } from 'bson';
 import type { JournalOp } from '../../src/embedded/durability';
 import { Engine } from '../../src/embedded/commands';
 import { CursorManager } from '../../src/embedded/cursors';
@@ -94,4 +94,17 @@ test('$bsonSize (used by the session repository) measures documents', async () =
   expect(reply.cursor.firstBatch).toEqual([{ size: 4 + (1 + 4 + 4) + (1 + 2 + 4 + 4) + 1 }]);
   const filtered = await run({ find: 'c', filter: { $expr: { $lte: [{ $bsonSize: '$$ROOT' }, 10] } } });
   expect(filtered.cursor.firstBatch).toEqual([]);
+});
+
+test('sizes measured incrementally after copy-on-write updates match a full encoding', async () => {
+  await run({ insert: 'c', documents: [{ _id: 's', agents: { a1: { messages: [] } }, meta: { n: 1 } }] });
+  for (let i = 0; i < 30; i++) {
+    await run({
+      update: 'c',
+      updates: [{ q: { _id: 's' }, u: { $push: { 'agents.a1.messages': { id: i, text: 'é'.repeat(i), at: new Date(), ref: new ObjectId() } }, $inc: { 'meta.n': 0.5 }, $set: { [`agents.a${i % 3}.seen`]: i } } }],
+    });
+    const measured = await run({ find: 'c', filter: { _id: 's', $expr: { $gte: [{ $bsonSize: '$$ROOT' }, 0] } }, projection: { _id: 0, size: { $bsonSize: '$$ROOT' } } });
+    const stored = (await run({ find: 'c', filter: { _id: 's' } })).cursor.firstBatch[0];
+    expect(measured.cursor.firstBatch[0].size).toBe(BSON.calculateObjectSize(stored));
+  }
 });

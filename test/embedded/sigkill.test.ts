@@ -17,6 +17,10 @@ const ROUNDS = 5;
 const WORKERS = 12;
 const COMPACT_AFTER_BYTES = 32 * 1024;
 const PAD = 'p'.repeat(200);
+/** With ~350-byte records this is more than COMPACT_AFTER_BYTES per round, so every round compacts. */
+const ACKED_BEFORE_KILL = 150;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Outcome = 'acked' | 'unknown';
 
@@ -91,6 +95,7 @@ class Ledger {
 interface Round {
   acked: number;
   killed: boolean;
+  failed?: boolean;
 }
 
 async function runWorkload(docs: Collection<Document>, ledger: Ledger, round: number, stop: Round): Promise<void> {
@@ -250,8 +255,10 @@ describe('embedded engine killed with SIGKILL under concurrent writes', () => {
       const docs = engine.client.db('sigkill').collection('docs');
       const stop: Round = { acked: 0, killed: false };
       const workload = runWorkload(docs, ledger, round, stop);
-      workload.catch(() => undefined); // awaited after the kill
-      await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 500));
+      workload.catch(() => (stop.failed = true)); // awaited after the kill
+      // Kill at a random moment once enough writes went through, whatever the machine's speed.
+      while (stop.acked < ACKED_BEFORE_KILL && !stop.failed) await sleep(5);
+      await sleep(Math.random() * 300);
       stop.killed = true;
       await kill(engine);
       engine = undefined;

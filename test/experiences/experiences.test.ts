@@ -348,7 +348,7 @@ describe('experiences: filters, pagination, session', () => {
         minimal({ experienceId: 'f7', initiatingAgentId: 'agent-a', sessionId: 'no-such-session', finalOutcome: 'SUCCESS', timestamp: at(7) }),
       ],
     });
-    await app.db.collection('sessions').insertOne({ ...sessionAlice });
+    await app.db.collection<{ _id: string }>('sessions').insertOne({ ...sessionAlice });
   });
   afterAll(() => app.close());
 
@@ -404,5 +404,7 @@ describe('experiences: filters, pagination, session', () => {
     expect(sessions).toEqual({ f1: null, f2: null, f3: null, f4: null, f5: sessionAlice.session_id, f6: sessionAlice.session_id, f7: null });
     const sessionReads = app.commands.events.filter((event) => event.command[event.commandName] === 'sessions');
     expect(sessionReads).toHaveLength(1);
+    const { experience } = await app.run(op('ExperienceSession'), { id: 'f5' });
+    expect(experience.session).toEqual({ sessionId: sessionAlice.session_id });
   });
 });

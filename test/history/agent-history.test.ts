@@ -1,7 +1,6 @@
 import { rankPlan } from '../../src/modules/plans/plan.ranking';
 import { SIMILARITY_WEIGHTS } from '../../src/modules/tasks/task.similarity';
-import type { TestApp } from '../helpers/app';
-import { createHistoryApp } from './app';
+import { createTestApp, type TestApp } from '../helpers/app';
 import { DIRECT_PLAN, LOOKUP_PLAN, SHORT_CODE_ERROR, VALIDATED_PLAN, historyFixture, recordHistory, type FixtureTask } from './fixture';
 import { op } from './operations';
 
@@ -15,7 +14,7 @@ describe('agent history over 52 recorded tasks', () => {
   };
 
   beforeAll(async () => {
-    app = await createHistoryApp();
+    app = await createTestApp();
     fixture = historyFixture();
     expect(fixture.length).toBeGreaterThanOrEqual(50);
     await recordHistory(app, op, fixture);

@@ -1,6 +1,5 @@
 import { planPatternId } from '../../src/modules/plans/plan.type';
-import type { TestApp } from '../helpers/app';
-import { createHistoryApp } from './app';
+import { createTestApp, type TestApp } from '../helpers/app';
 import { op } from './operations';
 
 const STEPS = [{ action: 'find_report' }, { action: 'archive_report' }];
@@ -30,7 +29,7 @@ function learnInput(taskId: string, overrides: Record<string, unknown> = {}) {
 describe('learnFromTask', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createHistoryApp();
+    app = await createTestApp();
   });
   afterAll(() => app.close());
 
@@ -141,6 +140,25 @@ describe('learnFromTask', () => {
     expect(agentInsights.insights).toEqual([
       expect.objectContaining({ insight: 'The policy document is missing', evidence: [{ taskId: 'no-plan', description: 'failed run: Explain the refund policy' }] }),
     ]);
+  });
+
+  it('gives a pattern learned from a task stored without vectors (imported) a goal vector of the current embedder', async () => {
+    await app.db.collection('tasks').insertOne({
+      taskId: 'imported-1',
+      originalQuery: 'Export invoices for March',
+      goal: 'Export invoices for March',
+      planId: null,
+      status: 'paused',
+      successMetrics: { executionTime: 0, stepsCompleted: 0, retries: 0, userInputsRequired: 0 },
+      createdAt: new Date(),
+      steps: [{ id: 's1', action: 'export_invoices', order: 1 }],
+    });
+    const { patternId } = (await app.run(op('LearnFromTask'), { input: learnInput('imported-1', { metrics: { executionTime: 10, stepsCompleted: 1 } }) })).learnFromTask;
+    const stored = await app.db.collection('plan_patterns').findOne({ patternId });
+    expect(stored).toMatchObject({ goalPattern: 'export_invoices_for_*', embedding_model: { provider: 'hash', dimensions: 384 } });
+    expect(stored!.embeddings.goal_embedding).toHaveLength(384);
+    const { successfulPlans } = await app.run(op('SuccessfulPlans'), { goal: 'Export invoices for April' });
+    expect(successfulPlans.plans.map((plan: any) => plan.planId)).toEqual([patternId]);
   });
 
   it('countToolExecutions: false leaves tool performance to the live reports', async () => {

@@ -1,5 +1,4 @@
-import type { TestApp } from '../helpers/app';
-import { createHistoryApp } from './app';
+import { createTestApp, type TestApp } from '../helpers/app';
 import { op } from './operations';
 
 function input(i: number, overrides: Record<string, unknown> = {}) {
@@ -21,7 +20,7 @@ function input(i: number, overrides: Record<string, unknown> = {}) {
 describe('tasks: record, read, list', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createHistoryApp();
+    app = await createTestApp();
     for (let i = 1; i <= 12; i++) await app.run(op('RecordTask'), { input: input(i) });
   });
   afterAll(() => app.close());

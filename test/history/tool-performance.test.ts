@@ -12,11 +12,21 @@ const TIMEOUT = 'Timeout after 5000 ms';
  *   5 of them slow (≥ 5000 ms);
  * - no context: 3 successes (1000 ms each) and one failure without a message (0 ms): 4 runs, 3000 ms.
  */
+interface Execution {
+  toolName: string;
+  success: boolean;
+  durationMs: number;
+  context?: string;
+  error?: string;
+  taskId?: string;
+}
+
 function history() {
-  const facility = [100, 120, 140, 160, 180, 200, 220, 240].map((durationMs) => ({ toolName: TOOL, success: true, durationMs, context: 'facility_management' }));
+  const facility: Execution[] = [100, 120, 140, 160, 180, 200, 220, 240].map((durationMs) => ({ toolName: TOOL, success: true, durationMs, context: 'facility_management' }));
   facility.push(
-    { toolName: TOOL, success: false, durationMs: 50, context: 'facility_management', error: INVALID, taskId: 't-fm-1' } as never,
-    { toolName: TOOL, success: false, durationMs: 70, context: 'facility_management', error: `  ${INVALID.replace(': ', ':\n ')} `, taskId: 't-fm-2' } as never,
+    { toolName: TOOL, success: false, durationMs: 50, context: 'facility_management', error: INVALID, taskId: 't-fm-1' },
+    // The same error with other whitespace groups with it.
+    { toolName: TOOL, success: false, durationMs: 70, context: 'facility_management', error: `  ${INVALID.replace(': ', ':\n ')} `, taskId: 't-fm-2' },
   );
   const bulk = [
     { toolName: TOOL, success: true, durationMs: 5000, context: 'bulk_import' },
@@ -160,6 +170,15 @@ describe('tool performance', () => {
     expect([even.totalExecutions, even.failureCount, even.avgDuration]).toEqual([50, 25, 49]);
     expect([odd.totalExecutions, odd.failureCount, odd.avgDuration]).toEqual([50, 0, 50]);
     expect(all.optimalContext).toEqual(['odd']);
+  });
+
+  it('warns about the overall failure rate of a tool that runs without contexts', async () => {
+    const inputs = [true, false, true, false, true].map((success, i) => ({ toolName: 'plain_tool', success, durationMs: 10 * i, ...(success ? {} : { error: 'boom' }) }));
+    await app.run(op('RecordToolExecutions'), { inputs });
+    const { toolPerformance } = await app.run(op('ToolPerformance'), { toolName: 'plain_tool' });
+    expect(toolPerformance).toMatchObject({ totalExecutions: 5, failureCount: 2, avgDuration: 20, optimalContext: [] });
+    // "boom" causes all failures but only twice (fewer than 3): not reported as dominant.
+    expect(toolPerformance.recommendations).toEqual(['Fails in 40% of runs (2 of 5).']);
   });
 
   it('rejects a negative duration and a blank tool name, naming the input', async () => {

@@ -1,6 +1,7 @@
 import type { Collection, Db, Document, Filter, ObjectId } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { readPath } from '../../search/space';
 import { EMBEDDING_MODEL_PATH, type ReembedTarget } from './reembed.target';
 
 export const REEMBED_JOBS_COLLECTION = 'reembed_jobs';
@@ -33,11 +34,6 @@ export function otherModelQuery(model: EmbeddingModelInfo): Filter<Document> {
       { [`${EMBEDDING_MODEL_PATH}.dimensions`]: { $ne: model.dimensions } },
     ],
   };
-}
-
-/** Reads a dot path of a document. */
-export function valueAt(document: Document, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (value as Document | null | undefined)?.[key], document);
 }
 
 /** The job records, and the target collections' documents as re-embedding sees them. */
@@ -117,10 +113,10 @@ export class ReembedRepository {
     const set: Document = { [EMBEDDING_MODEL_PATH]: model };
     const unset: Document = {};
     target.fields.forEach((field, index) => {
-      const text = valueAt(document, field.textPath);
+      const text = readPath(document, field.textPath);
       unchanged[field.textPath] = text === undefined ? { $exists: false } : text;
-      if (vectors[index]) set[field.vectorPath] = vectors[index];
-      else unset[field.vectorPath] = '';
+      if (vectors[index]) set[field.space.vectorPath] = vectors[index];
+      else unset[field.space.vectorPath] = '';
     });
     const result = await this.db
       .collection(target.collection)

@@ -3,7 +3,8 @@ import type { Db, Document, ObjectId } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
 import { toStoredVector } from '../../embeddings/vectors';
-import { ReembedRepository, valueAt, type ReembedJobDocument } from './reembed.repository';
+import { readPath } from '../../search/space';
+import { ReembedRepository, type ReembedJobDocument } from './reembed.repository';
 import type { ReembedTarget } from './reembed.target';
 import { REEMBED_TARGETS, ReembedCollection } from './reembed.targets';
 import { ReembedJob, ReembedState } from './reembed.type';
@@ -146,23 +147,24 @@ export class ReembedService {
     const texts: string[] = [];
     const slots = documents.map((document) =>
       target.fields.map((field) => {
-        const text = valueAt(document, field.textPath);
+        const text = readPath(document, field.textPath);
         if (typeof text !== 'string' || text.trim() === '') return -1;
         return texts.push(text) - 1;
       }),
     );
     const vectors = texts.length ? await this.deps.embedder.embed(texts) : [];
+    this.deps.search.defineSpace(...target.fields.map((field) => field.space));
     const index = this.deps.search.forDb(this.db);
     await Promise.all(
       documents.map(async (document, i) => {
         const own = slots[i].map((slot) => (slot === -1 ? null : vectors[slot]));
         const written = await this.repository.writeVectors(target, document, own.map((vector) => vector && toStoredVector(vector)), model);
         if (!written) return;
-        const id = String(valueAt(document, target.idField));
+        const id = String(readPath(document, target.idField));
         target.fields.forEach((field, f) => {
           const vector = own[f];
-          if (vector) index.upsert(field.space, id, vector, valueAt(document, field.textPath) as string);
-          else index.remove(field.space, id);
+          if (vector) index.upsert(field.space.name, id, vector, readPath(document, field.textPath) as string);
+          else index.remove(field.space.name, id);
         });
       }),
     );

@@ -1,3 +1,5 @@
+import type { SpaceDefinition } from '../../search/space';
+
 /**
  * What `reembed` needs to know about a collection that stores vectors: where each text lives, where its vector
  * goes, and which search space indexes it. Each feature declares its target next to its search spaces and lists it
@@ -6,10 +8,8 @@
 export interface ReembedField {
   /** Document path of the text that is embedded, e.g. `primary_goal_description`. */
   textPath: string;
-  /** Document path of its vector (a plain array of numbers), e.g. `embeddings.primary_goal_description_embedding`. */
-  vectorPath: string;
-  /** Name of the search space that indexes this vector. */
-  space: string;
+  /** The search space of its vector; the vector is stored at `space.vectorPath` as a plain array of numbers. */
+  space: SpaceDefinition;
 }
 
 export interface ReembedTarget {

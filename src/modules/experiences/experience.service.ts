@@ -1,7 +1,10 @@
 import type { Db, Document } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { NotFoundError, ValidationError } from '../../errors';
+import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
+import { HYBRID_WEIGHTS, fuse, type FusionList } from '../../search/fusion';
+import type { SearchIndex } from '../../search/search-index';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
@@ -17,7 +20,7 @@ import {
   type UpdateExperienceInput,
 } from './experience.input';
 import { ExperienceRepository, duplicateExperience, experienceFilterQuery } from './experience.repository';
-import { experienceSpaceName } from './experience.spaces';
+import { EXPERIENCE_SPACES } from './experience.spaces';
 import {
   EXPERIENCE_FIELDS,
   ExperienceField,
@@ -35,10 +38,20 @@ import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument }
 const CANDIDATES_PER_RESULT = 4;
 const MIN_CANDIDATES = 50;
 
+/** A document's best score in one part of a search, and the field that gave it. */
+interface Best {
+  score: number;
+  field: ExperienceField;
+}
+
 /** An embeddable field's text when it has one to embed. */
 function embeddableText(document: Document, field: ExperienceField): string | null {
   const text = document[field];
   return typeof text === 'string' && text.trim() !== '' ? text : null;
+}
+
+function notFound(id: string): NotFoundError {
+  return new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
 }
 
 function checkLimit(limit: number, argument: string): void {
@@ -61,9 +74,11 @@ export class ExperienceService {
     private readonly reembed: ReembedService,
   ) {
     this.repository = new ExperienceRepository(db);
+    // A no-op once defined: makes the spaces known wherever the app was started from.
+    deps.search.defineSpace(...Object.values(EXPERIENCE_SPACES));
   }
 
-  private get index() {
+  private get index(): SearchIndex {
     return this.deps.search.forDb(this.db);
   }
 
@@ -73,9 +88,9 @@ export class ExperienceService {
     return document && toExperience(document);
   }
 
-  async getOrFail(id: string, argument = 'id'): Promise<ExperienceDocument> {
+  private async getOrFail(id: string): Promise<ExperienceDocument> {
     const document = await this.loaders.experienceById.load(id);
-    if (!document) throw new NotFoundError(`No experience with ${argument} ${JSON.stringify(id)}.`, { experienceId: id });
+    if (!document) throw notFound(id);
     return document;
   }
 
@@ -114,9 +129,10 @@ export class ExperienceService {
 
   private async store(documents: ExperienceDocument[]): Promise<Experience[]> {
     const ids = documents.map((document) => document.experience_id);
-    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (repeated !== undefined) {
-      throw new ValidationError(`experienceId ${JSON.stringify(repeated)} appears twice in the batch.`, 'inputs', { experienceId: repeated });
+    const seen = new Set<string>();
+    for (const id of ids) {
+      if (seen.has(id)) throw new ValidationError(`experienceId ${JSON.stringify(id)} appears twice in the batch.`, 'inputs', { experienceId: id });
+      seen.add(id);
     }
     if (documents.length === 0) return [];
     const taken = await this.repository.existingIds(ids);
@@ -160,8 +176,8 @@ export class ExperienceService {
     for (const field of fields) {
       const vector = fromStoredVector(document.embeddings?.[embeddingKey(field)]);
       const text = embeddableText(document, field);
-      if (vector && text !== null) this.index.upsert(experienceSpaceName(field), document.experience_id, vector, text);
-      else this.index.remove(experienceSpaceName(field), document.experience_id);
+      if (vector && text !== null) this.index.upsert(EXPERIENCE_SPACES[field].name, document.experience_id, vector, text);
+      else this.index.remove(EXPERIENCE_SPACES[field].name, document.experience_id);
     }
   }
 
@@ -172,7 +188,7 @@ export class ExperienceService {
   async update(id: string, input: UpdateExperienceInput): Promise<Experience> {
     const changes = experienceChanges(input, 'input');
     const current = await this.getOrFail(id);
-    const modelIsCurrent = current.embedding_model != null && this.sameModel(current.embedding_model);
+    const modelIsCurrent = current.embedding_model != null && sameEmbeddingModel(current.embedding_model, this.deps.embedder.signature);
     const next = { ...current, ...changes.set } as ExperienceDocument;
     for (const path of changes.unset) delete (next as unknown as Document)[path];
     const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
@@ -187,7 +203,7 @@ export class ExperienceService {
       changes.set.embedding_model = this.deps.embedder.signature;
     }
     const updated = await this.repository.update(id, changes.set, changes.unset);
-    if (!updated) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
+    if (!updated) throw notFound(id);
     if (touched.length) {
       const vectors = Object.fromEntries(
         touched.map((field) => [embeddingKey(field), changes.set[`embeddings.${embeddingKey(field)}`] as number[] | undefined]),
@@ -199,17 +215,12 @@ export class ExperienceService {
     return toExperience(updated);
   }
 
-  private sameModel(stored: { provider: string; model: string; dimensions: number }): boolean {
-    const current = this.deps.embedder.signature;
-    return stored.provider === current.provider && stored.model === current.model && stored.dimensions === current.dimensions;
-  }
-
   /** Merges signals into `feedback_signals` (key by key; other keys are kept). */
   async addFeedback(id: string, signals: FeedbackSignalsInput): Promise<Experience> {
     const document = feedbackDocument(signals, 'signals');
     if (Object.keys(document).length === 0) throw new ValidationError('signals must set at least one key.', 'signals');
     const updated = await this.repository.mergeFeedback(id, document);
-    if (!updated) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
+    if (!updated) throw notFound(id);
     this.loaders.experienceById.clear(id).prime(id, updated);
     return toExperience(updated);
   }
@@ -217,8 +228,8 @@ export class ExperienceService {
   /** Deletes the experience and its vectors from the search index; returns what was deleted. */
   async delete(id: string): Promise<Experience> {
     const deleted = await this.repository.delete(id);
-    if (!deleted) throw new NotFoundError(`No experience with id ${JSON.stringify(id)}.`, { experienceId: id });
-    for (const field of EXPERIENCE_FIELDS) this.index.remove(experienceSpaceName(field), id);
+    if (!deleted) throw notFound(id);
+    for (const field of EXPERIENCE_FIELDS) this.index.remove(EXPERIENCE_SPACES[field].name, id);
     this.loaders.experienceById.clear(id);
     this.loaders.experienceVectorsById.clear(id);
     return toExperience(deleted);
@@ -263,9 +274,9 @@ export class ExperienceService {
   private async bestPerDocument(
     fields: ExperienceField[],
     search: (space: string) => Promise<Array<{ id: string; score: number }>>,
-  ): Promise<Map<string, { score: number; field: ExperienceField }>> {
-    const lists = await Promise.all(fields.map((field) => search(experienceSpaceName(field))));
-    const best = new Map<string, { score: number; field: ExperienceField }>();
+  ): Promise<Map<string, Best>> {
+    const lists = await Promise.all(fields.map((field) => search(EXPERIENCE_SPACES[field].name)));
+    const best = new Map<string, Best>();
     lists.forEach((list, f) => {
       for (const { id, score } of list) {
         const seen = best.get(id);
@@ -275,12 +286,35 @@ export class ExperienceService {
     return best;
   }
 
-  private async rankHits(
-    args: SearchExperiencesArgs,
-    vectorBest: Map<string, { score: number; field: ExperienceField }>,
-    keywordBest: Map<string, { score: number; field: ExperienceField }>,
-  ): Promise<ExperienceSearchHit[]> {
-    throw new Error('not wired yet');
+  /**
+   * Fuses the parts (src/search/fusion.ts: weighted sum, HYBRID_WEIGHTS; a single part is its own score), applies
+   * minScore and the limit, and loads the experiences in one read.
+   */
+  private async rankHits(args: SearchExperiencesArgs, vectorBest: Map<string, Best>, keywordBest: Map<string, Best>): Promise<ExperienceSearchHit[]> {
+    const list = (name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList => ({
+      name,
+      weight: HYBRID_WEIGHTS[name],
+      hits: [...best].map(([id, { score, field }]) => ({ id, score, field })),
+    });
+    const lists: FusionList[] = [];
+    if (args.mode !== SearchMode.KEYWORD) lists.push(list('vector', vectorBest));
+    if (args.mode !== SearchMode.VECTOR) lists.push(list('keyword', keywordBest));
+    const fused = fuse(lists, { limit: args.limit, minScore: args.minScore ?? undefined });
+    const documents = await this.loaders.experienceById.loadMany(fused.map((hit) => hit.id));
+    return fused.flatMap((hit, i) => {
+      const document = documents[i];
+      // Deleted between the search and the read.
+      if (!document || document instanceof Error) return [];
+      return [
+        {
+          experience: toExperience(document),
+          score: hit.score,
+          vectorScore: hit.parts.vector ?? null,
+          keywordScore: hit.parts.keyword ?? null,
+          matchedField: (vectorBest.get(hit.id) ?? keywordBest.get(hit.id))!.field,
+        },
+      ];
+    });
   }
 
   /** Experiences whose primary goal is closest to this one's (itself excluded), best first. */
@@ -291,16 +325,15 @@ export class ExperienceService {
     const vector =
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
-    const matches = await this.index.searchVector(experienceSpaceName(ExperienceField.PRIMARY_GOAL), {
-      vector,
-      k: limit,
-      filter: { experience_id: { $ne: experience.experienceId } },
-    });
-    const documents = await this.loaders.experienceById.loadMany(matches.map((match) => match.id));
-    return matches.flatMap((match, i) => {
+    // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
+    const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, { vector, k: limit + 1 });
+    const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, limit);
+    const documents = await this.loaders.experienceById.loadMany(others.map((match) => match.id));
+    return others.flatMap((match, i) => {
       const document = documents[i];
       if (!document || document instanceof Error) return [];
-      return [{ experience: toExperience(document), score: match.score, vectorScore: match.score, keywordScore: null, matchedField: ExperienceField.PRIMARY_GOAL }];
+      const score = match.score;
+      return [{ experience: toExperience(document), score, vectorScore: score, keywordScore: null, matchedField: ExperienceField.PRIMARY_GOAL }];
     });
   }
 }

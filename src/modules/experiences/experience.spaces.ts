@@ -14,28 +14,28 @@ const FILTER_FIELDS = [
   'timestamp',
 ] as const;
 
+function space(field: ExperienceField): SpaceDefinition {
+  return {
+    name: `experiences.${field}`,
+    collection: EXPERIENCES_COLLECTION,
+    idField: 'experience_id',
+    vectorPath: `embeddings.${embeddingKey(field)}`,
+    textPaths: [field],
+    filterFields: FILTER_FIELDS,
+  };
+}
+
 /** One search space per embeddable field: its vector, and its text for keyword (BM25) scoring. */
-export const EXPERIENCE_SPACES: Readonly<Record<ExperienceField, SpaceDefinition>> = Object.fromEntries(
-  EXPERIENCE_FIELDS.map((field) => [
-    field,
-    {
-      name: `experiences.${field}`,
-      collection: EXPERIENCES_COLLECTION,
-      idField: 'experience_id',
-      vectorPath: `embeddings.${embeddingKey(field)}`,
-      textPaths: [field],
-      filterFields: FILTER_FIELDS,
-    },
-  ]),
-) as Record<ExperienceField, SpaceDefinition>;
+export const EXPERIENCE_SPACES: Readonly<Record<ExperienceField, SpaceDefinition>> = {
+  [ExperienceField.PRIMARY_GOAL]: space(ExperienceField.PRIMARY_GOAL),
+  [ExperienceField.SUB_TASK]: space(ExperienceField.SUB_TASK),
+  [ExperienceField.INPUT_CONTEXT]: space(ExperienceField.INPUT_CONTEXT),
+  [ExperienceField.OUTPUT_SUMMARY]: space(ExperienceField.OUTPUT_SUMMARY),
+};
 
 /** The fields `reembed(collection: EXPERIENCES)` rewrites. */
 export const EXPERIENCES_REEMBED_TARGET: ReembedTarget = {
   collection: EXPERIENCES_COLLECTION,
   idField: 'experience_id',
-  fields: EXPERIENCE_FIELDS.map((field) => ({
-    textPath: field,
-    vectorPath: EXPERIENCE_SPACES[field].vectorPath,
-    space: EXPERIENCE_SPACES[field].name,
-  })),
+  fields: EXPERIENCE_FIELDS.map((field) => ({ textPath: field, space: EXPERIENCE_SPACES[field] })),
 };

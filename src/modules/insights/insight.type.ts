@@ -74,7 +74,7 @@ export class AgentInsight {
   @Field(() => Float, { description: '0–1; rises with each supporting task and confirmation, halves on refutation.' })
   confidence!: number;
 
-  @Field(() => [InsightEvidence], { description: `The latest pieces of evidence (at most 20), oldest first.` })
+  @Field(() => [InsightEvidence], { description: 'The latest pieces of evidence (at most 20), oldest first.' })
   evidence!: InsightEvidence[];
 
   @Field(() => Int, { description: 'All pieces of evidence ever added.' })

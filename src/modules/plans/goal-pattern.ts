@@ -38,9 +38,9 @@ const NUMBER_WORDS = new Set([
 ]);
 
 const QUOTED = /"[^"]*"|“[^”]*”|‘[^’]*’|`[^`]*`|(?<![\p{L}\p{N}])'[^']+'(?![\p{L}\p{N}])/gu;
-// A placeholder for quoted text that no word can contain.
-const QUOTE_MARK = '\u0000';
-const EDGE_PUNCTUATION = /^[^\p{L}\p{N}\u0000]+|[^\p{L}\p{N}\u0000]+$/gu;
+// A placeholder for quoted text (a private-use character, which no goal contains).
+const QUOTE_MARK = '\uE000';
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}\uE000]+|[^\p{L}\p{N}\uE000]+$/gu;
 
 function isIdentifier(word: string): boolean {
   if (/\p{N}/u.test(word)) return true;

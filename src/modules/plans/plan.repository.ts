@@ -19,9 +19,9 @@ export interface LearnedRun {
   steps: PlanStepDocument[];
   /** The run's goal: the pattern's example goal when the run creates it. */
   goal: string;
-  /** The goal's stored vector and its embedder, copied to a new pattern for semantic matching. */
-  goalVector: number[] | null;
-  model: EmbeddingModelInfo | null;
+  /** The goal's vector and its embedder, stored on a new pattern for semantic matching. */
+  goalVector: number[];
+  model: EmbeddingModelInfo;
   success: boolean;
   executionTime: number;
   /** Issues of a failed run (distinct). */
@@ -40,7 +40,8 @@ export function learnedRunPipeline(run: LearnedRun, now: Date): Document[] {
     stepSequence: run.steps.map((step) => step.action),
     steps: run.steps,
     exampleGoal: run.goal,
-    ...(run.goalVector && run.model ? { embeddings: { goal_embedding: run.goalVector }, embedding_model: run.model } : {}),
+    embeddings: { goal_embedding: run.goalVector },
+    embedding_model: run.model,
   };
   const set: Document = {
     patternId: { $literal: run.patternId },

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
-import { fromStoredVector } from '../../embeddings/vectors';
+import { sameEmbeddingModel } from '../../embeddings/model-check';
+import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { AgentType, InsightType } from '../insights/insight.type';
 import { checkInsightText, type InsightService } from '../insights/insight.service';
 import type { PlanLoaders } from '../plans/plan.loaders';
@@ -14,7 +15,7 @@ import { recordToolExecutions } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository } from './task.repository';
-import { TaskOutcome, TaskStatus, type LearnResult, type TaskDocument } from './task.type';
+import { TaskOutcome, TaskStatus, taskGoalPattern, type LearnResult, type TaskDocument } from './task.type';
 import { checkMetrics, requiredText } from './task.validation';
 
 /** A claim older than this is taken to be an interrupted learnFromTask, and may be taken over. */
@@ -141,8 +142,9 @@ export class LearningService {
     const named = planId ? await this.loaders.planPatternById.load(planId) : null;
     if (named) return { patternId: named.patternId, goalPattern: named.goalPattern, steps: task.steps?.length ? task.steps : named.steps };
     const steps = task.steps ?? [];
-    const patternId = steps.length ? planPatternId(task.goalPattern, steps.map((step) => step.action)) : null;
-    return { patternId, goalPattern: task.goalPattern, steps };
+    const template = taskGoalPattern(task);
+    const patternId = steps.length ? planPatternId(template, steps.map((step) => step.action)) : null;
+    return { patternId, goalPattern: template, steps };
   }
 
   private async learnPattern(
@@ -154,15 +156,18 @@ export class LearningService {
     insights: string[],
     now: Date,
   ): Promise<void> {
-    const vector = task.embeddings?.goal_embedding ?? null;
+    // A new pattern takes the goal's vector; a task recorded without one (imported) or by another embedder gets one now.
+    const model = this.deps.embedder.signature;
+    const storedVector = task.embedding_model && sameEmbeddingModel(task.embedding_model, model) ? fromStoredVector(task.embeddings?.goal_embedding) : null;
+    const vector = storedVector ?? (await this.deps.embedder.embedOne(task.goal));
     const { created } = await this.plans.learnRun(
       {
         patternId: plan.patternId!,
         goalPattern: plan.goalPattern,
         steps: plan.steps,
         goal: task.goal,
-        goalVector: vector,
-        model: vector ? (task.embedding_model ?? null) : null,
+        goalVector: toStoredVector(vector),
+        model,
         success: outcome === TaskOutcome.COMPLETED,
         executionTime,
         issues: outcome === TaskOutcome.FAILED ? runIssues(plan.steps, stepsCompleted, insights) : [],
@@ -170,7 +175,6 @@ export class LearningService {
       },
       now,
     );
-    const stored = fromStoredVector(vector);
-    if (created && stored) this.deps.search.forDb(this.db).upsert(PLAN_GOAL_SPACE, plan.patternId!, stored, task.goal);
+    if (created) this.deps.search.forDb(this.db).upsert(PLAN_GOAL_SPACE.name, plan.patternId!, vector, task.goal);
   }
 }

@@ -12,8 +12,8 @@ import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input'
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository, taskFilterQuery } from './task.repository';
 import { SIMILARITY_WEIGHTS, vectorPart } from './task.similarity';
-import { TASK_GOAL_SPACE, TASK_QUERY_SPACE } from './task.spaces';
-import { toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
+import { TASK_GOAL_SPACE, TASK_QUERY_SPACE, TASK_SPACES } from './task.spaces';
+import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
 import { newTaskDocument } from './task.validation';
 
 export const MAX_SIMILAR_LIMIT = 100;
@@ -32,6 +32,8 @@ export class TaskService {
     private readonly reembed: ReembedService,
   ) {
     this.repository = new TaskRepository(db);
+    // A no-op once defined: makes the spaces known wherever the app was started from.
+    deps.search.defineSpace(...TASK_SPACES);
   }
 
   private get index() {
@@ -70,8 +72,8 @@ export class TaskService {
     document.embeddings = { originalQuery_embedding: toStoredVector(queryVector), goal_embedding: toStoredVector(goalVector) };
     document.embedding_model = this.deps.embedder.signature;
     await this.repository.insert(document);
-    this.index.upsert(TASK_QUERY_SPACE, document.taskId, queryVector, document.originalQuery);
-    this.index.upsert(TASK_GOAL_SPACE, document.taskId, goalVector, document.goal);
+    this.index.upsert(TASK_QUERY_SPACE.name, document.taskId, queryVector, document.originalQuery);
+    this.index.upsert(TASK_GOAL_SPACE.name, document.taskId, goalVector, document.goal);
     const { embeddings: _vectors, ...stored } = document;
     this.loaders.taskById.prime(document.taskId, stored);
     return toTask(stored);
@@ -99,10 +101,10 @@ export class TaskService {
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
 
     const [queryHits, goalHits, queryKeywords, goalKeywords, patternIds] = await Promise.all([
-      queryVector ? this.index.searchVector(TASK_QUERY_SPACE, { vector: queryVector, k, filter }) : [],
-      goalVector ? this.index.searchVector(TASK_GOAL_SPACE, { vector: goalVector, k, filter }) : [],
-      this.index.searchKeyword(TASK_QUERY_SPACE, { text: query ?? goal!, k, filter }),
-      this.index.searchKeyword(TASK_GOAL_SPACE, { text: goal ?? query!, k, filter }),
+      queryVector ? this.index.searchVector(TASK_QUERY_SPACE.name, { vector: queryVector, k, filter }) : [],
+      goalVector ? this.index.searchVector(TASK_GOAL_SPACE.name, { vector: goalVector, k, filter }) : [],
+      this.index.searchKeyword(TASK_QUERY_SPACE.name, { text: query ?? goal!, k, filter }),
+      this.index.searchKeyword(TASK_GOAL_SPACE.name, { text: goal ?? query!, k, filter }),
       this.unifyingTaskIds(template, filter, k),
     ]);
     const ids = new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds));
@@ -125,7 +127,7 @@ export class TaskService {
         {
           name: 'goalPattern',
           weight: SIMILARITY_WEIGHTS.goalPattern,
-          hits: documents.map((document) => ({ id: document.taskId, score: goalPatternScore(template, document.goalPattern ?? goalPattern(document.goal)) })),
+          hits: documents.map((document) => ({ id: document.taskId, score: goalPatternScore(template, taskGoalPattern(document)) })),
         },
       ],
       { minScore: args.minSimilarity },

@@ -201,13 +201,18 @@ export class LearnResult {
   alreadyLearned!: boolean;
 }
 
+/** The goal template of a task; derived for documents stored without one (imported in the seed's shape). */
+export function taskGoalPattern(document: Pick<TaskDocument, 'goal' | 'goalPattern'>): string {
+  return document.goalPattern ?? goalPattern(document.goal);
+}
+
 export function toTask(document: TaskDocument): Task {
   const metrics = document.successMetrics ?? { executionTime: 0, stepsCompleted: 0, retries: 0, userInputsRequired: 0 };
   return {
     taskId: document.taskId,
     originalQuery: document.originalQuery,
     goal: document.goal,
-    goalPattern: document.goalPattern ?? goalPattern(document.goal),
+    goalPattern: taskGoalPattern(document),
     planId: document.planId ?? null,
     steps: document.steps ?? [],
     status: document.status,
