@@ -151,13 +151,13 @@ export class ExperienceSearchHit {
   @Field(() => Experience)
   experience!: Experience;
 
-  @Field(() => Float, { description: 'The ranking score (mode VECTOR: the vector score; KEYWORD: the keyword score; HYBRID: the fused score).' })
+  @Field(() => Float, { description: 'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.7 × vector + 0.3 × keyword (a missing part counts 0).' })
   score!: number;
 
   @Field(() => Float, { nullable: true, description: 'Cosine similarity of the query and the best requested field (null when not scored by vector).' })
   vectorScore!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'BM25 relevance of the best requested field, scaled to 0..1 within this result list (null when not scored by keyword).' })
+  @Field(() => Float, { nullable: true, description: 'BM25 relevance of the best requested field, normalised to 0..1 (min(1, bm25 / Σ idf of the query terms)); null when not scored by keyword.' })
   keywordScore!: number | null;
 
   @Field(() => ExperienceField, { description: 'The field that matched best (by vector score, else by keyword score).' })
