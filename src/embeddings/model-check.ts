@@ -36,7 +36,7 @@ export class EmbeddingModelMismatchError extends ValidationError {
       : 'have no embedding_model record (made by an unknown embedder)';
     super(
       `The vectors in ${collection} ${made}, but the server now embeds with ${describeEmbeddingModel(current)}; ` +
-        `they cannot be compared. Re-embed them with the mutation reembed(collection: "${collection}").`,
+        `they cannot be compared. Re-embed them with the mutation reembed(collection: ${collection}).`,
       undefined,
       { reason: 'EMBEDDING_MODEL_MISMATCH', collection, stored, current },
     );

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import { BSON, type Db, type Document } from 'mongodb';
 import type { VectorSearchMode } from '../config';
 import { UnavailableError } from '../errors';
 import type { Logger } from '../logger';
@@ -12,7 +12,7 @@ import {
   vectorSearchIndexName,
 } from './atlas';
 import { KeywordIndex } from './bm25';
-import { firstPassing, isEmptyFilter, resolveFilter } from './filter';
+import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
 import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition } from './space';
 import { HNSW, VectorStore, unitVector, type ScoredRow } from './vector-store';
 
@@ -133,6 +133,8 @@ export class SearchIndexes {
  */
 export class SearchIndex {
   private readonly states = new Map<string, SpaceState>();
+  /** Filter resolutions in flight, shared by concurrent searches with the same collection and filter. */
+  private readonly resolving = new Map<string, Promise<Restriction>>();
 
   constructor(
     readonly db: Db,
@@ -228,7 +230,7 @@ export class SearchIndex {
     if (!unit) return [];
     if (this.options.mode === 'atlas') return this.searchAtlas(state.definition, unit, query.k, query.filter);
 
-    const restriction = await resolveFilter(this.db.collection(state.definition.collection), state.definition.idField, query.filter);
+    const restriction = await this.restrict(state.definition, query.filter);
     // Read the store only now: a rebuild may have replaced it during the awaits.
     const hits = (rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: state.vectors!.idOf(row), score }));
     const approximate = (n: number) => hits(state.vectors!.approximate(unit, Math.max(n, HNSW.expansionSearch)).slice(0, n));
@@ -254,7 +256,7 @@ export class SearchIndex {
     const paths = this.registry.space(space).textPaths ?? [];
     if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
     const state = await this.ready(space);
-    const restriction = await resolveFilter(this.db.collection(state.definition.collection), state.definition.idField, query.filter);
+    const restriction = await this.restrict(state.definition, query.filter);
     const scored = state.keywords!.score(query.text);
     const rank = (n: number, allowed?: (id: string) => boolean) =>
       scored.top(n, allowed).map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
@@ -266,6 +268,21 @@ export class SearchIndex {
       case 'check':
         return firstPassing((n) => rank(n), query.k, restriction.passing);
     }
+  }
+
+  /**
+   * Resolves a filter (see {@link resolveFilter}) once for all concurrent searches with the same collection, id
+   * field and filter: a hybrid search over several spaces of one collection costs one query, not one per space.
+   */
+  private restrict(definition: SpaceDefinition, filter: Document | null | undefined): Promise<Restriction> {
+    if (isEmptyFilter(filter)) return Promise.resolve({ kind: 'all' });
+    const key = [definition.collection, definition.idField, BSON.EJSON.stringify(filter!, { relaxed: false })].join('\0');
+    let pending = this.resolving.get(key);
+    if (!pending) {
+      pending = resolveFilter(this.db.collection(definition.collection), definition.idField, filter).finally(() => this.resolving.delete(key));
+      this.resolving.set(key, pending);
+    }
+    return pending;
   }
 
   private state(space: string): SpaceState {
@@ -367,7 +384,7 @@ export class SearchIndex {
       const hits = await run(k, { filter: translated });
       return hits.length < k ? run(k, { filter: translated, exact: true }) : hits;
     }
-    const restriction = await resolveFilter(collection, definition.idField, filter);
+    const restriction = await this.restrict(definition, filter);
     switch (restriction.kind) {
       case 'all':
         return run(k, {});

@@ -16,7 +16,7 @@ function thrown(run: () => void): EmbeddingModelMismatchError {
 
 describe('assertSameEmbeddingModel', () => {
   test('passes when provider, model and dimensions all match', () => {
-    expect(() => assertSameEmbeddingModel({ ...current }, current, 'eat_agent_experiences')).not.toThrow();
+    expect(() => assertSameEmbeddingModel({ ...current }, current, 'EXPERIENCES')).not.toThrow();
   });
 
   test.each([
@@ -24,24 +24,24 @@ describe('assertSameEmbeddingModel', () => {
     ['model', { ...current, model: 'text-embedding-ada-002' }],
     ['dimensions', { ...current, dimensions: 512 }],
   ])('a different %s is a BAD_USER_INPUT error that names the stored model and the reembed fix', (_part, stored) => {
-    const error = thrown(() => assertSameEmbeddingModel(stored, current, 'eat_agent_experiences'));
+    const error = thrown(() => assertSameEmbeddingModel(stored, current, 'EXPERIENCES'));
     expect(error.message).toBe(
-      `The vectors in eat_agent_experiences were made by ${stored.provider}/${stored.model} (${stored.dimensions} dimensions), ` +
+      `The vectors in EXPERIENCES were made by ${stored.provider}/${stored.model} (${stored.dimensions} dimensions), ` +
         'but the server now embeds with openai/text-embedding-3-small (1536 dimensions); they cannot be compared. ' +
-        'Re-embed them with the mutation reembed(collection: "eat_agent_experiences").',
+        'Re-embed them with the mutation reembed(collection: EXPERIENCES).',
     );
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
       reason: 'EMBEDDING_MODEL_MISMATCH',
-      collection: 'eat_agent_experiences',
+      collection: 'EXPERIENCES',
       stored,
       current,
     });
   });
 
   test('vectors without an embedding_model record are refused too (unknown origin is never compared)', () => {
-    const error = thrown(() => assertSameEmbeddingModel(undefined, current, 'tasks'));
-    expect(error.message).toMatch(/^The vectors in tasks have no embedding_model record .* reembed\(collection: "tasks"\)\.$/);
+    const error = thrown(() => assertSameEmbeddingModel(undefined, current, 'TASKS'));
+    expect(error.message).toMatch(/^The vectors in TASKS have no embedding_model record .* reembed\(collection: TASKS\)\.$/);
     expect(error.extensions.stored).toBeNull();
   });
 

@@ -1,31 +1,4 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import { operationsFrom } from '../helpers/operations';
 
-const document = parse(readFileSync(path.join(__dirname, '../operations/experiences.graphql'), 'utf8'));
-const fragments = new Map(
-  document.definitions
-    .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-    .map((fragment) => [fragment.name.value, fragment]),
-);
-
-/** The named operation of test/operations/experiences.graphql with the fragments it uses, ready to execute. */
-export function op(name: string): string {
-  const operation = document.definitions.find(
-    (definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.name?.value === name,
-  );
-  if (!operation) throw new Error(`No operation ${name} in experiences.graphql`);
-  const used = new Map<string, DefinitionNode>();
-  const collect = (node: DefinitionNode) =>
-    visit(node, {
-      FragmentSpread(spread) {
-        const fragment = fragments.get(spread.name.value);
-        if (fragment && !used.has(fragment.name.value)) {
-          used.set(fragment.name.value, fragment);
-          collect(fragment);
-        }
-      },
-    });
-  collect(operation);
-  return [operation, ...used.values()].map((definition) => print(definition)).join('\n\n');
-}
+/** Operations of test/operations/experiences.graphql. */
+export const op = operationsFrom('experiences.graphql');

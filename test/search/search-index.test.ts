@@ -104,6 +104,19 @@ describe('SearchIndex (in-process) over a real database', () => {
     expect(database.commands.count('find', 'items')).toBeGreaterThanOrEqual(3);
   });
 
+  it('resolves one filter once for concurrent searches of the same collection (a hybrid search over several spaces)', async () => {
+    database.commands.reset();
+    const filter = { near: false, group: 'odd' };
+    const [vectorHits, keywordHits] = await Promise.all([
+      index.searchVector(SPACE.name, { vector: query, k: 3, filter }),
+      index.searchKeyword(SPACE.name, { text: 'needle', k: 3, filter }),
+      index.searchVector(SPACE.name, { vector: query, k: 5, filter: { ...filter } }),
+    ]);
+    expect(vectorHits).toHaveLength(3);
+    expect(keywordHits).toHaveLength(3);
+    expect(database.commands.count('find', 'items')).toBe(1);
+  });
+
   it('answers a filter on the id alone in memory ($ne excludes, $in includes) without querying MongoDB', async () => {
     database.commands.reset();
     const [best] = await index.searchVector(SPACE.name, { vector: query, k: 1 });
