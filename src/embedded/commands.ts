@@ -512,6 +512,32 @@ function drop(command: Document, { db, engine, ops }: CommandContext): Doc {
   return ok({ nIndexesWas, ns: collection.ns });
 }
 
+/** `renameCollection` (an admin command with full namespaces), journaled as copy-then-drop. */
+function renameCollection(command: Document, { db, engine, ops }: CommandContext): Doc {
+  if (db !== 'admin') throw new CommandError(ErrorCode.Unauthorized, 'renameCollection may only be run against the admin database.');
+  const parse = (ns: unknown, field: string): [string, string] => {
+    const dot = typeof ns === 'string' ? ns.indexOf('.') : -1;
+    if (dot <= 0 || dot === (ns as string).length - 1) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${String(ns)}`);
+    return [(ns as string).slice(0, dot), (ns as string).slice(dot + 1)];
+  };
+  const [fromDb, fromName] = parse(command.renameCollection, 'source');
+  const [toDb, toName] = parse(command.to, 'target');
+  const source = engine.store.collection(fromDb, fromName);
+  if (!source) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${fromDb}.${fromName} does not exist`);
+  if (source.ns === `${toDb}.${toName}`) throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
+  if (engine.store.collection(toDb, toName)) {
+    if (command.dropTarget !== true) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
+    engine.store.dropCollection(toDb, toName, ops);
+    engine.cursors.killNamespace(`${toDb}.${toName}`);
+  }
+  const target = engine.store.createCollection(toDb, toName, source.options, ops);
+  for (const index of source.indexes.values()) target.addIndex(index.spec, ops);
+  for (const doc of source.docs.values()) target.insert(doc, ops);
+  engine.store.dropCollection(fromDb, fromName, ops);
+  engine.cursors.killNamespace(source.ns);
+  return ok();
+}
+
 function dropDatabase(command: Document, { db, engine, ops }: CommandContext): Doc {
   engine.store.dropDatabase(db, ops);
   engine.cursors.killNamespace(db);
@@ -730,6 +756,7 @@ const HANDLERS: Record<string, Handler> = {
   create,
   drop,
   dropDatabase,
+  renameCollection,
   listCollections,
   listDatabases,
   createIndexes,

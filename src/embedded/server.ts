@@ -44,7 +44,11 @@ export function listen(engine: Engine, host: string, port: number, log: (line: s
           if (socket.destroyed) return;
           try {
             const reply = await respond(engine, parseFrame(frame), connectionId);
-            if (reply && !socket.destroyed) socket.write(Buffer.concat(reply));
+            if (reply && !socket.destroyed) {
+              socket.cork();
+              for (const part of reply) socket.write(part);
+              socket.uncork();
+            }
           } catch (error) {
             drop(error instanceof ProtocolError ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`);
           }

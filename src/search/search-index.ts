@@ -214,7 +214,7 @@ export class SearchIndex {
   /**
    * The `k` documents whose vectors are most similar (cosine) to `query.vector`, best first, among those that pass
    * `query.filter`. In memory mode:
-   * - no filter: the HNSW graph proposes max(4k, 128) candidates, all re-scored exactly;
+   * - no filter: the HNSW graph proposes max(4k, HNSW.expansionSearch) candidates, all re-scored exactly;
    * - a filter that at most {@link EXACT_SEARCH_MAX} documents pass: an exact scan over exactly those (recall 1.0);
    * - a broader filter: growing HNSW candidate lists (4k, 16k, …) checked against the filter until k pass.
    * In atlas mode: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact

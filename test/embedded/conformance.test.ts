@@ -2,7 +2,7 @@
  * Driver calls with the answers a standalone mongod 7 gives. The suite runs against the embedded engine by
  * default and against mongod with TEST_TARGET=mongod, so every expectation here is mongod's behaviour.
  */
-import { Decimal128, Long, MongoBulkWriteError, MongoServerError, ObjectId, type Collection, type Document } from 'mongodb';
+import { Decimal128, Long, MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, ServerApiVersion, type Collection, type Document } from 'mongodb';
 import { openTestDatabase, type TestDatabase } from '../helpers/db';
 
 /** Documents of any shape, with any `_id` type (the suite is about the server, not the driver's typings). */
@@ -38,6 +38,18 @@ describe('handshake and commands', () => {
     expect(hello.maxWireVersion).toBeGreaterThanOrEqual(9);
     expect(hello.maxBsonObjectSize).toBe(16 * 1024 * 1024);
     expect(hello.maxMessageSizeBytes).toBe(48_000_000);
+  });
+
+  test('a client with serverApi (OP_MSG hello handshake) works too', async () => {
+    const client = new MongoClient(t.uri, { serverApi: { version: ServerApiVersion.v1 } });
+    try {
+      await client.connect();
+      expect((await client.db(t.db.databaseName).command({ ping: 1 })).ok).toBe(1);
+      await client.db(t.db.databaseName).collection('api').insertOne({ a: 1 });
+      expect(await client.db(t.db.databaseName).collection('api').countDocuments()).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   test('ping and buildInfo answer ok with a version string', async () => {
@@ -577,6 +589,22 @@ describe('indexes and catalog', () => {
     expect((await serverError(t.db.createCollection(name, { validator: { a: { $exists: true } } }))).code).toBe(48);
     expect(await t.db.collection(name).drop()).toBe(true);
     expect((await t.db.listCollections({ name }).toArray()).length).toBe(0);
+  });
+
+  test('rename moves documents and indexes; an existing target needs dropTarget', async () => {
+    const source = fresh();
+    await source.insertMany([{ _id: 1, k: 'a' }, { _id: 2, k: 'b' }]);
+    await source.createIndex({ k: 1 }, { unique: true });
+    const name = `renamed${++seq}`;
+    const renamed = await source.rename(name);
+    expect(await renamed.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, k: 'a' }, { _id: 2, k: 'b' }]);
+    expect((await renamed.listIndexes().toArray()).map((index) => index.name)).toEqual(['_id_', 'k_1']);
+    expect(await source.countDocuments()).toBe(0);
+    const other = fresh();
+    await other.insertOne({ x: 1 });
+    expect((await serverError(other.rename(name))).code).toBe(48);
+    await other.rename(name, { dropTarget: true });
+    expect(await t.db.collection(name).find({}, { projection: { _id: 0 } }).toArray()).toEqual([{ x: 1 }]);
   });
 
   test('a collection validator rejects invalid inserts and updates with 121', async () => {

@@ -106,7 +106,7 @@ describe('SearchIndex (in-process) over a real database', () => {
 
   it('resolves one filter once for concurrent searches of the same collection (a hybrid search over several spaces)', async () => {
     database.commands.reset();
-    const filter = { near: false, group: 'odd' };
+    const filter = { near: false, group: 'even' };
     const [vectorHits, keywordHits] = await Promise.all([
       index.searchVector(SPACE.name, { vector: query, k: 3, filter }),
       index.searchKeyword(SPACE.name, { text: 'needle', k: 3, filter }),
