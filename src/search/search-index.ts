@@ -397,7 +397,7 @@ export class SearchIndex {
 }
 
 /** Vectors handed to the HNSW graph per multi-threaded insert during a build (the event loop runs between batches). */
-const BUILD_BATCH = 1024;
+const BUILD_BATCH = 512;
 
 function checkK(k: number): void {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
