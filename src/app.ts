@@ -2,9 +2,12 @@ import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
+import { ensureIndexes } from './db/indexes';
 import type { EmbeddingProvider } from './embeddings/provider';
 import type { EmbeddingService } from './embeddings/embedding.service';
-import type { SearchIndexes } from './search/search-index';
+import { createEmbeddingService } from './embeddings';
+import { SearchIndexes } from './search/search-index';
+import { SEARCH_SPACES } from './modules/search-spaces';
 import packageJson from '../package.json';
 
 /** Long-lived dependencies shared by every request (the connection, providers, indexes); built once at startup. */
@@ -27,3 +30,22 @@ export interface AppDeps {
 }
 
 export const VERSION: string = packageJson.version;
+
+/** Builds the long-lived deps around a connected database and an embedding provider (main and tests alike). */
+export function createAppDeps(options: Pick<AppDeps, 'config' | 'logger' | 'database' | 'embeddings'>): AppDeps {
+  const { config, logger, database, embeddings } = options;
+  const search = new SearchIndexes({ mode: config.vectorSearch, dimensions: embeddings.dimensions, logger });
+  search.defineSpace(...SEARCH_SPACES);
+  return {
+    ...options,
+    version: VERSION,
+    embedder: createEmbeddingService(embeddings, database.db, config),
+    search,
+  };
+}
+
+/** Makes a database ready to serve: its indexes exist and its in-process search spaces are loaded. */
+export async function prepareDatabase(deps: AppDeps, db: Db): Promise<void> {
+  await ensureIndexes(db, deps.config);
+  await deps.search.forDb(db).buildAll();
+}

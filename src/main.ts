@@ -2,12 +2,10 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './db/connection';
-import { ensureIndexes } from './db/indexes';
-import { createEmbeddingProvider, createEmbeddingService } from './embeddings';
-import { SearchIndexes } from './search/search-index';
+import { createEmbeddingProvider } from './embeddings';
 import { buildAppSchema } from './schema';
 import { createServer } from './server';
-import { VERSION, type AppDeps } from './app';
+import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
 
 export interface RunningHindsight {
   url: string;
@@ -21,17 +19,13 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
   const connection = await connectDatabase(config, logger);
   try {
     const embeddings = await createEmbeddingProvider(config);
-    const deps: AppDeps = {
+    const deps = createAppDeps({
       config,
       logger,
-      version: VERSION,
       database: { kind: connection.kind, version: connection.serverVersion, client: connection.client, db: connection.db },
       embeddings,
-      embedder: createEmbeddingService(embeddings, connection.db, config),
-      search: new SearchIndexes({ mode: config.vectorSearch, dimensions: embeddings.dimensions, logger }),
-    };
-    await ensureIndexes(connection.db, config);
-    await deps.search.forDb(connection.db).buildAll();
+    });
+    await prepareDatabase(deps, connection.db);
     const server = await createServer(deps, await buildAppSchema());
     const url = await server.listen(config.port, config.host);
     return {

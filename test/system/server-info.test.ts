@@ -6,6 +6,7 @@ import { ServerInfoResolver } from '../../src/modules/system/server-info.resolve
 import { NotFoundError } from '../../src/errors';
 import { createServer } from '../../src/server';
 import { createTestApp, type TestApp } from '../helpers/app';
+import { ServerInfoDocument } from '../generated/graphql';
 
 @Resolver()
 class FailingResolver {
@@ -28,7 +29,7 @@ describe('serverInfo and error handling', () => {
   afterAll(() => app.close());
 
   it('serverInfo reports the version, the database kind and the embedding provider', async () => {
-    const data = await app.run(`{ serverInfo { version database { kind version } embeddings { provider model dimensions } } }`);
+    const data = await app.run(ServerInfoDocument);
     expect(data.serverInfo.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(['EMBEDDED', 'EXTERNAL']).toContain(data.serverInfo.database.kind);
     expect(data.serverInfo.database.version).toMatch(/^\d+\.\d+/);

@@ -153,7 +153,6 @@ export class ReembedService {
       }),
     );
     const vectors = texts.length ? await this.deps.embedder.embed(texts) : [];
-    this.deps.search.defineSpace(...target.fields.map((field) => field.space));
     const index = this.deps.search.forDb(this.db);
     await Promise.all(
       documents.map(async (document, i) => {

@@ -74,8 +74,6 @@ export class ExperienceService {
     private readonly reembed: ReembedService,
   ) {
     this.repository = new ExperienceRepository(db);
-    // A no-op once defined: makes the spaces known wherever the app was started from.
-    deps.search.defineSpace(...Object.values(EXPERIENCE_SPACES));
   }
 
   private get index(): SearchIndex {

@@ -10,7 +10,7 @@ import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, cosine, rankPlan } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
-import { PLAN_GOAL_SPACE, PLAN_SPACES } from './plan.spaces';
+import { PLAN_GOAL_SPACE } from './plan.spaces';
 import { toPlanPattern, type PlanPattern, type PlanPatternDocument, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
 
 export const MAX_PLANS_LIMIT = 100;
@@ -39,8 +39,6 @@ export class PlanService {
     private readonly reembed: ReembedService,
   ) {
     this.repository = new PlanPatternRepository(db);
-    // A no-op once defined: makes the space known wherever the app was started from (learnFromTask writes to it too).
-    deps.search.defineSpace(...PLAN_SPACES);
   }
 
   async get(id: string): Promise<PlanPattern | null> {

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { EJSON, type Document } from 'bson';
 import { ValidationError } from '../../errors';
+import { readPath } from '../../search/space';
 
 /**
  * Relay-style cursor connections shared by every list of the API: `edges { cursor node }`, `pageInfo`,
@@ -119,7 +120,7 @@ export function afterFilter(sort: SortKey[], values: unknown[]): Document {
 
 /** The sort values of a document along `sort`, for its cursor. */
 export function sortValues(document: Document, sort: SortKey[]): unknown[] {
-  return sort.map((key) => key.field.split('.').reduce<any>((value, part) => value?.[part], document));
+  return sort.map((key) => readPath(document, key.field));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input'
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository, taskFilterQuery } from './task.repository';
 import { SIMILARITY_WEIGHTS, vectorPart } from './task.similarity';
-import { TASK_GOAL_SPACE, TASK_QUERY_SPACE, TASK_SPACES } from './task.spaces';
+import { TASK_GOAL_SPACE, TASK_QUERY_SPACE } from './task.spaces';
 import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
 import { newTaskDocument } from './task.validation';
 
@@ -32,8 +32,6 @@ export class TaskService {
     private readonly reembed: ReembedService,
   ) {
     this.repository = new TaskRepository(db);
-    // A no-op once defined: makes the spaces known wherever the app was started from.
-    deps.search.defineSpace(...TASK_SPACES);
   }
 
   private get index() {
