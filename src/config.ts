@@ -28,6 +28,8 @@ export interface Config {
   embeddingBatchSize: number;
   embeddingTimeoutMs: number;
   embeddingMaxRetries: number;
+  enrichActions: boolean;
+  chatModel: string;
   vectorSearch: VectorSearchMode;
   metadataIndexFields: string[];
   apiKeys: string[];
@@ -89,6 +91,12 @@ function list(raw: string | undefined): string[] {
         .map((item) => item.trim())
         .filter(Boolean)
     : [];
+}
+
+function boolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (!present(raw)) return fallback;
+  const value = oneOf(name, raw, ['true', 'false', '1', '0'] as const);
+  return value === 'true' || value === '1';
 }
 
 function optional(raw: string | undefined): string | undefined {
@@ -247,6 +255,23 @@ export const VARIABLES = [
     defaultText: '3',
     expected: 'an integer from 0 to 10',
     parse: (raw) => integer(0, 10, 3)('EMBEDDING_MAX_RETRIES', raw),
+  }),
+  define({
+    name: 'ENRICH_ACTIONS',
+    key: 'enrichActions',
+    description:
+      "Fill the compression fields of recorded agent actions (insights, learning, relevance, synthesis) in the background with the OpenAI-compatible endpoint's chat API; needs OPENAI_API_KEY.",
+    defaultText: 'false',
+    expected: 'one of true, false, 1, 0',
+    parse: (raw) => boolean('ENRICH_ACTIONS', raw, false),
+  }),
+  define({
+    name: 'CHAT_MODEL',
+    key: 'chatModel',
+    description: 'Chat model that ENRICH_ACTIONS uses.',
+    defaultText: 'gpt-4o-mini',
+    expected: 'a model name',
+    parse: (raw) => optional(raw) ?? 'gpt-4o-mini',
   }),
   define({
     name: 'VECTOR_SEARCH',

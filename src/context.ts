@@ -17,6 +17,11 @@ import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loader
 import { TaskRepository } from './modules/tasks/task.repository';
 import { TaskService } from './modules/tasks/task.service';
 import { ToolService } from './modules/tools/tool.service';
+import { actionEnricherFor } from './modules/runs/action-enricher';
+import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
+import { RunRepository } from './modules/runs/run.repository';
+import { RunService } from './modules/runs/run.service';
+import type { LoaderSettings } from './modules/shared/loaders';
 
 /** Who is calling: the API key's index when API_KEYS is set, else anonymous. */
 export interface Caller {
@@ -48,22 +53,32 @@ export interface Services {
   tools: ToolService;
   insights: InsightService;
   learning: LearningService;
+  runs: RunService;
 }
 
 /** Each feature adds its loaders here (built by its `<feature>.loaders.ts`) and creates them in `createContext`. */
-export interface Loaders extends ExperienceLoaders, SessionLoaders, TaskLoaders, PlanLoaders {}
+export interface Loaders extends ExperienceLoaders, SessionLoaders, TaskLoaders, PlanLoaders, RunLoaders {}
 
 export interface ContextOptions {
   caller?: Caller;
   /** The database to work on; defaults to the configured one. */
   db?: Db;
+  /** Tests and benchmarks only: false makes every loader read per key without caching (default true). */
+  batching?: boolean;
 }
 
 /** Builds the context of one request. Cheap: plain constructors, loaders created empty. */
 export function createContext(deps: AppDeps, options: ContextOptions = {}): Context {
   const db = options.db ?? deps.database.db;
   const sessionRepository = new SessionRepository(db);
-  const loaders: Loaders = { ...createExperienceLoaders(new ExperienceRepository(db)), ...createSessionLoaders(sessionRepository), ...createTaskLoaders(new TaskRepository(db)), ...createPlanLoaders(new PlanPatternRepository(db)) };
+  const settings: LoaderSettings = { batching: options.batching ?? true };
+  const loaders: Loaders = {
+    ...createExperienceLoaders(new ExperienceRepository(db), settings),
+    ...createSessionLoaders(sessionRepository, settings),
+    ...createTaskLoaders(new TaskRepository(db), settings),
+    ...createPlanLoaders(new PlanPatternRepository(db), settings),
+    ...createRunLoaders(new RunRepository(db), settings),
+  };
   const reembed = new ReembedService(db, deps);
   const insights = new InsightService(db);
   const services: Services = {
@@ -75,6 +90,7 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
     tools: new ToolService(db),
     insights,
     learning: new LearningService(db, deps, loaders, insights),
+    runs: new RunService(db, loaders, actionEnricherFor(deps)),
   };
   return {
     requestId: randomUUID(),

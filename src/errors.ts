@@ -65,6 +65,16 @@ export function isDuplicateKeyError(error: unknown): error is MongoServerError {
 }
 
 /**
+ * graphql-js rejects an argument value it cannot coerce at execution time (e.g. a variable holding null for a
+ * non-null argument with a default) with a plain GraphQLError that wraps no thrown error: that is bad input.
+ */
+function isArgumentCoercionError(error: unknown): boolean {
+  let cause = error;
+  while (cause instanceof GraphQLError && cause.originalError) cause = cause.originalError;
+  return cause instanceof GraphQLError && /^Argument "[^"]+" (of |has invalid)/.test(cause.message);
+}
+
+/**
  * Apollo `formatError`: client errors pass through; anything else becomes INTERNAL_SERVER_ERROR with an
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
@@ -74,6 +84,9 @@ export function createErrorFormatter(logger: Logger) {
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
+    }
+    if (isArgumentCoercionError(error)) {
+      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'BAD_USER_INPUT' } };
     }
     const original = unwrapResolverError(error);
     const errorId = randomUUID();

@@ -8,6 +8,7 @@ import { AgentResolver, SessionAnalyticsResolver, SessionResolver } from './modu
 import { TaskResolver } from './modules/tasks/task.resolver';
 import { PlanResolver } from './modules/plans/plan.resolver';
 import { ToolResolver } from './modules/tools/tool.resolver';
+import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightEvidenceResolver, InsightResolver } from './modules/insights/insight.resolver';
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
@@ -21,6 +22,8 @@ export const resolvers = [
   TaskResolver,
   PlanResolver,
   ToolResolver,
+  RunResolver,
+  TaskRunResolver,
   InsightResolver,
   InsightEvidenceResolver,
 ] as const;

@@ -5,6 +5,7 @@ import { ensureSessionIndexes } from '../modules/sessions/session.repository';
 import { ensureTaskIndexes } from '../modules/tasks/task.repository';
 import { ensurePlanIndexes } from '../modules/plans/plan.repository';
 import { ensureToolIndexes } from '../modules/tools/tool.repository';
+import { ensureRunIndexes } from '../modules/runs/run.repository';
 import { ensureInsightIndexes } from '../modules/insights/insight.repository';
 
 /** Creates every feature's indexes (idempotent); run at startup. Each feature declares its own and is listed here. */
@@ -15,6 +16,7 @@ export async function ensureIndexes(db: Db, config: Config): Promise<void> {
     ensureTaskIndexes(db),
     ensurePlanIndexes(db),
     ensureToolIndexes(db),
+    ensureRunIndexes(db),
     ensureInsightIndexes(db),
   ]);
 }

@@ -160,13 +160,13 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
 }
 
 /** Worth retrying: timeouts, network errors, 408, 429 and 5xx. */
-function isTransient(error: unknown): boolean {
+export function isTransient(error: unknown): boolean {
   if (error instanceof APIConnectionError) return true;
   return error instanceof APIError && error.status !== undefined && (error.status === 408 || error.status === 429 || error.status >= 500);
 }
 
 /** The server's own wait (`retry-after-ms`, or `retry-after` in seconds or as a date), if it sent one. */
-function retryAfterMs(error: unknown): number | null {
+export function retryAfterMs(error: unknown): number | null {
   if (!(error instanceof APIError) || !error.headers) return null;
   const millis = Number.parseFloat(error.headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(millis) && millis >= 0) return millis;

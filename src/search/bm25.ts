@@ -1,3 +1,4 @@
+import type { SnapshotReader, SnapshotWriter } from './snapshot';
 import { tokenize } from './tokenize';
 import { TopK } from './top-k';
 
@@ -15,48 +16,40 @@ export interface KeywordScore {
   field: number;
 }
 
-/**
- * Every document that matched one query, with its parts, ranked on demand by {@link ScoredDocuments.top}. It holds
- * ids rather than rows, so it stays valid while the index changes (e.g. across the awaits of a filtered search).
- */
-export class ScoredDocuments {
-  constructor(
-    readonly ids: readonly string[],
-    readonly bm25: Float64Array,
-    readonly bestField: Uint8Array,
-    /** The normaliser of this query: Σ idf(t) over its distinct terms (0 for a query without terms). */
-    readonly maxScore: number,
-  ) {}
-
-  get length(): number {
-    return this.ids.length;
-  }
-
-  /** The `n` best documents, optionally among those `allowed`, best first (ties in a fixed, input-determined order). */
-  top(n: number, allowed?: (id: string) => boolean): KeywordScore[] {
-    const top = new TopK(n);
-    for (let i = 0; i < this.ids.length; i++) {
-      if (!allowed || allowed(this.ids[i])) top.offer(i, this.bm25[i]);
-    }
-    return top.drain().map(({ item }) => ({
-      id: this.ids[item],
-      bm25: this.bm25[item],
-      score: Math.min(1, this.bm25[item] / this.maxScore),
-      field: this.bestField[item],
-    }));
-  }
+export interface KeywordTopOptions {
+  /** Only documents whose id passes count (the filter applies before the limit). */
+  allowed?: (id: string) => boolean;
+  /**
+   * Skip documents that provably cannot reach the top (default true). False scores every matching document; the
+   * result is the same, which the tests check.
+   */
+  prune?: boolean;
 }
 
-/** A growable posting list: (row, field, term frequency) triples, rows in insertion order. */
+/**
+ * A growable posting list of one term: (row, field, term frequency) triples in increasing row order (rows are
+ * appended in order and compaction keeps it), so a row's postings are adjacent and a row can be binary-searched.
+ * `df` counts live documents; `maxTf` (largest tf of a document) and `minLength` (shortest document ever listed)
+ * bound what the term can add to any document's score.
+ */
 class Postings {
-  rows = new Int32Array(4);
-  fields = new Uint8Array(4);
-  tfs = new Uint16Array(4);
+  rows: Int32Array<ArrayBufferLike>;
+  fields: Uint8Array<ArrayBufferLike>;
+  tfs: Uint16Array<ArrayBufferLike>;
   length = 0;
+  df = 0;
+  maxTf = 0;
+  minLength = Infinity;
+
+  constructor(capacity = 4) {
+    this.rows = new Int32Array(capacity);
+    this.fields = new Uint8Array(capacity);
+    this.tfs = new Uint16Array(capacity);
+  }
 
   push(row: number, field: number, tf: number): void {
     if (this.length === this.rows.length) {
-      const size = this.length * 2;
+      const size = Math.max(4, this.length * 2);
       this.rows = grow(this.rows, new Int32Array(size));
       this.fields = grow(this.fields, new Uint8Array(size));
       this.tfs = grow(this.tfs, new Uint16Array(size));
@@ -66,11 +59,48 @@ class Postings {
     this.tfs[this.length] = Math.min(tf, 0xffff);
     this.length++;
   }
+
+  /** The first position at or after `from` whose row is ≥ `row` (galloping, then binary search). */
+  seek(row: number, from: number): number {
+    const { rows, length } = this;
+    let low = from;
+    let step = 1;
+    let high = from;
+    while (high < length && rows[high] < row) {
+      low = high + 1;
+      high += step;
+      step *= 2;
+    }
+    if (high > length) high = length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (rows[middle] < row) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
 }
 
-function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T {
+function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(from: Int32Array | Uint8Array | Uint16Array | Float64Array, to: T): T {
   to.set(from as never);
   return to;
+}
+
+/** A query term present in the index, with what scoring it needs. */
+interface QueryTerm {
+  list: Postings;
+  idf: number;
+  /** The most this term can add to one document's score. */
+  bound: number;
+}
+
+/** A query against the index's current statistics: its terms, rarest (highest bound) first. */
+interface Plan {
+  terms: QueryTerm[];
+  /** Σ idf over the query's distinct terms, found or not: the normaliser of the [0, 1] score. */
+  maxScore: number;
+  /** b / avgdl. */
+  lengthWeight: number;
 }
 
 /**
@@ -94,20 +124,34 @@ function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(fr
  * The best field of a match is the one that contributed most: each term's contribution is split between the fields
  * in proportion to their share of tf(t, d).
  *
+ * Top-k (`top`) scores term at a time, rarest term first, and prunes (max-score): once the k-th best partial score
+ * exceeds what the remaining (common) terms could add together, no unseen document can enter the top k, so those
+ * terms are only looked up (binary search) for the documents still in the running. Every document's terms are summed
+ * in the same order whatever is pruned, so scores are bit-identical to an exhaustive pass. Ties rank the document
+ * indexed earlier first.
+ *
  * Removal is a tombstone: postings of removed rows are skipped and dropped by a compaction once they outnumber the
- * live ones, so updates never rewrite posting lists one by one.
+ * live ones, so updates never rewrite posting lists one by one; each row keeps its term list so `df` stays exact.
  */
 export class KeywordIndex {
-  private readonly postings = new Map<string, Postings>();
-  private idOfRow: Array<string | undefined> = [];
+  private termIds = new Map<string, number>();
+  private lists: Postings[] = [];
+  private idOfRow: Array<string | null> = [];
   private rowOfId = new Map<string, number>();
-  private lengths = new Float64Array(1024);
+  private lengths: Float64Array = new Float64Array(1024);
   /** 1 for a row that holds a document, 0 for a removed one (its postings are skipped until compaction). */
-  private live = new Uint8Array(1024);
+  private live: Uint8Array = new Uint8Array(1024);
+  /** Distinct term ids of each row: rowTerms[rowStart[row] .. rowStart[row] + rowTermCount[row]). */
+  private rowStart: Int32Array = new Int32Array(1024);
+  private rowTermCount: Int32Array = new Int32Array(1024);
+  private rowTerms: Int32Array = new Int32Array(4096);
+  private rowTermsLength = 0;
   private totalLength = 0;
   private deadRows = 0;
+  /** Per-row accumulators, all zero between calls (scoring is synchronous). */
   private scratch = new Float64Array(0);
-  private scratchFields = new Float64Array(0);
+  /** Per-row verdicts of `allowed` (0 unknown, 1 passes, 2 fails), all zero between calls. */
+  private verdicts = new Uint8Array(0);
 
   /** `fields` names the text fields (at most 255); a score's `field` is an index into it. */
   constructor(readonly fields: readonly string[]) {
@@ -133,19 +177,40 @@ export class KeywordIndex {
     this.idOfRow.push(id);
     this.rowOfId.set(id, row);
     if (row === this.lengths.length) {
-      this.lengths = grow(this.lengths, new Float64Array(row * 2));
-      this.live = grow(this.live, new Uint8Array(row * 2));
+      const size = row * 2;
+      this.lengths = grow(this.lengths, new Float64Array(size));
+      this.live = grow(this.live, new Uint8Array(size));
+      this.rowStart = grow(this.rowStart, new Int32Array(size));
+      this.rowTermCount = grow(this.rowTermCount, new Int32Array(size));
     }
     this.lengths[row] = length;
     this.live[row] = 1;
     this.totalLength += length;
+    // A term's tf over all fields, for df and the score bounds.
+    const documentTf = new Map<number, number>();
     perField.forEach(({ counts }, field) => {
       for (const [term, tf] of counts) {
-        let list = this.postings.get(term);
-        if (!list) this.postings.set(term, (list = new Postings()));
-        list.push(row, field, tf);
+        let termId = this.termIds.get(term);
+        if (termId === undefined) {
+          termId = this.lists.push(new Postings()) - 1;
+          this.termIds.set(term, termId);
+        }
+        this.lists[termId].push(row, field, tf);
+        documentTf.set(termId, (documentTf.get(termId) ?? 0) + tf);
       }
     });
+    this.rowStart[row] = this.rowTermsLength;
+    this.rowTermCount[row] = documentTf.size;
+    if (this.rowTermsLength + documentTf.size > this.rowTerms.length) {
+      this.rowTerms = grow(this.rowTerms, new Int32Array(Math.max(this.rowTerms.length * 2, this.rowTermsLength + documentTf.size)));
+    }
+    for (const [termId, tf] of documentTf) {
+      const list = this.lists[termId];
+      list.df++;
+      if (tf > list.maxTf) list.maxTf = Math.min(tf, 0xffff * this.fields.length);
+      if (length < list.minLength) list.minLength = length;
+      this.rowTerms[this.rowTermsLength++] = termId;
+    }
   }
 
   /** Removes a document; false when it was not indexed. */
@@ -153,120 +218,317 @@ export class KeywordIndex {
     const row = this.rowOfId.get(id);
     if (row === undefined) return false;
     this.rowOfId.delete(id);
-    this.idOfRow[row] = undefined;
+    this.idOfRow[row] = null;
     this.live[row] = 0;
     this.totalLength -= this.lengths[row];
+    for (let i = this.rowStart[row], end = i + this.rowTermCount[row]; i < end; i++) this.lists[this.rowTerms[i]].df--;
     this.deadRows++;
     if (this.deadRows > 1024 && this.deadRows > this.rowOfId.size) this.compact();
     return true;
   }
 
-  /** Scores every document that contains a term of `text` (see the class comment for the formulas). */
-  score(text: string): ScoredDocuments {
-    const terms = [...new Set(tokenize(text))];
-    const documents = this.rowOfId.size;
-    if (!terms.length || !documents) return new ScoredDocuments([], new Float64Array(0), new Uint8Array(0), 0);
-    const avgdl = this.totalLength / documents;
-    const fieldCount = this.fields.length;
-    // Accumulators indexed by row, reused across queries (scoring is synchronous) and cleared through `touched`.
+  /** The `n` best documents for `text`, best first (see the class comment); documents without a query term never count. */
+  top(text: string, n: number, options: KeywordTopOptions = {}): KeywordScore[] {
+    const plan = this.plan(text);
+    if (!plan || n <= 0) return [];
+    const { terms, lengthWeight } = plan;
+    const { allowed } = options;
+    const prune = options.prune ?? true;
     const rowCount = this.idOfRow.length;
-    if (this.scratch.length < rowCount) {
-      this.scratch = new Float64Array(rowCount * 2);
-      this.scratchFields = new Float64Array(fieldCount > 1 ? rowCount * 2 * fieldCount : 0);
-    }
-    const scores = this.scratch;
-    const fieldScores = this.scratchFields;
-    const { live, lengths } = this;
+    if (this.scratch.length < rowCount) this.scratch = new Float64Array(rowCount * 2);
+    if (allowed && this.verdicts.length < rowCount) this.verdicts = new Uint8Array(rowCount * 2);
+    const { scratch: scores, verdicts, live, lengths, idOfRow } = this;
+    // remaining[j]: what terms after j can add at most (inflated a hair so float rounding never makes it too small).
+    const remaining = new Float64Array(terms.length);
+    for (let j = terms.length - 2; j >= 0; j--) remaining[j] = (remaining[j + 1] + terms[j + 1].bound) * (1 + 1e-9);
     const touched: number[] = [];
-    const tfPerField = new Float64Array(fieldCount);
-    const k1 = BM25.k1;
+    const judged: number[] = [];
+    let candidates: number[] | null = null;
+    let best = 0;
+    try {
+      for (let j = 0; j < terms.length; j++) {
+        const { list, idf } = terms[j];
+        if (candidates === null) {
+          const { rows, tfs } = list;
+          let i = 0;
+          while (i < list.length) {
+            const row = rows[i];
+            let tf = tfs[i++];
+            while (i < list.length && rows[i] === row) tf += tfs[i++];
+            if (live[row] === 0) continue;
+            if (allowed) {
+              let verdict = verdicts[row];
+              if (verdict === 0) {
+                verdict = verdicts[row] = allowed(idOfRow[row]!) ? 1 : 2;
+                judged.push(row);
+              }
+              if (verdict === 2) continue;
+            }
+            const contribution = (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * lengths[row]));
+            if (scores[row] === 0) touched.push(row);
+            const score = (scores[row] += contribution);
+            if (score > best) best = score;
+          }
+          // Unseen documents can reach at most remaining[j]: once the n-th best beats that, only candidates matter.
+          if (prune && j < terms.length - 1 && touched.length >= n && best > remaining[j]) {
+            const threshold = nthBest(touched, scores, n);
+            if (threshold > remaining[j]) candidates = touched.filter((row) => scores[row] + remaining[j] >= threshold).sort((a, b) => a - b);
+          }
+        } else {
+          let position = 0;
+          for (const row of candidates) {
+            position = list.seek(row, position);
+            if (position >= list.length) break;
+            if (list.rows[position] !== row) continue;
+            let tf = 0;
+            for (let i = position; i < list.length && list.rows[i] === row; i++) tf += list.tfs[i];
+            scores[row] += (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * lengths[row]));
+          }
+          if (j < terms.length - 1 && candidates.length > n) {
+            const threshold = nthBest(candidates, scores, n);
+            candidates = candidates.filter((row) => scores[row] + remaining[j] >= threshold);
+          }
+        }
+      }
+      const top = new TopK(n);
+      for (const row of candidates ?? touched) top.offer(row, scores[row]);
+      return top.drain().map(({ item: row, score }) => ({
+        id: idOfRow[row]!,
+        bm25: score,
+        score: Math.min(1, score / plan.maxScore),
+        field: this.bestField(row, plan),
+      }));
+    } finally {
+      for (const row of touched) scores[row] = 0;
+      for (const row of judged) verdicts[row] = 0;
+    }
+  }
+
+  /**
+   * The scores of the given documents for `text` (null for a document not indexed or without a query term), equal
+   * to what `top` reports for them: hybrid search completes its candidates' keyword parts with it.
+   */
+  scoreOf(text: string, ids: readonly string[]): Array<KeywordScore | null> {
+    const plan = this.plan(text);
+    if (!plan) return ids.map(() => null);
+    return ids.map((id) => {
+      const row = this.rowOfId.get(id);
+      if (row === undefined) return null;
+      let bm25 = 0;
+      for (const { list, idf } of plan.terms) {
+        const position = list.seek(row, 0);
+        let tf = 0;
+        for (let i = position; i < list.length && list.rows[i] === row; i++) tf += list.tfs[i];
+        if (tf > 0) bm25 += (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
+      }
+      return bm25 > 0 ? { id, bm25, score: Math.min(1, bm25 / plan.maxScore), field: this.bestField(row, plan) } : null;
+    });
+  }
+
+  /** Writes the index into a snapshot (see {@link KeywordIndex.restore}). */
+  save(out: SnapshotWriter): void {
+    const offsets = new Int32Array(this.lists.length + 1);
+    this.lists.forEach((list, t) => (offsets[t + 1] = offsets[t] + list.length));
+    const total = offsets[this.lists.length];
+    const rows = new Int32Array(total);
+    const fields = new Uint8Array(total);
+    const tfs = new Uint16Array(total);
+    const df = new Int32Array(this.lists.length);
+    const maxTf = new Int32Array(this.lists.length);
+    const minLength = new Float64Array(this.lists.length);
+    this.lists.forEach((list, t) => {
+      rows.set(list.rows.subarray(0, list.length), offsets[t]);
+      fields.set(list.fields.subarray(0, list.length), offsets[t]);
+      tfs.set(list.tfs.subarray(0, list.length), offsets[t]);
+      df[t] = list.df;
+      maxTf[t] = list.maxTf;
+      minLength[t] = list.minLength;
+    });
+    const terms: string[] = new Array(this.lists.length);
+    for (const [term, t] of this.termIds) terms[t] = term;
+    const rowCount = this.idOfRow.length;
+    out.json('keywords', { fields: this.fields, terms, ids: this.idOfRow, totalLength: this.totalLength, deadRows: this.deadRows });
+    out.array('keywords.offsets', offsets);
+    out.array('keywords.rows', rows);
+    out.array('keywords.fields', fields);
+    out.array('keywords.tfs', tfs);
+    out.array('keywords.df', df);
+    out.array('keywords.maxTf', maxTf);
+    out.array('keywords.minLength', minLength);
+    out.array('keywords.lengths', this.lengths.subarray(0, rowCount));
+    out.array('keywords.live', this.live.subarray(0, rowCount));
+    out.array('keywords.rowStart', this.rowStart.subarray(0, rowCount));
+    out.array('keywords.rowTermCount', this.rowTermCount.subarray(0, rowCount));
+    out.array('keywords.rowTerms', this.rowTerms.subarray(0, this.rowTermsLength));
+  }
+
+  /**
+   * The index saved by `save`, exactly as it was (same rows, so the same order of ties). Throws when the snapshot
+   * is inconsistent.
+   */
+  static restore(input: SnapshotReader, fields: readonly string[]): KeywordIndex {
+    const meta = input.json('keywords') as { fields: string[]; terms: string[]; ids: Array<string | null>; totalLength: number; deadRows: number };
+    if (JSON.stringify(meta.fields) !== JSON.stringify(fields)) throw new Error('keyword snapshot of other fields');
+    const index = new KeywordIndex(fields);
+    const offsets = input.int32('keywords.offsets');
+    const rows = input.int32('keywords.rows');
+    const postingFields = input.uint8('keywords.fields');
+    const tfs = input.uint16('keywords.tfs');
+    const df = input.int32('keywords.df');
+    const maxTf = input.int32('keywords.maxTf');
+    const minLength = input.float64('keywords.minLength');
+    const rowCount = meta.ids.length;
+    const terms = meta.terms.length;
+    if (offsets.length !== terms + 1 || df.length !== terms || offsets[terms] !== rows.length) throw new Error('keyword snapshot: postings do not add up');
+    meta.terms.forEach((term, t) => {
+      const list = new Postings(0);
+      // Views into the snapshot; a list's first push beyond them copies it out.
+      list.rows = rows.subarray(offsets[t], offsets[t + 1]);
+      list.fields = postingFields.subarray(offsets[t], offsets[t + 1]);
+      list.tfs = tfs.subarray(offsets[t], offsets[t + 1]);
+      list.length = list.rows.length;
+      list.df = df[t];
+      list.maxTf = maxTf[t];
+      list.minLength = minLength[t];
+      index.lists.push(list);
+      index.termIds.set(term, t);
+    });
+    const capacity = Math.max(1024, rowCount + (rowCount >> 3));
+    const copy = <T extends Float64Array | Uint8Array | Int32Array>(array: Float64Array | Uint8Array | Int32Array, into: T): T => {
+      if (array.length !== rowCount) throw new Error('keyword snapshot: row arrays disagree');
+      return grow(array, into);
+    };
+    index.lengths = copy(input.float64('keywords.lengths'), new Float64Array(capacity));
+    index.live = copy(input.uint8('keywords.live'), new Uint8Array(capacity));
+    index.rowStart = copy(input.int32('keywords.rowStart'), new Int32Array(capacity));
+    index.rowTermCount = copy(input.int32('keywords.rowTermCount'), new Int32Array(capacity));
+    index.rowTerms = input.int32('keywords.rowTerms');
+    index.rowTermsLength = index.rowTerms.length;
+    index.idOfRow = meta.ids;
+    meta.ids.forEach((id, row) => {
+      if (id !== null) index.rowOfId.set(id, row);
+    });
+    index.totalLength = meta.totalLength;
+    index.deadRows = meta.deadRows;
+    return index;
+  }
+
+  /** The query's terms with their idf and bounds, or null when it has no term or the index no document. */
+  private plan(text: string): Plan | null {
+    const words = [...new Set(tokenize(text))];
+    const documents = this.rowOfId.size;
+    if (!words.length || !documents) return null;
+    const avgdl = this.totalLength / documents;
     const lengthWeight = BM25.b / avgdl;
     let maxScore = 0;
-    for (const term of terms) {
-      const list = this.postings.get(term);
-      const df = list ? this.liveDocumentCount(list) : 0;
+    const terms: QueryTerm[] = [];
+    for (const word of words) {
+      const termId = this.termIds.get(word);
+      const list = termId === undefined ? undefined : this.lists[termId];
+      const df = list?.df ?? 0;
       const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
       maxScore += idf;
       if (!list || df === 0) continue;
-      const { rows, tfs, fields } = list;
-      // A row's postings are adjacent (one upsert writes them together): sum its fields' tf, then score it.
-      let i = 0;
-      while (i < list.length) {
-        const row = rows[i];
-        let tf = 0;
-        if (fieldCount === 1) tf = tfs[i++];
-        else {
-          tfPerField.fill(0);
-          for (; i < list.length && rows[i] === row; i++) {
-            tf += tfs[i];
-            tfPerField[fields[i]] += tfs[i];
-          }
-        }
-        if (live[row] === 0) continue;
-        const contribution = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - BM25.b + lengthWeight * lengths[row]));
-        if (scores[row] === 0) touched.push(row);
-        scores[row] += contribution;
-        if (fieldCount > 1) for (let f = 0; f < fieldCount; f++) fieldScores[row * fieldCount + f] += (contribution * tfPerField[f]) / tf;
+      const tf = list.maxTf;
+      terms.push({ list, idf, bound: (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * list.minLength)) });
+    }
+    if (!terms.length) return null;
+    // Stable: equal bounds keep the query's order.
+    terms.sort((a, b) => b.bound - a.bound);
+    return { terms, maxScore, lengthWeight };
+  }
+
+  /** The field that contributed most to `row`'s score (each term split by its tf per field; ties: the first field). */
+  private bestField(row: number, plan: Plan): number {
+    const fieldCount = this.fields.length;
+    if (fieldCount === 1) return 0;
+    const perField = new Float64Array(fieldCount);
+    const tfPerField = new Float64Array(fieldCount);
+    for (const { list, idf } of plan.terms) {
+      tfPerField.fill(0);
+      let tf = 0;
+      for (let i = list.seek(row, 0); i < list.length && list.rows[i] === row; i++) {
+        tf += list.tfs[i];
+        tfPerField[list.fields[i]] += list.tfs[i];
       }
+      if (tf === 0) continue;
+      const contribution = (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
+      for (let f = 0; f < fieldCount; f++) perField[f] += (contribution * tfPerField[f]) / tf;
     }
-    const ids = new Array<string>(touched.length);
-    const bm25 = new Float64Array(touched.length);
-    const bestField = new Uint8Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
-      const row = touched[i];
-      ids[i] = this.idOfRow[row]!;
-      bm25[i] = scores[row];
-      scores[row] = 0;
-      if (fieldCount === 1) continue;
-      let best = 0;
-      for (let f = 1; f < fieldCount; f++) if (fieldScores[row * fieldCount + f] > fieldScores[row * fieldCount + best]) best = f;
-      bestField[i] = best;
-      fieldScores.fill(0, row * fieldCount, (row + 1) * fieldCount);
-    }
-    return new ScoredDocuments(ids, bm25, bestField, maxScore);
+    let best = 0;
+    for (let f = 1; f < fieldCount; f++) if (perField[f] > perField[best]) best = f;
+    return best;
   }
 
-  private liveDocumentCount(list: Postings): number {
-    const { rows, length } = list;
-    const live = this.live;
-    let count = 0;
-    let previous = -1;
-    for (let i = 0; i < length; i++) {
-      const row = rows[i];
-      if (row !== previous && live[row] === 1) count++;
-      previous = row;
-    }
-    return count;
-  }
-
-  /** Drops the postings of removed rows and renumbers the live ones densely. */
+  /** Drops the postings of removed rows and renumbers the live ones densely (order kept). */
   private compact(): void {
     const renumber = new Int32Array(this.idOfRow.length).fill(-1);
-    const idOfRow: string[] = [];
-    const lengths = new Float64Array(Math.max(1024, this.rowOfId.size * 2));
-    const live = new Uint8Array(lengths.length);
+    const idOfRow: Array<string | null> = [];
     this.idOfRow.forEach((id, row) => {
-      if (id === undefined) return;
+      if (id === null) return;
       renumber[row] = idOfRow.length;
-      lengths[idOfRow.length] = this.lengths[row];
-      live[idOfRow.length] = 1;
       idOfRow.push(id);
     });
-    for (const [term, list] of this.postings) {
+    const capacity = Math.max(1024, idOfRow.length * 2);
+    const lengths = new Float64Array(capacity);
+    const live = new Uint8Array(capacity);
+    for (let row = 0; row < renumber.length; row++) if (renumber[row] !== -1) lengths[renumber[row]] = this.lengths[row];
+    live.fill(1, 0, idOfRow.length);
+    // Row term lists rebuilt from the kept postings, with the new term ids.
+    const rowTerms: number[][] = idOfRow.map(() => []);
+    const ids = idOfRow as string[];
+    const termIds = new Map<string, number>();
+    const lists: Postings[] = [];
+    for (const [term, termId] of this.termIds) {
+      const list = this.lists[termId];
       const kept = new Postings();
       for (let i = 0; i < list.length; i++) {
         const row = renumber[list.rows[i]];
-        if (row !== -1) kept.push(row, list.fields[i], list.tfs[i]);
+        if (row === -1) continue;
+        kept.push(row, list.fields[i], list.tfs[i]);
       }
-      if (kept.length) this.postings.set(term, kept);
-      else this.postings.delete(term);
+      if (!kept.length) continue;
+      const id = lists.push(kept) - 1;
+      termIds.set(term, id);
+      let previous = -1;
+      let tf = 0;
+      for (let i = 0; i <= kept.length; i++) {
+        const row = i < kept.length ? kept.rows[i] : -2;
+        if (row !== previous && previous !== -1) {
+          kept.df++;
+          if (tf > kept.maxTf) kept.maxTf = tf;
+          if (lengths[previous] < kept.minLength) kept.minLength = lengths[previous];
+          rowTerms[previous].push(id);
+          tf = 0;
+        }
+        if (i < kept.length) tf += kept.tfs[i];
+        previous = row;
+      }
     }
+    this.rowStart = new Int32Array(capacity);
+    this.rowTermCount = new Int32Array(capacity);
+    this.rowTerms = new Int32Array(Math.max(4096, rowTerms.reduce((sum, terms) => sum + terms.length, 0)));
+    this.rowTermsLength = 0;
+    rowTerms.forEach((terms, row) => {
+      this.rowStart[row] = this.rowTermsLength;
+      this.rowTermCount[row] = terms.length;
+      for (const termId of terms) this.rowTerms[this.rowTermsLength++] = termId;
+    });
+    this.termIds = termIds;
+    this.lists = lists;
     this.idOfRow = idOfRow;
-    this.rowOfId = new Map(idOfRow.map((id, row) => [id, row]));
+    this.rowOfId = new Map(ids.map((id, row) => [id, row]));
     this.lengths = lengths;
     this.live = live;
     this.deadRows = 0;
   }
+}
+
+/** The n-th highest score among `rows` (n ≤ rows.length). */
+function nthBest(rows: readonly number[], scores: Float64Array, n: number): number {
+  const top = new TopK(n);
+  for (const row of rows) top.offer(row, scores[row]);
+  return top.threshold;
 }
 
 function countTerms(text: string): { counts: Map<string, number>; total: number } {
@@ -275,4 +537,3 @@ function countTerms(text: string): { counts: Map<string, number>; total: number 
   for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
   return { counts, total: tokens.length };
 }
-

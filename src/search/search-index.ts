@@ -13,8 +13,21 @@ import {
 } from './atlas';
 import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
-import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition } from './space';
-import { HNSW, VectorStore, unitVector, type ScoredRow } from './vector-store';
+import { loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
+import {
+  entryOf,
+  fingerprint,
+  textOf,
+  fingerprintProjection,
+  readPath,
+  sameSpace,
+  spaceProjection,
+  validateSpace,
+  type SpaceDefinition,
+  type SpaceEntry,
+} from './space';
+import { fromStoredVector } from '../embeddings/vectors';
+import { HNSW, VectorStore, rowDot, unitVector, type ScoredRow } from './vector-store';
 
 /** A vector search result: the document id and its cosine similarity to the query, in [-1, 1]. */
 export interface VectorHit {
@@ -40,6 +53,8 @@ export interface VectorQuery {
   k: number;
   /** A MongoDB filter on the space's collection, applied before the limit: `k` results whenever `k` documents pass. */
   filter?: Document | null;
+  /** Memory mode: scan every vector that passes instead of walking the graph (the baseline ANN is measured against). */
+  exact?: boolean;
 }
 
 export interface KeywordQuery {
@@ -58,7 +73,20 @@ export interface SearchOptions {
   /** Dimensions of the current embedder's vectors: stored vectors of another size are not indexed. */
   dimensions: number;
   logger: Logger;
+  /**
+   * Memory mode: where spaces are saved (`<persistDir>/<db>/<space>/`, by `save` and the auto-save) and restored
+   * from at the next start. Unset: spaces are always built from MongoDB.
+   */
+  persistDir?: string;
+  /** The embedder's identity (e.g. `hash/feature-hash-v1-384`): a snapshot saved under another one is not used. */
+  model?: string;
 }
+
+/** The auto-save saves a space once this many writes were applied to it since its last save… */
+export const AUTOSAVE_WRITES = 10_000;
+/** …or, with fewer writes, once its oldest unsaved write is this old. */
+export const AUTOSAVE_AGE_MS = 10 * 60_000;
+const AUTOSAVE_CHECK_MS = 30_000;
 
 /** How far a space is: `empty` until first used (or built), `building` while loading from MongoDB, then `ready`. */
 export type SpaceStatus = 'empty' | 'building' | 'ready';
@@ -73,6 +101,12 @@ interface SpaceState {
   keywords: KeywordIndex | null;
   /** Writes that arrived while building, replayed in order once the load is done. */
   pending: Array<() => void>;
+  /** Memory mode: each document's fingerprint by id (see `fingerprint`), how a restored snapshot finds what changed. */
+  fingerprints: Map<string, number> | null;
+  /** Writes applied since the space was last saved or restored (a freshly built space counts as due). */
+  changes: number;
+  /** When the first of those writes was applied (ms since the epoch; 0: none). */
+  changedSince: number;
 }
 
 /**
@@ -115,6 +149,51 @@ export class SearchIndexes {
     if (!index) this.indexes.set(db.databaseName, (index = new SearchIndex(db, this)));
     return index;
   }
+
+  private autoSave: NodeJS.Timeout | null = null;
+  private saving: Promise<void> = Promise.resolve();
+
+  /** Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). */
+  save(): Promise<void> {
+    return this.serialised(() => this.saveAll(() => true));
+  }
+
+  /**
+   * Saves spaces in the background: a space with {@link AUTOSAVE_WRITES} unsaved writes, or whose oldest unsaved
+   * write is {@link AUTOSAVE_AGE_MS} old, or that was just built from MongoDB. `close` stops it.
+   */
+  startAutoSave(): void {
+    if (this.autoSave || !this.persisting) return;
+    this.autoSave = setInterval(() => {
+      const now = Date.now();
+      void this.serialised(() => this.saveAll((changes, since) => changes >= AUTOSAVE_WRITES || (changes > 0 && now - since >= AUTOSAVE_AGE_MS)));
+    }, AUTOSAVE_CHECK_MS);
+    this.autoSave.unref();
+  }
+
+  /** Stops the auto-save and saves what is unsaved (graceful shutdown). */
+  async close(): Promise<void> {
+    if (this.autoSave) clearInterval(this.autoSave);
+    this.autoSave = null;
+    await this.save();
+  }
+
+  private get persisting(): boolean {
+    return this.options.mode === 'memory' && this.options.persistDir !== undefined;
+  }
+
+  /** One save at a time; a failed save is logged (the next one retries), never thrown at the auto-save's timer. */
+  private serialised(run: () => Promise<void>): Promise<void> {
+    this.saving = this.saving.then(run).catch((error: unknown) => {
+      this.options.logger.error('search snapshot save failed', { error: error instanceof Error ? error.message : String(error) });
+    });
+    return this.saving;
+  }
+
+  private async saveAll(due: (changes: number, since: number) => boolean): Promise<void> {
+    if (!this.persisting) return;
+    for (const index of this.indexes.values()) await index.saveSpaces(due);
+  }
 }
 
 /**
@@ -154,6 +233,26 @@ export class SearchIndex {
   stats(space: string): { status: SpaceStatus; vectors: number; documents: number } {
     const state = this.state(space);
     return { status: state.status, vectors: state.vectors?.size ?? 0, documents: state.keywords?.size ?? 0 };
+  }
+
+  /**
+   * Saves the ready spaces for which `due(writes since the last save, when the first of them was applied)` holds and
+   * that have something unsaved, one at a time (each save is synchronous; requests run between them). Called by
+   * {@link SearchIndexes.save} and its auto-save.
+   */
+  async saveSpaces(due: (changes: number, since: number) => boolean): Promise<void> {
+    const { persistDir, logger } = this.options;
+    if (persistDir === undefined || this.options.mode !== 'memory') return;
+    for (const state of this.states.values()) {
+      if (state.status !== 'ready' || !state.vectors || !state.fingerprints || state.changes === 0 || !due(state.changes, state.changedSince)) continue;
+      const started = Date.now();
+      const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
+      const bytes = saveSnapshot(dir, this.identity(state.definition), { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints });
+      state.changes = 0;
+      state.changedSince = 0;
+      logger.info('search space saved', { space: state.definition.name, db: this.db.databaseName, dir, mb: +(bytes / 2 ** 20).toFixed(1), ms: Date.now() - started });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Builds every defined space (startup). */
@@ -199,6 +298,7 @@ export class SearchIndex {
         if (texts) state.keywords.upsert(id, texts);
         else state.keywords.remove(id);
       }
+      state.fingerprints?.set(id, fingerprint(state.definition, texts, vector));
     });
   }
 
@@ -208,6 +308,7 @@ export class SearchIndex {
     this.write(state, () => {
       state.vectors?.remove(id);
       state.keywords?.remove(id);
+      state.fingerprints?.delete(id);
     });
   }
 
@@ -229,13 +330,13 @@ export class SearchIndex {
     const unit = unitVector(query.vector);
     if (!unit) return [];
     if (this.options.mode === 'atlas') return this.searchAtlas(state.definition, unit, query.k, query.filter);
-
     const restriction = await this.restrict(state.definition, query.filter);
     // Read the store only now: a rebuild may have replaced it during the awaits.
     const hits = (rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: state.vectors!.idOf(row), score }));
     const approximate = (n: number) => hits(state.vectors!.approximate(unit, Math.max(n, HNSW.expansionSearch)).slice(0, n));
     switch (restriction.kind) {
       case 'all':
+        if (query.exact) return hits(state.vectors!.exact(unit, query.k));
         return approximate(4 * query.k).slice(0, query.k);
       case 'ids': {
         const rows = [...restriction.ids].map((id) => state.vectors!.rowOf(id)).filter((row): row is number => row !== undefined);
@@ -257,9 +358,9 @@ export class SearchIndex {
     if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
     const state = await this.ready(space);
     const restriction = await this.restrict(state.definition, query.filter);
-    const scored = state.keywords!.score(query.text);
+    // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
     const rank = (n: number, allowed?: (id: string) => boolean) =>
-      scored.top(n, allowed).map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
+      state.keywords!.top(query.text, n, { allowed }).map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
     switch (restriction.kind) {
       case 'all':
         return rank(query.k);
@@ -268,6 +369,46 @@ export class SearchIndex {
       case 'check':
         return firstPassing((n) => rank(n), query.k, restriction.passing);
     }
+  }
+
+  /**
+   * The cosine similarity of `vector` with each listed document's vector in the space, in order (null for a document
+   * without one). Hybrid search completes the vector part of candidates found by keyword with it. Memory mode reads
+   * the index; atlas mode reads the documents' vectors.
+   */
+  async vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+    const state = await this.ready(space);
+    const unit = unitVector(vector);
+    if (!unit || unit.length !== this.options.dimensions) return ids.map(() => null);
+    if (state.vectors) {
+      const store = state.vectors;
+      return ids.map((id) => {
+        const row = store.rowOf(id);
+        return row === undefined ? null : store.score(row, unit);
+      });
+    }
+    const { definition } = state;
+    const found = new Map<string, number>();
+    const cursor = this.db
+      .collection(definition.collection)
+      .find({ [definition.idField]: { $in: [...ids] } }, { projection: { _id: 0, [definition.idField]: 1, [definition.vectorPath]: 1 } });
+    for await (const document of cursor) {
+      const stored = fromStoredVector(readPath(document, definition.vectorPath));
+      const other = stored && stored.length === unit.length ? unitVector(stored) : null;
+      if (other) found.set(String(readPath(document, definition.idField)), rowDot(other, 0, unit));
+    }
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /**
+   * Each listed document's keyword score for `text` in the space, in order: what `searchKeyword` reports for it, or
+   * null when it has no query term. Hybrid search completes the keyword part of candidates found by vector with it.
+   */
+  async keywordScores(space: string, text: string, ids: readonly string[]): Promise<Array<KeywordHit | null>> {
+    const paths = this.registry.space(space).textPaths ?? [];
+    if (!paths.length) return ids.map(() => null);
+    const state = await this.ready(space);
+    return state.keywords!.scoreOf(text, ids).map((hit) => hit && { id: hit.id, score: hit.score, bm25: hit.bm25, field: paths[hit.field] });
   }
 
   /**
@@ -289,7 +430,7 @@ export class SearchIndex {
     let state = this.states.get(space);
     if (!state) {
       const definition = this.registry.space(space);
-      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [] };
+      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, changes: 0, changedSince: 0 };
       this.states.set(space, state);
     }
     return state;
@@ -309,54 +450,166 @@ export class SearchIndex {
 
   /** Applies a write now, after the running build, or not at all before the first build (which reads MongoDB). */
   private write(state: SpaceState, apply: () => void): void {
-    if (state.status === 'ready') apply();
-    else if (state.status === 'building') state.pending.push(apply);
+    const counted = () => {
+      apply();
+      if (state.changes++ === 0) state.changedSince = Date.now();
+    };
+    if (state.status === 'ready') counted();
+    else if (state.status === 'building') state.pending.push(counted);
+  }
+
+  private identity(space: SpaceDefinition): SnapshotIdentity {
+    return { space, dimensions: this.options.dimensions, model: this.options.model ?? null };
   }
 
   private async load(state: SpaceState): Promise<void> {
     const { definition } = state;
-    const { mode, dimensions, logger } = this.options;
+    const { mode, logger } = this.options;
     const started = Date.now();
+    const log = { space: definition.name, db: this.db.databaseName };
     try {
-      if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, dimensions);
-      const vectors = mode === 'memory' ? new VectorStore(dimensions) : null;
-      const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths) : null;
-      const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
-      if (vectors || keywords) {
-        const cursor = this.db
-          .collection(definition.collection)
-          .find({}, { projection: spaceProjection(definition, vectors !== null), batchSize: 1000 });
-        let batch: Array<{ id: string; vector: Float32Array }> = [];
-        for await (const document of cursor) {
-          counts.documents++;
-          const entry = entryOf(definition, document);
-          if (!entry) {
-            counts.withoutId++;
-            continue;
-          }
-          keywords?.upsert(entry.id, entry.texts);
-          if (!vectors || !entry.vector) continue;
-          if (entry.vector.length !== dimensions) counts.otherDimensions++;
-          else if (batch.push({ id: entry.id, vector: entry.vector }) >= BUILD_BATCH) {
-            vectors.addMany(batch);
-            batch = [];
-          }
-        }
-        vectors?.addMany(batch);
+      if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, this.options.dimensions);
+      const restored = this.restore(definition);
+      if (restored) {
+        const caughtUp = await this.catchUp(definition, restored);
+        this.install(state, restored.vectors, restored.keywords, restored.fingerprints, caughtUp.updated + caughtUp.removed);
+        logger.info('search space restored', { ...log, ...caughtUp, vectors: restored.vectors.size, ms: Date.now() - started });
+        return;
       }
-      state.vectors = vectors;
-      state.keywords = keywords;
-      for (const apply of state.pending.splice(0)) apply();
-      state.status = 'ready';
-      const fields = { space: definition.name, db: this.db.databaseName, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
-      if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions });
+      const { vectors, keywords, fingerprints, counts } = await this.readAll(definition);
+      // Built from MongoDB: due for saving, so the next start can restore it.
+      this.install(state, vectors, keywords, fingerprints, AUTOSAVE_WRITES);
+      const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
+      if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions: this.options.dimensions });
       else logger.info('search space built', fields);
     } catch (error) {
       state.status = 'empty';
       state.pending.length = 0;
-      logger.error('search space build failed', { space: definition.name, error: error instanceof Error ? error.message : String(error) });
+      logger.error('search space build failed', { ...log, error: error instanceof Error ? error.message : String(error) });
       throw error;
     }
+  }
+
+  /** Makes loaded contents the space's, replays the writes that arrived meanwhile, and marks it ready. */
+  private install(
+    state: SpaceState,
+    vectors: VectorStore | null,
+    keywords: KeywordIndex | null,
+    fingerprints: Map<string, number> | null,
+    changes: number,
+  ): void {
+    state.vectors = vectors;
+    state.keywords = keywords;
+    state.fingerprints = fingerprints;
+    state.changes = changes;
+    state.changedSince = changes ? Date.now() : 0;
+    for (const apply of state.pending.splice(0)) apply();
+    state.status = 'ready';
+  }
+
+  /** The space's saved snapshot when there is a usable one (memory mode with persistDir); a bad one is logged and skipped. */
+  private restore(definition: SpaceDefinition): SpaceContents | null {
+    const { persistDir, mode, logger } = this.options;
+    if (persistDir === undefined || mode !== 'memory') return null;
+    const dir = snapshotDir(persistDir, this.db.databaseName, definition.name);
+    try {
+      return loadSnapshot(dir, this.identity(definition));
+    } catch (error) {
+      logger.warn('search snapshot not used: rebuilding from MongoDB', { space: definition.name, dir, reason: error instanceof Error ? error.message : String(error) });
+      return null;
+    }
+  }
+
+  /** Loads a space from MongoDB: streams the collection with a projection of the id, the vector (memory mode) and the texts. */
+  private async readAll(definition: SpaceDefinition) {
+    const { mode, dimensions } = this.options;
+    const collection = this.db.collection(definition.collection);
+    const memory = mode === 'memory';
+    // Sized for the collection up front: growing the matrix copies it and leaves up to a third of it unused.
+    const vectors = memory ? new VectorStore(dimensions, Math.max(1024, Math.ceil((await collection.estimatedDocumentCount()) * 1.05))) : null;
+    const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths) : null;
+    const fingerprints = memory ? new Map<string, number>() : null;
+    const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
+    if (vectors || keywords) {
+      const cursor = collection.find({}, { projection: spaceProjection(definition, memory), batchSize: 1000 });
+      let batch: Array<{ id: string; vector: Float32Array }> = [];
+      for await (const document of cursor) {
+        counts.documents++;
+        const entry = entryOf(definition, document);
+        if (!entry) {
+          counts.withoutId++;
+          continue;
+        }
+        keywords?.upsert(entry.id, entry.texts);
+        fingerprints?.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
+        if (!vectors || !entry.vector) continue;
+        if (entry.vector.length !== dimensions) counts.otherDimensions++;
+        else if (batch.push({ id: entry.id, vector: entry.vector }) >= BUILD_BATCH) {
+          vectors.addMany(batch);
+          batch = [];
+        }
+      }
+      vectors?.addMany(batch);
+    }
+    return { vectors, keywords, fingerprints, counts };
+  }
+
+  /**
+   * Brings restored contents up to date with MongoDB, whatever was written while the server was down, by this
+   * server or anyone else: one pass over the collection reads each document's id, texts and first vector
+   * components (a small fraction of the vectors' bytes) and compares its fingerprint with the snapshot's; the
+   * documents that differ or are new are then read in full and re-indexed, and ids the snapshot has but MongoDB no
+   * longer does are removed. No change stream and no timestamp field are needed, so it works on any deployment.
+   */
+  private async catchUp(definition: SpaceDefinition, contents: SpaceContents): Promise<{ scanned: number; updated: number; removed: number }> {
+    const { vectors, keywords, fingerprints } = contents;
+    const collection = this.db.collection(definition.collection);
+    const seen = new Set<string>();
+    const stale: string[] = [];
+    for await (const document of collection.find({}, { projection: fingerprintProjection(definition, true), batchSize: 5000 })) {
+      const id = readPath(document, definition.idField);
+      if (typeof id !== 'string' || id === '' || seen.has(id)) continue;
+      seen.add(id);
+      const texts: Record<string, string> = {};
+      for (const path of definition.textPaths ?? []) texts[path] = textOf(readPath(document, path));
+      if (fingerprints.get(id) !== fingerprint(definition, texts, fromStoredVector(readPath(document, definition.vectorPath)))) stale.push(id);
+    }
+    let removed = 0;
+    const drop = (id: string) => {
+      vectors.remove(id);
+      keywords?.remove(id);
+      fingerprints.delete(id);
+    };
+    for (const id of [...fingerprints.keys()]) {
+      if (!seen.has(id)) {
+        drop(id);
+        removed++;
+      }
+    }
+    for (let from = 0; from < stale.length; from += CATCH_UP_BATCH) {
+      const ids = stale.slice(from, from + CATCH_UP_BATCH);
+      const found = new Map<string, SpaceEntry>();
+      const cursor = collection.find({ [definition.idField]: { $in: ids } }, { projection: spaceProjection(definition, true) });
+      for await (const document of cursor) {
+        const entry = entryOf(definition, document);
+        if (entry) found.set(entry.id, entry);
+      }
+      const fresh: Array<{ id: string; vector: Float32Array }> = [];
+      for (const id of ids) {
+        const entry = found.get(id);
+        // Deleted since the pass over the collection.
+        if (!entry) {
+          drop(id);
+          continue;
+        }
+        keywords?.upsert(id, entry.texts);
+        fingerprints.set(id, fingerprint(definition, entry.texts, entry.vector));
+        if (entry.vector && entry.vector.length === this.options.dimensions) fresh.push({ id, vector: entry.vector });
+        else vectors.remove(id);
+      }
+      vectors.addMany(fresh);
+    }
+    return { scanned: seen.size, updated: stale.length, removed };
   }
 
   private async searchAtlas(definition: SpaceDefinition, vector: Float32Array, k: number, filter: Document | null | undefined): Promise<VectorHit[]> {
@@ -398,6 +651,8 @@ export class SearchIndex {
 
 /** Vectors handed to the HNSW graph per multi-threaded insert during a build (the event loop runs between batches). */
 const BUILD_BATCH = 512;
+/** Changed documents read back per query by a catch-up. */
+const CATCH_UP_BATCH = 1000;
 
 function checkK(k: number): void {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);

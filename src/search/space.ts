@@ -96,3 +96,47 @@ export function entryOf(definition: SpaceDefinition, document: Document): SpaceE
   for (const path of definition.textPaths ?? []) texts[path] = textOf(readPath(document, path));
   return { id, vector: fromStoredVector(readPath(document, definition.vectorPath)), texts };
 }
+
+/** Leading vector components a fingerprint covers: two embeddings that agree on all of them are taken as equal. */
+export const FINGERPRINT_HEAD = 4;
+
+/**
+ * The projection that reads what a fingerprint needs: the id, the texts and (with `withVectors`) only the first
+ * {@link FINGERPRINT_HEAD} components of the vector, so comparing a whole collection costs a fraction of loading it.
+ */
+export function fingerprintProjection(definition: SpaceDefinition, withVectors: boolean): Document {
+  const projection = spaceProjection(definition, false);
+  if (withVectors) projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
+  return projection;
+}
+
+const headBits = new Uint32Array(FINGERPRINT_HEAD);
+const headFloats = new Float32Array(headBits.buffer);
+
+/**
+ * A 53-bit hash of what a document gives a space: its texts by path and the leading components of its vector (as
+ * f32, which is how the index holds them; null: no vector). Equal fingerprints mean the index entry is current; a
+ * write made behind the server's back changes the document's fingerprint, which is how a restored snapshot finds it.
+ */
+export function fingerprint(definition: SpaceDefinition, texts: Readonly<Record<string, string>> | null, vector: Float32Array | null): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const mix = (value: number) => {
+    h1 = Math.imul(h1 ^ value, 2654435761);
+    h2 = Math.imul(h2 ^ value, 1597334677);
+  };
+  for (const path of definition.textPaths ?? []) {
+    const text = texts?.[path] ?? '';
+    for (let i = 0; i < text.length; i++) mix(text.charCodeAt(i));
+    mix(0x110000); // beyond any UTF-16 unit: ends the text
+  }
+  if (vector) {
+    headBits.fill(0);
+    headFloats.set(vector.subarray(0, FINGERPRINT_HEAD));
+    mix(Math.min(vector.length, FINGERPRINT_HEAD));
+    for (let i = 0; i < FINGERPRINT_HEAD; i++) mix(headBits[i]);
+  } else mix(0x110001);
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}

@@ -1,7 +1,7 @@
 /**
- * Keeps the `k` highest-scoring items seen so far (a bounded min-heap): O(n log k) selection without sorting
- * everything. At the boundary an equal score does not displace an item already kept, and `drain` orders ties by
- * the smaller item, so a scan in item order gives deterministic results.
+ * Keeps the `k` best items seen so far (a bounded min-heap): O(n log k) selection without sorting everything.
+ * An item is better than another when its score is higher, or equal with a smaller item number, so the kept set
+ * and its order do not depend on the order in which items are offered.
  */
 export class TopK {
   private readonly items: number[] = [];
@@ -13,7 +13,10 @@ export class TopK {
     return this.items.length;
   }
 
-  /** The lowest score kept, or -Infinity while fewer than `k` items are kept: anything not above it is rejected. */
+  /**
+   * The lowest score kept, or -Infinity while fewer than `k` items are kept: an item scoring below it is rejected
+   * (one scoring exactly it is kept only when its number is smaller than the worst kept item's).
+   */
   get threshold(): number {
     return this.items.length < this.k ? -Infinity : this.scores[0];
   }
@@ -24,7 +27,7 @@ export class TopK {
       this.items.push(item);
       this.scores.push(score);
       this.siftUp(this.items.length - 1);
-    } else if (score > this.scores[0]) {
+    } else if (score > this.scores[0] || (score === this.scores[0] && item < this.items[0])) {
       this.items[0] = item;
       this.scores[0] = score;
       this.siftDown(0);
@@ -39,10 +42,15 @@ export class TopK {
     return result.sort((a, b) => b.score - a.score || a.item - b.item);
   }
 
+  /** True when entry a ranks below entry b (the heap keeps the worst at its root). */
+  private worse(a: number, b: number): boolean {
+    return this.scores[a] < this.scores[b] || (this.scores[a] === this.scores[b] && this.items[a] > this.items[b]);
+  }
+
   private siftUp(i: number): void {
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (this.scores[parent] <= this.scores[i]) return;
+      if (!this.worse(i, parent)) return;
       this.swap(i, parent);
       i = parent;
     }
@@ -53,17 +61,21 @@ export class TopK {
     while (true) {
       const left = 2 * i + 1;
       const right = left + 1;
-      let smallest = i;
-      if (left < n && this.scores[left] < this.scores[smallest]) smallest = left;
-      if (right < n && this.scores[right] < this.scores[smallest]) smallest = right;
-      if (smallest === i) return;
-      this.swap(i, smallest);
-      i = smallest;
+      let worst = i;
+      if (left < n && this.worse(left, worst)) worst = left;
+      if (right < n && this.worse(right, worst)) worst = right;
+      if (worst === i) return;
+      this.swap(i, worst);
+      i = worst;
     }
   }
 
   private swap(a: number, b: number): void {
-    [this.items[a], this.items[b]] = [this.items[b], this.items[a]];
-    [this.scores[a], this.scores[b]] = [this.scores[b], this.scores[a]];
+    const item = this.items[a];
+    this.items[a] = this.items[b];
+    this.items[b] = item;
+    const score = this.scores[a];
+    this.scores[a] = this.scores[b];
+    this.scores[b] = score;
   }
 }

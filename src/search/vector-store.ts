@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { crc32 } from 'node:zlib';
 import { Index, MetricKind, ScalarKind } from 'usearch';
+import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
 import { TopK } from './top-k';
 
 /**
@@ -76,9 +79,9 @@ export function unitVector(vector: Float32Array): Float32Array | null {
  */
 export class VectorStore {
   private matrix: Float32Array;
-  private readonly idOfRow: Array<string | undefined> = [];
+  private idOfRow: Array<string | null> = [];
   private readonly rowOfId = new Map<string, number>();
-  private readonly freeRows: number[] = [];
+  private freeRows: number[] = [];
   private readonly graph: Index;
 
   constructor(readonly dimensions: number, initialCapacity = 1024) {
@@ -133,7 +136,7 @@ export class VectorStore {
     if (row === undefined) return false;
     this.graph.remove(BigInt(row));
     this.rowOfId.delete(id);
-    this.idOfRow[row] = undefined;
+    this.idOfRow[row] = null;
     this.freeRows.push(row);
     return true;
   }
@@ -165,6 +168,11 @@ export class VectorStore {
     this.graph.add(keys, rows, os.availableParallelism());
   }
 
+  /** The dot product of row `row` with `query` (the cosine for a unit query). */
+  score(row: number, query: Float32Array): number {
+    return rowDot(this.matrix, row, query);
+  }
+
   /** Exact search over every vector, or over `rows` only. */
   exact(query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
     this.checkDimensions(query);
@@ -184,15 +192,45 @@ export class VectorStore {
     const top = new TopK(candidates);
     for (const key of matches.keys) {
       const row = Number(key);
-      if (this.idOfRow[row] !== undefined) top.offer(row, rowDot(this.matrix, row, query));
+      if (this.idOfRow[row] !== null) top.offer(row, rowDot(this.matrix, row, query));
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
+  }
+
+  /**
+   * Saves the store: the graph (usearch's own format) to `<base>.graph`, the f32 rows to `<base>.vectors`, the ids
+   * of the rows into `out`. Synchronous, so no write can interleave.
+   */
+  save(base: string, out: SnapshotWriter): { graph: FileCheck; vectors: FileCheck } {
+    this.graph.save(`${base}.graph`);
+    const rows = this.idOfRow.length;
+    const vectors = writeChunks(`${base}.vectors`, [new Uint8Array(this.matrix.buffer, 0, rows * this.dimensions * 4)]);
+    out.json('vectors', { rows, ids: this.idOfRow, free: this.freeRows });
+    return { graph: fileCheck(`${base}.graph`), vectors };
+  }
+
+  /** The store saved by `save` under `base`, exactly as it was; throws when a file fails its check or disagrees. */
+  static restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): VectorStore {
+    const meta = input.json('vectors') as { rows: number; ids: Array<string | null>; free: number[] };
+    if (meta.ids.length !== meta.rows || checks.vectors.bytes !== meta.rows * dimensions * 4) throw new Error('vector snapshot: rows disagree');
+    // Verified before usearch reads it: its loader trusts the file.
+    readChecked(`${base}.graph`, checks.graph);
+    const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
+    store.graph.load(`${base}.graph`);
+    readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(store.matrix.buffer));
+    store.idOfRow = meta.ids;
+    meta.ids.forEach((id, row) => {
+      if (id !== null) store.rowOfId.set(id, row);
+    });
+    store.freeRows = meta.free;
+    if (store.graph.size() !== store.rowOfId.size || store.graph.dimensions() !== dimensions) throw new Error('vector snapshot: graph disagrees with rows');
+    return store;
   }
 
   private liveRows(): Int32Array {
     const rows = new Int32Array(this.rowOfId.size);
     let n = 0;
-    for (let row = 0; row < this.idOfRow.length; row++) if (this.idOfRow[row] !== undefined) rows[n++] = row;
+    for (let row = 0; row < this.idOfRow.length; row++) if (this.idOfRow[row] !== null) rows[n++] = row;
     return rows;
   }
 
@@ -219,6 +257,12 @@ export class VectorStore {
       throw new Error(`Vector of ${vector.length} dimensions given to a search space of ${this.dimensions} dimensions.`);
     }
   }
+}
+
+/** Size and CRC-32 of a file written by another library (usearch). */
+function fileCheck(path: string): FileCheck {
+  const bytes = readFileSync(path);
+  return { bytes: bytes.byteLength, crc: crc32(bytes) };
 }
 
 function gatherRows(matrix: Float32Array, rows: number[], dimensions: number): Float32Array {

@@ -35,15 +35,21 @@ export class CommandLog {
 
 const IGNORED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions', 'buildInfo']);
 
+/** Logs the commands a client created with `monitorCommands: true` sends, leaving out handshakes and pings. */
+export function monitorCommands(client: MongoClient): CommandLog {
+  const commands = new CommandLog();
+  client.on('commandStarted', (event) => {
+    if (!IGNORED_COMMANDS.has(event.commandName)) commands.record(event);
+  });
+  return commands;
+}
+
 /** A fresh, uniquely named database on the run's test server (embedded engine or mongod). */
 export async function openTestDatabase(): Promise<TestDatabase> {
   const uri = process.env[URI_VARIABLE];
   if (!uri) throw new Error(`${URI_VARIABLE} is not set: run the tests through jest (globalSetup starts the database).`);
   const client = new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true });
-  const commands = new CommandLog();
-  client.on('commandStarted', (event) => {
-    if (!IGNORED_COMMANDS.has(event.commandName)) commands.record(event);
-  });
+  const commands = monitorCommands(client);
   await client.connect();
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const db = client.db(name);

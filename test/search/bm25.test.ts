@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { KeywordIndex } from '../../src/search/bm25';
+import { SnapshotReader, SnapshotWriter, readChecked } from '../../src/search/snapshot';
+import { tokenize } from '../../src/search/tokenize';
+import { seededRandom } from './support/vectors';
 
 /** d1..d3: lengths 3, 2, 4 tokens, so avgdl = 3 and the length norms are 1.2, 0.9 and 1.5 (k1 = 1.2, b = 0.75). */
 function tinyCorpus(): KeywordIndex {
@@ -13,7 +19,7 @@ const idf = (documents: number, df: number) => Math.log(1 + (documents - df + 0.
 
 describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
   it('scores a one-term query by hand: tf 2 in a document of average length', () => {
-    const [hit, ...rest] = tinyCorpus().score('apple').top(10);
+    const [hit, ...rest] = tinyCorpus().top('apple', 10);
     expect(rest).toEqual([]);
     expect(hit.id).toBe('d1');
     // idf = ln(1 + 2.5/1.5) = 0.980829; tf part = 2·2.2 / (2 + 1.2) = 1.375
@@ -22,7 +28,7 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
   });
 
   it('ranks a two-term query as computed by hand and normalises by Σ idf', () => {
-    const hits = tinyCorpus().score('Banana CHERRY').top(10);
+    const hits = tinyCorpus().top('Banana CHERRY', 10);
     const both = idf(3, 2); // ln 1.6 = 0.470004 for banana and for cherry
     expect(hits.map((hit) => hit.id)).toEqual(['d2', 'd1', 'd3']);
     expect(hits[0].bm25).toBeCloseTo(2 * both * (2.2 / 1.9), 6); // d2: both terms, short document (norm 0.9)
@@ -32,32 +38,32 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
   });
 
   it('counts query terms no document has in the normaliser (half the query found scores about half)', () => {
-    const [hit] = tinyCorpus().score('apple zzzunknown').top(1);
+    const [hit] = tinyCorpus().top('apple zzzunknown', 1);
     expect(hit.bm25).toBeCloseTo(0.980829 * 1.375, 5);
     expect(hit.score).toBeCloseTo((0.980829 * 1.375) / (0.980829 + Math.log(8)), 5);
   });
 
   it('counts a repeated query term once and returns nothing for a query without terms or matches', () => {
     const index = tinyCorpus();
-    expect(index.score('apple apple apple').top(1)[0].bm25).toBeCloseTo(index.score('apple').top(1)[0].bm25, 12);
-    expect(index.score(' ,.; ').top(5)).toEqual([]);
-    expect(index.score('kiwi').top(5)).toEqual([]);
+    expect(index.top('apple apple apple', 1)[0].bm25).toBeCloseTo(index.top('apple', 1)[0].bm25, 12);
+    expect(index.top(' ,.; ', 5)).toEqual([]);
+    expect(index.top('kiwi', 5)).toEqual([]);
   });
 
   it('keeps N, df and avgdl current on remove and on re-upsert', () => {
     const index = tinyCorpus();
     expect(index.remove('d1')).toBe(true);
     expect(index.remove('d1')).toBe(false);
-    expect(index.score('apple').top(5)).toEqual([]);
-    const hits = index.score('banana cherry').top(5);
+    expect(index.top('apple', 5)).toEqual([]);
+    const hits = index.top('banana cherry', 5);
     // N = 2, avgdl = 3: banana idf ln 2, cherry idf ln 1.2
     expect(hits.map((hit) => hit.id)).toEqual(['d2', 'd3']);
     expect(hits[0].bm25).toBeCloseTo((Math.log(2) + Math.log(1.2)) * (2.2 / 1.9), 6);
     expect(hits[1].bm25).toBeCloseTo(Math.log(1.2) * (2.2 / 2.5), 6);
 
     index.upsert('d2', { text: 'apple' }); // replaces d2's text
-    expect(index.score('banana').top(5)).toEqual([]);
-    expect(index.score('apple').top(5).map((hit) => hit.id)).toEqual(['d2']);
+    expect(index.top('banana', 5)).toEqual([]);
+    expect(index.top('apple', 5).map((hit) => hit.id)).toEqual(['d2']);
     expect(index.size).toBe(2);
     index.upsert('d3', { text: '' }); // no token: removed
     expect(index.has('d3')).toBe(false);
@@ -67,7 +73,7 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
     const index = new KeywordIndex(['title', 'body']);
     index.upsert('x', { title: 'flight booking', body: 'hotel hotel hotel flight' });
     index.upsert('y', { title: 'unrelated', body: 'words only' });
-    const field = (query: string) => index.fields[index.score(query).top(1)[0].field];
+    const field = (query: string) => index.fields[index.top(query, 1)[0].field];
     expect(field('hotel')).toBe('body');
     expect(field('booking')).toBe('title');
     expect(field('flight booking')).toBe('title'); // flight splits 1:1, booking is all title
@@ -75,7 +81,7 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
   });
 
   it('filters before the limit: `allowed` skips documents before taking the best n', () => {
-    const hits = tinyCorpus().score('banana cherry').top(1, (id) => id !== 'd2');
+    const hits = tinyCorpus().top('banana cherry', 1, { allowed: (id) => id !== 'd2' });
     expect(hits.map((hit) => hit.id)).toEqual(['d1']);
   });
 
@@ -89,10 +95,111 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
     for (let i = 0; i < 3000; i += 5) fresh.upsert(`d${i}`, { text: text(i) });
     expect(churned.size).toBe(600);
     for (const query of ['alpha beta', 'theta', 'gamma delta epsilon doc15']) {
-      const a = churned.score(query).top(20);
-      const b = fresh.score(query).top(20);
+      const a = churned.top(query, 20);
+      const b = fresh.top(query, 20);
       expect(a.map((hit) => hit.id)).toEqual(b.map((hit) => hit.id));
       a.forEach((hit, i) => expect(hit.bm25).toBeCloseTo(b[i].bm25, 9));
+    }
+  });
+});
+
+describe('KeywordIndex top-k pruning and snapshots', () => {
+  /** A corpus of two-field documents whose words follow a Zipf law (a few very common words, many rare ones). */
+  function zipfCorpus(count: number, seed: number) {
+    const random = seededRandom(seed);
+    const vocabulary = 400;
+    const weights = Array.from({ length: vocabulary }, (_, rank) => 1 / (rank + 1));
+    const total = weights.reduce((sum, weight) => sum + weight, 0);
+    const word = () => {
+      let target = random() * total;
+      for (let rank = 0; rank < vocabulary; rank++) if ((target -= weights[rank]) <= 0) return `w${rank}`;
+      return `w${vocabulary - 1}`;
+    };
+    const words = (n: number) => Array.from({ length: n }, word).join(' ');
+    const documents = Array.from({ length: count }, (_, i) => ({ id: `d${i}`, title: words(1 + Math.floor(random() * 4)), body: words(4 + Math.floor(random() * 12)) }));
+    return { documents, words };
+  }
+
+  function indexOf(documents: Array<{ id: string; title: string; body: string }>): KeywordIndex {
+    const index = new KeywordIndex(['title', 'body']);
+    for (const { id, title, body } of documents) index.upsert(id, { title, body });
+    return index;
+  }
+
+  /** BM25 of every document computed from the raw texts, independently of the index. */
+  function bruteForce(documents: Array<{ id: string; title: string; body: string }>, query: string): Map<string, number> {
+    const tokens = documents.map((document) => [...tokenize(document.title), ...tokenize(document.body)]);
+    const avgdl = tokens.reduce((sum, list) => sum + list.length, 0) / documents.length;
+    const scores = new Map<string, number>();
+    for (const term of new Set(tokenize(query))) {
+      const df = tokens.filter((list) => list.includes(term)).length;
+      const termIdf = idf(documents.length, df);
+      tokens.forEach((list, d) => {
+        const tf = list.filter((token) => token === term).length;
+        if (!tf) return;
+        const part = (termIdf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * list.length) / avgdl));
+        scores.set(documents[d].id, (scores.get(documents[d].id) ?? 0) + part);
+      });
+    }
+    return scores;
+  }
+
+  it('returns exactly the exhaustive top k (ids, scores, fields, order) for rare, common and mixed queries', () => {
+    const { documents, words } = zipfCorpus(3000, 5);
+    const index = indexOf(documents);
+    // Churn: updates and removals leave tombstones and move documents to new rows.
+    for (let i = 0; i < 3000; i += 7) index.upsert(`d${i}`, { title: words(2), body: words(8) });
+    for (let i = 3; i < 3000; i += 11) index.remove(`d${i}`);
+    const queries = ['w0 w1 w2', 'w350 w0', 'w399', 'w1 w5 w120 w260 w3', words(3), words(6), words(10), 'w0 w0 w9 nothing'];
+    let compared = 0;
+    for (const query of queries) {
+      for (const n of [1, 3, 10, 50, 400]) {
+        const pruned = index.top(query, n);
+        expect(pruned).toEqual(index.top(query, n, { prune: false }));
+        const allowed = (id: string) => Number(id.slice(1)) % 3 !== 0;
+        const filtered = index.top(query, n, { allowed });
+        expect(filtered).toEqual(index.top(query, n, { allowed, prune: false }));
+        expect(filtered.every((hit) => allowed(hit.id))).toBe(true);
+        compared += pruned.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('scores as BM25 computed from the raw texts, and scoreOf agrees with top bit for bit', () => {
+    const { documents, words } = zipfCorpus(1500, 8);
+    const index = indexOf(documents);
+    for (const query of ['w0 w3 w77', words(4), words(7)]) {
+      const expected = [...bruteForce(documents, query).values()].sort((a, b) => b - a).slice(0, 20);
+      const top = index.top(query, 20);
+      expect(top.map((hit) => hit.bm25)).toHaveLength(expected.length);
+      top.forEach((hit, i) => expect(hit.bm25).toBeCloseTo(expected[i], 9));
+      expect(index.scoreOf(query, top.map((hit) => hit.id))).toEqual(top);
+    }
+    expect(index.scoreOf('w0', ['missing'])).toEqual([null]);
+  });
+
+  it('restores from a snapshot exactly: same results, and the same after further writes', () => {
+    const { documents, words } = zipfCorpus(2000, 13);
+    const original = indexOf(documents);
+    for (let i = 0; i < 2000; i += 9) original.remove(`d${i}`);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bm25-snapshot-'));
+    try {
+      const out = new SnapshotWriter();
+      original.save(out);
+      const check = out.write(path.join(dir, 'keywords.data'));
+      const restored = KeywordIndex.restore(new SnapshotReader(readChecked(path.join(dir, 'keywords.data'), check), out.sections), ['title', 'body']);
+      const queries = [words(3), words(5), 'w0 w1', 'w2 w200'];
+      for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
+      for (const index of [original, restored]) {
+        for (let i = 0; i < 600; i++) index.upsert(`d${(i * 13) % 2100}`, { title: `w${i % 50}`, body: `w${i % 7} w${i % 300}` });
+        for (let i = 1; i < 2000; i += 4) index.remove(`d${i}`); // enough to compact both
+      }
+      expect(restored.size).toBe(original.size);
+      for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
+      expect(() => KeywordIndex.restore(new SnapshotReader(readChecked(path.join(dir, 'keywords.data'), check), out.sections), ['title'])).toThrow(/other fields/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -61,6 +61,12 @@ describe('serverInfo and error handling', () => {
     }
   });
 
+  it('a variable holding null for a non-null argument with a default is BAD_USER_INPUT, not an internal error', async () => {
+    const result = await app.execute('query ($limit: Int) { agentInsights(agentType: THOUGHT, limit: $limit) { count } }', { limit: null });
+    expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(result.errors?.[0].message).toContain('limit');
+  });
+
   it('reports an invalid query with GRAPHQL_VALIDATION_FAILED', async () => {
     const result = await app.execute('{ serverInfo { nope } }');
     expect(result.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');

@@ -18,6 +18,8 @@ const VERIFIED_FOR_MS = 30_000;
 
 /** Per database and collection: until when its vectors are known to be the current embedder's. */
 const verifiedUntil = new WeakMap<Db, Map<string, number>>();
+/** Per database and collection: the check in flight, shared by concurrent callers (50 `similar` fields make one read). */
+const verifying = new WeakMap<Db, Map<string, Promise<void>>>();
 
 function verificationKey(collection: string, model: EmbeddingModelInfo): string {
   return `${collection}\0${model.provider}\0${model.model}\0${model.dimensions}`;
@@ -102,9 +104,20 @@ export class ReembedService {
     const model = this.deps.embedder.signature;
     const key = verificationKey(target.collection, model);
     if ((verifiedUntil.get(this.db)?.get(key) ?? 0) > Date.now()) return;
-    const other = await this.repository.findOtherModel(target, model);
-    if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, collection);
-    this.markVerified(key);
+    let inFlight = verifying.get(this.db);
+    if (!inFlight) verifying.set(this.db, (inFlight = new Map()));
+    let check = inFlight.get(key);
+    if (!check) {
+      check = this.repository
+        .findOtherModel(target, model)
+        .then((other) => {
+          if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, collection);
+          this.markVerified(key);
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, check);
+    }
+    return check;
   }
 
   private markVerified(key: string): void {

@@ -1,4 +1,5 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { ExperienceRepository } from './experience.repository';
 import type { ExperienceDocument } from './experience.type';
 
@@ -11,16 +12,11 @@ export interface ExperienceLoaders {
   experienceVectorsById: DataLoader<string, ExperienceVectors | null, string>;
 }
 
-/** Returns one row per key, in key order, null for a miss (the DataLoader contract). */
-function byKey<T extends { experience_id: string }>(keys: readonly string[], rows: T[]): (T | null)[] {
-  const found = new Map(rows.map((row) => [row.experience_id, row]));
-  return keys.map((key) => found.get(key) ?? null);
-}
-
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
-export function createExperienceLoaders(repository: ExperienceRepository): ExperienceLoaders {
+export function createExperienceLoaders(repository: ExperienceRepository, settings: LoaderSettings): ExperienceLoaders {
+  const experienceId = (row: ExperienceVectors) => row.experience_id;
   return {
-    experienceById: new DataLoader(async (ids) => byKey(ids, await repository.findByIds(ids))),
-    experienceVectorsById: new DataLoader(async (ids) => byKey(ids, await repository.findVectorsByIds(ids))),
+    experienceById: createByIdLoader(settings, (ids) => repository.findByIds(ids), experienceId),
+    experienceVectorsById: createByIdLoader(settings, (ids) => repository.findVectorsByIds(ids), experienceId),
   };
 }

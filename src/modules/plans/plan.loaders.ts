@@ -1,4 +1,5 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { PlanPatternRepository } from './plan.repository';
 import type { PlanPatternDocument } from './plan.type';
 
@@ -8,11 +9,8 @@ export interface PlanLoaders {
 }
 
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
-export function createPlanLoaders(repository: PlanPatternRepository): PlanLoaders {
+export function createPlanLoaders(repository: PlanPatternRepository, settings: LoaderSettings): PlanLoaders {
   return {
-    planPatternById: new DataLoader(async (ids) => {
-      const found = new Map((await repository.findByIds(ids)).map((row) => [row.patternId, row]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
+    planPatternById: createByIdLoader(settings, (ids) => repository.findByIds(ids), (row) => row.patternId),
   };
 }

@@ -1,4 +1,5 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
 import { messagePageKey, type AgentRef, type MessagePage, type MessageWindow, type SessionRepository } from './session.repository';
 import { Session } from './session.type';
 
@@ -14,18 +15,17 @@ export interface SessionLoaders {
    * counts, token sums and last messages, never the message arrays, so resolving the agents and last
    * messages of many sessions reads the collection once.
    */
-  sessionById: DataLoader<string, Session | null>;
+  sessionById: DataLoader<string, Session | null, string>;
   /** Message pages of agents (null: no such agent); one aggregate per distinct window in a batch. */
   messagePage: DataLoader<MessagePageRequest, MessagePage | null, string>;
 }
 
-export function createSessionLoaders(repository: SessionRepository): SessionLoaders {
+/** Per-request loaders of the sessions feature. */
+export function createSessionLoaders(repository: SessionRepository, settings: LoaderSettings): SessionLoaders {
   return {
-    sessionById: new DataLoader<string, Session | null>(async (ids) => {
-      const found = new Map((await repository.findSummaries([...ids])).map((summary) => [summary._id, Session.fromSummary(summary)]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    messagePage: new DataLoader<MessagePageRequest, MessagePage | null, string>(
+    sessionById: createByIdLoader(settings, (ids) => repository.findSummaries([...ids]), (summary) => summary._id, (summary) => Session.fromSummary(summary)),
+    messagePage: createLoader<MessagePageRequest, MessagePage | null, string>(
+      settings,
       async (requests) => {
         const byWindow = new Map<string, MessagePageRequest[]>();
         for (const request of requests) {

@@ -1,4 +1,5 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { TaskRepository } from './task.repository';
 import type { TaskDocument } from './task.type';
 
@@ -8,11 +9,8 @@ export interface TaskLoaders {
 }
 
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
-export function createTaskLoaders(repository: TaskRepository): TaskLoaders {
+export function createTaskLoaders(repository: TaskRepository, settings: LoaderSettings): TaskLoaders {
   return {
-    taskById: new DataLoader(async (ids) => {
-      const found = new Map((await repository.findByIds(ids)).map((row) => [row.taskId, row]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
+    taskById: createByIdLoader(settings, (ids) => repository.findByIds(ids), (row) => row.taskId),
   };
 }

@@ -4,8 +4,8 @@ import type { SortKey } from '../shared/connection';
 import type { TaskFilter } from './task.input';
 import { TASKS_COLLECTION, type SuccessMetricsDocument, type TaskDocument, type TaskLearningDocument, type TaskStatus } from './task.type';
 
-/** Reads leave the vectors out unless asked for. */
-const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
+/** Reads leave the vectors out unless asked for, and the actions (seed 004: read a page at a time by src/modules/runs). */
+const WITHOUT_VECTORS = { projection: { embeddings: 0, actions: 0 } } as const;
 
 /** Translates a GraphQL filter into a MongoDB filter (lists and counts). */
 export function taskFilterQuery(filter: TaskFilter | null | undefined): Filter<TaskDocument> {
@@ -54,7 +54,7 @@ export class TaskRepository {
 
   /** Tasks by id with their vectors, restricted to `filter`. */
   findWithVectors(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskDocument[]> {
-    return this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }).toArray();
+    return this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection: { actions: 0 } }).toArray();
   }
 
   /** The distinct goal templates starting with one of `prefixes` (an indexed range). */
@@ -111,7 +111,7 @@ export class TaskRepository {
         ],
       },
       { $set: set },
-      { returnDocument: 'after', projection: { 'embeddings.originalQuery_embedding': 0 } },
+      { returnDocument: 'after', projection: { 'embeddings.originalQuery_embedding': 0, actions: 0 } },
     );
   }
 

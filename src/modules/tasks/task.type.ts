@@ -5,8 +5,9 @@ import { AgentType } from '../insights/insight.type';
 import { goalPattern } from '../plans/goal-pattern';
 import { PlanStep, type PlanStepDocument } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
+import type { ActionDocument, RunSummaryDocument } from '../runs/run.type';
 
-/** The collection of seed 002's TaskSimilarity records (seed 004 later adds `actions` to them). */
+/** The collection of seed 002's TaskSimilarity records (seed 004 adds `actions` to them). */
 export const TASKS_COLLECTION = 'tasks';
 
 /** How a task ended; stored as the seed's lowercase strings (the enum's values). */
@@ -65,6 +66,10 @@ export interface TaskDocument {
   embeddings?: { originalQuery_embedding?: number[]; goal_embedding?: number[] } | null;
   embedding_model?: EmbeddingModelInfo | null;
   learning?: TaskLearningDocument | null;
+  /** Seed 004: the run's iterations (src/modules/runs); left out of task reads, which page them separately. */
+  actions?: ActionDocument[];
+  /** The run summary stuckTasks reads, kept by the update that appends an action. */
+  run?: RunSummaryDocument;
 }
 
 @ObjectType({ description: 'How a run went (seed 002 successMetrics).' })

@@ -1,0 +1,241 @@
+/**
+ * appendMessage benchmark (`npm run build && node dist/bench/append.js`): seeds BENCH_SESSIONS sessions of
+ * 2 agents × 50 messages into a fresh data dir through the driver, starts the server as users run it
+ * (`node dist/src/main.js`, embedded engine), and drives the appendMessage mutation over HTTP with autocannon,
+ * each request to a random session and agent. Prints one JSON line.
+ *
+ * Environment: BENCH_SESSIONS (1000), BENCH_CONNECTIONS (32), BENCH_SECONDS (15), BENCH_CPU_PROF (a directory:
+ * the server runs with `node --cpu-prof` and writes its profile there on exit).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { startEmbeddedServer } from '../src/embedded';
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CPU_PROF = process.env.BENCH_CPU_PROF;
+const AGENTS = ['planner', 'executor'];
+const MESSAGES_PER_AGENT = 50;
+
+/** The part of autocannon's programmatic API used here (the package ships no types). */
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+interface Histogram {
+  average: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+  max: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+}
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: Array<{ setupRequest?: (request: AutocannonRequest) => AutocannonRequest; onResponse?: (status: number, body: string) => void }>;
+}) => Promise<AutocannonResult>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
+
+const APPEND = `mutation AppendMessage($sessionId: ID!, $agentId: String!, $input: AppendMessageInput!) {
+  appendMessage(sessionId: $sessionId, agentId: $agentId, input: $input) { messageId role createdAt }
+}`;
+
+const sessionId = (i: number) => `bench-session-${String(i).padStart(5, '0')}`;
+
+/** A message shaped like seed 001's: content blocks, metrics on assistant turns. */
+function message(id: number, at: Date): Record<string, unknown> {
+  const assistant = id % 2 === 0;
+  return {
+    message_id: id,
+    role: assistant ? 'assistant' : 'user',
+    content: [{ text: `${assistant ? 'Here is what I found' : 'Please look into'} item ${id}: ${'lorem ipsum dolor sit amet '.repeat(8)}` }],
+    created_at: at,
+    updated_at: at,
+    ...(assistant
+      ? { event_loop_metrics: { accumulated_metrics: { latencyMs: 800 + id }, accumulated_usage: { inputTokens: 120, outputTokens: 80, totalTokens: 200 } } }
+      : {}),
+  };
+}
+
+function session(i: number): Record<string, unknown> {
+  const at = new Date(Date.UTC(2024, 0, 1) + i * 60_000);
+  const agents: Record<string, unknown> = {};
+  for (const agentId of AGENTS) {
+    agents[agentId] = {
+      agent_data: { agent_id: agentId, model: 'claude-3-sonnet-20240229', system_prompt: 'You are a helpful agent.', created_at: at.toISOString(), updated_at: at.toISOString() },
+      created_at: at,
+      updated_at: at,
+      messages: Array.from({ length: MESSAGES_PER_AGENT }, (_, m) => message(m + 1, at)),
+    };
+  }
+  return {
+    _id: sessionId(i),
+    session_id: sessionId(i),
+    session_type: 'bench',
+    created_at: at,
+    updated_at: at,
+    metadata: { user_id: `user-${i % 97}`, priority: i % 3 ? 'normal' : 'high' },
+    feedbacks: [],
+    agents,
+  };
+}
+
+/** Writes the sessions into `dataDir` through the driver and an engine of our own, then closes it (journal durable). */
+async function seed(dataDir: string): Promise<void> {
+  const server = await startEmbeddedServer({ dataDir, port: 0 });
+  const client = await MongoClient.connect(server.uri);
+  try {
+    const sessions = client.db('hindsight').collection('sessions');
+    for (let start = 0; start < SESSIONS; start += 50) {
+      await sessions.insertMany(Array.from({ length: Math.min(50, SESSIONS - start) }, (_, k) => session(start + k)) as never[]);
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node dist/src/main.js` on the seeded data dir and resolves once it prints that it is ready. */
+function startServer(dataDir: string, port: number): Promise<ChildProcess> {
+  const main = path.join(__dirname, '..', 'src', 'main.js');
+  const args = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), main];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn', MONGODB_URI: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before it was ready: ${out}`)));
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Peak RSS of a process, from /proc (Linux), in MB. */
+async function peakRssMB(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmHWM:\s+(\d+)/.exec(status)?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function journalMB(dataDir: string): Promise<number> {
+  let bytes = 0;
+  for (const name of await readdir(dataDir)) if (name.startsWith('journal-')) bytes += (await stat(path.join(dataDir, name))).size;
+  return Math.round(bytes / 2 ** 20);
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-append-'));
+  try {
+    const seeding = performance.now();
+    await seed(dataDir);
+    const seedMs = Math.round(performance.now() - seeding);
+    const port = await freePort();
+    const server = await startServer(dataDir, port);
+    let failures = 0;
+    let firstFailure: string | undefined;
+    try {
+      const journalBefore = await journalMB(dataDir);
+      const result = await autocannon({
+        url: `http://127.0.0.1:${port}/graphql`,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              method: 'POST',
+              path: '/graphql',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                query: APPEND,
+                variables: {
+                  sessionId: sessionId(Math.floor(Math.random() * SESSIONS)),
+                  agentId: AGENTS[Math.floor(Math.random() * AGENTS.length)],
+                  input: { role: 'USER', content: [{ text: `bench message ${Math.random().toString(36).slice(2)} ${'lorem ipsum '.repeat(10)}` }] },
+                },
+              }),
+            }),
+            onResponse: (status, body) => {
+              if (status === 200 && !body.includes('"errors"')) return;
+              failures++;
+              firstFailure ??= `${status} ${body.slice(0, 300)}`;
+            },
+          },
+        ],
+      });
+      console.log(
+        JSON.stringify({
+          op: 'appendMessage',
+          sessions: SESSIONS,
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          requests: result.requests.total,
+          reqPerSec: Math.round(result.requests.average),
+          p50Ms: result.latency.p50,
+          p90Ms: result.latency.p90,
+          p99Ms: result.latency.p99,
+          maxMs: result.latency.max,
+          failures: failures + result.errors + result.timeouts,
+          ...(firstFailure ? { firstFailure } : {}),
+          serverPeakRssMB: await peakRssMB(server.pid!),
+          journalGrowthMB: (await journalMB(dataDir)) - journalBefore,
+          seedMs,
+          loadAverage: os.loadavg().map((load) => Number(load.toFixed(2))),
+        }),
+      );
+    } finally {
+      await stopServer(server);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,119 @@
+/** Drives one operation over HTTP with autocannon and reads the target's /metrics around it. */
+import autocannon from 'autocannon';
+
+/** The JSON of GET /metrics (server and baseline alike). */
+export interface Metrics {
+  graphqlRequests: number;
+  databaseCommands: number;
+  rssBytes: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Transport errors, timeouts, non-2xx answers and answers with GraphQL errors. */
+  failures: number;
+  /** The first failing answer's body, cut short. */
+  firstFailure: string | null;
+  /** Database commands the target sent per request answered (from /metrics; includes its background work). */
+  commandsPerRequest: number | null;
+  /** The target's RSS after the load, in MiB. */
+  rssMB: number | null;
+}
+
+export interface LoadSpec {
+  /** Base URL of the target, e.g. http://127.0.0.1:4000. */
+  base: string;
+  connections: number;
+  /** Seconds of measured load. */
+  duration: number;
+  /** Seconds of unmeasured load first (JIT, caches, pools). */
+  warmup: number;
+  /** The next request: path and, for POST, the JSON body. */
+  next: () => { path: string; body?: string };
+}
+
+export async function readMetrics(base: string): Promise<Metrics> {
+  const response = await fetch(`${base}/metrics`);
+  if (!response.ok) throw new Error(`GET ${base}/metrics answered ${response.status}`);
+  return (await response.json()) as Metrics;
+}
+
+/** Sends a few requests one by one and fails on the first bad answer, so a broken operation is reported as such. */
+export async function check(spec: LoadSpec, count = 3): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const { path, body } = spec.next();
+    const response = await fetch(`${spec.base}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await response.text();
+    if (!response.ok || text.includes('"errors"')) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+function run(spec: LoadSpec, duration: number, latencies: number[] | null): Promise<{ result: autocannon.Result; failed: number; firstFailure: string | null }> {
+  let failed = 0;
+  let firstFailure: string | null = null;
+  const instance = autocannon({
+    url: spec.base,
+    connections: spec.connections,
+    duration,
+    timeout: 30,
+    requests: [
+      {
+        setupRequest(request) {
+          const { path, body } = spec.next();
+          request.path = path;
+          if (body !== undefined) {
+            request.method = 'POST';
+            request.headers = { 'content-type': 'application/json' };
+            request.body = body;
+          }
+          return request;
+        },
+        // GraphQL answers most errors with status 200.
+        onResponse(status, body) {
+          if (status < 400 && !body.includes('"errors"')) return;
+          failed++;
+          firstFailure ??= `status ${status}: ${body.slice(0, 500)}`;
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies?.push(ms));
+  return Promise.resolve(instance).then((result) => ({ result, failed, firstFailure }));
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** Warms up, then measures: req/s, latency percentiles (every response timed), failures, commands per request, RSS. */
+export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
+  await check(spec);
+  if (spec.warmup > 0) await run(spec, spec.warmup, null);
+  const before = await readMetrics(spec.base);
+  const latencies: number[] = [];
+  const started = performance.now();
+  const { result, failed, firstFailure } = await run(spec, spec.duration, latencies);
+  const seconds = (performance.now() - started) / 1000;
+  const after = await readMetrics(spec.base);
+  latencies.sort((a, b) => a - b);
+  const answered = after.graphqlRequests - before.graphqlRequests;
+  return {
+    requests: latencies.length,
+    reqPerSec: Math.round(latencies.length / seconds),
+    p50Ms: round(percentile(latencies, 0.5)),
+    p95Ms: round(percentile(latencies, 0.95)),
+    p99Ms: round(percentile(latencies, 0.99)),
+    maxMs: round(latencies.at(-1) ?? NaN),
+    failures: failed + result.errors + result.timeouts,
+    firstFailure,
+    commandsPerRequest: answered > 0 ? round((after.databaseCommands - before.databaseCommands) / answered, 2) : null,
+    rssMB: Math.round(after.rssBytes / 2 ** 20),
+  };
+}

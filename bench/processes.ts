@@ -1,0 +1,126 @@
+/** Child processes of the benchmark: the engine alone, the server as users run it, the baseline server. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIMENSIONS } from './seed';
+
+/** Compiled entry points, relative to the repository root (`npm run bench` builds them first). */
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const ENGINE_SCRIPT = path.join(ROOT, 'dist', 'src', 'embedded', 'cli.js');
+export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
+export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
+
+export interface Child {
+  name: string;
+  pid: number;
+  /** What the ready pattern captured: the URL the process printed. */
+  url: string;
+  /** Milliseconds from spawn to the ready line (a cold start when the process loads data). */
+  startMs: number;
+  /** Resident and peak resident memory of the process, from /proc (null where there is no /proc). */
+  memory(): { rssMB: number; peakMB: number } | null;
+  /** SIGTERM (a graceful stop: servers drain and close their database), then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Lines kept from a child's output, shown when it fails. */
+const KEPT_LINES = 40;
+
+/**
+ * Spawns `node script` with `env` added to this process's environment and resolves once a line of its stdout matches
+ * `ready` (group 1 is the URL). Fails with the child's last output when it exits first or after `timeoutMs`.
+ */
+export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, nodeArgs: string[] = []): Promise<Child> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(line);
+    lines.splice(0, Math.max(0, lines.length - KEPT_LINES));
+  };
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  return new Promise<Child>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${name} ${why}. Its last output:\n${lines.join('\n')}`));
+    };
+    const timer = setTimeout(() => fail(`was not ready within ${timeoutMs / 1000} s`), timeoutMs);
+    const early = (code: number | null, signal: string | null) => fail(`exited (${signal ?? code}) before it was ready`);
+    child.once('exit', early);
+    let pending = '';
+    const onData = (chunk: Buffer) => {
+      keep(chunk);
+      // A line may arrive in pieces: match over what came since the last complete line.
+      pending = (pending + chunk.toString('utf8')).split('\n').slice(-2).join('\n');
+      const match = ready.exec(pending);
+      if (!match) return;
+      child.stdout!.off('data', onData);
+      child.stdout!.on('data', keep);
+      clearTimeout(timer);
+      child.off('exit', early);
+      resolve(handle(name, child, match[1], performance.now() - started, exited));
+    };
+    child.stdout!.on('data', onData);
+  });
+}
+
+function handle(name: string, child: ChildProcess, url: string, startMs: number, exited: Promise<void>): Child {
+  return {
+    name,
+    pid: child.pid!,
+    url,
+    startMs,
+    memory: () => processMemory(child.pid!),
+    async stop(graceMs = 120_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MiB. */
+export function processMemory(pid: number): { rssMB: number; peakMB: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMB: Math.round(kb('VmRSS') / 1024), peakMB: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return null;
+  }
+}
+
+/** The engine alone (`npm run db`) on `dataDir`, on a free port. */
+export function startEngine(dataDir: string): Promise<Child> {
+  return startChild('engine', ENGINE_SCRIPT, { DATA_DIR: dataDir, DB_PORT: '0', DB_HOST: '127.0.0.1' }, /listening on (mongodb:\/\/\S+)/, 600_000);
+}
+
+/**
+ * The server as users run it (`node dist/src/main.js`) with the hash embedder: on the embedded engine under
+ * `dataDir`, or on `mongodbUri`. Resolves when it printed its URL, i.e. after its search index is loaded.
+ */
+export function startServer(options: { dataDir: string; mongodbUri?: string }): Promise<Child> {
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    EMBEDDINGS_PROVIDER: 'hash',
+    EMBEDDING_DIMENSIONS: String(DIMENSIONS),
+    VECTOR_SEARCH: 'memory',
+    API_KEYS: '',
+    LOG_LEVEL: 'warn',
+    // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
+    MONGODB_URI: options.mongodbUri ?? '',
+  };
+  return startChild('server', SERVER_SCRIPT, env, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000);
+}
+
+/** The baseline (bench/baseline-server.ts) on `mongodbUri`. */
+export function startBaseline(mongodbUri: string): Promise<Child> {
+  return startChild('baseline', BASELINE_SCRIPT, { MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000);
+}

@@ -1,0 +1,294 @@
+/**
+ * `npm run bench`: seeds a database at the sizes given (see bench/options.ts), starts the server the way users run
+ * it (`node dist/src/main.js`, hash embedder), drives each operation over HTTP with autocannon, and prints and writes
+ * bench/results.json: per operation req/s, p50/p95/p99 latency, database commands per request and server RSS, next
+ * to the baseline (bench/baseline-server.ts: the same reads with the driver, no GraphQL) where one exists; then
+ * exact vs ANN vector search over the same vectors (bench/vector.ts), cold starts, and the batching ratios
+ * (bench/batching.ts).
+ *
+ * Targets, in this order (the data written by one is seen by the next):
+ * - embedded: the server as users run it by default, with its engine in-process under DATA_DIR. Started twice: the
+ *   first start builds the search index from MongoDB, the restart loads what the first one persisted (if anything).
+ * - shared: the engine alone (`dist/src/embedded/cli.js`) on the same DATA_DIR, with the GraphQL server and the
+ *   baseline both connecting to it through MONGODB_URI: same database, same path to it, so req/s ratios are the
+ *   GraphQL overhead.
+ * - mongod: the same against a real mongod (TEST_MONGODB_URI, MONGOMS_SYSTEM_BINARY or a cached binary; never
+ *   downloaded), seeded separately; skipped with a note when none is available.
+ */
+import 'reflect-metadata';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { localMongodBinary } from '../test/helpers/target';
+import { measureBatchingRatio, type BatchingFigures } from './batching';
+import { measureLoad, type LoadResult } from './load';
+import { operations, variableStream, type Operation } from './operations';
+import { USAGE, parseOptions, type BenchOptions, type Target } from './options';
+import { ROOT, startBaseline, startEngine, startServer, type Child } from './processes';
+import { describeMachine, loadAverage, markdownTable, tableRows, type Machine, type OperationResult } from './report';
+import { seedDatabase, type SeedManifest, type SeedSizes } from './seed';
+import { measureVectors, type VectorFigures } from './vector';
+
+const DATABASE = 'hindsight';
+
+interface ColdStart {
+  target: Target;
+  start: string;
+  /** Milliseconds from spawn to the printed URL (the server listens once its search index is loaded). */
+  ms: number;
+  /** Entries the server had left under DATA_DIR besides the engine's journal and snapshots when it was started. */
+  persisted: string[];
+  rssMB: number | null;
+}
+
+interface Results {
+  date: string;
+  command: string;
+  machine: Machine;
+  options: BenchOptions;
+  seed: { sizes: SeedSizes; seconds: SeedManifest['seconds']; target: string }[];
+  operations: OperationResult[];
+  coldStarts: ColdStart[];
+  vector: VectorFigures | null;
+  batching: BatchingFigures[] | null;
+  notes: string[];
+  totalSeconds: number;
+}
+
+const started = performance.now();
+function log(line: string): void {
+  process.stdout.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+}
+
+/** Files the engine keeps under DATA_DIR; anything else there was written by the server (its persisted index). */
+const ENGINE_FILE = /^(journal-|snapshot-)|\.tmp$|^LOCK$/i;
+
+async function serverFiles(dataDir: string): Promise<string[]> {
+  return (await readdir(dataDir).catch(() => [] as string[])).filter((name) => !ENGINE_FILE.test(name));
+}
+
+/** GraphQL request generator of an operation (seeded: both targets see the same sequence). */
+function graphqlRequests(operation: Operation, seed: number): () => { path: string; body: string } {
+  const next = variableStream(operation, seed);
+  return () => ({ path: '/graphql', body: JSON.stringify({ query: operation.query, variables: next() }) });
+}
+
+async function runOperations(target: Target, server: Child, baseline: Child | null, ops: Operation[], options: BenchOptions): Promise<OperationResult[]> {
+  const results: OperationResult[] = [];
+  const base = (child: Child) => child.url.replace(/\/graphql$/, '');
+  const load = (child: Child, next: () => { path: string; body?: string }): Promise<LoadResult> =>
+    measureLoad({ base: base(child), connections: options.connections, duration: options.duration, warmup: Math.min(2, options.duration), next });
+  for (const [index, operation] of ops.entries()) {
+    const seed = 1000 + index;
+    log(`${target}: ${operation.name} (GraphQL)`);
+    const graphql = await load(server, graphqlRequests(operation, seed));
+    let baselineResult: LoadResult | null = null;
+    if (baseline && operation.baselinePath) {
+      log(`${target}: ${operation.name} (baseline)`);
+      const next = variableStream(operation, seed);
+      baselineResult = await load(baseline, () => ({ path: operation.baselinePath!(next()) }));
+    }
+    const result: OperationResult = {
+      target,
+      operation: operation.name,
+      description: operation.description,
+      kind: operation.kind,
+      graphql,
+      baseline: baselineResult,
+      overhead: baselineResult ? Number((graphql.reqPerSec / baselineResult.reqPerSec).toFixed(2)) : null,
+    };
+    log(`${target}: ${operation.name}: ${JSON.stringify(tableRows([result])[0])}`);
+    if (graphql.firstFailure) log(`${target}: ${operation.name}: first failure: ${graphql.firstFailure}`);
+    results.push(result);
+  }
+  return results;
+}
+
+async function seedThrough(uri: string, sizes: SeedSizes, results: Results, target: string): Promise<SeedManifest> {
+  const client = await MongoClient.connect(uri, { ignoreUndefined: true });
+  try {
+    const manifest = await seedDatabase(client.db(DATABASE), sizes, (line) => log(`seed: ${line}`));
+    results.seed.push({ sizes, seconds: manifest.seconds, target });
+    return manifest;
+  } finally {
+    await client.close();
+  }
+}
+
+function coldStart(target: Target, start: string, server: Child, persisted: string[]): ColdStart {
+  const figure = { target, start, ms: Math.round(server.startMs), persisted, rssMB: server.memory()?.rssMB ?? null };
+  log(`${target}: ${start}: ready in ${(figure.ms / 1000).toFixed(1)} s, RSS ${figure.rssMB} MB${persisted.length ? ` (found ${persisted.join(', ')})` : ''}`);
+  return figure;
+}
+
+/** The embedded target: start (index built from MongoDB), the operations, then a restart (index loaded, if persisted). */
+async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
+  const persistedBefore = await serverFiles(dataDir);
+  const server = await startServer({ dataDir });
+  try {
+    results.coldStarts.push(coldStart('embedded', 'first start', server, persistedBefore));
+    results.operations.push(...(await runOperations('embedded', server, null, ops, options)));
+  } finally {
+    await server.stop();
+  }
+  const persisted = await serverFiles(dataDir);
+  if (!persisted.length) {
+    results.notes.push('The server left no persisted search index under DATA_DIR: a restart rebuilds it from MongoDB like the first start (not re-measured).');
+    return;
+  }
+  const restarted = await startServer({ dataDir });
+  results.coldStarts.push(coldStart('embedded', 'restart', restarted, persisted));
+  await restarted.stop();
+}
+
+/** GraphQL server and baseline as clients of one database (`uri`), operation by operation. */
+async function runClients(target: Target, uri: string, dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
+  const persisted = await serverFiles(dataDir);
+  const server = await startServer({ dataDir, mongodbUri: uri });
+  let baseline: Child | null = null;
+  try {
+    results.coldStarts.push(coldStart(target, 'start (MONGODB_URI)', server, persisted));
+    baseline = await startBaseline(uri);
+    results.operations.push(...(await runOperations(target, server, baseline, ops, options)));
+  } finally {
+    await baseline?.stop();
+    await server.stop();
+  }
+}
+
+/** A real mongod where one can be had without a download, else null and why. */
+async function startMongod(): Promise<{ uri: string; stop(): Promise<void> } | string> {
+  if (process.env.TEST_MONGODB_URI) return { uri: process.env.TEST_MONGODB_URI, stop: async () => undefined };
+  const binary = localMongodBinary();
+  if (!binary) return 'no mongod available (set TEST_MONGODB_URI or MONGOMS_SYSTEM_BINARY; nothing is downloaded)';
+  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const mongod = await MongoMemoryServer.create({ binary: { systemBinary: binary } });
+  return { uri: mongod.getUri(), stop: async () => void (await mongod.stop()) };
+}
+
+function withDatabase(uri: string, database: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function main(): Promise<void> {
+  const parsed = parseOptions(process.argv.slice(2));
+  if (parsed === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const options = parsed;
+  const sizes: SeedSizes = {
+    sessions: options.sessions,
+    agentsPerSession: options.agentsPerSession,
+    messagesPerAgent: options.messagesPerAgent,
+    experiences: options.experiences,
+    tasks: options.tasks,
+    tools: options.tools,
+  };
+  const results: Results = {
+    date: new Date().toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: describeMachine(),
+    options,
+    seed: [],
+    operations: [],
+    coldStarts: [],
+    vector: null,
+    batching: null,
+    notes: [],
+    totalSeconds: 0,
+  };
+  const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-'));
+  const dataDir = path.join(root, 'data');
+  await mkdir(dataDir);
+  log(`data under ${dataDir}; ${JSON.stringify(sizes)}; ${options.duration} s × ${options.connections} connections per operation`);
+  try {
+    // Seeded through the engine alone, on the DATA_DIR the servers then use.
+    const engine = await startEngine(dataDir);
+    let manifest: SeedManifest;
+    try {
+      manifest = await seedThrough(withDatabase(engine.url, DATABASE), sizes, results, 'engine');
+    } finally {
+      await engine.stop();
+    }
+    const ops = operations(manifest, sizes);
+
+    if (options.targets.includes('embedded')) await runEmbedded(dataDir, ops, options, results);
+    if (options.targets.includes('shared')) {
+      const shared = await startEngine(dataDir);
+      log(`shared: engine recovered the data in ${(shared.startMs / 1000).toFixed(1)} s`);
+      try {
+        await runClients('shared', withDatabase(shared.url, DATABASE), dataDir, ops, options, results);
+      } finally {
+        await shared.stop();
+      }
+    }
+    if (options.targets.includes('mongod')) {
+      const mongod = await startMongod();
+      if (typeof mongod === 'string') {
+        results.notes.push(`mongod target skipped: ${mongod}.`);
+        log(`mongod: skipped: ${mongod}`);
+      } else {
+        const database = `hindsight_bench_${Date.now().toString(36)}`;
+        const uri = withDatabase(mongod.uri, database);
+        const mongodDir = path.join(root, 'mongod-server');
+        await mkdir(mongodDir);
+        try {
+          const client = await MongoClient.connect(uri);
+          try {
+            await seedDatabase(client.db(database), sizes, (line) => log(`seed (mongod): ${line}`));
+          } finally {
+            await client.close();
+          }
+          await runClients('mongod', uri, mongodDir, ops, options, results);
+        } finally {
+          const client = await MongoClient.connect(uri).catch(() => null);
+          await client?.db(database).dropDatabase().catch(() => undefined);
+          await client?.close();
+          await mongod.stop();
+        }
+      }
+    }
+
+    log(`vector: exact vs ANN over the ${manifest.primaryGoals.length} primary-goal vectors`);
+    results.vector = await measureVectors(manifest.primaryGoals, manifest.experienceQueries, log);
+    log('batching: nested queries with and without DataLoader batching');
+    results.batching = await measureBatchingRatio();
+  } finally {
+    if (options.keep) log(`kept ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  }
+  results.machine.loadAverageAtEnd = loadAverage();
+  results.totalSeconds = Math.round((performance.now() - started) / 1000);
+  print(results);
+  const out = path.resolve(ROOT, options.out);
+  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${path.relative(ROOT, out)}`);
+}
+
+function print(results: Results): void {
+  const { machine } = results;
+  console.log(`\n${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGB} GB, Node ${machine.node}; load average ${machine.loadAverageAtStart.join(' ')} → ${machine.loadAverageAtEnd?.join(' ')}`);
+  console.log(`${results.options.duration} s per operation at ${results.options.connections} connections; cmds/req = database commands per request`);
+  console.table(tableRows(results.operations));
+  console.table(results.coldStarts.map(({ persisted, ...start }) => ({ ...start, persisted: persisted.join(' ') || '–' })));
+  if (results.vector) {
+    const { filtered, ...vector } = results.vector;
+    console.log('Vector search, in process (exact vs ANN over the same vectors):');
+    console.table([vector]);
+    console.table(filtered);
+  }
+  if (results.batching) {
+    console.table(results.batching.map(({ query: _query, ...figures }) => figures));
+  }
+  for (const note of results.notes) console.log(`Note: ${note}`);
+  console.log(`\n${markdownTable(tableRows(results.operations))}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

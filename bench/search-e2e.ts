@@ -1,0 +1,288 @@
+/**
+ * End-to-end search benchmark (`npm run build && node dist/bench/search-e2e.js [count]`): seeds `count` (default
+ * 100k) experiences with hash embeddings (384-d, the seed's form: arrays of numbers) into the embedded engine running
+ * in this process, builds the app's search index over its 4 spaces, then measures, printing one JSON line each:
+ * - `build`: time to build the 4 spaces from MongoDB and the process RSS;
+ * - `vector`: ANN against exact search (recall@10, p50 speed-up) in one space, in process;
+ * - `keyword`: BM25 top-k in one space, in process;
+ * - `graphql`: searchExperiences through Apollo's executeOperation (HYBRID, VECTOR, KEYWORD; limit 10), p50/p95/p99;
+ * - `scoped`: searches whose filter leaves 1k … 50k experiences (in-process vector search and GraphQL HYBRID);
+ * - `restart`: saving the index under DATA_DIR, then a cold start that loads it and catches up with MongoDB.
+ * BENCH_DATA_DIR keeps the seeded engine (reused when it already holds `count` experiences).
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, type Db } from 'mongodb';
+import { createAppDeps, prepareDatabase, type AppDeps } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createContext } from '../src/context';
+import { startEmbeddedServer } from '../src/embedded';
+import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
+import type { EmbeddingProvider } from '../src/embeddings/provider';
+import { toStoredVector } from '../src/embeddings/vectors';
+import { createLogger, silentLogger, type Logger } from '../src/logger';
+import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces';
+import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.type';
+import { buildAppSchema } from '../src/schema';
+import { createServer, type HindsightServer } from '../src/server';
+import { seededRandom } from '../test/search/support/vectors';
+
+const DIMENSIONS = 384;
+const VOCABULARY = 6000;
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'da', 'gu', 'ho', 'ji', 'fe', 'zo', 'be', 'ch', 'qu', 'ar', 'en'];
+
+/** A deterministic vocabulary of pseudo-words (word i is the same on every run). */
+const WORDS = Array.from({ length: VOCABULARY }, (_, i) => {
+  let word = '';
+  let n = i + SYLLABLES.length;
+  while (n > 0) {
+    word += SYLLABLES[n % SYLLABLES.length];
+    n = Math.floor(n / SYLLABLES.length);
+  }
+  return word;
+});
+
+/** Words drawn by a Zipf(1) law over the vocabulary, as word frequencies in text roughly are. */
+function zipfWords(random: () => number): (count: number) => string {
+  const cumulative = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let rank = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+  const word = () => {
+    const target = random() * sum;
+    let low = 0;
+    let high = VOCABULARY - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle] < target) low = middle + 1;
+      else high = middle;
+    }
+    return WORDS[low];
+  };
+  return (count) => Array.from({ length: count }, word).join(' ');
+}
+
+/** Sizes of the agents' shares of the corpus: scoped searches filter on one agent (indexed field). */
+export const AGENT_SHARES = [1000, 2000, 5000, 10_000, 20_000, 50_000] as const;
+
+/** The agent of experience `index`: the first 1000 belong to agent `scope-1000`, … (see AGENT_SHARES), the rest to `agent-rest`. */
+export function agentOf(index: number): string {
+  let start = 0;
+  for (const share of AGENT_SHARES) {
+    if (index < start + share) return `scope-${share}`;
+    start += share;
+  }
+  return 'agent-rest';
+}
+
+/** The four texts of generated experience `index` (deterministic). */
+export function experienceTexts(index: number): Record<ExperienceField, string> {
+  const words = zipfWords(seededRandom(1_000_003 * (index + 1)));
+  const random = seededRandom(index + 7);
+  const length = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+  return {
+    [ExperienceField.PRIMARY_GOAL]: words(length(8, 14)),
+    [ExperienceField.SUB_TASK]: words(length(6, 10)),
+    [ExperienceField.INPUT_CONTEXT]: words(length(10, 18)),
+    [ExperienceField.OUTPUT_SUMMARY]: words(length(8, 14)),
+  };
+}
+
+/**
+ * Inserts experiences `from .. count-1` straight through the driver, as recordExperiences stores them (seed 000
+ * fields, vectors of every embeddable field as arrays of numbers, `embedding_model`), in batches.
+ */
+export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, count: number, from = 0): Promise<void> {
+  const collection = db.collection(EXPERIENCES_COLLECTION);
+  const model = { provider: embeddings.id, model: embeddings.model, dimensions: embeddings.dimensions };
+  const BATCH = 500;
+  for (let start = from; start < count; start += BATCH) {
+    const documents = [];
+    for (let i = start; i < Math.min(count, start + BATCH); i++) {
+      const texts = experienceTexts(i);
+      const vectors = await embeddings.embed(EXPERIENCE_FIELDS.map((field) => texts[field]));
+      documents.push({
+        experience_id: `bench-${i}`,
+        ...texts,
+        initiating_agent_id: agentOf(i),
+        involved_components: [],
+        key_decisions_made: [],
+        final_outcome: i % 5 === 0 ? 'failure' : 'success',
+        timestamp: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        version: 1,
+        tags: [`t${i % 20}`],
+        embeddings: Object.fromEntries(EXPERIENCE_FIELDS.map((field, f) => [embeddingKey(field), toStoredVector(vectors[f])])),
+        embedding_model: model,
+      });
+    }
+    await collection.insertMany(documents, { ordered: false });
+  }
+}
+
+/** Search queries like an agent's: half reuse most words of a stored goal, half are fresh Zipf phrases. */
+export function benchQueries(count: number, corpus: number, seed = 99): string[] {
+  const random = seededRandom(seed);
+  const words = zipfWords(random);
+  return Array.from({ length: count }, (_, q) => {
+    if (q % 2 === 1) return words(5);
+    const goal = experienceTexts(Math.floor(random() * corpus))[ExperienceField.PRIMARY_GOAL].split(' ');
+    return [...goal.filter(() => random() < 0.7), words(1)].join(' ');
+  });
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+const ms = (value: number) => +value.toFixed(3);
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+function report(name: string, fields: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify({ bench: name, ...fields }) + '\n');
+}
+
+async function timed<T>(samples: number[], run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await run();
+  samples.push(performance.now() - started);
+  return result;
+}
+
+const SEARCH = `query Search($query: String!, $mode: SearchMode!, $filter: ExperienceFilter) {
+  searchExperiences(query: $query, mode: $mode, limit: 10, filter: $filter) { score vectorScore keywordScore matchedField experience { experienceId } }
+}`;
+
+interface App {
+  deps: AppDeps;
+  server: HindsightServer;
+  search(variables: Record<string, unknown>): Promise<Array<{ experience: { experienceId: string } }>>;
+}
+
+async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Logger): Promise<App> {
+  const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
+  const embeddings = new HashEmbeddingProvider(DIMENSIONS);
+  const deps = createAppDeps({ config, logger, database: { kind: 'EMBEDDED', version: 'bench', client, db }, embeddings });
+  await prepareDatabase(deps, db);
+  const server = await createServer(deps, await buildAppSchema());
+  return {
+    deps,
+    server,
+    async search(variables) {
+      const response = await server.apollo.executeOperation({ query: SEARCH, variables }, { contextValue: createContext(deps) });
+      if (response.body.kind !== 'single') throw new Error('unexpected incremental response');
+      const { data, errors } = response.body.singleResult;
+      if (errors?.length) throw new Error(JSON.stringify(errors));
+      return (data as { searchExperiences: Array<{ experience: { experienceId: string } }> }).searchExperiences;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const count = Number(process.argv[2] ?? process.env.BENCH_SEARCH_COUNT ?? 100_000);
+  const keep = process.env.BENCH_DATA_DIR;
+  const dataDir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-e2e-'));
+  const logger = process.env.BENCH_LOG ? createLogger('info') : silentLogger;
+  const rss0 = process.memoryUsage().rss;
+  const engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port: 0 });
+  const client = new MongoClient(engine.uri, { ignoreUndefined: true });
+  await client.connect();
+  const db = client.db('bench_search');
+  const embeddings = new HashEmbeddingProvider(DIMENSIONS);
+  try {
+    const present = await db.collection(EXPERIENCES_COLLECTION).countDocuments();
+    if (present > count) throw new Error(`${dataDir} holds ${present} experiences, more than ${count}`);
+    let started = performance.now();
+    await seedExperiences(db, embeddings, count, present);
+    report('seed', { count, seeded: count - present, seconds: +((performance.now() - started) / 1000).toFixed(1), rssMB: mb(process.memoryUsage().rss) });
+    global.gc?.();
+    const rssSeeded = process.memoryUsage().rss;
+
+    started = performance.now();
+    const app = await startApp(db, client, dataDir, logger);
+    const buildMs = performance.now() - started;
+    global.gc?.();
+    const memory = process.memoryUsage();
+    report('build', {
+      count,
+      spaces: EXPERIENCE_FIELDS.length,
+      seconds: +(buildMs / 1000).toFixed(1),
+      rssMB: mb(memory.rss),
+      rssBeforeEngineMB: mb(rss0),
+      rssAfterSeedMB: mb(rssSeeded),
+      searchRssMB: mb(memory.rss - rssSeeded),
+      heapUsedMB: mb(memory.heapUsed),
+      arrayBuffersMB: mb(memory.arrayBuffers),
+    });
+
+    const index = app.deps.search.forDb(db);
+    const queries = benchQueries(200, count);
+    const vectors = await embeddings.embed(queries);
+    const space = EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name;
+    const annMs: number[] = [];
+    const exactMs: number[] = [];
+    let sameIds = 0;
+    let tieAware = 0;
+    for (const vector of vectors) {
+      const truth = await timed(exactMs, () => index.searchVector(space, { vector, k: 10, exact: true }));
+      const ann = await timed(annMs, () => index.searchVector(space, { vector, k: 10 }));
+      const ids = new Set(truth.map((hit) => hit.id));
+      sameIds += ann.filter((hit) => ids.has(hit.id)).length;
+      // Ties at the 10th score make the id overlap ambiguous: an ANN hit scoring as high as the exact 10th counts.
+      const tenth = truth[truth.length - 1]?.score ?? -Infinity;
+      tieAware += Math.min(truth.length, ann.filter((hit) => hit.score >= tenth - 1e-6).length);
+    }
+    report('vector', {
+      space,
+      recallAt10: +(sameIds / (vectors.length * 10)).toFixed(4),
+      recallAt10TieAware: +(tieAware / (vectors.length * 10)).toFixed(4),
+      annP50Ms: ms(percentile(annMs, 0.5)),
+      annP95Ms: ms(percentile(annMs, 0.95)),
+      exactP50Ms: ms(percentile(exactMs, 0.5)),
+      speedupP50: +(percentile(exactMs, 0.5) / percentile(annMs, 0.5)).toFixed(1),
+    });
+
+    const keywordMs: number[] = [];
+    for (const text of queries) await timed(keywordMs, () => index.searchKeyword(space, { text, k: 50 }));
+    report('keyword', { space, k: 50, p50Ms: ms(percentile(keywordMs, 0.5)), p95Ms: ms(percentile(keywordMs, 0.95)) });
+
+    for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
+      const samples: number[] = [];
+      for (const query of queries.slice(0, 20)) await app.search({ query, mode }); // warm-up
+      for (const query of queries) await timed(samples, () => app.search({ query, mode }));
+      report('graphql', { operation: 'searchExperiences', mode, limit: 10, p50Ms: ms(percentile(samples, 0.5)), p95Ms: ms(percentile(samples, 0.95)), p99Ms: ms(percentile(samples, 0.99)) });
+    }
+
+    // Scoped searches: the filter (an indexed field) leaves `share` experiences; ≤ EXACT_SEARCH_MAX are scanned exactly.
+    for (const share of AGENT_SHARES) {
+      if (share > count) break;
+      const filter = { initiating_agent_id: `scope-${share}` };
+      const vectorMs: number[] = [];
+      const graphqlMs: number[] = [];
+      for (const vector of vectors.slice(0, 50)) await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
+      for (const query of queries.slice(0, 50)) {
+        await timed(graphqlMs, () => app.search({ query, mode: 'HYBRID', filter: { initiatingAgentId: `scope-${share}` } }));
+      }
+      report('scoped', {
+        allowed: share,
+        vectorP50Ms: ms(percentile(vectorMs, 0.5)),
+        graphqlHybridP50Ms: ms(percentile(graphqlMs, 0.5)),
+        graphqlHybridP95Ms: ms(percentile(graphqlMs, 0.95)),
+      });
+    }
+
+    await app.server.stop();
+  } finally {
+    await client.close();
+    await engine.close();
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Baseline (b): exact search against the in-process ANN index over the seeded vectors (the primary-goal space: the
+ * hash embeddings of every seeded experience's goal, as the server holds them), in this process, so that neither
+ * HTTP nor the database is in the figures. Also the crossover of filtered searches: the size of the set a filter
+ * leaves at which scanning it exactly costs as much as walking the graph until k candidates pass.
+ */
+import { EmbeddingService } from '../src/embeddings/embedding.service';
+import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
+import { EXACT_SEARCH_MAX } from '../src/search/filter';
+import { HNSW, VectorStore, unitVector } from '../src/search/vector-store';
+import { seededRandom } from '../test/search/support/vectors';
+import { DIMENSIONS } from './seed';
+
+const K = 10;
+const QUERIES = 200;
+/** Queries per filter size (each exact scan of 100k rows costs tens of milliseconds). */
+const FILTER_QUERIES = 50;
+const BUILD_BATCH = 1024;
+
+export interface FilteredFigures {
+  /** Vectors the filter leaves. */
+  rows: number;
+  exactP50Ms: number;
+  /** Graph walk with growing candidate lists (4k, 16k, …, at least HNSW.expansionSearch) until k pass, as SearchIndex does. */
+  annP50Ms: number;
+  annRecallAt10: number;
+}
+
+export interface VectorFigures {
+  vectors: number;
+  dimensions: number;
+  buildSeconds: number;
+  queries: number;
+  recallAt10: number;
+  annP50Ms: number;
+  annP95Ms: number;
+  exactP50Ms: number;
+  exactP95Ms: number;
+  /** exact p50 / ANN p50. */
+  speedupP50: number;
+  filtered: FilteredFigures[];
+  /** Smallest filtered set size at which the exact scan's p50 passes the graph walk's (interpolated); null if never. */
+  crossoverRows: number | null;
+  /** The server's rule: filters leaving at most this many vectors are scanned exactly. */
+  exactSearchMax: number;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+function timed<T>(samples: number[], run: () => T): T {
+  const started = performance.now();
+  const result = run();
+  samples.push(performance.now() - started);
+  return result;
+}
+
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+/** Graph candidates checked against `allowed` in growing lists until k pass (SearchIndex's `firstPassing`, in memory). */
+function filteredApproximate(store: VectorStore, query: Float32Array, allowed: Set<number>): number[] {
+  for (let n = 4 * K; ; n *= 4) {
+    const ranked = store.approximate(query, Math.max(n, HNSW.expansionSearch)).slice(0, n);
+    const kept = ranked.filter(({ row }) => allowed.has(row)).map(({ row }) => row);
+    if (kept.length >= K || ranked.length < n) return kept.slice(0, K);
+  }
+}
+
+/** Builds the space from `texts` (embedded with the server's hash embedder) and measures it with `queryTexts`. */
+export async function measureVectors(texts: string[], queryTexts: string[], log: (line: string) => void): Promise<VectorFigures> {
+  const embedder = new EmbeddingService(new HashEmbeddingProvider(DIMENSIONS), null, { batchSize: 4096 });
+  const store = new VectorStore(DIMENSIONS);
+  const started = performance.now();
+  for (let from = 0; from < texts.length; from += BUILD_BATCH) {
+    const batch = texts.slice(from, from + BUILD_BATCH);
+    const vectors = await embedder.embed(batch);
+    store.addMany(vectors.map((vector, i) => ({ id: `e${from + i}`, vector })));
+  }
+  const buildSeconds = round((performance.now() - started) / 1000, 1);
+  log(`vector index of ${store.size} vectors built in ${buildSeconds} s`);
+
+  const queries = (await embedder.embed(queryTexts.slice(0, QUERIES))).map((vector) => unitVector(vector)!).filter(Boolean);
+  const annMs: number[] = [];
+  const exactMs: number[] = [];
+  let found = 0;
+  for (const query of queries) {
+    const truth = new Set(timed(exactMs, () => store.exact(query, K)).map(({ row }) => row));
+    const ann = timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)).slice(0, K));
+    found += ann.filter(({ row }) => truth.has(row)).length;
+  }
+
+  const random = seededRandom(11);
+  const filtered: FilteredFigures[] = [];
+  const sizes = [1000, 2000, 5000, EXACT_SEARCH_MAX, 20_000, 50_000, store.size].filter((rows, i, all) => rows <= store.size && all.indexOf(rows) === i);
+  for (const rows of sizes) {
+    // A random subset, as a filter on tags or agents leaves one: unrelated to the query's neighbourhood.
+    const picked = new Set<number>();
+    while (picked.size < rows) picked.add(Math.floor(random() * store.size));
+    const list = Int32Array.from(picked);
+    const exact: number[] = [];
+    const ann: number[] = [];
+    let hits = 0;
+    for (const query of queries.slice(0, FILTER_QUERIES)) {
+      const truth = new Set(timed(exact, () => store.exact(query, K, list)).map(({ row }) => row));
+      hits += timed(ann, () => filteredApproximate(store, query, picked)).filter((row) => truth.has(row)).length;
+    }
+    filtered.push({ rows, exactP50Ms: round(percentile(exact, 0.5)), annP50Ms: round(percentile(ann, 0.5)), annRecallAt10: round(hits / (FILTER_QUERIES * K), 4) });
+  }
+
+  return {
+    vectors: store.size,
+    dimensions: DIMENSIONS,
+    buildSeconds,
+    queries: queries.length,
+    recallAt10: round(found / (queries.length * K), 4),
+    annP50Ms: round(percentile(annMs, 0.5)),
+    annP95Ms: round(percentile(annMs, 0.95)),
+    exactP50Ms: round(percentile(exactMs, 0.5)),
+    exactP95Ms: round(percentile(exactMs, 0.95)),
+    speedupP50: round(percentile(exactMs, 0.5) / percentile(annMs, 0.5), 1),
+    filtered,
+    crossoverRows: crossover(filtered),
+    exactSearchMax: EXACT_SEARCH_MAX,
+  };
+}
+
+/** Where exact p50 first exceeds the graph walk's p50, interpolated linearly between the measured sizes. */
+function crossover(filtered: FilteredFigures[]): number | null {
+  for (let i = 0; i < filtered.length; i++) {
+    const here = filtered[i];
+    if (here.exactP50Ms <= here.annP50Ms) continue;
+    if (i === 0) return here.rows;
+    const before = filtered[i - 1];
+    const gapBefore = before.annP50Ms - before.exactP50Ms;
+    const gapHere = here.exactP50Ms - here.annP50Ms;
+    return Math.round(before.rows + ((here.rows - before.rows) * gapBefore) / (gapBefore + gapHere));
+  }
+  return null;
+}

@@ -1,0 +1,44 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { Task } from '../tasks/task.type';
+import { ActionsArgs, AttemptsArgs, RecordActionInput, StuckTasksArgs } from './run.input';
+import { Action, RecordActionResult, StuckTask } from './run.type';
+
+@Resolver()
+export class RunResolver {
+  @Mutation(() => RecordActionResult, {
+    description:
+      "Appends one iteration to a recorded task's run (seed 004 action), atomically; its tool calls also count in tool performance.",
+  })
+  recordAction(
+    @Arg('taskId', () => ID) taskId: string,
+    @Arg('input', () => RecordActionInput) input: RecordActionInput,
+    @Ctx() ctx: Context,
+  ): Promise<RecordActionResult> {
+    return ctx.services.runs.recordAction(taskId, input);
+  }
+
+  @Query(() => [StuckTask], {
+    description: 'Tasks whose latest iterations all report progress STUCK or all repeat the same failing tool call; most stuck first.',
+  })
+  stuckTasks(@Args() { minIterations, status, limit }: StuckTasksArgs, @Ctx() ctx: Context): Promise<StuckTask[]> {
+    return ctx.services.runs.stuckTasks(minIterations, status, limit);
+  }
+}
+
+/** Seed 004's fields of a task: its actions, and the attempts derived from them. */
+@Resolver(() => Task)
+export class TaskRunResolver {
+  @FieldResolver(() => [Action], { description: "The run's iterations from fromIteration on, ordered by iteration (seed 004 actions)." })
+  actions(@Root() task: Task, @Args() { fromIteration, limit }: ActionsArgs, @Ctx() ctx: Context): Promise<Action[]> {
+    return ctx.services.runs.actions(task.taskId, fromIteration, limit);
+  }
+
+  @FieldResolver(() => [String], {
+    description:
+      'Seed 004 compress_actions, derived on read: per tool call, its insights when rated at least minRelevance, else (no insights) `name(args_summary) → outcome`.',
+  })
+  attempts(@Root() task: Task, @Args() { minRelevance }: AttemptsArgs, @Ctx() ctx: Context): Promise<string[]> {
+    return ctx.services.runs.attempts(task.taskId, minRelevance);
+  }
+}

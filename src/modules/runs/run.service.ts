@@ -1,0 +1,130 @@
+import type { Db } from 'mongodb';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors';
+import type { TaskLoaders } from '../tasks/task.loaders';
+import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
+import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
+import { recordToolExecutions } from '../tools/tool.service';
+import type { ActionEnricher } from './action-enricher';
+import { compressActions } from './compress-actions';
+import type { RecordActionInput } from './run.input';
+import { actionsKey, type RunLoaders } from './run.loaders';
+import { RunRepository, type TaskWithAction } from './run.repository';
+import { StuckReason, toAction, type Action, type Relevance, type RecordActionResult, type StuckTask } from './run.type';
+import { failingCalls, newAction, toolExecutions, truncate } from './run.validation';
+
+export const MAX_ACTIONS_LIMIT = 1000;
+export const MAX_STUCK_LIMIT = 500;
+/** A supplied iteration that became the next one while its append was refused is tried again this often. */
+const APPEND_ATTEMPTS = 3;
+
+/**
+ * Agent runs (seed 004) on recorded tasks: appending iterations, reading them, deriving attempts, finding stuck
+ * runs. Every recorded tool call also counts in tool performance, through `recordToolExecutions`.
+ */
+export class RunService {
+  private readonly repository: RunRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly loaders: RunLoaders & TaskLoaders,
+    private readonly enricher: ActionEnricher | null,
+  ) {
+    this.repository = new RunRepository(db);
+  }
+
+  /**
+   * Appends one iteration to a task's actions (one atomic update), counts its tool calls in tool performance
+   * (context: the task's context, else its goal pattern) and queues it for enrichment when that is on.
+   */
+  async recordAction(taskId: string, input: RecordActionInput): Promise<RecordActionResult> {
+    const id = requiredText(taskId, 'taskId', MAX_ID_LENGTH);
+    const { iteration, action } = newAction(input, new Date());
+    const appended = { action, failing: failingCalls(action) };
+    let task: TaskWithAction | null = null;
+    for (let attempt = 1; !task; attempt++) {
+      task = await this.repository.append(id, iteration, appended);
+      if (!task) {
+        const refusal = await this.appendRefusal(id, iteration);
+        if (refusal || attempt === APPEND_ATTEMPTS) throw refusal ?? new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, { taskId: id });
+      }
+    }
+    const { actions: [stored], ...document } = task;
+    this.loaders.taskById.clear(id).prime(id, document);
+    this.loaders.actionToolCalls.clear(id);
+    this.loaders.actionsPage.clearAll();
+    if (stored.tool_calls.length) {
+      // Cut to the longest context tool performance accepts (a goal pattern can be longer).
+      const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
+      await recordToolExecutions(this.db, toolExecutions(stored, context, id), 'input.toolCalls');
+    }
+    this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
+    return { taskId: id, action: toAction(stored), task: toTask(document) };
+  }
+
+  /**
+   * Why an append matched nothing: no such task (NOT_FOUND), the iteration is taken (CONFLICT) or beyond the next
+   * one (BAD_USER_INPUT); null when the supplied iteration has just become the next one (worth another try).
+   */
+  private async appendRefusal(taskId: string, iteration: number | null): Promise<Error | null> {
+    const next = await this.repository.nextIteration(taskId);
+    if (next === null || iteration === null) {
+      return new NotFoundError(`No task with taskId ${JSON.stringify(taskId)}: record it with recordTask first.`, { taskId });
+    }
+    if (iteration < next) {
+      return new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(taskId)} is taken; the next one is ${next}.`, {
+        taskId,
+        iteration,
+        nextIteration: next,
+      });
+    }
+    if (iteration > next) {
+      return new ValidationError(`Iterations are sequential: the next one of task ${JSON.stringify(taskId)} is ${next}.`, 'input.iteration', {
+        nextIteration: next,
+      });
+    }
+    return null;
+  }
+
+  /** Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration. */
+  async actions(taskId: string, fromIteration: number, limit: number): Promise<Action[]> {
+    if (!Number.isInteger(fromIteration) || fromIteration < 0) throw new ValidationError('fromIteration must be an integer ≥ 0.', 'fromIteration');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_LIMIT) {
+      throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
+    }
+    const actions = await this.loaders.actionsPage.load(actionsKey(taskId, fromIteration, limit));
+    return (actions ?? []).map(toAction);
+  }
+
+  /** The attempts of a task (seed 004 compress_actions), derived from its stored actions. */
+  async attempts(taskId: string, minRelevance: Relevance): Promise<string[]> {
+    return compressActions((await this.loaders.actionToolCalls.load(taskId)) ?? [], minRelevance);
+  }
+
+  /**
+   * Tasks whose latest `minIterations` iterations all report progress STUCK, or all repeat the same failing tool
+   * call (same tool, same arguments), most stuck first.
+   */
+  async stuckTasks(minIterations: number, status: TaskStatus | null | undefined, limit: number): Promise<StuckTask[]> {
+    if (!Number.isInteger(minIterations) || minIterations < 1) throw new ValidationError('minIterations must be an integer ≥ 1.', 'minIterations');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_STUCK_LIMIT) {
+      throw new ValidationError(`limit must be an integer from 1 to ${MAX_STUCK_LIMIT}.`, 'limit');
+    }
+    const rows = await this.repository.findStuck(minIterations, status ?? null, limit);
+    return rows.map(({ run, ...document }) => {
+      this.loaders.taskById.prime(document.taskId, document);
+      const [longest] = [...run.failing_calls].sort((a, b) => b.streak - a.streak);
+      const reasons: StuckReason[] = [];
+      if (run.stuck_streak >= minIterations) reasons.push(StuckReason.PROGRESS_STUCK);
+      if (longest && longest.streak >= minIterations) reasons.push(StuckReason.REPEATED_FAILURE);
+      return {
+        task: toTask(document),
+        reasons,
+        stuckIterations: run.stuck_iterations,
+        progressStuckIterations: run.stuck_streak,
+        repeatedFailure: longest ? { toolName: longest.tool, call: longest.call, iterations: longest.streak } : null,
+        lastIteration: run.last_iteration,
+        lastActionAt: run.last_action_at,
+      };
+    });
+  }
+}

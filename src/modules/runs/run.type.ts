@@ -1,0 +1,252 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Task } from '../tasks/task.type';
+
+/** Reasoning mode of an iteration; stored as the seed's 'fast' | 'deep'. */
+export enum ActionMode {
+  FAST = 'fast',
+  DEEP = 'deep',
+}
+registerEnumType(ActionMode, { name: 'ActionMode', description: "FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'." });
+
+/** Seed 004's ToolOutcome; stored as its lower-case values. */
+export enum ToolOutcome {
+  SUCCESS = 'success',
+  FAILURE = 'failure',
+  ERROR = 'error',
+  TIMEOUT = 'timeout',
+}
+registerEnumType(ToolOutcome, {
+  name: 'ToolOutcome',
+  description: 'SUCCESS: expected output; FAILURE: ran but failed (e.g. file not found); ERROR: crashed; TIMEOUT: exceeded its time limit.',
+});
+
+/** Trajectory of an iteration (phase 2); stored as 'advancing' | 'stuck' | 'regressing', '' when not assessed. */
+export enum ActionProgress {
+  ADVANCING = 'advancing',
+  STUCK = 'stuck',
+  REGRESSING = 'regressing',
+}
+registerEnumType(ActionProgress, { name: 'ActionProgress', description: "How the iteration moved the goal; stored lower-case, '' (null here) when not assessed." });
+
+/** Goal relevance of a tool call (phase 2); stored as 'high' | 'medium' | 'low', '' when not rated. */
+export enum Relevance {
+  HIGH = 'high',
+  MEDIUM = 'medium',
+  LOW = 'low',
+}
+registerEnumType(Relevance, { name: 'Relevance', description: "Goal relevance of a tool call; stored lower-case, '' (null here) when not rated." });
+
+/** A stored tool call (seed 004 `tool_calls[]`, plus `result_truncated`). */
+export interface ToolCallDocument {
+  name: string;
+  args: Record<string, unknown>;
+  /** Cut to RESULT_MAX_LENGTH characters on write. */
+  result: string;
+  result_truncated: boolean;
+  outcome: ToolOutcome;
+  /** Milliseconds; null when not reported. */
+  execution_time: number | null;
+  insights: string;
+  learning: string;
+  relevance: Relevance | '';
+}
+
+/** A stored iteration (seed 004 `actions[]`). */
+export interface ActionDocument {
+  iteration: number;
+  timestamp: Date;
+  mode: ActionMode;
+  thinking: string;
+  planning: string;
+  reflection: string;
+  approach: string;
+  tool_calls: ToolCallDocument[];
+  synthesis: string;
+  progress: ActionProgress | '';
+  hypothesis: { belief: string; test: string };
+}
+
+/** A failing call repeated by the latest iterations (`key`: hash of tool name and canonical arguments). */
+export interface FailingCallDocument {
+  key: string;
+  tool: string;
+  /** Phase-1 line of its latest occurrence. */
+  call: string;
+  /** Consecutive latest iterations that had it failing. */
+  streak: number;
+}
+
+/**
+ * Hindsight's addition to a task with actions (`tasks.run`), kept by the same atomic update that appends an action,
+ * so that stuckTasks is one indexed query.
+ */
+export interface RunSummaryDocument {
+  last_iteration: number;
+  last_action_at: Date;
+  /** Consecutive latest iterations reporting progress 'stuck'. */
+  stuck_streak: number;
+  /** The failing calls of the latest iteration, each with its streak. */
+  failing_calls: FailingCallDocument[];
+  /** max(stuck_streak, longest failing-call streak). */
+  stuck_iterations: number;
+}
+
+@ObjectType({ description: 'What the agent believes and how the iteration tests it (phase 2).' })
+export class Hypothesis {
+  @Field()
+  belief!: string;
+
+  @Field()
+  test!: string;
+}
+
+@ObjectType({ description: 'One tool call of an iteration (seed 004 tool_calls).' })
+export class ToolCall {
+  @Field({ description: 'The tool as registered (e.g. "search", "read_file").' })
+  name!: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'The arguments as passed.' })
+  args!: Record<string, unknown>;
+
+  @Field({ description: 'The tool response, cut to about 1,000 characters on write.' })
+  result!: string;
+
+  @Field({ description: 'True when the result was cut on write.' })
+  resultTruncated!: boolean;
+
+  @Field(() => ToolOutcome)
+  outcome!: ToolOutcome;
+
+  @Field(() => Float, { nullable: true, description: 'Milliseconds (stored as execution_time); null when not reported.' })
+  executionTimeMs!: number | null;
+
+  @Field({ description: 'Key findings relevant to the goal (phase 2; empty in phase 1).' })
+  insights!: string;
+
+  @Field({ description: 'Strategic learning about the approach (phase 2; empty in phase 1).' })
+  learning!: string;
+
+  @Field(() => Relevance, { nullable: true, description: 'Goal relevance (phase 2); null when not rated.' })
+  relevance!: Relevance | null;
+}
+
+@ObjectType({ description: "One iteration of an agent's run (seed 004 actions)." })
+export class Action {
+  @Field(() => Int, { description: '0-based, sequential per task.' })
+  iteration!: number;
+
+  @Field()
+  timestamp!: Date;
+
+  @Field(() => ActionMode)
+  mode!: ActionMode;
+
+  @Field({ description: 'Core reasoning output (all modes).' })
+  thinking!: string;
+
+  @Field({ description: 'Strategic planning (DEEP only; empty in FAST).' })
+  planning!: string;
+
+  @Field({ description: 'Retrospective analysis (DEEP only; empty in FAST).' })
+  reflection!: string;
+
+  @Field({ description: 'The persistent strategy spanning iterations.' })
+  approach!: string;
+
+  @Field(() => [ToolCall])
+  toolCalls!: ToolCall[];
+
+  @Field({ description: 'How the iteration advances the goal (phase 2; empty in phase 1).' })
+  synthesis!: string;
+
+  @Field(() => ActionProgress, { nullable: true, description: 'Trajectory (phase 2); null when not assessed.' })
+  progress!: ActionProgress | null;
+
+  @Field(() => Hypothesis)
+  hypothesis!: Hypothesis;
+}
+
+@ObjectType({ description: 'What recordAction stored.' })
+export class RecordActionResult {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field(() => Action, { description: 'The stored iteration (with its allocated number and the possibly cut results).' })
+  action!: Action;
+
+  @Field(() => Task, { description: 'The task after the write.' })
+  task!: Task;
+}
+
+/** Why a task counts as stuck. */
+export enum StuckReason {
+  PROGRESS_STUCK = 'progress_stuck',
+  REPEATED_FAILURE = 'repeated_failure',
+}
+registerEnumType(StuckReason, {
+  name: 'StuckReason',
+  description: 'PROGRESS_STUCK: the latest iterations all report progress STUCK; REPEATED_FAILURE: they all repeat the same failing tool call.',
+});
+
+@ObjectType({ description: 'A failing tool call (same tool, same arguments) repeated by consecutive latest iterations.' })
+export class RepeatedFailure {
+  @Field()
+  toolName!: string;
+
+  @Field({ description: 'Its phase-1 line, name(args_summary) → outcome, as last seen.' })
+  call!: string;
+
+  @Field(() => Int, { description: 'Consecutive latest iterations with this call failing.' })
+  iterations!: number;
+}
+
+@ObjectType({ description: 'A task whose latest iterations make no headway.' })
+export class StuckTask {
+  @Field(() => Task)
+  task!: Task;
+
+  @Field(() => [StuckReason])
+  reasons!: StuckReason[];
+
+  @Field(() => Int, { description: 'Consecutive latest iterations that are stuck by either rule.' })
+  stuckIterations!: number;
+
+  @Field(() => Int, { description: 'Consecutive latest iterations reporting progress STUCK.' })
+  progressStuckIterations!: number;
+
+  @Field(() => RepeatedFailure, { nullable: true, description: 'The longest-repeated failing call of the latest iteration, if any.' })
+  repeatedFailure!: RepeatedFailure | null;
+
+  @Field(() => Int)
+  lastIteration!: number;
+
+  @Field()
+  lastActionAt!: Date;
+}
+
+export function toAction(document: ActionDocument): Action {
+  return {
+    iteration: document.iteration,
+    timestamp: document.timestamp,
+    mode: document.mode,
+    thinking: document.thinking ?? '',
+    planning: document.planning ?? '',
+    reflection: document.reflection ?? '',
+    approach: document.approach ?? '',
+    toolCalls: (document.tool_calls ?? []).map((call) => ({
+      name: call.name,
+      args: call.args ?? {},
+      result: call.result ?? '',
+      resultTruncated: call.result_truncated ?? false,
+      outcome: call.outcome,
+      executionTimeMs: call.execution_time ?? null,
+      insights: call.insights ?? '',
+      learning: call.learning ?? '',
+      relevance: call.relevance || null,
+    })),
+    synthesis: document.synthesis ?? '',
+    progress: document.progress || null,
+    hypothesis: { belief: document.hypothesis?.belief ?? '', test: document.hypothesis?.test ?? '' },
+  };
+}

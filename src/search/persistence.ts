@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { KeywordIndex } from './bm25';
+import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type SnapshotSection } from './snapshot';
+import type { SpaceDefinition } from './space';
+import { HNSW, VectorStore } from './vector-store';
+
+/** Version of the snapshot layout; a snapshot of another version is rebuilt. */
+export const SNAPSHOT_FORMAT = 1;
+
+/** What a snapshot must have been saved with to be used: anything else is rebuilt from MongoDB. */
+export interface SnapshotIdentity {
+  space: SpaceDefinition;
+  dimensions: number;
+  /** The embedder's identity, when known. */
+  model: string | null;
+}
+
+/** The in-memory state of a space that a snapshot holds. */
+export interface SpaceContents {
+  vectors: VectorStore;
+  keywords: KeywordIndex | null;
+  /** Every document's fingerprint (see `fingerprint` in space.ts), by id. */
+  fingerprints: Map<string, number>;
+}
+
+interface Manifest {
+  format: number;
+  identity: SnapshotIdentity & { hnsw: typeof HNSW };
+  generation: string;
+  savedAt: string;
+  files: { graph: FileCheck; vectors: FileCheck; data: FileCheck };
+  sections: SnapshotSection[];
+}
+
+const MANIFEST = 'snapshot.json';
+
+/** The directory of one space's snapshot: `<root>/<db>/<space>`. */
+export function snapshotDir(root: string, db: string, space: string): string {
+  return path.join(root, encodeURIComponent(db), encodeURIComponent(space));
+}
+
+function fullIdentity(identity: SnapshotIdentity): Manifest['identity'] {
+  return { ...identity, space: { ...identity.space }, hnsw: HNSW };
+}
+
+/**
+ * Saves a space under `dir`, atomically: the files of a new generation are written first, then the manifest naming
+ * them replaces the old one (temp file + rename), then older generations are deleted. A crash at any point leaves
+ * either the old or the new snapshot; a file torn by a power loss fails its checksum on load and the space is
+ * rebuilt, so no fsync is needed for correctness. Synchronous: writes to the space cannot interleave.
+ * @returns the bytes written
+ */
+export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: SpaceContents): number {
+  mkdirSync(dir, { recursive: true });
+  const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const base = path.join(dir, generation);
+  const out = new SnapshotWriter();
+  const { graph, vectors } = contents.vectors.save(base, out);
+  contents.keywords?.save(out);
+  out.json('fingerprints.ids', [...contents.fingerprints.keys()]);
+  out.array('fingerprints.values', Float64Array.from(contents.fingerprints.values()));
+  const data = out.write(`${base}.data`);
+  const manifest: Manifest = {
+    format: SNAPSHOT_FORMAT,
+    identity: fullIdentity(identity),
+    generation,
+    savedAt: new Date().toISOString(),
+    files: { graph, vectors, data },
+    sections: out.sections,
+  };
+  const temporary = path.join(dir, `${MANIFEST}.${generation}.tmp`);
+  writeFileSync(temporary, JSON.stringify(manifest));
+  renameSync(temporary, path.join(dir, MANIFEST));
+  for (const name of readdirSync(dir)) {
+    if (name !== MANIFEST && !name.startsWith(`${generation}.`)) rmSync(path.join(dir, name), { force: true });
+  }
+  return graph.bytes + vectors.bytes + data.bytes;
+}
+
+/**
+ * Loads the snapshot under `dir`: null when there is none; throws (saying why) when it cannot be used — saved for
+ * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
+ */
+export function loadSnapshot(dir: string, identity: SnapshotIdentity): SpaceContents | null {
+  const file = path.join(dir, MANIFEST);
+  if (!existsSync(file)) return null;
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+  if (manifest.format !== SNAPSHOT_FORMAT) throw new Error(`snapshot format ${manifest.format}, expected ${SNAPSHOT_FORMAT}`);
+  const expected = fullIdentity(identity);
+  for (const key of ['space', 'dimensions', 'model', 'hnsw'] as const) {
+    if (JSON.stringify(manifest.identity?.[key]) !== JSON.stringify(expected[key])) {
+      throw new Error(`snapshot saved for another ${key}: ${JSON.stringify(manifest.identity?.[key])}, now ${JSON.stringify(expected[key])}`);
+    }
+  }
+  const base = path.join(dir, manifest.generation);
+  const input = new SnapshotReader(readChecked(`${base}.data`, manifest.files.data), manifest.sections);
+  const vectors = VectorStore.restore(identity.dimensions, base, manifest.files, input);
+  const textPaths = identity.space.textPaths ?? [];
+  const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths) : null;
+  const ids = input.json('fingerprints.ids') as string[];
+  const values = input.float64('fingerprints.values');
+  if (ids.length !== values.length) throw new Error('snapshot fingerprints do not add up');
+  const fingerprints = new Map<string, number>();
+  ids.forEach((id, i) => fingerprints.set(id, values[i]));
+  return { vectors, keywords, fingerprints };
+}
