@@ -143,9 +143,14 @@ function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   });
 }
 
-function stopServer(child: ChildProcess): Promise<void> {
+/** Graceful stop (SIGTERM, which also writes the CPU profile); SIGKILL after 20 s. True when it stopped by itself. */
+function stopServer(child: ChildProcess): Promise<boolean> {
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(kill);
+      resolve(signal !== 'SIGKILL');
+    });
     child.kill('SIGTERM');
   });
 }
@@ -228,7 +233,7 @@ async function main(): Promise<void> {
         }),
       );
     } finally {
-      await stopServer(server);
+      if (!(await stopServer(server))) console.error('the server did not stop within 20 s of SIGTERM and was killed');
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -48,7 +48,7 @@ export interface RelationCase {
   query: string;
   /** The same operation without the relation: its commands are the parents' own reads. */
   parentsOnly: string;
-  /** Reads the relation costs with batching: one per loader it goes through. */
+  /** Reads the relation costs with batching: one per loader it goes through (0: served by the parents' read). */
   batchedReads: number;
   /** Reads it costs without batching: one per parent and loader (and per neighbour for `similar`). */
   unbatchedReads: number;
@@ -91,11 +91,13 @@ export const RELATIONS: RelationCase[] = [
     unbatchedReads: PARENTS * (1 + SIMILAR_LIMIT),
   },
   {
+    // The pages come with the sessions' own read (session.selection.ts): no read of their own when batching, one
+    // per agent without (the loaders' cache, which the sessions' read primes, is off then).
     relation: 'Agent.messages',
     parents: PARENTS * AGENTS.length,
     query: `query { sessions(first: ${PARENTS}) { edges { node { sessionId agents { agentId messages(last: 20) { totalCount edges { node { messageId text } } } } } } } }`,
     parentsOnly: `query { sessions(first: ${PARENTS}) { edges { node { sessionId agents { agentId } } } } }`,
-    batchedReads: 1,
+    batchedReads: 0,
     unbatchedReads: PARENTS * AGENTS.length,
   },
   {
@@ -115,12 +117,28 @@ export const RELATIONS: RelationCase[] = [
     unbatchedReads: PARENTS,
   },
   {
-    // Two levels: each experience's session, then each of those sessions' agents' messages.
+    relation: 'Task.actions',
+    parents: PARENTS,
+    query: `query { tasks(first: ${PARENTS}) { edges { node { taskId actions(limit: 10) { iteration toolCalls { name outcome } } } } } }`,
+    parentsOnly: `query { tasks(first: ${PARENTS}) { edges { node { taskId } } } }`,
+    batchedReads: 1,
+    unbatchedReads: PARENTS,
+  },
+  {
+    relation: 'Task.attempts',
+    parents: PARENTS,
+    query: `query { tasks(first: ${PARENTS}) { edges { node { taskId attempts } } } }`,
+    parentsOnly: `query { tasks(first: ${PARENTS}) { edges { node { taskId } } } }`,
+    batchedReads: 1,
+    unbatchedReads: PARENTS,
+  },
+  {
+    // Two levels: each experience's session, then each of those sessions' agents' messages (read with the sessions).
     relation: 'Experience.session.agents.messages',
     parents: PARENTS,
     query: experiencesWith('session { sessionId agents { agentId messages(last: 5) { edges { node { messageId } } } } }'),
     parentsOnly: experiencesWith(''),
-    batchedReads: 2,
+    batchedReads: 1,
     unbatchedReads: PARENTS + PARENTS * AGENTS.length,
   },
   {
@@ -207,7 +225,7 @@ const TOPICS = ['billing', 'shipping', 'returns', 'onboarding', 'search', 'repor
 /**
  * Seeds the parents and their relations: SESSIONS sessions (two agents, MESSAGES_PER_AGENT messages each), EXPERIENCES
  * experiences (the PARENTS newest each with its own session), PARENTS plan patterns, PARENTS tasks (each naming its
- * own plan) and PARENTS insights (each with one task as evidence). Experiences, tasks and insights go through the
+ * own plan, with one recorded action) and PARENTS insights (each with one task as evidence). Experiences, tasks and insights go through the
  * API, so that they are embedded and indexed as in use.
  */
 export async function seedRelations(db: Db, run: Runner): Promise<void> {
@@ -234,6 +252,10 @@ export async function seedRelations(db: Db, run: Runner): Promise<void> {
         status: 'COMPLETED',
         createdAt: minute(index).toISOString(),
       },
+    });
+    await run('mutation Seed($taskId: ID!, $input: RecordActionInput!) { recordAction(taskId: $taskId, input: $input) { taskId } }', {
+      taskId: taskId(index),
+      input: { mode: 'FAST', thinking: 'Look the facility up first', toolCalls: [{ name: 'list_facilities', args: { facility: index }, outcome: 'SUCCESS' }] },
     });
     await run('mutation Seed($input: RecordInsightInput!) { recordInsight(input: $input) { id } }', {
       input: {

@@ -53,9 +53,10 @@ export function startChild(name: string, script: string, env: Record<string, str
     let pending = '';
     const onData = (chunk: Buffer) => {
       keep(chunk);
-      // A line may arrive in pieces: match over what came since the last complete line.
-      pending = (pending + chunk.toString('utf8')).split('\n').slice(-2).join('\n');
-      const match = ready.exec(pending);
+      // A line may arrive in pieces: match with the unfinished line of the previous chunk in front.
+      const text = pending + chunk.toString('utf8');
+      pending = text.slice(text.lastIndexOf('\n') + 1);
+      const match = ready.exec(text);
       if (!match) return;
       child.stdout!.off('data', onData);
       child.stdout!.on('data', keep);

@@ -1,14 +1,18 @@
 /**
  * End-to-end search benchmark (`npm run build && node dist/bench/search-e2e.js [count]`): seeds `count` (default
  * 100k) experiences with hash embeddings (384-d, the seed's form: arrays of numbers) into the embedded engine running
- * in this process, builds the app's search index over its 4 spaces, then measures, printing one JSON line each:
+ * in this process, builds the app's search index over its 4 spaces, then measures, printing one JSON line each.
+ * BENCH_CORPUS picks the texts: `templates` (default: the generator of `npm run bench`, bench/seed.ts: templated
+ * goals, many near-duplicates) or `zipf` (independent Zipf-distributed pseudo-words: no topical structure, the hard
+ * case for a graph index, since every vector is about as far from every other).
  * - `build`: time to build the 4 spaces from MongoDB and the process RSS;
  * - `vector`: ANN against exact search (recall@10, p50 speed-up) in one space, in process;
  * - `keyword`: BM25 top-k in one space, in process;
  * - `graphql`: searchExperiences through Apollo's executeOperation (HYBRID, VECTOR, KEYWORD; limit 10), p50/p95/p99;
  * - `scoped`: searches whose filter leaves 1k … 50k experiences (in-process vector search and GraphQL HYBRID);
- * - `restart`: saving the index under DATA_DIR, then a cold start that loads it and catches up with MongoDB.
- * BENCH_DATA_DIR keeps the seeded engine (reused when it already holds `count` experiences).
+ * - `restart`: saving the index under DATA_DIR, then a cold start that loads it and catches up with MongoDB after
+ *   writes made directly through the driver (inserts, updates, deletes), against the build from MongoDB.
+ * BENCH_DATA_DIR keeps the seeded engine and the saved index (reused when it already holds `count` experiences).
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +32,7 @@ import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKe
 import { buildAppSchema } from '../src/schema';
 import { createServer, type HindsightServer } from '../src/server';
 import { seededRandom } from '../test/search/support/vectors';
+import { experienceTexts as templateTexts, pick } from './seed';
 
 const DIMENSIONS = 384;
 const VOCABULARY = 6000;
@@ -76,8 +81,20 @@ export function agentOf(index: number): string {
   return 'agent-rest';
 }
 
+type Corpus = 'templates' | 'zipf';
+const CORPUS: Corpus = process.env.BENCH_CORPUS === 'zipf' ? 'zipf' : 'templates';
+
 /** The four texts of generated experience `index` (deterministic). */
-export function experienceTexts(index: number): Record<ExperienceField, string> {
+export function experienceTexts(index: number, corpus: Corpus = CORPUS): Record<ExperienceField, string> {
+  if (corpus === 'templates') {
+    const texts = templateTexts(seededRandom(1_000_003 * (index + 1)));
+    return {
+      [ExperienceField.PRIMARY_GOAL]: texts.primaryGoalDescription,
+      [ExperienceField.SUB_TASK]: texts.subTaskDescription,
+      [ExperienceField.INPUT_CONTEXT]: texts.inputContextSummary!,
+      [ExperienceField.OUTPUT_SUMMARY]: texts.outputSummary!,
+    };
+  }
   const words = zipfWords(seededRandom(1_000_003 * (index + 1)));
   const random = seededRandom(index + 7);
   const length = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
@@ -93,7 +110,7 @@ export function experienceTexts(index: number): Record<ExperienceField, string> 
  * Inserts experiences `from .. count-1` straight through the driver, as recordExperiences stores them (seed 000
  * fields, vectors of every embeddable field as arrays of numbers, `embedding_model`), in batches.
  */
-export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, count: number, from = 0): Promise<void> {
+export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, count: number, from = 0, idPrefix = 'bench-'): Promise<void> {
   const collection = db.collection(EXPERIENCES_COLLECTION);
   const model = { provider: embeddings.id, model: embeddings.model, dimensions: embeddings.dimensions };
   const BATCH = 500;
@@ -103,7 +120,7 @@ export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, cou
       const texts = experienceTexts(i);
       const vectors = await embeddings.embed(EXPERIENCE_FIELDS.map((field) => texts[field]));
       documents.push({
-        experience_id: `bench-${i}`,
+        experience_id: `${idPrefix}${i}`,
         ...texts,
         initiating_agent_id: agentOf(i),
         involved_components: [],
@@ -120,14 +137,17 @@ export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, cou
   }
 }
 
-/** Search queries like an agent's: half reuse most words of a stored goal, half are fresh Zipf phrases. */
+/**
+ * Search queries like an agent's: half reuse most words of a stored goal; the other half are fresh goals drawn like
+ * the stored ones (templates) or fresh Zipf phrases.
+ */
 export function benchQueries(count: number, corpus: number, seed = 99): string[] {
   const random = seededRandom(seed);
   const words = zipfWords(random);
   return Array.from({ length: count }, (_, q) => {
-    if (q % 2 === 1) return words(5);
+    if (q % 2 === 1) return CORPUS === 'templates' ? templateTexts(random).primaryGoalDescription : words(5);
     const goal = experienceTexts(Math.floor(random() * corpus))[ExperienceField.PRIMARY_GOAL].split(' ');
-    return [...goal.filter(() => random() < 0.7), words(1)].join(' ');
+    return [...goal.filter(() => random() < 0.7), CORPUS === 'templates' ? pick(random, goal) : words(1)].join(' ');
   });
 }
 
@@ -179,6 +199,26 @@ async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Lo
   };
 }
 
+/**
+ * Writes made directly through the driver while the server is down: 100 experiences get new texts and vectors, 100
+ * are inserted, 100 deleted. Returns how many of each.
+ */
+async function writeBehindTheServer(db: Db, embeddings: EmbeddingProvider, count: number): Promise<Record<string, number>> {
+  const collection = db.collection(EXPERIENCES_COLLECTION);
+  const CHANGES = 100;
+  for (let i = 0; i < CHANGES; i++) {
+    const texts = experienceTexts(count + 10_000 + i);
+    const vectors = await embeddings.embed(EXPERIENCE_FIELDS.map((field) => texts[field]));
+    const set: Record<string, unknown> = { ...texts };
+    EXPERIENCE_FIELDS.forEach((field, f) => (set[`embeddings.${embeddingKey(field)}`] = toStoredVector(vectors[f])));
+    await collection.updateOne({ experience_id: `bench-${(i * 997) % count}` }, { $set: set });
+  }
+  const existing = await collection.countDocuments();
+  await seedExperiences(db, embeddings, existing + CHANGES, existing, `bench-behind-${Date.now()}-`);
+  const deleted = await collection.deleteMany({ experience_id: { $in: Array.from({ length: CHANGES }, (_, i) => `bench-${(i * 991 + 7) % count}`) } });
+  return { updated: CHANGES, inserted: CHANGES, deleted: deleted.deletedCount };
+}
+
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? process.env.BENCH_SEARCH_COUNT ?? 100_000);
   const keep = process.env.BENCH_DATA_DIR;
@@ -195,6 +235,7 @@ async function main(): Promise<void> {
     if (present > count) throw new Error(`${dataDir} holds ${present} experiences, more than ${count}`);
     let started = performance.now();
     await seedExperiences(db, embeddings, count, present);
+    rmSync(path.join(dataDir, 'search'), { recursive: true, force: true }); // a fresh build first
     report('seed', { count, seeded: count - present, seconds: +((performance.now() - started) / 1000).toFixed(1), rssMB: mb(process.memoryUsage().rss) });
     global.gc?.();
     const rssSeeded = process.memoryUsage().rss;
@@ -272,7 +313,40 @@ async function main(): Promise<void> {
       });
     }
 
+    // Restart: save, write behind the server's back, then a cold start that restores and catches up.
+    let begun = performance.now();
+    await app.deps.search.save();
+    const saveMs = performance.now() - begun;
     await app.server.stop();
+    const changed = await writeBehindTheServer(db, embeddings, count);
+    global.gc?.();
+    const rssBeforeRestart = process.memoryUsage().rss;
+    const restoredSpaces: Array<Record<string, unknown>> = [];
+    const capture = createLogger('info', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.message === 'search space restored') restoredSpaces.push(entry);
+      else if (String(entry.message).startsWith('search')) process.stderr.write(line + '\n');
+    });
+    begun = performance.now();
+    const restarted = await startApp(db, client, dataDir, capture);
+    const restoreMs = performance.now() - begun;
+    global.gc?.();
+    report('restart', {
+      buildSeconds: +(buildMs / 1000).toFixed(1),
+      saveSeconds: +(saveMs / 1000).toFixed(2),
+      restoreSeconds: +(restoreMs / 1000).toFixed(2),
+      restoreVsBuild: +(buildMs / restoreMs).toFixed(1),
+      writtenBehind: changed,
+      spacesRestored: restoredSpaces.length,
+      caughtUp: restoredSpaces.map(({ space, updated, removed, ms }) => ({ space, updated, removed, ms })),
+      rssMB: mb(process.memoryUsage().rss),
+      searchRssMB: mb(process.memoryUsage().rss - rssBeforeRestart),
+    });
+    const samples: number[] = [];
+    for (const query of queries) await timed(samples, () => restarted.search({ query, mode: 'HYBRID' }));
+    report('graphql', { operation: 'searchExperiences', after: 'restart', mode: 'HYBRID', limit: 10, p50Ms: ms(percentile(samples, 0.5)), p95Ms: ms(percentile(samples, 0.95)), p99Ms: ms(percentile(samples, 0.99)) });
+    await restarted.deps.search.close();
+    await restarted.server.stop();
   } finally {
     await client.close();
     await engine.close();

@@ -1,12 +1,17 @@
 /**
  * In-process search benchmark (`npm run build && node dist/bench/search.js`): builds a space of BENCH_SEARCH_COUNT
- * (default 100k) 384-d embedding-like vectors with a BM25 index over 12-word texts (Zipf-distributed words), then measures ANN vs exact
- * search, recall@10, an exact scan over 10k filtered rows, keyword search, build time and memory.
- * Prints one JSON line per measure.
+ * (default 100k) 384-d embedding-like vectors with a BM25 index over 12-word texts (Zipf-distributed words), then
+ * measures ANN vs exact search and recall@10; scoped search (exact over the rows a filter leaves against filtered
+ * ANN, for growing sizes: the crossover); keyword top-k with and without pruning; build, save and restore times and
+ * memory. Prints one JSON line per measure.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { HNSW, VectorStore } from '../src/search/vector-store';
 import { KeywordIndex } from '../src/search/bm25';
-import { EXACT_SEARCH_MAX } from '../src/search/filter';
+import { firstPassing } from '../src/search/filter';
+import { loadSnapshot, saveSnapshot } from '../src/search/persistence';
 import { embeddingLikeVectors, seededRandom } from '../test/search/support/vectors';
 
 const COUNT = Number(process.env.BENCH_SEARCH_COUNT ?? 100_000);
@@ -49,7 +54,7 @@ function report(name: string, fields: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ bench: name, ...fields }) + '\n');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
   const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 2024 });
   const word = zipfWords(seededRandom(7));
@@ -86,24 +91,59 @@ function main(): void {
     speedupP50: +(percentile(exactMs, 0.5) / percentile(annMs, 0.5)).toFixed(1),
   });
 
-  const allowed = Int32Array.from({ length: Math.min(EXACT_SEARCH_MAX, COUNT) }, (_, i) => (i * 7) % COUNT);
-  const filteredMs: number[] = [];
-  for (const query of queries) time(filteredMs, () => store.exact(query, K, allowed));
-  report('vector-exact-over-filter', { rows: allowed.length, p50Ms: +percentile(filteredMs, 0.5).toFixed(3), p95Ms: +percentile(filteredMs, 0.95).toFixed(3) });
-
-  const keywordMs: number[] = [];
-  for (let q = 0; q < QUERIES; q++) {
-    const text = words(6);
-    time(keywordMs, () => keywords.score(text).top(K * 4));
+  // Scoped search: exact over the rows the filter leaves, against the graph walked until k candidates pass.
+  for (const size of [1000, 2000, 5000, 10_000, 20_000, 50_000]) {
+    if (size > COUNT) break;
+    const rows = Int32Array.from({ length: size }, (_, i) => Math.floor((i * COUNT) / size));
+    const passing = new Set(Array.from(rows, (row) => store.idOf(row)));
+    const exactMs: number[] = [];
+    const annMs: number[] = [];
+    for (const query of queries.slice(0, 50)) {
+      time(exactMs, () => store.exact(query, K, rows));
+      const started = performance.now();
+      await firstPassing(
+        (n) => store.approximate(query, Math.max(n, HNSW.expansionSearch)).slice(0, n).map(({ row, score }) => ({ id: store.idOf(row), score })),
+        K,
+        async (ids) => new Set(ids.filter((id) => passing.has(id))),
+      );
+      annMs.push(performance.now() - started);
+    }
+    report('scoped', { allowed: size, exactP50Ms: +percentile(exactMs, 0.5).toFixed(3), filteredAnnP50Ms: +percentile(annMs, 0.5).toFixed(3) });
   }
-  const commonMs: number[] = [];
-  for (let q = 0; q < 20; q++) time(commonMs, () => keywords.score('w0 w1 w2 w3').top(K * 4));
-  report('keyword', {
-    documents: keywords.size,
-    p50Ms: +percentile(keywordMs, 0.5).toFixed(3),
-    p95Ms: +percentile(keywordMs, 0.95).toFixed(3),
-    fourMostCommonWordsP50Ms: +percentile(commonMs, 0.5).toFixed(3),
-  });
+
+  const keywordQueries = Array.from({ length: QUERIES }, () => words(6));
+  for (const prune of [true, false]) {
+    const keywordMs: number[] = [];
+    for (const text of keywordQueries) time(keywordMs, () => keywords.top(text, K * 4, { prune }));
+    const commonMs: number[] = [];
+    for (let q = 0; q < 20; q++) time(commonMs, () => keywords.top('w0 w1 w2 w3', K * 4, { prune }));
+    report('keyword', {
+      documents: keywords.size,
+      prune,
+      p50Ms: +percentile(keywordMs, 0.5).toFixed(3),
+      p95Ms: +percentile(keywordMs, 0.95).toFixed(3),
+      fourMostCommonWordsP50Ms: +percentile(commonMs, 0.5).toFixed(3),
+    });
+  }
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-bench-'));
+  try {
+    const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
+    const fingerprints = new Map(Array.from({ length: COUNT }, (_, i) => [`d${i}`, i]));
+    let begun = performance.now();
+    const bytes = saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints });
+    const saveMs = performance.now() - begun;
+    begun = performance.now();
+    const restored = loadSnapshot(dir, identity)!;
+    const loadMs = performance.now() - begun;
+    const same = queries.slice(0, 20).every((query) => JSON.stringify(restored.vectors.approximate(query, 160)) === JSON.stringify(store.approximate(query, 160)));
+    report('snapshot', { mb: Math.round(bytes / 2 ** 20), saveMs: Math.round(saveMs), loadMs: Math.round(loadMs), buildMs: Math.round(buildMs), sameResults: same, loadVsBuild: +(buildMs / loadMs).toFixed(1) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-main();
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Logger } from './logger';
@@ -34,7 +35,13 @@ export const VERSION: string = packageJson.version;
 /** Builds the long-lived deps around a connected database and an embedding provider (main and tests alike). */
 export function createAppDeps(options: Pick<AppDeps, 'config' | 'logger' | 'database' | 'embeddings'>): AppDeps {
   const { config, logger, database, embeddings } = options;
-  const search = new SearchIndexes({ mode: config.vectorSearch, dimensions: embeddings.dimensions, logger });
+  const search = new SearchIndexes({
+    mode: config.vectorSearch,
+    dimensions: embeddings.dimensions,
+    logger,
+    persistDir: path.join(config.dataDir, 'search'),
+    model: `${embeddings.id}/${embeddings.model}/${embeddings.dimensions}`,
+  });
   search.defineSpace(...SEARCH_SPACES);
   return {
     ...options,

@@ -26,6 +26,7 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       embeddings,
     });
     await prepareDatabase(deps, connection.db);
+    deps.search.startAutoSave();
     const server = await createServer(deps, await buildAppSchema());
     const url = await server.listen(config.port, config.host);
     return {
@@ -33,6 +34,8 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       deps,
       async stop() {
         await server.stop();
+        // The search index is saved under DATA_DIR, so the next start restores it instead of rebuilding it.
+        await deps.search.close();
         await embeddings.close?.();
         await connection.close();
       },

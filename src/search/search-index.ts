@@ -13,6 +13,7 @@ import {
 } from './atlas';
 import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
+import { QueryVectorCache } from './query-cache';
 import { loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
 import {
   entryOf,
@@ -116,6 +117,8 @@ interface SpaceState {
 export class SearchIndexes {
   private readonly definitions = new Map<string, SpaceDefinition>();
   private readonly indexes = new Map<string, SearchIndex>();
+  /** Vectors of recent query texts (one embedder per process, so the text is the key). */
+  readonly queryVectors = new QueryVectorCache();
 
   constructor(readonly options: SearchOptions) {}
 

@@ -46,6 +46,8 @@ export function writeChunks(path: string, chunks: readonly Uint8Array[]): FileCh
   let bytes = 0;
   try {
     for (const chunk of chunks) {
+      // Also because zlib.crc32 answers 0, not the running value, for an empty array with no backing store.
+      if (chunk.byteLength === 0) continue;
       let written = 0;
       while (written < chunk.byteLength) written += writeSync(fd, chunk, written);
       crc = crc32(chunk, crc);

@@ -46,6 +46,8 @@ describe('DataLoader batching: one read per relation, whatever the number of par
     expect(nodes.every((node: any) => node.session?.agents.length === 2 && node.session.agents[0].messages.edges.length === 5)).toBe(true);
     const { data: tasks } = await count(RELATIONS.find((relation) => relation.relation === 'Task.plan')!.query, true);
     expect((tasks as any).tasks.edges.every((edge: any) => edge.node.plan?.patternId.startsWith('bp-'))).toBe(true);
+    const { data: runs } = await count(RELATIONS.find((relation) => relation.relation === 'Task.actions')!.query, true);
+    expect((runs as any).tasks.edges.every((edge: any) => edge.node.actions.length === 1)).toBe(true);
     const { data: insights } = await count(RELATIONS.find((relation) => relation.relation === 'InsightEvidence.task')!.query, true);
     expect((insights as any).agentInsights.insights.map((insight: any) => insight.evidence[0].task?.taskId).filter(Boolean)).toHaveLength(50);
   });

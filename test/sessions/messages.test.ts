@@ -176,15 +176,15 @@ describe('sessions: messages', () => {
       expect(next.pageInfo.hasNextPage).toBe(false);
     });
 
-    it('reads a page with one aggregate that slices inside the database', async () => {
+    it('reads the session and the page in one aggregate that slices inside the database', async () => {
       app.commands.reset();
       const result = await page({ last: 2 });
       expect(ids(result)).toEqual([11, 12]);
       const aggregates = app.commands.events.filter((event) => event.commandName === 'aggregate');
-      // One for the session (loader), one for the page; no find of the whole document.
-      expect(aggregates).toHaveLength(2);
+      // The session's read computes the selected page too (session.selection.ts); no find of the whole document.
+      expect(aggregates).toHaveLength(1);
       expect(app.commands.count('find')).toBe(0);
-      expect(JSON.stringify(aggregates[1].command.pipeline)).toContain('$slice');
+      expect(JSON.stringify(aggregates[0].command.pipeline)).toContain('$slice');
     });
 
     it('rejects page sizes outside 1..500, first with last, and foreign cursors', async () => {

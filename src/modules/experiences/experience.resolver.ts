@@ -1,6 +1,8 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
+import { sessionShape } from '../sessions/session.selection';
 import { Session } from '../sessions/session.type';
 import {
   ExperiencesArgs,
@@ -72,8 +74,8 @@ export class ExperienceResolver {
   }
 
   @FieldResolver(() => Session, { nullable: true, description: 'The session of sessionId; null when there is none or it is unknown.' })
-  session(@Root() experience: Experience, @Ctx() ctx: Context): Promise<Session | null> {
-    return experience.sessionId ? ctx.loaders.sessionById.load(experience.sessionId) : Promise.resolve(null);
+  session(@Root() experience: Experience, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Session | null> {
+    return experience.sessionId ? ctx.loaders.sessionById.load({ sessionId: experience.sessionId, shape: sessionShape(info) }) : Promise.resolve(null);
   }
 
   @FieldResolver(() => [ExperienceSearchHit], { description: 'Other experiences with the closest primary goal, best first.' })

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app';
 import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
-import { HYBRID_WEIGHTS, fuse, type FusionList } from '../../search/fusion';
+import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
 import type { SearchIndex } from '../../search/search-index';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
@@ -34,9 +34,11 @@ import {
 } from './experience.type';
 import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
 
-/** Candidates fetched from each space per requested result, so that fusion sees documents found by either part. */
-const CANDIDATES_PER_RESULT = 4;
-const MIN_CANDIDATES = 50;
+/** HYBRID's first candidate list per space and part (grown 4× while a document outside the lists could still rank). */
+const HYBRID_CANDIDATES_PER_RESULT = 2;
+const HYBRID_MIN_CANDIDATES = 20;
+/** Beyond this many candidates per list, HYBRID returns what it has. */
+const HYBRID_MAX_CANDIDATES = 1280;
 
 /** A document's best score in one part of a search, and the field that gave it. */
 interface Best {
@@ -58,6 +60,27 @@ function checkLimit(limit: number, argument: string): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     throw new ValidationError(`${argument} must be an integer from 1 to ${MAX_SEARCH_LIMIT}.`, argument);
   }
+}
+
+/**
+ * Per document, its best score over the fields' lists (list f belongs to `fields[f]`) and the field that gave it.
+ * Lists are either ranked hits, or scores by position in `ids` (null: none).
+ */
+function bestPerDocument(fields: ExperienceField[], lists: Array<Array<{ id: string; score: number } | null>>, ids?: string[]): Map<string, Best> {
+  const best = new Map<string, Best>();
+  lists.forEach((list, f) => {
+    list.forEach((hit, i) => {
+      if (!hit) return;
+      const id = ids ? ids[i] : hit.id;
+      const seen = best.get(id);
+      if (!seen || hit.score > seen.score) best.set(id, { score: hit.score, field: fields[f] });
+    });
+  });
+  return best;
+}
+
+function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList {
+  return { name, weight: HYBRID_WEIGHTS[name], hits: [...best].map(([id, { score, field }]) => ({ id, score, field })) };
 }
 
 /**
@@ -243,6 +266,12 @@ export class ExperienceService {
    * Experiences matching `query`, best first. Per document, the vector score is the best cosine over the requested
    * fields (`matchedField` names it) and the keyword score the best BM25 over them; HYBRID fuses both. The filter
    * is applied inside each space's search, before the limit.
+   *
+   * VECTOR and KEYWORD take the top `limit` of each field's space: a document in the overall top `limit` by its best
+   * field is in that field's top `limit`. HYBRID takes the top k of each space by each part, then scores every
+   * candidate's two parts in every field, so each fused score is exact; a document in no list scores at most
+   * 0.7 × (the best k-th vector score) + 0.3 × (the best k-th keyword score), and k grows until that bound is below
+   * the last result's score (threshold algorithm).
    */
   async search(args: SearchExperiencesArgs): Promise<ExperienceSearchHit[]> {
     const query = args.query.trim();
@@ -251,53 +280,51 @@ export class ExperienceService {
     if (args.minScore != null && !Number.isFinite(args.minScore)) throw new ValidationError('minScore must be a number.', 'minScore');
     const fields = args.fields?.length ? [...new Set(args.fields)] : [...EXPERIENCE_FIELDS];
     const filter = experienceFilterQuery(args.filter);
-    const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
-    const useVector = args.mode !== SearchMode.KEYWORD;
-    const useKeyword = args.mode !== SearchMode.VECTOR;
+    const minScore = args.minScore ?? undefined;
+    const spaces = fields.map((field) => EXPERIENCE_SPACES[field].name);
+    const best = (lists: Array<Array<{ id: string; score: number } | null>>, ids?: string[]) => bestPerDocument(fields, lists, ids);
 
-    const vector = useVector ? await this.queryVector(query) : null;
-    const [vectorBest, keywordBest] = await Promise.all([
-      vector ? this.bestPerDocument(fields, (space) => this.index.searchVector(space, { vector, k, filter })) : new Map(),
-      useKeyword ? this.bestPerDocument(fields, (space) => this.index.searchKeyword(space, { text: query, k, filter })) : new Map(),
-    ]);
-    return this.rankHits(args, vectorBest, keywordBest);
+    if (args.mode === SearchMode.KEYWORD) {
+      const lists = await Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k: args.limit, filter })));
+      const keywordBest = best(lists);
+      return this.hits(fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }), new Map(), keywordBest);
+    }
+    const vector = await this.queryVector(query);
+    if (args.mode === SearchMode.VECTOR) {
+      const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k: args.limit, filter })));
+      const vectorBest = best(lists);
+      return this.hits(fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }), vectorBest, new Map());
+    }
+    for (let k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES); ; k *= 4) {
+      const [vectorLists, keywordLists] = await Promise.all([
+        Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter }))),
+        Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
+      ]);
+      const ids = [...new Set([...vectorLists.flat(), ...keywordLists.flat()].map((hit) => hit.id))];
+      const [vectorScores, keywordScores] = await Promise.all([
+        Promise.all(spaces.map((space) => this.index.vectorScores(space, vector, ids))),
+        Promise.all(spaces.map((space) => this.index.keywordScores(space, query, ids))),
+      ]);
+      const vectorBest = best(vectorScores.map((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score }))), ids);
+      const keywordBest = best(keywordScores, ids);
+      const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { limit: args.limit, minScore });
+      // What a document in none of the lists can score at most: only lists cut at k can have left one out.
+      const kth = (lists: Array<Array<{ score: number }>>) => Math.max(0, ...lists.filter((list) => list.length === k).map((list) => list[k - 1].score));
+      const outside = HYBRID_WEIGHTS.vector * Math.min(1, kth(vectorLists)) + HYBRID_WEIGHTS.keyword * Math.min(1, kth(keywordLists));
+      const cut = [...vectorLists, ...keywordLists].some((list) => list.length === k);
+      const last = fused.length === args.limit ? fused[fused.length - 1].score : (minScore ?? 0);
+      const total = HYBRID_WEIGHTS.vector + HYBRID_WEIGHTS.keyword;
+      if (!cut || outside / total <= last || k >= HYBRID_MAX_CANDIDATES) return this.hits(fused, vectorBest, keywordBest);
+    }
   }
 
   private async queryVector(query: string): Promise<Float32Array> {
     await this.reembed.assertVectorsCurrent(ReembedCollection.EXPERIENCES);
-    return this.deps.embedder.embedOne(query);
+    return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedOne(query));
   }
 
-  /** Runs `search` on each field's space and keeps, per document, the best score and the field that gave it. */
-  private async bestPerDocument(
-    fields: ExperienceField[],
-    search: (space: string) => Promise<Array<{ id: string; score: number }>>,
-  ): Promise<Map<string, Best>> {
-    const lists = await Promise.all(fields.map((field) => search(EXPERIENCE_SPACES[field].name)));
-    const best = new Map<string, Best>();
-    lists.forEach((list, f) => {
-      for (const { id, score } of list) {
-        const seen = best.get(id);
-        if (!seen || score > seen.score) best.set(id, { score, field: fields[f] });
-      }
-    });
-    return best;
-  }
-
-  /**
-   * Fuses the parts (src/search/fusion.ts: weighted sum, HYBRID_WEIGHTS; a single part is its own score), applies
-   * minScore and the limit, and loads the experiences in one read.
-   */
-  private async rankHits(args: SearchExperiencesArgs, vectorBest: Map<string, Best>, keywordBest: Map<string, Best>): Promise<ExperienceSearchHit[]> {
-    const list = (name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList => ({
-      name,
-      weight: HYBRID_WEIGHTS[name],
-      hits: [...best].map(([id, { score, field }]) => ({ id, score, field })),
-    });
-    const lists: FusionList[] = [];
-    if (args.mode !== SearchMode.KEYWORD) lists.push(list('vector', vectorBest));
-    if (args.mode !== SearchMode.VECTOR) lists.push(list('keyword', keywordBest));
-    const fused = fuse(lists, { limit: args.limit, minScore: args.minScore ?? undefined });
+  /** The fused hits with their experiences (loaded in one read), their parts and the field that matched best. */
+  private async hits(fused: FusedHit[], vectorBest: Map<string, Best>, keywordBest: Map<string, Best>): Promise<ExperienceSearchHit[]> {
     const documents = await this.loaders.experienceById.loadMany(fused.map((hit) => hit.id));
     return fused.flatMap((hit, i) => {
       const document = documents[i];

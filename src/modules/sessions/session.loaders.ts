@@ -1,6 +1,14 @@
 import type DataLoader from 'dataloader';
-import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
-import { messagePageKey, type AgentRef, type MessagePage, type MessageWindow, type SessionRepository } from './session.repository';
+import { createLoader, type LoaderSettings } from '../shared/loaders';
+import {
+  messagePageKey,
+  type AgentRef,
+  type MessagePage,
+  type MessageWindow,
+  type SessionRepository,
+  type SessionSummary,
+  type SummaryShape,
+} from './session.repository';
 import { Session } from './session.type';
 
 /** A page of one agent's messages, as a `messagePage` key. */
@@ -8,39 +16,82 @@ export interface MessagePageRequest extends AgentRef {
   window: MessageWindow;
 }
 
+/** A session to read, and what to compute with it. */
+export interface SessionRead {
+  sessionId: string;
+  shape: SummaryShape;
+}
+
 /** The sessions feature's per-request DataLoaders. */
 export interface SessionLoaders {
   /**
-   * Sessions by id (null for a miss). One aggregate per batch returns each session with its agents'
-   * counts, token sums and last messages, never the message arrays, so resolving the agents and last
-   * messages of many sessions reads the collection once.
+   * Sessions by id and shape (null for a miss). One aggregate per shape in a batch returns each session with what
+   * its shape asks for (agents, their counts, token sums, last messages and pages of messages), never the message
+   * arrays, so resolving the agents and messages of many sessions reads the collection once. The pages it reads
+   * are primed into `messagePage`.
    */
-  sessionById: DataLoader<string, Session | null, string>;
+  sessionById: DataLoader<SessionRead, Session | null, string>;
   /** Message pages of agents (null: no such agent); one aggregate per distinct window in a batch. */
   messagePage: DataLoader<MessagePageRequest, MessagePage | null, string>;
 }
 
+const sessionReadKey = (read: SessionRead) => `${read.shape.key}\0${read.sessionId}`;
+const messagePageRequestKey = (request: MessagePageRequest) => JSON.stringify([request.sessionId, request.agentId, request.window]);
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** The Session of a summary read with `shape`; the message pages read with it are primed into `messagePage`. */
+export function sessionFromSummary(loaders: SessionLoaders, summary: SessionSummary, shape: SummaryShape): Session {
+  for (const agent of summary.agents) {
+    agent.pages?.forEach((page, index) => {
+      loaders.messagePage.prime({ sessionId: summary._id, agentId: agent.agent_id, window: shape.windows[index] }, page);
+    });
+  }
+  return Session.fromSummary(summary);
+}
+
 /** Per-request loaders of the sessions feature. */
 export function createSessionLoaders(repository: SessionRepository, settings: LoaderSettings): SessionLoaders {
-  return {
-    sessionById: createByIdLoader(settings, (ids) => repository.findSummaries([...ids]), (summary) => summary._id, (summary) => Session.fromSummary(summary)),
+  const loaders: SessionLoaders = {
+    sessionById: createLoader<SessionRead, Session | null, string>(
+      settings,
+      async (reads) => {
+        const found = new Map<string, Session>();
+        await Promise.all(
+          [...groupBy(reads, (read) => read.shape.key).values()].map(async (group) => {
+            const { shape } = group[0];
+            for (const summary of await repository.findSummaries([...new Set(group.map((read) => read.sessionId))], shape)) {
+              found.set(sessionReadKey({ sessionId: summary._id, shape }), sessionFromSummary(loaders, summary, shape));
+            }
+          }),
+        );
+        return reads.map((read) => found.get(sessionReadKey(read)) ?? null);
+      },
+      { cacheKeyFn: sessionReadKey },
+    ),
     messagePage: createLoader<MessagePageRequest, MessagePage | null, string>(
       settings,
       async (requests) => {
-        const byWindow = new Map<string, MessagePageRequest[]>();
-        for (const request of requests) {
-          const window = JSON.stringify(request.window);
-          byWindow.set(window, [...(byWindow.get(window) ?? []), request]);
-        }
         const pages = new Map<string, MessagePage>();
         await Promise.all(
-          [...byWindow.entries()].map(async ([window, group]) => {
-            for (const [agent, page] of await repository.messagePages(group, group[0].window)) pages.set(`${agent}${window}`, page);
+          [...groupBy(requests, (request) => JSON.stringify(request.window)).values()].map(async (group) => {
+            const { window } = group[0];
+            for (const [agent, page] of await repository.messagePages(group, window)) pages.set(`${agent}${JSON.stringify(window)}`, page);
           }),
         );
         return requests.map((request) => pages.get(`${messagePageKey(request)}${JSON.stringify(request.window)}`) ?? null);
       },
-      { cacheKeyFn: (request) => JSON.stringify([request.sessionId, request.agentId, request.window]) },
+      { cacheKeyFn: messagePageRequestKey },
     ),
   };
+  return loaders;
 }

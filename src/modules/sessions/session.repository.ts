@@ -52,23 +52,53 @@ export interface SessionDocument {
   agents: Record<string, AgentDocument>;
 }
 
-/** An agent without its messages: counts, token sums and the last message, computed in the database. */
+/**
+ * An agent without its messages: counts, token sums, the last message and pages of messages, computed in the
+ * database. The optional parts are there when the read's `SummaryShape` asked for them.
+ */
 export interface AgentSummary {
   agent_id: string;
   agent_data: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
-  message_count: number;
+  message_count?: number;
   last_message?: MessageDocument;
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+  /** One page per window of the shape, in its order; null when the agent is not an object (no page can be read). */
+  pages?: MessagePage[] | null;
 }
 
 /** A session as read for the API: everything but the message arrays, which are paged separately. */
 export interface SessionSummary extends Omit<SessionDocument, 'agents'> {
   agents: AgentSummary[];
 }
+
+/**
+ * What a session read computes besides the session's own fields; derived from what a GraphQL operation selects
+ * (session.selection.ts), so that a read returning only ids does not sum every message's tokens.
+ */
+export interface SummaryShape {
+  /** The agents (agent_data and timestamps); without it `agents` is empty. */
+  agents: boolean;
+  /** Per agent: message_count and last_message. */
+  messageStats: boolean;
+  /** Per agent: the token sums of its messages. */
+  tokens: boolean;
+  /** Per agent: one page of messages per window, read with the session (they prime the `messagePage` loader). */
+  windows: MessageWindow[];
+  /** Identifies the shape in loader cache keys. */
+  key: string;
+}
+
+/** Builds a shape and its key. */
+export function summaryShape(parts: Omit<SummaryShape, 'key'>): SummaryShape {
+  return { ...parts, key: JSON.stringify(parts) };
+}
+
+/** Everything (the shape of reads that do not know what will be selected, e.g. after a write). */
+export const FULL_SUMMARY: SummaryShape = summaryShape({ agents: true, messageStats: true, tokens: true, windows: [] });
 
 /** A message to append, without its id (the database allocates it). */
 export type NewMessage = Omit<MessageDocument, 'message_id' | 'created_at' | 'updated_at'>;
@@ -137,34 +167,72 @@ function agentField(agentId: string): Document {
 
 const ZERO_IF_MISSING = (expression: unknown) => ({ $ifNull: [expression, 0] });
 
-/** `$project` turning a stored session into a `SessionSummary` (per-agent counts, sums and last message). */
-const SUMMARY_PROJECTION: Document = {
-  $project: {
-    session_id: 1,
-    session_type: 1,
-    created_at: 1,
-    updated_at: 1,
-    metadata: 1,
-    feedbacks: 1,
-    agents: {
-      $map: {
-        input: { $objectToArray: { $ifNull: ['$agents', {}] } },
-        as: 'a',
-        in: {
-          agent_id: '$$a.k',
-          agent_data: '$$a.v.agent_data',
-          created_at: '$$a.v.created_at',
-          updated_at: '$$a.v.updated_at',
-          message_count: { $size: { $ifNull: ['$$a.v.messages', []] } },
-          last_message: { $arrayElemAt: [{ $ifNull: ['$$a.v.messages', []] }, -1] },
-          input_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' }),
-          output_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' }),
-          total_tokens: ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.totalTokens' }),
+/**
+ * An expression evaluating to the `MessagePage` of `window` over `messages` (an expression of a message array):
+ * filtered by role and sliced inside the database, so the arrays never leave it.
+ */
+function messagePageExpression(messages: unknown, window: MessageWindow): Document {
+  const id = '$$m.message_id';
+  const inWindow: Document[] = [];
+  if (window.afterId !== null) inWindow.push({ $gt: [id, window.afterId] });
+  if (window.beforeId !== null) inWindow.push({ $lt: [id, window.beforeId] });
+  const countWhere = (condition: Document | null) =>
+    condition ? { $size: { $filter: { input: '$$list', as: 'm', cond: condition } } } : { $literal: 0 };
+  return {
+    $let: {
+      vars: {
+        list: window.role === null ? messages : { $filter: { input: messages, as: 'm', cond: { $eq: ['$$m.role', { $literal: window.role }] } } },
+      },
+      in: {
+        total: { $size: '$$list' },
+        page: {
+          $slice: [
+            inWindow.length ? { $filter: { input: '$$list', as: 'm', cond: { $and: inWindow } } } : '$$list',
+            window.take > 0 ? window.take + 1 : window.take - 1,
+          ],
         },
+        atOrBeforeAfter: countWhere(window.afterId === null ? null : { $lte: [id, window.afterId] }),
+        atOrAfterBefore: countWhere(window.beforeId === null ? null : { $gte: [id, window.beforeId] }),
       },
     },
-  },
-};
+  };
+}
+
+/** `$project` turning a stored session into a `SessionSummary` of `shape`. */
+function summaryProjection(shape: SummaryShape): Document {
+  const messages = { $ifNull: ['$$a.v.messages', []] };
+  const agent: Document = {
+    agent_id: '$$a.k',
+    agent_data: '$$a.v.agent_data',
+    created_at: '$$a.v.created_at',
+    updated_at: '$$a.v.updated_at',
+  };
+  if (shape.messageStats) {
+    agent.message_count = { $size: messages };
+    agent.last_message = { $arrayElemAt: [messages, -1] };
+  }
+  if (shape.tokens) {
+    agent.input_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' });
+    agent.output_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' });
+    agent.total_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.totalTokens' });
+  }
+  if (shape.windows.length) {
+    agent.pages = {
+      $cond: [{ $eq: [{ $type: '$$a.v' }, 'object'] }, shape.windows.map((window) => messagePageExpression(messages, window)), null],
+    };
+  }
+  return {
+    $project: {
+      session_id: 1,
+      session_type: 1,
+      created_at: 1,
+      updated_at: 1,
+      metadata: 1,
+      feedbacks: 1,
+      agents: shape.agents ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } } : { $literal: [] },
+    },
+  };
+}
 
 /** Server codes for a document that would pass the size limit. */
 const TOO_LARGE_CODES = new Set([10334, 17419, 17420]);
@@ -216,17 +284,23 @@ export class SessionRepository {
     return result.deletedCount === 1;
   }
 
-  /** Summaries of the sessions with these ids (one aggregate, any order, misses left out). */
-  findSummaries(ids: string[]): Promise<SessionSummary[]> {
-    return this.collection.aggregate<SessionSummary>([{ $match: { _id: { $in: ids } } }, SUMMARY_PROJECTION]).toArray();
+  /** Summaries of `shape` of the sessions with these ids (one aggregate, any order, misses left out). */
+  findSummaries(ids: string[], shape: SummaryShape = FULL_SUMMARY): Promise<SessionSummary[]> {
+    return this.collection.aggregate<SessionSummary>([{ $match: { _id: { $in: ids } } }, summaryProjection(shape)]).toArray();
   }
 
-  /** One keyset page of summaries: `filter` and `after` both apply, sorted along `sort`. */
-  findSummaryPage(filter: Document, after: Document | null, sort: SortKey[], limit: number): Promise<SessionSummary[]> {
+  /** One keyset page of summaries of `shape`: `filter` and `after` both apply, sorted along `sort`. */
+  findSummaryPage(
+    filter: Document,
+    after: Document | null,
+    sort: SortKey[],
+    limit: number,
+    shape: SummaryShape = FULL_SUMMARY,
+  ): Promise<SessionSummary[]> {
     const match = after ? { $and: [filter, after] } : filter;
     const order = Object.fromEntries(sort.map((key) => [key.field, key.direction]));
     return this.collection
-      .aggregate<SessionSummary>([{ $match: match }, { $sort: order }, { $limit: limit }, SUMMARY_PROJECTION])
+      .aggregate<SessionSummary>([{ $match: match }, { $sort: order }, { $limit: limit }, summaryProjection(shape)])
       .toArray();
   }
 
@@ -239,14 +313,8 @@ export class SessionRepository {
    * (the arrays never leave it). Keyed by `messagePageKey`; agents that do not exist are left out.
    */
   async messagePages(agents: AgentRef[], window: MessageWindow): Promise<Map<string, MessagePage>> {
-    const id = '$$m.message_id';
-    const inWindow: Document[] = [];
-    if (window.afterId !== null) inWindow.push({ $gt: [id, window.afterId] });
-    if (window.beforeId !== null) inWindow.push({ $lt: [id, window.beforeId] });
-    const countWhere = (condition: Document | null) =>
-      condition ? { $size: { $filter: { input: '$list', as: 'm', cond: condition } } } : { $literal: 0 };
     const rows = await this.collection
-      .aggregate<MessagePage & AgentRef>([
+      .aggregate<AgentRef & { page: MessagePage }>([
         { $match: { _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } } },
         {
           $project: {
@@ -267,33 +335,12 @@ export class SessionRepository {
             _id: 0,
             sessionId: '$_id',
             agentId: '$agent.k',
-            list: {
-              $filter: {
-                input: { $ifNull: ['$agent.v.messages', []] },
-                as: 'm',
-                cond: window.role === null ? true : { $eq: ['$$m.role', { $literal: window.role }] },
-              },
-            },
-          },
-        },
-        {
-          $project: {
-            sessionId: 1,
-            agentId: 1,
-            total: { $size: '$list' },
-            page: {
-              $slice: [
-                inWindow.length ? { $filter: { input: '$list', as: 'm', cond: { $and: inWindow } } } : '$list',
-                window.take > 0 ? window.take + 1 : window.take - 1,
-              ],
-            },
-            atOrBeforeAfter: countWhere(window.afterId === null ? null : { $lte: [id, window.afterId] }),
-            atOrAfterBefore: countWhere(window.beforeId === null ? null : { $gte: [id, window.beforeId] }),
+            page: messagePageExpression({ $ifNull: ['$agent.v.messages', []] }, window),
           },
         },
       ])
       .toArray();
-    return new Map(rows.map(({ sessionId, agentId, ...page }) => [messagePageKey({ sessionId, agentId }), page]));
+    return new Map(rows.map(({ sessionId, agentId, page }) => [messagePageKey({ sessionId, agentId }), page]));
   }
 
   /** One message, or null when the session, agent or message does not exist. */

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
@@ -13,18 +14,19 @@ import {
   UpdateMessageInput,
   UpsertAgentInput,
 } from './session.input';
+import { sessionShape } from './session.selection';
 import { Agent, Feedback, Message, MessageConnection, Session, SessionAnalytics, SessionConnection, ValueCount } from './session.type';
 
 @Resolver(() => Session)
 export class SessionResolver {
   @Query(() => Session, { description: 'One session by id; NOT_FOUND when it does not exist.' })
-  session(@Arg('id', () => ID) id: string, @Ctx() { services }: Context): Promise<Session> {
-    return services.sessions.session(id);
+  session(@Arg('id', () => ID) id: string, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Session> {
+    return services.sessions.session(id, sessionShape(info));
   }
 
   @Query(() => SessionConnection, { description: 'Sessions matching a filter, newest update first unless orderBy says otherwise.' })
-  sessions(@Args() args: SessionsArgs, @Ctx() { services }: Context): Promise<Connection<Session>> {
-    return services.sessions.sessions(args);
+  sessions(@Args() args: SessionsArgs, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Session>> {
+    return services.sessions.sessions(args, sessionShape(info, ['edges', 'node']));
   }
 
   @Query(() => SessionAnalytics, { description: 'Aggregates over the sessions matching the filter, computed in the database.' })

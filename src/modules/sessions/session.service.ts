@@ -18,9 +18,12 @@ import {
   type UpdateMessageInput,
   type UpsertAgentInput,
 } from './session.input';
-import type { SessionLoaders } from './session.loaders';
+import { sessionFromSummary, type SessionLoaders } from './session.loaders';
 import {
+  FULL_SUMMARY,
   MAX_DOCUMENT_BYTES,
+  type MessageWindow,
+  type SummaryShape,
   type EventLoopMetricsDocument,
   type FeedbackDocument,
   type NewMessage,
@@ -144,6 +147,20 @@ function messageCursor(cursor: string, argument: string): number {
   return id;
 }
 
+/** The window and page size that `Agent.messages` arguments ask for; invalid arguments are BAD_USER_INPUT. */
+export function messageWindow(args: MessagesArgs): { window: MessageWindow; size: number; backward: boolean } {
+  if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
+  const backward = args.last != null;
+  const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
+  const window: MessageWindow = {
+    role: args.role ?? null,
+    afterId: args.after ? messageCursor(args.after, 'after') : null,
+    beforeId: args.before ? messageCursor(args.before, 'before') : null,
+    take: backward ? -size : size,
+  };
+  return { window, size, backward };
+}
+
 /**
  * The sessions feature: rules and validation of seed 001, coordination of the repository and the
  * per-request loaders (cleared or primed after every write).
@@ -154,15 +171,15 @@ export class SessionService {
     private readonly loaders: SessionLoaders,
   ) {}
 
-  /** The session, or NOT_FOUND. */
-  async session(sessionId: string): Promise<Session> {
-    const session = await this.loaders.sessionById.load(sessionId);
+  /** The session read with `shape` (default: everything), or NOT_FOUND. */
+  async session(sessionId: string, shape: SummaryShape = FULL_SUMMARY): Promise<Session> {
+    const session = await this.loaders.sessionById.load({ sessionId, shape });
     if (!session) throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
     return session;
   }
 
-  /** A page of sessions (keyset on the order field, then _id); each is primed into `sessionById`. */
-  sessions(args: SessionsArgs): Promise<Connection<Session>> {
+  /** A page of sessions read with `shape` (keyset on the order field, then _id); each is primed into `sessionById`. */
+  sessions(args: SessionsArgs, shape: SummaryShape = FULL_SUMMARY): Promise<Connection<Session>> {
     const filter = this.filterQuery(args.filter);
     const field = args.orderBy?.field ?? SessionOrderField.UPDATED_AT;
     const direction = (args.orderBy?.direction ?? SessionOrderDirection.DESC) as 1 | -1;
@@ -174,11 +191,12 @@ export class SessionService {
       first: args.first,
       after: args.after,
       sort,
-      fetch: (after, order, limit) => this.repository.findSummaryPage(filter, after, order, limit),
+      fetch: (after, order, limit) => this.repository.findSummaryPage(filter, after, order, limit, shape),
       count: () => this.repository.count(filter),
       toNode: (summary) => {
-        const session = Session.fromSummary(summary);
-        this.loaders.sessionById.clear(session.sessionId).prime(session.sessionId, session);
+        const session = sessionFromSummary(this.loaders, summary, shape);
+        const read = { sessionId: summary._id, shape };
+        this.loaders.sessionById.clear(read).prime(read, session);
         return session;
       },
     });
@@ -193,19 +211,8 @@ export class SessionService {
 
   /** A Relay page of an agent's messages (cursor = message_id), sliced in the database; batched per request. */
   async messages(agent: Agent, args: MessagesArgs): Promise<Connection<Message>> {
-    if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
-    const backward = args.last != null;
-    const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
-    const page = await this.loaders.messagePage.load({
-      sessionId: agent.sessionId,
-      agentId: agent.agentId,
-      window: {
-        role: args.role ?? null,
-        afterId: args.after ? messageCursor(args.after, 'after') : null,
-        beforeId: args.before ? messageCursor(args.before, 'before') : null,
-        take: backward ? -size : size,
-      },
-    });
+    const { window, size, backward } = messageWindow(args);
+    const page = await this.loaders.messagePage.load({ sessionId: agent.sessionId, agentId: agent.agentId, window });
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
@@ -276,14 +283,14 @@ export class SessionService {
     };
     await this.repository.insert(document);
     const session = Session.fromSummary({ ...document, agents: [] });
-    this.loaders.sessionById.clear(sessionId).prime(sessionId, session);
+    this.loaders.sessionById.clearAll().prime({ sessionId, shape: FULL_SUMMARY }, session);
     return session;
   }
 
   /** Deletes the session, or NOT_FOUND. */
   async deleteSession(sessionId: string): Promise<boolean> {
     if (!(await this.repository.delete(sessionId))) throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
-    this.forget(sessionId);
+    this.forget();
     return true;
   }
 
@@ -306,7 +313,7 @@ export class SessionService {
     if (!(await this.repository.upsertAgent(sessionId, input.agentId, agentData, times, addedBytes))) {
       await this.explainMiss(sessionId, 'input.agentData');
     }
-    this.forget(sessionId);
+    this.forget();
     return this.agent(await this.session(sessionId), input.agentId);
   }
 
@@ -331,7 +338,7 @@ export class SessionService {
     const field = inputs.length === 1 ? fieldOf(0) : 'inputs';
     const stored = await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field);
     if (!stored) return this.explainMiss(sessionId, field, { agentId });
-    this.forget(sessionId);
+    this.forget();
     return stored.map((message) => Message.fromDocument(message));
   }
 
@@ -345,7 +352,7 @@ export class SessionService {
     if (!(await this.repository.updateMessage(sessionId, agentId, messageId, change, now, bsonBytes(change)))) {
       await this.explainMiss(sessionId, 'input.content', { agentId, messageId });
     }
-    this.forget(sessionId);
+    this.forget();
     const stored = await this.repository.findMessage(sessionId, agentId, messageId);
     if (!stored) throw new NotFoundError(`Message ${messageId} not found.`, { sessionId, agentId, messageId });
     return Message.fromDocument(stored);
@@ -371,7 +378,7 @@ export class SessionService {
         otherLimit: `metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`,
       });
     }
-    this.forget(sessionId);
+    this.forget();
     return this.session(sessionId);
   }
 
@@ -380,7 +387,7 @@ export class SessionService {
     if (keys.length === 0) throw new ValidationError('keys must not be empty.', 'keys');
     keys.forEach((key) => checkMetadataPath(key, 'keys'));
     if (!(await this.repository.unsetMetadata(sessionId, keys, new Date()))) await this.explainMiss(sessionId, 'keys');
-    this.forget(sessionId);
+    this.forget();
     return this.session(sessionId);
   }
 
@@ -393,7 +400,7 @@ export class SessionService {
     if (!(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
       await this.explainMiss(sessionId, 'input');
     }
-    this.forget(sessionId);
+    this.forget();
     return Feedback.fromDocument(feedback);
   }
 
@@ -432,8 +439,9 @@ export class SessionService {
   }
 
   /** Drops what this request's loaders hold about a session after a write to it. */
-  private forget(sessionId: string): void {
-    this.loaders.sessionById.clear(sessionId);
+  private forget(): void {
+    // Cached under one key per shape it was read with: clear them all (a request writes to one session or few).
+    this.loaders.sessionById.clearAll();
     this.loaders.messagePage.clearAll();
   }
 

@@ -167,7 +167,7 @@ export class Agent {
       createdAt: summary.created_at,
       updatedAt: summary.updated_at,
       lastMessage: summary.last_message ? Message.fromDocument(summary.last_message) : null,
-      messageCount: summary.message_count,
+      messageCount: summary.message_count ?? 0,
     });
   }
 }
@@ -223,7 +223,8 @@ export class Session {
 
   static fromSummary(summary: SessionSummary): Session {
     const agents = summary.agents.map((agent) => Agent.fromSummary(summary._id, agent));
-    const sum = (pick: (agent: AgentSummary) => number) => summary.agents.reduce((total, agent) => total + pick(agent), 0);
+    // A part the read's shape left out counts 0: it is not selected, so not returned.
+    const sum = (pick: (agent: AgentSummary) => number | undefined) => summary.agents.reduce((total, agent) => total + (pick(agent) ?? 0), 0);
     return Object.assign(new Session(), {
       sessionId: summary.session_id ?? summary._id,
       sessionType: summary.session_type ?? 'default',

@@ -35,7 +35,8 @@ export interface Edge<T> {
 export interface Connection<T> {
   edges: Edge<T>[];
   pageInfo: PageInfo;
-  totalCount: number;
+  /** A promise when it is counted on demand (`forwardPage`): only a selected `totalCount` is read. */
+  totalCount: number | Promise<number>;
 }
 
 /** Declares `<Name>Edge` and `<Name>Connection` object types for a node type. */
@@ -125,7 +126,8 @@ export function sortValues(document: Document, sort: SortKey[]): unknown[] {
 
 /**
  * Runs a forward keyset page: fetches `first + 1` rows after the cursor to learn whether there is a next page.
- * `fetch(filter, sort, limit)` and `count()` are the repository's queries.
+ * `fetch(filter, sort, limit)` and `count()` are the repository's queries. `count` runs only when `totalCount` is
+ * read, which GraphQL does only when the field is selected: a page without it costs one command, not two.
  */
 export async function forwardPage<TDoc extends Document, TNode>(options: {
   first: number | null | undefined;
@@ -139,12 +141,15 @@ export async function forwardPage<TDoc extends Document, TNode>(options: {
   const condition = options.after
     ? afterFilter(options.sort, decodeCursor(options.after, 'after', options.sort.length))
     : null;
-  const [rows, totalCount] = await Promise.all([options.fetch(condition, options.sort, first + 1), options.count()]);
+  const rows = await options.fetch(condition, options.sort, first + 1);
   const page = rows.slice(0, first);
   const edges = page.map((row) => ({ cursor: encodeCursor(sortValues(row, options.sort)), node: options.toNode(row) }));
+  let totalCount: Promise<number> | undefined;
   return {
     edges,
-    totalCount,
+    get totalCount() {
+      return (totalCount ??= options.count());
+    },
     pageInfo: {
       hasNextPage: rows.length > first,
       hasPreviousPage: Boolean(options.after),

@@ -1,0 +1,126 @@
+import { createTestApp, type TestApp } from '../helpers/app';
+
+/**
+ * Reads fetch what the operation selects (session.selection.ts, the lazy totalCount of shared/connection.ts): the
+ * answers stay those of a full read, with fewer commands and less work in the database.
+ */
+const at = new Date(Date.UTC(2025, 0, 1));
+const message = (id: number, role: string, tokens: number) => ({
+  message_id: id,
+  role,
+  content: `message ${id}`,
+  created_at: at,
+  updated_at: at,
+  event_loop_metrics: { accumulated_usage: { inputTokens: tokens, outputTokens: tokens, totalTokens: 2 * tokens } },
+});
+const agent = (count: number) => ({
+  agent_data: { agent_id: 'x', model: 'm' },
+  created_at: at,
+  updated_at: at,
+  messages: Array.from({ length: count }, (_, i) => message(i + 1, i % 2 ? 'assistant' : 'user', i + 1)),
+});
+
+describe('reads fetch what the operation selects', () => {
+  let app: TestApp;
+  /** The `$project` of the sessions aggregate an operation sent, and how many commands it sent. */
+  const read = async (query: string, variables?: Record<string, unknown>) => {
+    app.commands.reset();
+    const data = await app.run(query, variables);
+    const aggregate = app.commands.events.find((event) => event.commandName === 'aggregate' && event.command.aggregate === 'sessions');
+    const project = aggregate?.command.pipeline.find((stage: Record<string, unknown>) => stage.$project)?.$project;
+    return { data, commands: app.commands.count(), project: JSON.stringify(project ?? null) };
+  };
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await app.db.collection('sessions').insertOne({
+      _id: 'p-1',
+      session_id: 'p-1',
+      session_type: 'default',
+      created_at: at,
+      updated_at: at,
+      metadata: { team: 'a' },
+      feedbacks: [],
+      agents: { planner: agent(6), writer: agent(3) },
+    } as never);
+    await app.db.collection('eat_agent_experiences').insertOne({
+      experience_id: 'e-1',
+      primary_goal_description: 'goal',
+      sub_task_description: 'sub',
+      initiating_agent_id: 'a',
+      final_outcome: 'success',
+      timestamp: at,
+      session_id: 'p-1',
+    });
+  });
+  afterAll(() => app.close());
+
+  it('an experience list selecting only session ids reads no agents, counts or token sums', async () => {
+    const { data, commands, project } = await read('{ experiences(first: 5) { edges { node { session { sessionId sessionType } } } } }');
+    expect(data.experiences.edges[0].node.session).toEqual({ sessionId: 'p-1', sessionType: 'default' });
+    expect(commands).toBe(2); // the page (no count: totalCount is not selected) and the sessions
+    expect(project).not.toContain('$objectToArray');
+  });
+
+  it('token sums are computed only when tokenUsage is selected, also through a fragment', async () => {
+    const plain = await read('{ session(id: "p-1") { agents { agentId messageCount } } }');
+    expect(plain.project).not.toContain('$sum');
+    expect(plain.data.session.agents).toEqual([
+      { agentId: 'planner', messageCount: 6 },
+      { agentId: 'writer', messageCount: 3 },
+    ]);
+    const viaFragment = await read('query { session(id: "p-1") { ...Usage } } fragment Usage on Session { ... on Session { tokenUsage { input total } messageCount } }');
+    expect(viaFragment.project).toContain('$sum');
+    expect(viaFragment.data.session).toEqual({ tokenUsage: { input: 21 + 6, total: 2 * (21 + 6) }, messageCount: 9 });
+  });
+
+  it('pages of messages selected under aliases, fragments and variables come with the session: one read in all', async () => {
+    const query = `query Pages($n: Int!) {
+      session(id: "p-1") {
+        agents { agentId ...Pages }
+        one: agent(agentId: "writer") { messages(first: 1) { totalCount edges { node { messageId } } } }
+      }
+    }
+    fragment Pages on Agent {
+      last: messages(last: $n) { totalCount pageInfo { hasPreviousPage } edges { node { messageId } } }
+      users: messages(first: 2, role: USER) { totalCount pageInfo { hasNextPage } edges { node { messageId role } } }
+    }`;
+    const { data, commands } = await read(query, { n: 2 });
+    expect(commands).toBe(1);
+    const [planner, writer] = data.session.agents;
+    expect(planner.last).toEqual({ totalCount: 6, pageInfo: { hasPreviousPage: true }, edges: [{ node: { messageId: 5 } }, { node: { messageId: 6 } }] });
+    expect(planner.users).toEqual({
+      totalCount: 3,
+      pageInfo: { hasNextPage: true },
+      edges: [
+        { node: { messageId: 1, role: 'USER' } },
+        { node: { messageId: 3, role: 'USER' } },
+      ],
+    });
+    expect(writer.last.edges).toEqual([{ node: { messageId: 2 } }, { node: { messageId: 3 } }]);
+    expect(data.session.one).toEqual({ messages: { totalCount: 3, edges: [{ node: { messageId: 1 } }] } });
+  });
+
+  it('a page after a cursor read with the session matches the page read on its own', async () => {
+    const first = await read('{ session(id: "p-1") { agent(agentId: "planner") { messages(first: 2) { pageInfo { endCursor } } } } }');
+    const cursor = first.data.session.agent.messages.pageInfo.endCursor;
+    const { data, commands } = await read('query($after: String) { session(id: "p-1") { agent(agentId: "planner") { messages(first: 2, after: $after) { pageInfo { hasPreviousPage hasNextPage } edges { node { messageId } } } } } }', {
+      after: cursor,
+    });
+    expect(commands).toBe(1);
+    expect(data.session.agent.messages).toEqual({ pageInfo: { hasPreviousPage: true, hasNextPage: true }, edges: [{ node: { messageId: 3 } }, { node: { messageId: 4 } }] });
+  });
+
+  it('invalid page arguments are still reported by the field, and the rest of the session is served', async () => {
+    const result = await app.execute('{ session(id: "p-1") { sessionId agents { messages(first: 1, last: 1) { totalCount } } } }');
+    expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'last' });
+  });
+
+  it('totalCount is counted when selected, and only then', async () => {
+    const without = await read('{ sessions(first: 5) { edges { node { sessionId } } } }');
+    expect(without.commands).toBe(1);
+    const withCount = await read('{ sessions(first: 5) { totalCount edges { node { sessionId } } } }');
+    expect(withCount.commands).toBe(2);
+    expect(withCount.data.sessions.totalCount).toBe(1);
+  });
+});
