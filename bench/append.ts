@@ -166,6 +166,12 @@ async function peakRssMB(pid: number): Promise<number | null> {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function journalMB(dataDir: string): Promise<number> {
   let bytes = 0;
   for (const name of await readdir(dataDir)) if (name.startsWith('journal-')) bytes += (await stat(path.join(dataDir, name))).size;
@@ -184,6 +190,7 @@ async function main(): Promise<void> {
     let firstFailure: string | undefined;
     try {
       const journalBefore = await journalMB(dataDir);
+      const cpuBefore = await cpuMs(server.pid!);
       const result = await autocannon({
         url: `http://127.0.0.1:${port}/graphql`,
         connections: CONNECTIONS,
@@ -212,6 +219,7 @@ async function main(): Promise<void> {
           },
         ],
       });
+      const cpuUsed = (await cpuMs(server.pid!)) - cpuBefore;
       console.log(
         JSON.stringify({
           op: 'appendMessage',
@@ -224,6 +232,8 @@ async function main(): Promise<void> {
           p90Ms: result.latency.p90,
           p99Ms: result.latency.p99,
           maxMs: result.latency.max,
+          // Server CPU per request: unlike req/s, it hardly depends on what else the machine runs.
+          serverCpuMsPerRequest: Number((cpuUsed / result.requests.total).toFixed(3)),
           failures: failures + result.errors + result.timeouts,
           ...(firstFailure ? { firstFailure } : {}),
           serverPeakRssMB: await peakRssMB(server.pid!),

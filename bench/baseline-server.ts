@@ -1,32 +1,34 @@
 /**
  * The benchmark's baseline (`node dist/bench/baseline-server.js`, MONGODB_URI required): a minimal `node:http`
- * handler serving the same plain reads as the benchmark's GraphQL operations with the driver directly — through the
- * features' repositories, so each route sends the database exactly the reads the data needs and nothing else — and
- * `JSON.stringify` of what they return. No GraphQL, no validation, no DataLoader. The ratio of the GraphQL server's
- * req/s to this one's is the GraphQL overhead. GET /metrics answers like the server's.
+ * handler serving the benchmark's plain-read operations with the driver directly: per route the fewest commands
+ * reading just the fields the GraphQL operation selects (the same filters, sorts and indexes), then
+ * `JSON.stringify`. No GraphQL, no validation, no DataLoader, no repository layer. The GraphQL server's req/s
+ * divided by this one's is the GraphQL overhead. GET /metrics answers like the server's.
  */
 import 'reflect-metadata';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Document } from 'mongodb';
 import { databaseNameFor } from '../src/db/connection';
-import { ExperienceRepository } from '../src/modules/experiences/experience.repository';
-import { SessionRepository, messagePageKey, type SessionSummary } from '../src/modules/sessions/session.repository';
-import type { SortKey } from '../src/modules/shared/connection';
-import { ToolPerformanceRepository } from '../src/modules/tools/tool.repository';
+import { EXPERIENCES_COLLECTION } from '../src/modules/experiences/experience.type';
+import { SESSIONS_COLLECTION } from '../src/modules/sessions/session.repository';
+import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from '../src/modules/tools/tool.type';
 import { toToolPerformance } from '../src/modules/tools/tool.service';
 
 const LAST_MESSAGES = 20;
 const SESSIONS_PAGE = 20;
 const EXPERIENCES_PAGE = 50;
-const NEWEST_SESSIONS: SortKey[] = [
-  { field: 'updated_at', direction: -1 },
-  { field: '_id', direction: -1 },
-];
-const NEWEST_EXPERIENCES: SortKey[] = [
-  { field: 'timestamp', direction: -1 },
-  { field: 'experience_id', direction: -1 },
-];
+
+const MESSAGES = { $ifNull: ['$$a.v.messages', []] };
+/** Each agent of a session as `{ agent_id, message_count, ...extra }`, computed in the database. */
+const agents = (extra: Document): Document => ({
+  $map: {
+    input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+    as: 'a',
+    in: { agent_id: '$$a.k', message_count: { $size: MESSAGES }, ...extra },
+  },
+});
+const MESSAGE_FIELDS = { message_id: '$$m.message_id', role: '$$m.role', content: '$$m.content', created_at: '$$m.created_at' };
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -39,9 +41,9 @@ async function main(): Promise<void> {
   if (!uri) throw new Error('MONGODB_URI is required: the baseline reads the database the benchmark seeded.');
   const client = await MongoClient.connect(uri, { ignoreUndefined: true });
   const db = client.db(databaseNameFor(uri, process.env.MONGODB_DB));
-  const sessions = new SessionRepository(db);
-  const experiences = new ExperienceRepository(db);
-  const tools = new ToolPerformanceRepository(db);
+  const sessions = db.collection<{ _id: string }>(SESSIONS_COLLECTION);
+  const experiences = db.collection(EXPERIENCES_COLLECTION);
+  const tools = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);
   let requests = 0;
   let databaseCommands = 0;
   // Counted as the server counts them (src/server.ts): one pool checkout per command.
@@ -49,34 +51,53 @@ async function main(): Promise<void> {
 
   const routes: Record<string, (query: URLSearchParams) => Promise<unknown>> = {
     async '/session'(query) {
-      const id = query.get('id') ?? '';
-      const [summary] = await sessions.findSummaries([id]);
-      if (!summary) return null;
-      const pages = await sessions.messagePages(
-        summary.agents.map((agent) => ({ sessionId: id, agentId: agent.agent_id })),
-        { role: null, afterId: null, beforeId: null, take: -LAST_MESSAGES },
-      );
-      return {
-        ...summary,
-        agents: summary.agents.map((agent) => ({
-          ...agent,
-          messages: pages.get(messagePageKey({ sessionId: id, agentId: agent.agent_id }))?.page.slice(-LAST_MESSAGES) ?? [],
-        })),
-      };
+      const [session] = await sessions
+        .aggregate([
+          { $match: { _id: query.get('id') ?? '' } },
+          {
+            $project: {
+              session_type: 1,
+              created_at: 1,
+              updated_at: 1,
+              metadata: 1,
+              agents: agents({
+                model: '$$a.v.agent_data.model',
+                messages: { $map: { input: { $slice: [MESSAGES, -LAST_MESSAGES] }, as: 'm', in: MESSAGE_FIELDS } },
+              }),
+            },
+          },
+        ])
+        .toArray();
+      return session ?? null;
     },
     async '/sessions'(query) {
-      const rows = await sessions.findSummaryPage({ updated_at: { $lt: new Date(query.get('before') ?? '') } }, null, NEWEST_SESSIONS, SESSIONS_PAGE + 1);
+      const rows = await sessions
+        .aggregate([
+          { $match: { updated_at: { $lt: new Date(query.get('before') ?? '') } } },
+          { $sort: { updated_at: -1, _id: -1 } },
+          { $limit: SESSIONS_PAGE + 1 },
+          { $project: { session_type: 1, updated_at: 1, agents: agents({ last_message: { $arrayElemAt: [MESSAGES, -1] } }) } },
+        ])
+        .toArray();
       return { sessions: rows.slice(0, SESSIONS_PAGE), hasNextPage: rows.length > SESSIONS_PAGE };
     },
     async '/experiences'(query) {
-      const rows = await experiences.findPage({ timestamp: { $lt: new Date(query.get('until') ?? '') } }, null, NEWEST_EXPERIENCES, EXPERIENCES_PAGE);
+      const rows = await experiences
+        .find(
+          { timestamp: { $lt: new Date(query.get('until') ?? '') } },
+          { projection: { _id: 0, experience_id: 1, primary_goal_description: 1, final_outcome: 1, timestamp: 1, session_id: 1 } },
+        )
+        .sort({ timestamp: -1, experience_id: -1 })
+        .limit(EXPERIENCES_PAGE)
+        .toArray();
       const ids = [...new Set(rows.map((row) => row.session_id).filter((id): id is string => typeof id === 'string'))];
-      const byId = new Map<string, SessionSummary>((await sessions.findSummaries(ids)).map((summary) => [summary._id, summary]));
-      return rows.map((row) => ({ ...row, session: (row.session_id && byId.get(row.session_id)) ?? null }));
+      const found = await sessions.find({ _id: { $in: ids } }, { projection: { session_type: 1, updated_at: 1 } }).toArray();
+      const byId = new Map(found.map((session) => [session._id, session]));
+      return rows.map((row) => ({ ...row, session: byId.get(row.session_id) ?? null }));
     },
     async '/tool'(query) {
       const name = query.get('name') ?? '';
-      return toToolPerformance(name, await tools.findByName(name), query.get('context'));
+      return toToolPerformance(name, await tools.findOne({ toolName: name }), query.get('context'));
     },
   };
 

@@ -4,6 +4,7 @@
  * { batching: false })`), counting the database commands the driver sends. test/performance/batching.test.ts
  * asserts these figures; the benchmark prints them (`measureBatchingRatio`).
  */
+import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -223,10 +224,10 @@ function planPatternDocument(index: number) {
 const TOPICS = ['billing', 'shipping', 'returns', 'onboarding', 'search', 'reports', 'alerts', 'exports', 'imports', 'audits'];
 
 /**
- * Seeds the parents and their relations: SESSIONS sessions (two agents, MESSAGES_PER_AGENT messages each), EXPERIENCES
- * experiences (the PARENTS newest each with its own session), PARENTS plan patterns, PARENTS tasks (each naming its
- * own plan, with one recorded action) and PARENTS insights (each with one task as evidence). Experiences, tasks and insights go through the
- * API, so that they are embedded and indexed as in use.
+ * Seeds the parents and their relations: SESSIONS sessions (two agents, MESSAGES_PER_AGENT messages each),
+ * EXPERIENCES experiences (the PARENTS newest each with its own session), PARENTS plan patterns, PARENTS tasks (each
+ * naming its own plan, with one recorded action) and PARENTS insights (each with one task as evidence). Experiences,
+ * tasks, actions and insights go through the API, so that they are embedded and indexed as in use.
  */
 export async function seedRelations(db: Db, run: Runner): Promise<void> {
   await db.collection('sessions').insertMany(Array.from({ length: SESSIONS }, (_, index) => sessionDocument(index)) as never[]);

@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const bytes = saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints });
     const saveMs = performance.now() - begun;
     begun = performance.now();
-    const restored = loadSnapshot(dir, identity)!;
+    const restored = (await loadSnapshot(dir, identity))!;
     const loadMs = performance.now() - begun;
     const same = queries.slice(0, 20).every((query) => JSON.stringify(restored.vectors.approximate(query, 160)) === JSON.stringify(store.approximate(query, 160)));
     report('snapshot', { mb: Math.round(bytes / 2 ** 20), saveMs: Math.round(saveMs), loadMs: Math.round(loadMs), buildMs: Math.round(buildMs), sameResults: same, loadVsBuild: +(buildMs / loadMs).toFixed(1) });

@@ -75,6 +75,9 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
     introspection: true,
+    // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
+    // exited, so the search index was never saved either.
+    stopOnTerminationSignals: false,
     plugins: [
       // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
       // (responses are never cached): measured ~15-20% of the CPU of a nested read.

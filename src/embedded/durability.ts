@@ -21,6 +21,7 @@ import {
   type Document,
   type DeserializeOptions,
 } from 'bson';
+import type { PatchStep } from './patch';
 
 export interface IndexSpec {
   name: string;
@@ -41,9 +42,13 @@ export interface DatabaseImage {
   name: string;
   collections: CollectionImage[];
 }
-/** A logical, idempotent change. `put` carries the full post-image of a document (insert, replace, update, upsert all become put). */
+/**
+ * A logical, idempotent change. `put` carries the full post-image of a document (inserts, upserts); `patch`
+ * carries only what an update changed in an existing document (its steps replay to the same post-image).
+ */
 export type JournalOp =
   | { t: 'put'; db: string; coll: string; doc: Document }
+  | { t: 'patch'; db: string; coll: string; id: unknown; steps: PatchStep[] }
   | { t: 'del'; db: string; coll: string; id: unknown }
   | { t: 'createColl'; db: string; coll: string; options: Document }
   | { t: 'dropColl'; db: string; coll: string }

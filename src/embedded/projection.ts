@@ -1,6 +1,6 @@
 import { Aggregator } from 'mingo/aggregator';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { MINGO_OPTIONS, compileFilter, mingoError, type Matcher } from './query';
+import { MINGO_COMPUTE, compileFilter, mingoError, type Matcher } from './query';
 import { isPlainObject, type Doc } from './values';
 
 type Leaf =
@@ -113,7 +113,7 @@ export function compileProjection(projection: unknown): Projector | undefined {
 
 function compileComputed(computed: Doc): (doc: Doc) => Doc {
   try {
-    const aggregator = new Aggregator([{ $project: { _id: 0, ...computed } }], MINGO_OPTIONS);
+    const aggregator = new Aggregator([{ $project: { _id: 0, ...computed } }], MINGO_COMPUTE);
     return (doc) => (aggregator.run([doc])[0] as Doc) ?? {};
   } catch (error) {
     throw mingoError(error);

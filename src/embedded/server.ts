@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import { Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
 import { CommandError, ErrorCode } from './errors';
@@ -7,19 +8,23 @@ import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, 
 export interface WireServer {
   host: string;
   port: number;
+  /** The Unix domain socket it also listens on, when one was asked for and could be created. */
+  socketPath?: string;
   /** Stops accepting and closes every open connection. */
   close(): Promise<void>;
 }
 
 /**
- * Serves the MongoDB wire protocol on `host:port`. Each connection handles its messages in order; a
- * malformed or oversized message closes that connection only, and nothing thrown escapes a socket handler.
+ * Serves the MongoDB wire protocol on `host:port`, and on the Unix domain socket `socketPath` when given (a
+ * round trip through it costs less CPU than TCP loopback; a stale socket file there is replaced). Each
+ * connection handles its messages in order; a malformed or oversized message closes that connection only,
+ * and nothing thrown escapes a socket handler.
  */
-export function listen(engine: Engine, host: string, port: number, log: (line: string) => void): Promise<WireServer> {
+export async function listen(engine: Engine, host: string, port: number, log: (line: string) => void, socketPath?: string): Promise<WireServer> {
   const sockets = new Set<net.Socket>();
   let nextConnectionId = 1;
 
-  const server = net.createServer((socket) => {
+  const serve = (socket: net.Socket): void => {
     const connectionId = nextConnectionId++;
     sockets.add(socket);
     socket.setNoDelay(true);
@@ -57,25 +62,42 @@ export function listen(engine: Engine, host: string, port: number, log: (line: s
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
-  });
+  };
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      server.on('error', (error) => log(`embedded engine: server error: ${error.message}`));
-      const address = server.address() as net.AddressInfo;
-      resolve({
-        host,
-        port: address.port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            for (const socket of sockets) socket.destroy();
-          }),
+  const start = (server: net.Server, bind: (ready: () => void) => void): Promise<void> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      bind(() => {
+        server.off('error', reject);
+        server.on('error', (error) => log(`embedded engine: server error: ${error.message}`));
+        resolve();
       });
     });
-  });
+  const stop = (server: net.Server): Promise<void> => new Promise((done) => server.close(() => done()));
+
+  const tcp = net.createServer(serve);
+  await start(tcp, (ready) => tcp.listen(port, host, ready));
+  let local: net.Server | undefined;
+  if (socketPath) {
+    try {
+      await rm(socketPath, { force: true });
+      local = net.createServer(serve);
+      await start(local, (ready) => local!.listen(socketPath, ready));
+    } catch (error) {
+      log(`embedded engine: not listening on ${socketPath} (${(error as Error).message}); clients use TCP`);
+      local = undefined;
+    }
+  }
+  return {
+    host,
+    port: (tcp.address() as net.AddressInfo).port,
+    socketPath: local ? socketPath : undefined,
+    close: async () => {
+      const closed = Promise.all([stop(tcp), local ? stop(local) : undefined]);
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
 }
 
 async function respond(engine: Engine, request: Request, connectionId: number): Promise<Uint8Array[] | undefined> {

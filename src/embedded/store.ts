@@ -1,6 +1,7 @@
 import { ObjectId, UUID } from 'bson';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
+import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './query';
 import { canonicalKey, formatValue, markStored, pathValues, type Doc } from './values';
 
@@ -152,7 +153,9 @@ export class Collection {
     markStored(next);
     this.docs.set(id, next);
     this.indexKeys(keys, id, 'add');
-    ops?.push({ t: 'put', db: this.db, coll: this.name, doc: next });
+    if (!ops) return;
+    const steps = diffDocuments(previous, next);
+    ops.push(steps ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps } : { t: 'put', db: this.db, coll: this.name, doc: next });
   }
 
   remove(doc: Doc, ops: JournalOp[] | null): void {
@@ -276,6 +279,13 @@ export class Store implements DurableState {
       case 'put':
         this.put(this.ensureCollection(op.db, op.coll, null), op.doc);
         break;
+      case 'patch': {
+        const collection = this.collection(op.db, op.coll);
+        const doc = collection?.get(op.id);
+        if (!doc) throw new Error(`durability: a journaled update of ${op.db}.${op.coll} names a document that does not exist: ${formatValue(op.id)}`);
+        this.put(collection!, applyPatch(doc, op.steps));
+        break;
+      }
       case 'del': {
         const collection = this.collection(op.db, op.coll);
         const doc = collection?.get(op.id);

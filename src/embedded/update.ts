@@ -1,8 +1,9 @@
 import { Aggregator } from 'mingo/aggregator';
+import { evalExpr } from 'mingo/core';
 import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
 import { positionalIndex } from './projection';
-import { MINGO_OPTIONS, compileFilter, mingoError } from './query';
+import { MINGO_COMPUTE, compileFilter, mingoError } from './query';
 import {
   bsonTypeName,
   canonicalKey,
@@ -85,16 +86,18 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown): CompiledUpda
   }
   let aggregator: Aggregator;
   try {
-    aggregator = new Aggregator(stages as Doc[], MINGO_OPTIONS);
+    aggregator = new Aggregator(stages as Doc[], MINGO_COMPUTE);
   } catch (error) {
     throw mingoError(error);
   }
+  const setStages = compileSetStages(stages as Doc[]);
+  const viaMingo = (doc: Doc): Doc | undefined => aggregator.run([deepCopy(doc)])[0] as Doc | undefined;
   return {
     kind: 'pipeline',
     apply(doc) {
       let result: Doc | undefined;
       try {
-        result = aggregator.run([deepCopy(doc)])[0] as Doc | undefined;
+        result = (setStages && applySetStages(doc, setStages)) || viaMingo(doc);
       } catch (error) {
         throw mingoError(error);
       }
@@ -105,6 +108,83 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown): CompiledUpda
       return result;
     },
   };
+}
+
+/** A `$set`/`$addFields` stage: each field's path and the expression computing its value. */
+interface SetStage {
+  paths: string[][];
+  /** The expressions keyed by field position, evaluated together as one document expression. */
+  values: Doc;
+}
+
+/**
+ * The stages of a pipeline made only of `$set`/`$addFields` with plain field paths, for `applySetStages`;
+ * undefined for any other pipeline (mingo runs it).
+ */
+function compileSetStages(stages: Doc[]): SetStage[] | undefined {
+  const compiled: SetStage[] = [];
+  for (const stage of stages) {
+    const name = Object.keys(stage)[0];
+    const fields = stage[name];
+    if ((name !== '$set' && name !== '$addFields') || !isPlainObject(fields)) return undefined;
+    const entries = Object.entries(fields);
+    if (!entries.length) return undefined;
+    const paths: string[][] = [];
+    const values: Doc = {};
+    for (const [field, expression] of entries) {
+      const segments = field.split('.');
+      if (segments.some((segment) => !segment || segment.startsWith('$') || segment === '__proto__')) return undefined;
+      values[`f${paths.length}`] = expression;
+      paths.push(segments);
+    }
+    // Overlapping paths (`a` and `a.b`) keep mingo's handling.
+    const overlap = paths.some((a, i) => paths.some((b, j) => i !== j && a.length <= b.length && a.every((segment, k) => segment === b[k])));
+    if (overlap) return undefined;
+    compiled.push({ paths, values });
+  }
+  return compiled;
+}
+
+/**
+ * Applies `$set` stages copy-on-write: the result shares every subtree the stages do not write with `doc`, so
+ * the stored version's cached sizes stay valid and the journal records only what changed. Each stage's
+ * expressions see the stage's input document, as in mongod. Returns undefined, having changed nothing, when a
+ * path runs through something other than a document or a value is missing (mingo's general path handles those).
+ */
+function applySetStages(doc: Doc, stages: SetStage[]): Doc | undefined {
+  let current = doc;
+  for (const stage of stages) {
+    const values = evalExpr(current, stage.values, MINGO_COMPUTE) as Doc;
+    const root: Doc = { ...current };
+    const fresh = new WeakSet<object>([root]);
+    for (let f = 0; f < stage.paths.length; f++) {
+      const value = values[`f${f}`];
+      if (value === undefined) return undefined;
+      const segments = stage.paths[f];
+      let parent = root;
+      for (let i = 0; i < segments.length - 1; i++) {
+        const child = parent[segments[i]];
+        let next: Doc;
+        if (child === undefined || child === null) {
+          next = {};
+        } else if (isPlainObject(child)) {
+          if (fresh.has(child)) {
+            parent = child;
+            continue;
+          }
+          next = { ...child };
+        } else {
+          return undefined;
+        }
+        fresh.add(next);
+        parent[segments[i]] = next;
+        parent = next;
+      }
+      parent[segments[segments.length - 1]] = value;
+    }
+    current = root;
+  }
+  return current;
 }
 
 // Segment order as mongod 5+ applies fields: numeric names numerically, others lexicographically.

@@ -225,21 +225,32 @@ export function markStored(doc: Doc): void {
 export function immutableSize(value: Doc | unknown[]): number {
   let size = subtreeSizes.get(value);
   if (size !== undefined) return size;
-  let leaves: Doc | undefined;
-  let nested = 0;
-  const keys = Array.isArray(value) ? value.keys() : Object.keys(value);
-  for (const key of keys) {
-    const child = (value as Doc)[key];
-    if (Array.isArray(child) || isPlainObject(child)) {
-      // type byte + key cstring + the embedded document
-      nested += 2 + (typeof key === 'number' ? String(key).length : Buffer.byteLength(key)) + immutableSize(child);
-    } else {
-      (leaves ??= {})[key] = child;
-    }
+  size = EMPTY_SIZE;
+  if (Array.isArray(value)) {
+    // bson writes a missing array element as null; a field that is undefined it leaves out.
+    for (let i = 0; i < value.length; i++) size += value[i] === undefined ? 2 + String(i).length : elementSize(String(i), value[i]);
+  } else {
+    for (const key of Object.keys(value)) size += elementSize(key, value[key]);
   }
-  size = (leaves ? BSON.calculateObjectSize(leaves) : EMPTY_SIZE) + nested;
   subtreeSizes.set(value, size);
   return size;
+}
+
+/** Encoded size of one element (type byte, name, value), with bson's rules for the common leaf types inlined. */
+function elementSize(key: string, value: unknown): number {
+  const name = 2 + Buffer.byteLength(key);
+  switch (typeof value) {
+    case 'string':
+      return name + 5 + Buffer.byteLength(value);
+    case 'boolean':
+      return name + 1;
+    case 'number':
+      return name + (Number.isInteger(value) && value >= -0x80000000 && value <= 0x7fffffff && !Object.is(value, -0) ? 4 : 8);
+  }
+  if (value === null) return name;
+  if (value instanceof Date) return name + 8;
+  if (Array.isArray(value) || isPlainObject(value)) return name + immutableSize(value);
+  return BSON.calculateObjectSize({ [key]: value }) - EMPTY_SIZE;
 }
 
 /** The BSON-encoded size of a document (cached for stored documents, computed afresh for anything else). */

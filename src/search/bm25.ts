@@ -94,7 +94,7 @@ interface QueryTerm {
   bound: number;
 }
 
-/** A query against the index's current statistics: its terms, rarest (highest bound) first. */
+/** A query against the index's current statistics: its terms, rarest (highest idf) first. */
 interface Plan {
   terms: QueryTerm[];
   /** Σ idf over the query's distinct terms, found or not: the normaliser of the [0, 1] score. */
@@ -124,11 +124,10 @@ interface Plan {
  * The best field of a match is the one that contributed most: each term's contribution is split between the fields
  * in proportion to their share of tf(t, d).
  *
- * Top-k (`top`) scores term at a time, rarest term first, and prunes (max-score): once the k-th best partial score
- * exceeds what the remaining (common) terms could add together, no unseen document can enter the top k, so those
- * terms are only looked up (binary search) for the documents still in the running. Every document's terms are summed
- * in the same order whatever is pruned, so scores are bit-identical to an exhaustive pass. Ties rank the document
- * indexed earlier first.
+ * Top-k (`top`) walks the posting lists document at a time with max-score pruning (see `maxScore`): documents that
+ * provably cannot reach the top k are skipped, and the lists of common terms are only searched for the documents
+ * still in the running. Scores are bit-identical to an exhaustive pass, which the tests check; ties rank the
+ * document indexed earlier first.
  *
  * Removal is a tombstone: postings of removed rows are skipped and dropped by a compaction once they outnumber the
  * live ones, so updates never rewrite posting lists one by one; each row keeps its term list so `df` stays exact.
@@ -231,77 +230,129 @@ export class KeywordIndex {
   top(text: string, n: number, options: KeywordTopOptions = {}): KeywordScore[] {
     const plan = this.plan(text);
     if (!plan || n <= 0) return [];
-    const { terms, lengthWeight } = plan;
-    const { allowed } = options;
-    const prune = options.prune ?? true;
     const rowCount = this.idOfRow.length;
-    if (this.scratch.length < rowCount) this.scratch = new Float64Array(rowCount * 2);
-    if (allowed && this.verdicts.length < rowCount) this.verdicts = new Uint8Array(rowCount * 2);
-    const { scratch: scores, verdicts, live, lengths, idOfRow } = this;
-    // remaining[j]: what terms after j can add at most (inflated a hair so float rounding never makes it too small).
-    const remaining = new Float64Array(terms.length);
-    for (let j = terms.length - 2; j >= 0; j--) remaining[j] = (remaining[j + 1] + terms[j + 1].bound) * (1 + 1e-9);
-    const touched: number[] = [];
+    if (options.allowed && this.verdicts.length < rowCount) this.verdicts = new Uint8Array(rowCount * 2);
     const judged: number[] = [];
-    let candidates: number[] | null = null;
-    let best = 0;
-    try {
-      for (let j = 0; j < terms.length; j++) {
-        const { list, idf } = terms[j];
-        if (candidates === null) {
-          const { rows, tfs } = list;
-          let i = 0;
-          while (i < list.length) {
-            const row = rows[i];
-            let tf = tfs[i++];
-            while (i < list.length && rows[i] === row) tf += tfs[i++];
-            if (live[row] === 0) continue;
-            if (allowed) {
-              let verdict = verdicts[row];
-              if (verdict === 0) {
-                verdict = verdicts[row] = allowed(idOfRow[row]!) ? 1 : 2;
-                judged.push(row);
-              }
-              if (verdict === 2) continue;
-            }
-            const contribution = (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * lengths[row]));
-            if (scores[row] === 0) touched.push(row);
-            const score = (scores[row] += contribution);
-            if (score > best) best = score;
-          }
-          // Unseen documents can reach at most remaining[j]: once the n-th best beats that, only candidates matter.
-          if (prune && j < terms.length - 1 && touched.length >= n && best > remaining[j]) {
-            const threshold = nthBest(touched, scores, n);
-            if (threshold > remaining[j]) candidates = touched.filter((row) => scores[row] + remaining[j] >= threshold).sort((a, b) => a - b);
-          }
-        } else {
-          let position = 0;
-          for (const row of candidates) {
-            position = list.seek(row, position);
-            if (position >= list.length) break;
-            if (list.rows[position] !== row) continue;
-            let tf = 0;
-            for (let i = position; i < list.length && list.rows[i] === row; i++) tf += list.tfs[i];
-            scores[row] += (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * lengths[row]));
-          }
-          if (j < terms.length - 1 && candidates.length > n) {
-            const threshold = nthBest(candidates, scores, n);
-            candidates = candidates.filter((row) => scores[row] + remaining[j] >= threshold);
-          }
-        }
+    const passes = (row: number): boolean => {
+      if (!options.allowed) return true;
+      let verdict = this.verdicts[row];
+      if (verdict === 0) {
+        verdict = this.verdicts[row] = options.allowed(this.idOfRow[row]!) ? 1 : 2;
+        judged.push(row);
       }
-      const top = new TopK(n);
-      for (const row of candidates ?? touched) top.offer(row, scores[row]);
+      return verdict === 1;
+    };
+    try {
+      const top = options.prune === false ? this.scoreAll(plan, n, passes) : this.maxScore(plan, n, passes);
       return top.drain().map(({ item: row, score }) => ({
-        id: idOfRow[row]!,
+        id: this.idOfRow[row]!,
         bm25: score,
         score: Math.min(1, score / plan.maxScore),
         field: this.bestField(row, plan),
       }));
     } finally {
-      for (const row of touched) scores[row] = 0;
-      for (const row of judged) verdicts[row] = 0;
+      for (const row of judged) this.verdicts[row] = 0;
     }
+  }
+
+  /** Exhaustive: every posting of every term, accumulated per row, then the best n. */
+  private scoreAll(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
+    const rowCount = this.idOfRow.length;
+    if (this.scratch.length < rowCount) this.scratch = new Float64Array(rowCount * 2);
+    const { scratch: scores, live } = this;
+    const touched: number[] = [];
+    try {
+      for (const term of plan.terms) {
+        const { rows, tfs, length } = term.list;
+        let i = 0;
+        while (i < length) {
+          const row = rows[i];
+          let tf = tfs[i++];
+          while (i < length && rows[i] === row) tf += tfs[i++];
+          if (live[row] === 0 || !passes(row)) continue;
+          if (scores[row] === 0) touched.push(row);
+          scores[row] += this.contribution(term, tf, row, plan);
+        }
+      }
+      const top = new TopK(n);
+      for (const row of touched) top.offer(row, scores[row]);
+      return top;
+    } finally {
+      for (const row of touched) scores[row] = 0;
+    }
+  }
+
+  /**
+   * Document at a time with max-score pruning (Turtle & Flood): the posting lists are walked together in row order.
+   * Terms are ranked by bound; the lowest-bound terms whose bounds together do not exceed the n-th best score so far
+   * are non-essential: a document found in those alone cannot make the top n, so candidates come from the essential
+   * lists only, and non-essential lists are only searched (galloping) for candidates that can still make it. A
+   * document's score is summed in the plan's term order, so it is the exhaustive pass's, bit for bit; rows come in
+   * increasing order, so a later row scoring the n-th best exactly never displaces it (ties rank earlier rows first).
+   */
+  private maxScore(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
+    const { terms } = plan;
+    const count = terms.length;
+    const byBound = terms.map((_, t) => t).sort((a, b) => terms[a].bound - terms[b].bound);
+    // upTo[i]: the most terms byBound[0..i] add together (inflated a hair: float sums must never exceed it).
+    const upTo = new Float64Array(count);
+    for (let i = 0, sum = 0; i < count; i++) upTo[i] = (sum += terms[byBound[i]].bound) * (1 + 1e-9);
+    const position = new Int32Array(count);
+    const current = new Float64Array(count);
+    for (let t = 0; t < count; t++) current[t] = terms[t].list.length ? terms[t].list.rows[0] : Infinity;
+    const parts = new Float64Array(count);
+    const { live } = this;
+    const top = new TopK(n);
+    let threshold = -Infinity;
+    let essential = 0; // byBound[essential..] are essential
+    for (;;) {
+      let row = Infinity;
+      for (let i = essential; i < count; i++) if (current[byBound[i]] < row) row = current[byBound[i]];
+      if (row === Infinity) break;
+      parts.fill(0);
+      let partial = 0;
+      for (let i = essential; i < count; i++) {
+        const t = byBound[i];
+        if (current[t] !== row) continue;
+        const list = terms[t].list;
+        let p = position[t];
+        let tf = 0;
+        while (p < list.length && list.rows[p] === row) tf += list.tfs[p++];
+        position[t] = p;
+        current[t] = p < list.length ? list.rows[p] : Infinity;
+        parts[t] = this.contribution(terms[t], tf, row, plan);
+        partial += parts[t];
+      }
+      if (live[row] === 0 || !passes(row)) continue;
+      let hopeless = false;
+      for (let i = essential - 1; i >= 0; i--) {
+        if ((partial + upTo[i]) * (1 + 1e-9) <= threshold) {
+          hopeless = true;
+          break;
+        }
+        const t = byBound[i];
+        const list = terms[t].list;
+        let p = (position[t] = list.seek(row, position[t]));
+        let tf = 0;
+        while (p < list.length && list.rows[p] === row) tf += list.tfs[p++];
+        if (tf === 0) continue;
+        parts[t] = this.contribution(terms[t], tf, row, plan);
+        partial += parts[t];
+      }
+      if (hopeless) continue;
+      let score = 0;
+      for (let t = 0; t < count; t++) score += parts[t];
+      top.offer(row, score);
+      if (top.size === n && top.threshold > threshold) {
+        threshold = top.threshold;
+        while (essential < count && upTo[essential] <= threshold) essential++;
+      }
+    }
+    return top;
+  }
+
+  private contribution(term: QueryTerm, tf: number, row: number, plan: Plan): number {
+    return (term.idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
   }
 
   /**
@@ -315,11 +366,12 @@ export class KeywordIndex {
       const row = this.rowOfId.get(id);
       if (row === undefined) return null;
       let bm25 = 0;
-      for (const { list, idf } of plan.terms) {
+      for (const term of plan.terms) {
+        const { list } = term;
         const position = list.seek(row, 0);
         let tf = 0;
         for (let i = position; i < list.length && list.rows[i] === row; i++) tf += list.tfs[i];
-        if (tf > 0) bm25 += (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
+        if (tf > 0) bm25 += this.contribution(term, tf, row, plan);
       }
       return bm25 > 0 ? { id, bm25, score: Math.min(1, bm25 / plan.maxScore), field: this.bestField(row, plan) } : null;
     });
@@ -347,7 +399,8 @@ export class KeywordIndex {
     const terms: string[] = new Array(this.lists.length);
     for (const [term, t] of this.termIds) terms[t] = term;
     const rowCount = this.idOfRow.length;
-    out.json('keywords', { fields: this.fields, terms, ids: this.idOfRow, totalLength: this.totalLength, deadRows: this.deadRows });
+    out.json('keywords', { fields: this.fields, terms, totalLength: this.totalLength, deadRows: this.deadRows });
+    out.ids('keywords.ids', this.idOfRow);
     out.array('keywords.offsets', offsets);
     out.array('keywords.rows', rows);
     out.array('keywords.fields', fields);
@@ -367,7 +420,8 @@ export class KeywordIndex {
    * is inconsistent.
    */
   static restore(input: SnapshotReader, fields: readonly string[]): KeywordIndex {
-    const meta = input.json('keywords') as { fields: string[]; terms: string[]; ids: Array<string | null>; totalLength: number; deadRows: number };
+    const meta = input.json('keywords') as { fields: string[]; terms: string[]; totalLength: number; deadRows: number };
+    const ids = input.ids('keywords.ids');
     if (JSON.stringify(meta.fields) !== JSON.stringify(fields)) throw new Error('keyword snapshot of other fields');
     const index = new KeywordIndex(fields);
     const offsets = input.int32('keywords.offsets');
@@ -377,7 +431,7 @@ export class KeywordIndex {
     const df = input.int32('keywords.df');
     const maxTf = input.int32('keywords.maxTf');
     const minLength = input.float64('keywords.minLength');
-    const rowCount = meta.ids.length;
+    const rowCount = ids.length;
     const terms = meta.terms.length;
     if (offsets.length !== terms + 1 || df.length !== terms || offsets[terms] !== rows.length) throw new Error('keyword snapshot: postings do not add up');
     meta.terms.forEach((term, t) => {
@@ -404,8 +458,8 @@ export class KeywordIndex {
     index.rowTermCount = copy(input.int32('keywords.rowTermCount'), new Int32Array(capacity));
     index.rowTerms = input.int32('keywords.rowTerms');
     index.rowTermsLength = index.rowTerms.length;
-    index.idOfRow = meta.ids;
-    meta.ids.forEach((id, row) => {
+    index.idOfRow = ids;
+    ids.forEach((id, row) => {
       if (id !== null) index.rowOfId.set(id, row);
     });
     index.totalLength = meta.totalLength;
@@ -433,8 +487,10 @@ export class KeywordIndex {
       terms.push({ list, idf, bound: (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * list.minLength)) });
     }
     if (!terms.length) return null;
-    // Stable: equal bounds keep the query's order.
-    terms.sort((a, b) => b.bound - a.bound);
+    // Rarest first. By idf rather than by bound: idf depends on the documents only, not on the index's history, so
+    // each document's terms are summed in the same order (the same bits) as by an index built afresh. Stable: equal
+    // idf keeps the query's order.
+    terms.sort((a, b) => b.idf - a.idf);
     return { terms, maxScore, lengthWeight };
   }
 
@@ -522,13 +578,6 @@ export class KeywordIndex {
     this.live = live;
     this.deadRows = 0;
   }
-}
-
-/** The n-th highest score among `rows` (n ≤ rows.length). */
-function nthBest(rows: readonly number[], scores: Float64Array, n: number): number {
-  const top = new TopK(n);
-  for (const row of rows) top.offer(row, scores[row]);
-  return top.threshold;
 }
 
 function countTerms(text: string): { counts: Map<string, number>; total: number } {

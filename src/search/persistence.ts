@@ -59,7 +59,7 @@ export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: 
   const out = new SnapshotWriter();
   const { graph, vectors } = contents.vectors.save(base, out);
   contents.keywords?.save(out);
-  out.json('fingerprints.ids', [...contents.fingerprints.keys()]);
+  out.ids('fingerprints.ids', [...contents.fingerprints.keys()]);
   out.array('fingerprints.values', Float64Array.from(contents.fingerprints.values()));
   const data = out.write(`${base}.data`);
   const manifest: Manifest = {
@@ -79,11 +79,16 @@ export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: 
   return graph.bytes + vectors.bytes + data.bytes;
 }
 
+/** True when `dir` holds a snapshot (usable or not). */
+export function hasSnapshot(dir: string): boolean {
+  return existsSync(path.join(dir, MANIFEST));
+}
+
 /**
- * Loads the snapshot under `dir`: null when there is none; throws (saying why) when it cannot be used — saved for
+ * Loads the snapshot under `dir`: null when there is none; rejects (saying why) when it cannot be used — saved for
  * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
  */
-export function loadSnapshot(dir: string, identity: SnapshotIdentity): SpaceContents | null {
+export async function loadSnapshot(dir: string, identity: SnapshotIdentity): Promise<SpaceContents | null> {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -95,14 +100,14 @@ export function loadSnapshot(dir: string, identity: SnapshotIdentity): SpaceCont
     }
   }
   const base = path.join(dir, manifest.generation);
-  const input = new SnapshotReader(readChecked(`${base}.data`, manifest.files.data), manifest.sections);
-  const vectors = VectorStore.restore(identity.dimensions, base, manifest.files, input);
+  const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data), manifest.sections);
+  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input);
   const textPaths = identity.space.textPaths ?? [];
   const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths) : null;
-  const ids = input.json('fingerprints.ids') as string[];
+  const ids = input.ids('fingerprints.ids');
   const values = input.float64('fingerprints.values');
   if (ids.length !== values.length) throw new Error('snapshot fingerprints do not add up');
   const fingerprints = new Map<string, number>();
-  ids.forEach((id, i) => fingerprints.set(id, values[i]));
+  ids.forEach((id, i) => fingerprints.set(id!, values[i]));
   return { vectors, keywords, fingerprints };
 }

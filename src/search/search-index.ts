@@ -14,7 +14,7 @@ import {
 import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
 import { QueryVectorCache } from './query-cache';
-import { loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
+import { hasSnapshot, loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
 import {
   entryOf,
   fingerprint,
@@ -258,26 +258,45 @@ export class SearchIndex {
     }
   }
 
-  /** Builds every defined space (startup). */
+  /** Loads every defined space (startup); the spaces of one collection are loaded together (see `buildTogether`). */
   async buildAll(): Promise<void> {
-    for (const definition of this.registry.spaces) await this.build(definition.name);
+    const groups = new Map<string, string[]>();
+    for (const { name, collection, idField } of this.registry.spaces) {
+      const key = `${collection}\0${idField}`;
+      groups.set(key, [...(groups.get(key) ?? []), name]);
+    }
+    for (const spaces of groups.values()) await this.buildTogether(spaces);
   }
 
   /**
-   * (Re)loads a space from MongoDB: streams the collection with a projection of the id, the vector (memory mode)
-   * and the texts. In atlas mode it first creates the space's vector search index when missing. Searches wait for
-   * it; a build already running is joined. This is the one place a space is loaded: restoring a snapshot saved
-   * under DATA_DIR, then catching up from MongoDB, would go here.
+   * (Re)loads a space: from its snapshot under `persistDir` when there is a usable one, brought up to date with
+   * MongoDB (see `catchUp`), else from MongoDB (a stream of the collection with a projection of the id, the vector in
+   * memory mode, and the texts). In atlas mode it first creates the space's vector search index when missing.
+   * Searches wait for it; a load already running is joined.
    */
   build(space: string): Promise<void> {
-    const state = this.state(space);
-    if (!state.building) {
-      state.status = 'building';
-      state.building = this.load(state).finally(() => {
-        state.building = null;
-      });
+    return this.buildTogether([space]);
+  }
+
+  /** Loads spaces of one collection (and id field) together: the restored ones share one pass over the collection. */
+  private async buildTogether(spaces: string[]): Promise<void> {
+    const states = spaces.map((space) => this.state(space));
+    const idle = states.filter((state) => !state.building);
+    if (idle.length) {
+      const failures = new Map<SpaceState, unknown>();
+      const loading = this.load(idle, failures);
+      for (const state of idle) {
+        state.status = 'building';
+        state.building = loading
+          .then(() => {
+            if (failures.has(state)) throw failures.get(state);
+          })
+          .finally(() => {
+            state.building = null;
+          });
+      }
     }
-    return state.building;
+    await Promise.all(states.map((state) => state.building));
   }
 
   /**
@@ -465,31 +484,45 @@ export class SearchIndex {
     return { space, dimensions: this.options.dimensions, model: this.options.model ?? null };
   }
 
-  private async load(state: SpaceState): Promise<void> {
-    const { definition } = state;
-    const { mode, logger } = this.options;
+  /**
+   * Loads `states` (spaces of one collection), recording each failure in `failures`. Snapshots are read from disk
+   * (on the thread pool) while MongoDB is scanned once for all of them; spaces without a usable snapshot are built.
+   */
+  private async load(states: SpaceState[], failures: Map<SpaceState, unknown>): Promise<void> {
+    const { mode, logger, persistDir } = this.options;
     const started = Date.now();
-    const log = { space: definition.name, db: this.db.databaseName };
-    try {
-      if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, this.options.dimensions);
-      const restored = this.restore(definition);
-      if (restored) {
-        const caughtUp = await this.catchUp(definition, restored);
-        this.install(state, restored.vectors, restored.keywords, restored.fingerprints, caughtUp.updated + caughtUp.removed);
-        logger.info('search space restored', { ...log, ...caughtUp, vectors: restored.vectors.size, ms: Date.now() - started });
-        return;
+    const persisted =
+      persistDir !== undefined && mode === 'memory'
+        ? states.filter((state) => hasSnapshot(snapshotDir(persistDir, this.db.databaseName, state.definition.name)))
+        : [];
+    const [restored, scanned] = await Promise.all([
+      Promise.all(persisted.map((state) => this.restore(state.definition))),
+      persisted.length ? this.scanFingerprints(persisted.map((state) => state.definition)).catch(() => null) : null,
+    ]);
+    for (const state of states) {
+      const { definition } = state;
+      const log = { space: definition.name, db: this.db.databaseName };
+      try {
+        if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, this.options.dimensions);
+        const contents = restored[persisted.indexOf(state)];
+        if (contents && scanned) {
+          const caughtUp = await this.catchUp(definition, contents, scanned, persisted.indexOf(state));
+          this.install(state, contents.vectors, contents.keywords, contents.fingerprints, caughtUp.updated + caughtUp.removed);
+          logger.info('search space restored', { ...log, ...caughtUp, vectors: contents.vectors.size, ms: Date.now() - started });
+          continue;
+        }
+        const { vectors, keywords, fingerprints, counts } = await this.readAll(definition);
+        // Built from MongoDB: due for saving, so the next start can restore it.
+        this.install(state, vectors, keywords, fingerprints, AUTOSAVE_WRITES);
+        const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
+        if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions: this.options.dimensions });
+        else logger.info('search space built', fields);
+      } catch (error) {
+        state.status = 'empty';
+        state.pending.length = 0;
+        failures.set(state, error);
+        logger.error('search space build failed', { ...log, error: error instanceof Error ? error.message : String(error) });
       }
-      const { vectors, keywords, fingerprints, counts } = await this.readAll(definition);
-      // Built from MongoDB: due for saving, so the next start can restore it.
-      this.install(state, vectors, keywords, fingerprints, AUTOSAVE_WRITES);
-      const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
-      if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions: this.options.dimensions });
-      else logger.info('search space built', fields);
-    } catch (error) {
-      state.status = 'empty';
-      state.pending.length = 0;
-      logger.error('search space build failed', { ...log, error: error instanceof Error ? error.message : String(error) });
-      throw error;
     }
   }
 
@@ -510,15 +543,17 @@ export class SearchIndex {
     state.status = 'ready';
   }
 
-  /** The space's saved snapshot when there is a usable one (memory mode with persistDir); a bad one is logged and skipped. */
-  private restore(definition: SpaceDefinition): SpaceContents | null {
-    const { persistDir, mode, logger } = this.options;
-    if (persistDir === undefined || mode !== 'memory') return null;
-    const dir = snapshotDir(persistDir, this.db.databaseName, definition.name);
+  /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
+  private async restore(definition: SpaceDefinition): Promise<SpaceContents | null> {
+    const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
-      return loadSnapshot(dir, this.identity(definition));
+      return await loadSnapshot(dir, this.identity(definition));
     } catch (error) {
-      logger.warn('search snapshot not used: rebuilding from MongoDB', { space: definition.name, dir, reason: error instanceof Error ? error.message : String(error) });
+      this.options.logger.warn('search snapshot not used: rebuilding from MongoDB', {
+        space: definition.name,
+        dir,
+        reason: error instanceof Error ? error.message : String(error),
+      });
       return null;
     }
   }
@@ -558,25 +593,48 @@ export class SearchIndex {
   }
 
   /**
-   * Brings restored contents up to date with MongoDB, whatever was written while the server was down, by this
-   * server or anyone else: one pass over the collection reads each document's id, texts and first vector
-   * components (a small fraction of the vectors' bytes) and compares its fingerprint with the snapshot's; the
-   * documents that differ or are new are then read in full and re-indexed, and ids the snapshot has but MongoDB no
-   * longer does are removed. No change stream and no timestamp field are needed, so it works on any deployment.
+   * One pass over a collection for spaces of it (same id field): each document's id and, per space, its fingerprint,
+   * read with a projection of the id, the texts and the first vector components (a small fraction of the vectors'
+   * bytes). Documents without a string id, and repeats of an id, are skipped.
    */
-  private async catchUp(definition: SpaceDefinition, contents: SpaceContents): Promise<{ scanned: number; updated: number; removed: number }> {
-    const { vectors, keywords, fingerprints } = contents;
-    const collection = this.db.collection(definition.collection);
-    const seen = new Set<string>();
-    const stale: string[] = [];
-    for await (const document of collection.find({}, { projection: fingerprintProjection(definition, true), batchSize: 5000 })) {
-      const id = readPath(document, definition.idField);
-      if (typeof id !== 'string' || id === '' || seen.has(id)) continue;
-      seen.add(id);
-      const texts: Record<string, string> = {};
-      for (const path of definition.textPaths ?? []) texts[path] = textOf(readPath(document, path));
-      if (fingerprints.get(id) !== fingerprint(definition, texts, fromStoredVector(readPath(document, definition.vectorPath)))) stale.push(id);
+  private async scanFingerprints(definitions: SpaceDefinition[]): Promise<ScannedFingerprints> {
+    const { collection, idField } = definitions[0];
+    const ids: string[] = [];
+    const present = new Set<string>();
+    const values: number[][] = definitions.map(() => []);
+    const cursor = this.db.collection(collection).find({}, { projection: fingerprintProjection(definitions), batchSize: 5000 });
+    for await (const document of cursor) {
+      const id = readPath(document, idField);
+      if (typeof id !== 'string' || id === '' || present.has(id)) continue;
+      present.add(id);
+      ids.push(id);
+      definitions.forEach((definition, s) => {
+        const texts: Record<string, string> = {};
+        for (const path of definition.textPaths ?? []) texts[path] = textOf(readPath(document, path));
+        values[s].push(fingerprint(definition, texts, fromStoredVector(readPath(document, definition.vectorPath))));
+      });
     }
+    return { ids, present, fingerprints: values.map((list) => Float64Array.from(list)) };
+  }
+
+  /**
+   * Brings restored contents up to date with MongoDB, whatever was written while the server was down, by this
+   * server or anyone else: documents whose fingerprint (from `scanFingerprints`, column `column`) differs from the
+   * snapshot's, or that are new, are read in full and re-indexed; ids the snapshot has but MongoDB no longer does
+   * are removed. No change stream and no timestamp field are needed, so it works on any deployment.
+   */
+  private async catchUp(
+    definition: SpaceDefinition,
+    contents: SpaceContents,
+    scanned: ScannedFingerprints,
+    column: number,
+  ): Promise<{ scanned: number; updated: number; removed: number }> {
+    const { vectors, keywords, fingerprints } = contents;
+    const stale: string[] = [];
+    const current = scanned.fingerprints[column];
+    scanned.ids.forEach((id, i) => {
+      if (fingerprints.get(id) !== current[i]) stale.push(id);
+    });
     let removed = 0;
     const drop = (id: string) => {
       vectors.remove(id);
@@ -584,11 +642,12 @@ export class SearchIndex {
       fingerprints.delete(id);
     };
     for (const id of [...fingerprints.keys()]) {
-      if (!seen.has(id)) {
+      if (!scanned.present.has(id)) {
         drop(id);
         removed++;
       }
     }
+    const collection = this.db.collection(definition.collection);
     for (let from = 0; from < stale.length; from += CATCH_UP_BATCH) {
       const ids = stale.slice(from, from + CATCH_UP_BATCH);
       const found = new Map<string, SpaceEntry>();
@@ -612,7 +671,7 @@ export class SearchIndex {
       }
       vectors.addMany(fresh);
     }
-    return { scanned: seen.size, updated: stale.length, removed };
+    return { scanned: scanned.ids.length, updated: stale.length, removed };
   }
 
   private async searchAtlas(definition: SpaceDefinition, vector: Float32Array, k: number, filter: Document | null | undefined): Promise<VectorHit[]> {
@@ -650,6 +709,13 @@ export class SearchIndex {
         return firstPassing((n) => run(n, {}), k, restriction.passing);
     }
   }
+}
+
+/** What `scanFingerprints` read: the ids in MongoDB and, per space, their current fingerprints (aligned with `ids`). */
+interface ScannedFingerprints {
+  ids: string[];
+  present: ReadonlySet<string>;
+  fingerprints: Float64Array[];
 }
 
 /** Vectors handed to the HNSW graph per multi-threaded insert during a build (the event loop runs between batches). */

@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 
 /** The typed arrays a snapshot section can hold. */
@@ -20,6 +21,11 @@ export interface SnapshotSection {
   offset: number;
   bytes: number;
 }
+
+const ID_TABLE = '$ids';
+
+/** Bytes per read call (large reads block a pool thread for long). */
+const READ_CHUNK = 64 * 2 ** 20;
 
 /** Size and CRC-32 of a written file, recorded in the manifest and checked before anything in it is used. */
 export interface FileCheck {
@@ -60,34 +66,57 @@ export function writeChunks(path: string, chunks: readonly Uint8Array[]): FileCh
 }
 
 /**
- * Reads a whole file into `into` (a fresh array is allocated when absent) after checking its size; throws when the
- * size or the CRC-32 differs from `check` (a torn or corrupted file).
+ * Reads a whole file into `into` (a fresh array is allocated when absent) after checking its size; rejects when the
+ * size or the CRC-32 differs from `check` (a torn or corrupted file). The reads run on libuv's thread pool, so
+ * several files load while the event loop does other work.
  */
-export function readChecked(path: string, check: FileCheck, into?: Uint8Array): Uint8Array {
-  const fd = openSync(path, 'r');
+export async function readChecked(path: string, check: FileCheck, into?: Uint8Array): Promise<Uint8Array> {
+  const file = await open(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const { size } = await file.stat();
     if (size !== check.bytes) throw new Error(`${path} has ${size} bytes, expected ${check.bytes}`);
     const target = into ?? new Uint8Array(size);
     if (target.byteLength < size) throw new Error(`no room to read ${path}`);
     let read = 0;
     while (read < size) {
-      const n = readSync(fd, target, read, size - read, read);
-      if (n === 0) throw new Error(`${path} ended early`);
-      read += n;
+      const { bytesRead } = await file.read(target, read, Math.min(size - read, READ_CHUNK), read);
+      if (bytesRead === 0) throw new Error(`${path} ended early`);
+      read += bytesRead;
     }
-    if (crc32(target.subarray(0, size)) !== check.crc) throw new Error(`${path} fails its checksum`);
+    if (size > 0 && crc32(target.subarray(0, size)) !== check.crc) throw new Error(`${path} fails its checksum`);
     return target;
   } finally {
-    closeSync(fd);
+    await file.close();
   }
 }
 
-/** Collects named typed arrays and JSON values into one file (no copies: the arrays are written as they are). */
+/**
+ * Collects named typed arrays and JSON values into one file (no copies: the arrays are written as they are). Lists of
+ * ids (`ids`) are stored as numbers into one table of distinct ids, written once at the end, since the same ids
+ * appear in several sections.
+ */
 export class SnapshotWriter {
   private readonly chunks: Uint8Array[] = [];
   private offset = 0;
+  private readonly idTable: string[] = [];
+  private readonly idNumbers = new Map<string, number>();
   readonly sections: SnapshotSection[] = [];
+
+  /** A list of ids (null: none), stored as numbers into the id table (-1 for null). */
+  ids(name: string, ids: ArrayLike<string | null>): void {
+    const numbers = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (id === null) {
+        numbers[i] = -1;
+        continue;
+      }
+      let number = this.idNumbers.get(id);
+      if (number === undefined) this.idNumbers.set(id, (number = this.idTable.push(id) - 1));
+      numbers[i] = number;
+    }
+    this.array(name, numbers);
+  }
 
   array(name: string, values: SnapshotArray): void {
     this.add(name, kindOf(values), bytesOf(values));
@@ -97,8 +126,9 @@ export class SnapshotWriter {
     this.add(name, 'json', Buffer.from(JSON.stringify(value), 'utf8'));
   }
 
-  /** Writes the sections to a new file at `path`. */
+  /** Writes the sections (and the id table) to a new file at `path`. */
   write(path: string): FileCheck {
+    this.json(ID_TABLE, this.idTable);
     return writeChunks(path, this.chunks);
   }
 
@@ -115,6 +145,7 @@ export class SnapshotWriter {
 /** Reads the sections of a file written by {@link SnapshotWriter}: arrays are views into its (checked) bytes. */
 export class SnapshotReader {
   private readonly sections = new Map<string, SnapshotSection>();
+  private idTable: string[] | null = null;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -124,6 +155,20 @@ export class SnapshotReader {
       if (section.offset % 8 !== 0 || section.offset + section.bytes > bytes.byteLength) throw new Error(`snapshot section ${section.name} out of bounds`);
       this.sections.set(section.name, section);
     }
+  }
+
+  /** A list of ids written by {@link SnapshotWriter.ids}. */
+  ids(name: string): Array<string | null> {
+    this.idTable ??= this.json(ID_TABLE) as string[];
+    const table = this.idTable;
+    const numbers = this.int32(name);
+    const ids = new Array<string | null>(numbers.length);
+    for (let i = 0; i < numbers.length; i++) {
+      const number = numbers[i];
+      if (number < -1 || number >= table.length) throw new Error(`snapshot section ${name} refers to no id`);
+      ids[i] = number === -1 ? null : table[number];
+    }
+    return ids;
   }
 
   json(name: string): unknown {

@@ -101,12 +101,16 @@ export function entryOf(definition: SpaceDefinition, document: Document): SpaceE
 export const FINGERPRINT_HEAD = 4;
 
 /**
- * The projection that reads what a fingerprint needs: the id, the texts and (with `withVectors`) only the first
- * {@link FINGERPRINT_HEAD} components of the vector, so comparing a whole collection costs a fraction of loading it.
+ * The projection that reads what the fingerprints of spaces of one collection need: the id, the texts and only the
+ * first {@link FINGERPRINT_HEAD} components of each vector, so comparing a whole collection costs a fraction of
+ * loading it.
  */
-export function fingerprintProjection(definition: SpaceDefinition, withVectors: boolean): Document {
-  const projection = spaceProjection(definition, false);
-  if (withVectors) projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
+export function fingerprintProjection(definitions: readonly SpaceDefinition[]): Document {
+  const projection: Document = {};
+  for (const definition of definitions) {
+    Object.assign(projection, spaceProjection(definition, false));
+    projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
+  }
   return projection;
 }
 
@@ -119,23 +123,25 @@ const headFloats = new Float32Array(headBits.buffer);
  * write made behind the server's back changes the document's fingerprint, which is how a restored snapshot finds it.
  */
 export function fingerprint(definition: SpaceDefinition, texts: Readonly<Record<string, string>> | null, vector: Float32Array | null): number {
+  // cyrb53 over the UTF-16 units of the texts (each ended by a value no unit has), then the head's bit patterns.
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  const mix = (value: number) => {
-    h1 = Math.imul(h1 ^ value, 2654435761);
-    h2 = Math.imul(h2 ^ value, 1597334677);
-  };
   for (const path of definition.textPaths ?? []) {
     const text = texts?.[path] ?? '';
-    for (let i = 0; i < text.length; i++) mix(text.charCodeAt(i));
-    mix(0x110000); // beyond any UTF-16 unit: ends the text
+    for (let i = 0; i <= text.length; i++) {
+      const unit = i < text.length ? text.charCodeAt(i) : 0x110000;
+      h1 = Math.imul(h1 ^ unit, 2654435761);
+      h2 = Math.imul(h2 ^ unit, 1597334677);
+    }
   }
-  if (vector) {
-    headBits.fill(0);
-    headFloats.set(vector.subarray(0, FINGERPRINT_HEAD));
-    mix(Math.min(vector.length, FINGERPRINT_HEAD));
-    for (let i = 0; i < FINGERPRINT_HEAD; i++) mix(headBits[i]);
-  } else mix(0x110001);
+  headBits.fill(0);
+  if (vector) for (let i = 0; i < FINGERPRINT_HEAD && i < vector.length; i++) headFloats[i] = vector[i];
+  const marker = vector ? Math.min(vector.length, FINGERPRINT_HEAD) : 0x110001;
+  for (let i = -1; i < FINGERPRINT_HEAD; i++) {
+    const value = i < 0 ? marker : headBits[i];
+    h1 = Math.imul(h1 ^ value, 2654435761);
+    h2 = Math.imul(h2 ^ value, 1597334677);
+  }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);

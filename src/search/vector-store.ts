@@ -205,21 +205,28 @@ export class VectorStore {
     this.graph.save(`${base}.graph`);
     const rows = this.idOfRow.length;
     const vectors = writeChunks(`${base}.vectors`, [new Uint8Array(this.matrix.buffer, 0, rows * this.dimensions * 4)]);
-    out.json('vectors', { rows, ids: this.idOfRow, free: this.freeRows });
+    out.ids('vectors.ids', this.idOfRow);
+    out.json('vectors', { rows, free: this.freeRows });
     return { graph: fileCheck(`${base}.graph`), vectors };
   }
 
-  /** The store saved by `save` under `base`, exactly as it was; throws when a file fails its check or disagrees. */
-  static restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): VectorStore {
-    const meta = input.json('vectors') as { rows: number; ids: Array<string | null>; free: number[] };
-    if (meta.ids.length !== meta.rows || checks.vectors.bytes !== meta.rows * dimensions * 4) throw new Error('vector snapshot: rows disagree');
-    // Verified before usearch reads it: its loader trusts the file.
-    readChecked(`${base}.graph`, checks.graph);
+  /**
+   * The store saved by `save` under `base`, exactly as it was: both files are read (in parallel) and checked before
+   * usearch reads the graph, since its loader trusts the file. Rejects when a file fails its check or disagrees.
+   */
+  static async restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): Promise<VectorStore> {
+    const meta = input.json('vectors') as { rows: number; free: number[] };
+    const ids = input.ids('vectors.ids');
+    if (ids.length !== meta.rows || checks.vectors.bytes !== meta.rows * dimensions * 4) throw new Error('vector snapshot: rows disagree');
+    // Room for a few more rows, so the first inserts after a start do not copy the matrix.
     const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
+    await Promise.all([
+      readChecked(`${base}.graph`, checks.graph),
+      readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(store.matrix.buffer)),
+    ]);
     store.graph.load(`${base}.graph`);
-    readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(store.matrix.buffer));
-    store.idOfRow = meta.ids;
-    meta.ids.forEach((id, row) => {
+    store.idOfRow = ids;
+    ids.forEach((id, row) => {
       if (id !== null) store.rowOfId.set(id, row);
     });
     store.freeRows = meta.free;

@@ -28,7 +28,7 @@ test('a write command appends one journal record with every op; reads append not
   expect(journal.appends).toHaveLength(1);
   expect(journal.appends[0].map((op) => op.t)).toEqual(['createColl', 'put', 'put']);
   await run({ update: 'c', updates: [{ q: {}, u: { $set: { x: 1 } }, multi: true }] });
-  expect(journal.appends[1].map((op) => op.t)).toEqual(['put', 'put']);
+  expect(journal.appends[1].map((op) => op.t)).toEqual(['patch', 'patch']);
   await run({ find: 'c', filter: {} });
   await run({ update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: 1 } } }] }); // no change: nothing to journal
   expect(journal.appends).toHaveLength(2);

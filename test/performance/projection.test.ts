@@ -60,6 +60,19 @@ describe('reads fetch what the operation selects', () => {
     expect(data.experiences.edges[0].node.session).toEqual({ sessionId: 'p-1', sessionType: 'default' });
     expect(commands).toBe(2); // the page (no count: totalCount is not selected) and the sessions
     expect(project).not.toContain('$objectToArray');
+    expect(project).not.toContain('metadata');
+  });
+
+  it('metadata, feedbacks and agent_data are read when selected, and only then', async () => {
+    const without = await read('{ session(id: "p-1") { agents { agentId } } }');
+    expect(without.project).not.toMatch(/metadata|feedbacks|agent_data/);
+    const selected = await read('{ session(id: "p-1") { metadata feedbacks { comment } agents { agentData { model raw } } } }');
+    for (const field of ['metadata', 'feedbacks', 'agent_data']) expect(selected.project).toContain(field);
+    expect(selected.data.session).toEqual({
+      metadata: { team: 'a' },
+      feedbacks: [],
+      agents: [{ agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } }, { agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } }],
+    });
   });
 
   it('token sums are computed only when tokenUsage is selected, also through a fragment', async () => {
@@ -104,11 +117,17 @@ describe('reads fetch what the operation selects', () => {
   it('a page after a cursor read with the session matches the page read on its own', async () => {
     const first = await read('{ session(id: "p-1") { agent(agentId: "planner") { messages(first: 2) { pageInfo { endCursor } } } } }');
     const cursor = first.data.session.agent.messages.pageInfo.endCursor;
-    const { data, commands } = await read('query($after: String) { session(id: "p-1") { agent(agentId: "planner") { messages(first: 2, after: $after) { pageInfo { hasPreviousPage hasNextPage } edges { node { messageId } } } } } }', {
-      after: cursor,
-    });
+    const { data, commands } = await read(
+      `query($after: String) {
+        session(id: "p-1") { agent(agentId: "planner") { messages(first: 2, after: $after) { pageInfo { hasPreviousPage hasNextPage } edges { node { messageId } } } } }
+      }`,
+      { after: cursor },
+    );
     expect(commands).toBe(1);
-    expect(data.session.agent.messages).toEqual({ pageInfo: { hasPreviousPage: true, hasNextPage: true }, edges: [{ node: { messageId: 3 } }, { node: { messageId: 4 } }] });
+    expect(data.session.agent.messages).toEqual({
+      pageInfo: { hasPreviousPage: true, hasNextPage: true },
+      edges: [{ node: { messageId: 3 } }, { node: { messageId: 4 } }],
+    });
   });
 
   it('invalid page arguments are still reported by the field, and the rest of the session is served', async () => {

@@ -58,7 +58,7 @@ export interface SessionDocument {
  */
 export interface AgentSummary {
   agent_id: string;
-  agent_data: Record<string, unknown>;
+  agent_data?: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
   message_count?: number;
@@ -70,8 +70,8 @@ export interface AgentSummary {
   pages?: MessagePage[] | null;
 }
 
-/** A session as read for the API: everything but the message arrays, which are paged separately. */
-export interface SessionSummary extends Omit<SessionDocument, 'agents'> {
+/** A session as read for the API: never the message arrays; metadata and feedbacks when the shape asked for them. */
+export interface SessionSummary extends Omit<SessionDocument, 'agents' | 'metadata' | 'feedbacks'>, Partial<Pick<SessionDocument, 'metadata' | 'feedbacks'>> {
   agents: AgentSummary[];
 }
 
@@ -80,8 +80,13 @@ export interface SessionSummary extends Omit<SessionDocument, 'agents'> {
  * (session.selection.ts), so that a read returning only ids does not sum every message's tokens.
  */
 export interface SummaryShape {
-  /** The agents (agent_data and timestamps); without it `agents` is empty. */
+  /** The session's metadata and feedbacks (without them: absent). */
+  metadata: boolean;
+  feedbacks: boolean;
+  /** The agents (ids and timestamps); without it `agents` is empty. */
   agents: boolean;
+  /** Per agent: its agent_data (without it: absent). */
+  agentData: boolean;
   /** Per agent: message_count and last_message. */
   messageStats: boolean;
   /** Per agent: the token sums of its messages. */
@@ -98,7 +103,15 @@ export function summaryShape(parts: Omit<SummaryShape, 'key'>): SummaryShape {
 }
 
 /** Everything (the shape of reads that do not know what will be selected, e.g. after a write). */
-export const FULL_SUMMARY: SummaryShape = summaryShape({ agents: true, messageStats: true, tokens: true, windows: [] });
+export const FULL_SUMMARY: SummaryShape = summaryShape({
+  metadata: true,
+  feedbacks: true,
+  agents: true,
+  agentData: true,
+  messageStats: true,
+  tokens: true,
+  windows: [],
+});
 
 /** A message to append, without its id (the database allocates it). */
 export type NewMessage = Omit<MessageDocument, 'message_id' | 'created_at' | 'updated_at'>;
@@ -201,12 +214,8 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
 /** `$project` turning a stored session into a `SessionSummary` of `shape`. */
 function summaryProjection(shape: SummaryShape): Document {
   const messages = { $ifNull: ['$$a.v.messages', []] };
-  const agent: Document = {
-    agent_id: '$$a.k',
-    agent_data: '$$a.v.agent_data',
-    created_at: '$$a.v.created_at',
-    updated_at: '$$a.v.updated_at',
-  };
+  const agent: Document = { agent_id: '$$a.k', created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' };
+  if (shape.agentData) agent.agent_data = '$$a.v.agent_data';
   if (shape.messageStats) {
     agent.message_count = { $size: messages };
     agent.last_message = { $arrayElemAt: [messages, -1] };
@@ -227,8 +236,8 @@ function summaryProjection(shape: SummaryShape): Document {
       session_type: 1,
       created_at: 1,
       updated_at: 1,
-      metadata: 1,
-      feedbacks: 1,
+      ...(shape.metadata ? { metadata: 1 } : {}),
+      ...(shape.feedbacks ? { feedbacks: 1 } : {}),
       agents: shape.agents ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } } : { $literal: [] },
     },
   };

@@ -8,10 +8,11 @@ import { messageWindow } from './session.service';
 const shapes = new WeakMap<readonly FieldNode[], Map<string, SummaryShape>>();
 
 /**
- * What a session read must compute for the Session selected at `path` below the resolved field (`[]`: the field
- * returns the Session; `['edges', 'node']`: a connection of them): the agents only when they or their counts are
- * selected, token sums only for `tokenUsage`, and a page of messages per `messages(...)` window selected on an agent,
- * so that `session(id) { agents { messages(last: 20) { … } } }` is one read.
+ * What a session read must fetch for the Session selected at `path` below the resolved field (`[]`: the field
+ * returns the Session; `['edges', 'node']`: a connection of them): metadata, feedbacks and agent_data only when
+ * selected, the agents only when they or their counts are, token sums only for `tokenUsage`, and a page of messages
+ * per `messages(...)` window selected on an agent, so that `session(id) { agents { messages(last: 20) { … } } }` is
+ * one read.
  */
 export function sessionShape(info: GraphQLResolveInfo, path: readonly string[] = []): SummaryShape {
   let byPath = shapes.get(info.fieldNodes);
@@ -37,7 +38,10 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): Summary
     }
   }
   return summaryShape({
+    metadata: session.has('metadata'),
+    feedbacks: session.has('feedbacks'),
     agents: agentNodes.length > 0 || session.has('messageCount') || session.has('tokenUsage'),
+    agentData: agent.has('agentData'),
     messageStats: session.has('messageCount') || agent.has('messageCount') || agent.has('lastMessage'),
     tokens: session.has('tokenUsage'),
     windows: [...windows.values()],

@@ -1,0 +1,296 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Document } from 'mongodb';
+import { createAppDeps, prepareDatabase } from '../../src/app';
+import { createContext } from '../../src/context';
+import { toStoredVector } from '../../src/embeddings/vectors';
+import { createLogger, silentLogger, type Logger } from '../../src/logger';
+import { EXPERIENCE_FIELDS, embeddingKey } from '../../src/modules/experiences/experience.type';
+import { buildAppSchema } from '../../src/schema';
+import { snapshotDir } from '../../src/search/persistence';
+import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
+import type { SpaceDefinition } from '../../src/search/space';
+import { createServer } from '../../src/server';
+import { createTestApp } from '../helpers/app';
+import { openTestDatabase, type TestDatabase } from '../helpers/db';
+import { embeddingLikeVectors } from './support/vectors';
+
+const DIMENSIONS = 16;
+const COUNT = 1000;
+const SPACE: SpaceDefinition = { name: 'items.text', collection: 'items', idField: 'item_id', vectorPath: 'embeddings.text', textPaths: ['text'] };
+const OTHER: SpaceDefinition = { ...SPACE, name: 'items.title', vectorPath: 'embeddings.title', textPaths: ['title'] };
+
+/** What a logger wrote, as parsed lines. */
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  return { logger: createLogger('info', (line) => lines.push(JSON.parse(line))), lines };
+}
+
+describe('search index snapshots under DATA_DIR', () => {
+  let database: TestDatabase;
+  let dataDir: string;
+  const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 21, latent: 8 });
+  const queries = Array.from({ length: 8 }, next);
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa', 'theta', 'zeta', 'lambda'];
+  const textOf = (i: number) => `${words[i % 10]} ${words[(i * 7) % 10]} item${i}`;
+
+  /** The app's search subsystem as a fresh process would have it (the same DATA_DIR, unless `persistDir` says otherwise). */
+  function searchIndexes(options: { logger?: Logger; persistDir?: string | null; model?: string } = {}): SearchIndexes {
+    const search = new SearchIndexes({
+      mode: 'memory',
+      dimensions: DIMENSIONS,
+      logger: options.logger ?? silentLogger,
+      persistDir: options.persistDir === null ? undefined : (options.persistDir ?? dataDir),
+      model: options.model ?? 'test/model-a',
+    });
+    search.defineSpace(SPACE, OTHER);
+    return search;
+  }
+
+  async function loaded(search: SearchIndexes): Promise<SearchIndex> {
+    const index = search.forDb(database.db);
+    await index.buildAll();
+    return index;
+  }
+
+  /** Every answer the index gives for the test queries, in both spaces, by vector (ANN and exact) and by keyword. */
+  async function answers(index: SearchIndex): Promise<unknown[]> {
+    const results: unknown[] = [];
+    for (const space of [SPACE.name, OTHER.name]) {
+      for (const vector of queries) {
+        results.push(await index.searchVector(space, { vector, k: 10 }));
+        results.push(await index.searchVector(space, { vector, k: 10, exact: true }));
+      }
+      for (const text of ['alpha', 'beta gamma', 'omega item7 item8', 'theta zeta lambda']) results.push(await index.searchKeyword(space, { text, k: 20 }));
+    }
+    return results;
+  }
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    const documents = Array.from({ length: COUNT }, (_, i) => ({
+      item_id: `i${i}`,
+      text: textOf(i),
+      title: `title ${words[(i * 3) % 10]} ${i}`,
+      embeddings: { text: Array.from(next()), title: Array.from(next()) },
+    }));
+    await database.db.collection('items').insertMany(documents);
+    await database.db.collection('items').createIndex({ item_id: 1 }, { unique: true });
+  });
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-snapshots-'));
+  });
+
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => database?.close());
+
+  it('a restart restores the saved spaces and answers exactly as before, reading only fingerprints from MongoDB', async () => {
+    const first = await loaded(searchIndexes());
+    const before = await answers(first);
+    await first.saveSpaces(() => true);
+
+    const { logger, lines } = capturingLogger();
+    database.commands.reset();
+    const restarted = await loaded(searchIndexes({ logger }));
+    expect(lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.updated, line.removed])).toEqual([
+      [SPACE.name, 0, 0],
+      [OTHER.name, 0, 0],
+    ]);
+    expect(lines.some((line) => line.message === 'search space built')).toBe(false);
+    // One pass over the collection for both spaces, reading the first vector components only.
+    const finds = database.commands.events.filter((event) => event.commandName === 'find');
+    expect(finds).toHaveLength(1);
+    expect(finds[0].command.projection).toEqual({
+      _id: 0,
+      item_id: 1,
+      text: 1,
+      title: 1,
+      'embeddings.text': { $slice: 4 },
+      'embeddings.title': { $slice: 4 },
+    });
+    expect(await answers(restarted)).toEqual(before);
+    expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
+  });
+
+  it('catches up with writes made through the driver while it was down: inserts, updates, vector-only updates, deletes', async () => {
+    const first = await loaded(searchIndexes());
+    await first.saveSpaces(() => true);
+    const items = database.db.collection('items');
+    const fresh = next();
+    const moved = next();
+    const revectored = next();
+    await items.insertOne({ item_id: 'new-one', text: 'brandnew words', title: 'new title', embeddings: { text: Array.from(fresh), title: Array.from(next()) } });
+    await items.updateOne({ item_id: 'i10' }, { $set: { text: 'rewritten wholly', 'embeddings.text': Array.from(moved) } });
+    await items.updateOne({ item_id: 'i11' }, { $set: { 'embeddings.text': Array.from(revectored) } }); // text unchanged
+    await items.deleteOne({ item_id: 'i12' });
+    try {
+      const { logger, lines } = capturingLogger();
+      const restarted = await loaded(searchIndexes({ logger }));
+      expect(lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.updated, line.removed])).toEqual([
+        [SPACE.name, 3, 1], // new-one, i10, i11; i12
+        [OTHER.name, 1, 1], // new-one; i12
+      ]);
+      expect((await restarted.searchVector(SPACE.name, { vector: fresh, k: 1 }))[0].id).toBe('new-one');
+      expect((await restarted.searchVector(SPACE.name, { vector: moved, k: 1 }))[0].id).toBe('i10');
+      expect((await restarted.searchVector(SPACE.name, { vector: revectored, k: 1 }))[0].id).toBe('i11');
+      expect((await restarted.searchKeyword(SPACE.name, { text: 'rewritten', k: 5 })).map((hit) => hit.id)).toEqual(['i10']);
+      expect((await restarted.searchKeyword(SPACE.name, { text: 'item10', k: 5 })).map((hit) => hit.id)).toEqual([]);
+      expect((await restarted.searchKeyword(SPACE.name, { text: 'item12', k: 5 })).map((hit) => hit.id)).toEqual([]);
+      // Exactly what a build from MongoDB gives.
+      const rebuilt = await loaded(searchIndexes({ persistDir: null }));
+      for (const space of [SPACE.name, OTHER.name]) {
+        expect(restarted.stats(space)).toEqual(rebuilt.stats(space));
+        for (const vector of [...queries, fresh, moved]) {
+          expect(await restarted.searchVector(space, { vector, k: 10, exact: true })).toEqual(await rebuilt.searchVector(space, { vector, k: 10, exact: true }));
+        }
+        for (const text of ['alpha beta', 'rewritten', 'brandnew', 'title new']) {
+          const sorted = (hits: Array<{ id: string; bm25: number }>) => hits.map((hit) => [hit.id, hit.bm25]).sort();
+          expect(sorted(await restarted.searchKeyword(space, { text, k: 5000 }))).toEqual(sorted(await rebuilt.searchKeyword(space, { text, k: 5000 })));
+        }
+      }
+    } finally {
+      await items.deleteOne({ item_id: 'new-one' });
+      await items.updateOne({ item_id: 'i10' }, { $set: { text: textOf(10) } });
+      await items.insertOne({ item_id: 'i12', text: textOf(12), title: 'restored', embeddings: { text: Array.from(next()), title: Array.from(next()) } });
+    }
+  });
+
+  it.each([
+    ['a flipped byte in the vectors', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.vectors'))), /checksum/],
+    ['a truncated graph', (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.graph')), 100), /bytes, expected/],
+    ['a damaged manifest', (dir: string) => writeFileSync(path.join(dir, 'snapshot.json'), '{"format": 1, "iden'), /JSON/],
+  ])('%s: the space is rebuilt from MongoDB with a log line, never served from the file', async (_case, damage, reason) => {
+    const first = await loaded(searchIndexes());
+    const before = await answers(first);
+    await first.saveSpaces(() => true);
+    damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
+    const { logger, lines } = capturingLogger();
+    const restarted = await loaded(searchIndexes({ logger }));
+    const warning = lines.find((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
+    expect(warning).toMatchObject({ space: SPACE.name, reason: expect.stringMatching(reason) });
+    expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
+    expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
+    // Exact answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are not compared.
+    const exact = (all: unknown[]) => all.filter((_, i) => i % 2 === 1);
+    expect(exact(await answers(restarted)).slice(0, 8)).toEqual(exact(before).slice(0, 8));
+  });
+
+  it('a snapshot saved for another embedder or space definition is rebuilt', async () => {
+    const first = await loaded(searchIndexes());
+    await first.saveSpaces(() => true);
+    const { logger, lines } = capturingLogger();
+    await loaded(searchIndexes({ logger, model: 'test/model-b' }));
+    expect(lines.filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB').map((line) => line.reason)).toEqual([
+      expect.stringContaining('another model'),
+      expect.stringContaining('another model'),
+    ]);
+  });
+
+  it('saves atomically: only spaces with unsaved writes are written, and a new generation replaces the old', async () => {
+    const index = await loaded(searchIndexes());
+    await index.saveSpaces(() => true);
+    const dir = snapshotDir(dataDir, database.db.databaseName, SPACE.name);
+    const firstFiles = readdirSync(dir).sort();
+    expect(firstFiles.filter((name) => name !== 'snapshot.json').map((name) => path.extname(name))).toEqual(['.data', '.graph', '.vectors']);
+    await index.saveSpaces(() => true); // nothing changed: nothing written
+    expect(readdirSync(dir).sort()).toEqual(firstFiles);
+    // A write as a service makes it: MongoDB first, then the index.
+    const vector = next();
+    await database.db.collection('items').insertOne({ item_id: 'extra', text: 'extra words', embeddings: { text: Array.from(vector) } });
+    index.upsert(SPACE.name, 'extra', vector, 'extra words');
+    await index.saveSpaces(() => true);
+    const secondFiles = readdirSync(dir).sort();
+    expect(secondFiles).toHaveLength(4);
+    expect(secondFiles.filter((name) => firstFiles.includes(name))).toEqual(['snapshot.json']);
+    const { logger, lines } = capturingLogger();
+    const restarted = await loaded(searchIndexes({ logger }));
+    expect(restarted.stats(SPACE.name).vectors).toBe(COUNT + 1);
+    // The saved entry's fingerprint matches the document's: nothing to catch up in that space.
+    expect(lines.find((line) => line.space === SPACE.name)).toMatchObject({ message: 'search space restored', updated: 0, removed: 0 });
+    await database.db.collection('items').deleteOne({ item_id: 'extra' });
+  });
+});
+
+describe('the app restores its search index at startup', () => {
+  it('after a graceful stop and writes made behind its back, searchExperiences answers as a fresh build does', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-app-snapshots-'));
+    const app = await createTestApp({ config: { dataDir } });
+    try {
+      const inputs = Array.from({ length: 30 }, (_, i) => ({
+        experienceId: `x${i}`,
+        primaryGoalDescription: `Book a flight to city ${i} for traveller ${i % 4}`,
+        subTaskDescription: `Search flights with airline ${i % 5}`,
+        inputContextSummary: `Budget ${i * 100} dollars`,
+        outputSummary: `Found ${i % 3} options`,
+        initiatingAgentId: 'agent-a',
+        finalOutcome: 'SUCCESS',
+      }));
+      await app.run(`mutation ($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }`, { inputs });
+      await app.deps.search.close(); // what a graceful shutdown does
+
+      // Behind the server's back: one experience rewritten (texts and vectors), one deleted, one inserted.
+      const collection = app.db.collection('eat_agent_experiences');
+      const rewritten = 'Translate the user manual into German';
+      const [vector] = await app.deps.embedder.embed([rewritten]);
+      await collection.updateOne(
+        { experience_id: 'x5' },
+        { $set: { primary_goal_description: rewritten, [`embeddings.${embeddingKey(EXPERIENCE_FIELDS[0])}`]: toStoredVector(vector) } },
+      );
+      await collection.deleteOne({ experience_id: 'x6' });
+      const copy = (await collection.findOne({ experience_id: 'x7' }, { projection: { _id: 0 } })) as Document;
+      await collection.insertOne({ ...copy, experience_id: 'x-new' });
+
+      const search = async (deps: ReturnType<typeof createAppDeps>) => {
+        const server = await createServer(deps, await buildAppSchema());
+        const answers: unknown[] = [];
+        for (const query of ['Book a flight to city 7', 'Translate the user manual into German', 'airline 3 budget', 'Found 2 options']) {
+          for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
+            const response = await server.apollo.executeOperation(
+              {
+                query: `query ($query: String!, $mode: SearchMode!) { searchExperiences(query: $query, mode: $mode, limit: 40) { score vectorScore keywordScore matchedField experience { experienceId } } }`,
+                variables: { query, mode },
+              },
+              { contextValue: createContext(deps) },
+            );
+            answers.push(response.body.kind === 'single' ? response.body.singleResult : null);
+          }
+        }
+        await server.stop();
+        return answers;
+      };
+      const restart = (persisted: boolean, logger: Logger) =>
+        createAppDeps({ config: { ...app.deps.config, dataDir: persisted ? dataDir : path.join(dataDir, 'elsewhere') }, logger, database: app.deps.database, embeddings: app.deps.embeddings });
+
+      const { logger, lines } = capturingLogger();
+      const restarted = restart(true, logger);
+      await prepareDatabase(restarted, app.db);
+      expect(lines.filter((line) => line.message === 'search space restored' && String(line.space).startsWith('experiences.')).map((line) => [line.space, line.updated, line.removed])).toEqual([
+        ['experiences.primary_goal_description', 2, 1],
+        ['experiences.sub_task_description', 1, 1],
+        ['experiences.input_context_summary', 1, 1],
+        ['experiences.output_summary', 1, 1],
+      ]);
+      const rebuilt = restart(false, silentLogger);
+      await prepareDatabase(rebuilt, app.db);
+      const answers = await search(restarted);
+      expect(JSON.stringify(answers)).toContain('x-new');
+      expect(JSON.stringify(answers)).not.toContain('"x6"');
+      expect(answers).toEqual(await search(rebuilt));
+    } finally {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function fileEnding(dir: string, ending: string): string {
+  return readdirSync(dir).find((name) => name.endsWith(ending))!;
+}
+
+function flipByte(file: string): void {
+  const bytes = readFileSync(file);
+  bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+  writeFileSync(file, bytes);
+}
