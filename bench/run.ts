@@ -11,7 +11,7 @@
  *   first start builds the search index from MongoDB, the restart loads what the first one persisted (if anything).
  * - shared: the engine alone (`dist/src/embedded/cli.js`) on the same DATA_DIR, with the GraphQL server and the
  *   baseline both connecting to it through MONGODB_URI: same database, same path to it, so req/s ratios are the
- *   GraphQL overhead.
+ *   GraphQL overhead. Only the operations that have a baseline run here.
  * - mongod: the same against a real mongod (TEST_MONGODB_URI, MONGOMS_SYSTEM_BINARY or a cached binary; never
  *   downloaded), seeded separately; skipped with a note when none is available.
  */
@@ -230,7 +230,9 @@ async function main(): Promise<void> {
       const shared = await startEngine(dataDir);
       log(`shared: engine recovered the data in ${(shared.startMs / 1000).toFixed(1)} s`);
       try {
-        await runClients('shared', withDatabase(shared.url, DATABASE), dataDir, ops, options, results);
+        // Only the operations with a baseline: the others are measured on the embedded target already.
+        const compared = ops.filter((operation) => operation.baselinePath);
+        await runClients('shared', withDatabase(shared.url, DATABASE), dataDir, compared, options, results);
       } finally {
         await shared.stop();
       }

@@ -54,6 +54,7 @@ export const EXPERIENCE_SPACING_MS = 30_000;
 const EXPERIENCE_BATCH = 500;
 const TASK_BATCH = 1000;
 const SESSION_BATCH = 50;
+const INSERTS_IN_FLIGHT = 2;
 const EXECUTIONS_PER_TOOL = 200;
 /** Queries per kind the load phases cycle through; distinct enough that no cache serves a whole phase. */
 const QUERY_COUNT = 1000;
@@ -145,6 +146,38 @@ export async function seedDatabase(db: Db, sizes: SeedSizes, log: (line: string)
   };
 }
 
+/**
+ * Keeps up to INSERTS_IN_FLIGHT inserts running while the next batch is generated and embedded: the engine (another
+ * process) and this one then work at the same time.
+ */
+class Pipeline {
+  private readonly running = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+
+  async add(insert: Promise<unknown>): Promise<void> {
+    const tracked: Promise<void> = insert
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.failure ??= { error };
+        },
+      )
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+    if (this.running.size >= INSERTS_IN_FLIGHT) await Promise.race(this.running);
+    this.rethrow();
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.running);
+    this.rethrow();
+  }
+
+  private rethrow(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
 async function seedSessions(db: Db, sizes: SeedSizes): Promise<SeedManifest['sessions']> {
   const r = seededRandom(1);
   const collection = db.collection<SessionDocument>(SESSIONS_COLLECTION);
@@ -222,6 +255,7 @@ async function seedExperiences(db: Db, sizes: SeedSizes, embedder: EmbeddingServ
   const collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
   const outcomes = Object.values(ExperienceOutcome);
   const goals: string[] = [];
+  const inserts = new Pipeline();
   for (let from = 0; from < sizes.experiences; from += EXPERIENCE_BATCH) {
     const documents = Array.from({ length: Math.min(EXPERIENCE_BATCH, sizes.experiences - from) }, (_, i) => {
       const index = from + i;
@@ -247,8 +281,9 @@ async function seedExperiences(db: Db, sizes: SeedSizes, embedder: EmbeddingServ
       document.embedding_model = embedder.signature;
       goals.push(document.primary_goal_description);
     });
-    await collection.insertMany(documents);
+    await inserts.add(collection.insertMany(documents));
   }
+  await inserts.drain();
   return goals;
 }
 
@@ -256,6 +291,7 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
   const r = seededRandom(3);
   const collection = db.collection(TASKS_COLLECTION);
   const statuses = [TaskStatus.COMPLETED, TaskStatus.COMPLETED, TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.PAUSED];
+  const inserts = new Pipeline();
   for (let from = 0; from < sizes.tasks; from += TASK_BATCH) {
     const documents = Array.from({ length: Math.min(TASK_BATCH, sizes.tasks - from) }, (_, i) => {
       const goal = pick(r, GOALS)(r);
@@ -276,8 +312,9 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
       document.embeddings = { originalQuery_embedding: toStoredVector(vectors[2 * i]), goal_embedding: toStoredVector(vectors[2 * i + 1]) };
       document.embedding_model = embedder.signature;
     });
-    await collection.insertMany(documents);
+    await inserts.add(collection.insertMany(documents));
   }
+  await inserts.drain();
 }
 
 async function seedTools(db: Db, toolNames: string[]): Promise<void> {

@@ -10,6 +10,7 @@
  *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
+import { constants } from 'node:fs';
 import { open, mkdir, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -242,7 +243,7 @@ export class DurableLog {
     for (const name of stale) await rm(join(dataDir, name), { force: true });
 
     const seq = replay.at(-1) ?? first;
-    const journal = await open(join(dataDir, journalName(seq)), 'a');
+    const journal = await openJournal(join(dataDir, journalName(seq)), options.fsync ?? true);
     if (stale.length > 0 || replay.length === 0) await syncDir(dataDir);
     report.ms = performance.now() - started;
     const durable = new DurableLog(dataDir, state, journal, seq, journalBytes, report, options);
@@ -325,7 +326,7 @@ export class DurableLog {
     try {
       if (bytes > 0) {
         await writeAll(this.journal, batch.length === 1 ? batch[0].record : Buffer.concat(batch.map((p) => p.record), bytes));
-        if (this.fsync) await this.journal.datasync();
+        if (this.fsync && !SYNCED_WRITES) await this.journal.datasync();
         this.journalBytes += bytes;
         this.commits++;
         this.records += batch.length;
@@ -352,7 +353,7 @@ export class DurableLog {
       if (carried.length > 0) await this.commit(carried);
       if (this.failure) throw this.failure;
       const seq = this.journalSeq + 1;
-      const next = await open(join(this.dir, journalName(seq)), 'a');
+      const next = await openJournal(join(this.dir, journalName(seq)), this.fsync);
       try {
         await syncDir(this.dir);
       } catch (err) {
@@ -590,6 +591,17 @@ function toBson(doc: Document): Uint8Array {
   if (out.length < BSON_BUFFER_SAFE) return out;
   setInternalBufferSize(Math.max(calculateObjectSize(doc), 17 << 20));
   return serialize(doc);
+}
+
+/**
+ * Where the OS has O_DSYNC, a journal opened for durable appends gets it: each write returns once its data is
+ * on disk, so a commit is one trip to the thread pool instead of a write and then an fdatasync.
+ */
+const SYNCED_WRITES = constants.O_DSYNC !== undefined;
+
+function openJournal(path: string, durable: boolean): Promise<FileHandle> {
+  if (!durable || !SYNCED_WRITES) return open(path, 'a');
+  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
 }
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {

@@ -10,8 +10,8 @@ import { testTarget } from '../helpers/target';
 const describeEngine = testTarget() === 'embedded' ? describe : describe.skip;
 
 let t: TestDatabase;
-let host: string;
-let port: number;
+/** Where the test database listens: a Unix socket path (the embedded engine's URI) or TCP host and port. */
+let address: { path: string } | { host: string; port: number };
 
 interface Raw {
   socket: net.Socket;
@@ -24,7 +24,7 @@ interface Raw {
 function connect(): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = net.connect(port, host, () => resolve({ socket, closed, received: () => Buffer.concat(chunks) }));
+    const socket = net.connect(address, () => resolve({ socket, closed, received: () => Buffer.concat(chunks) }));
     const closed = new Promise<void>((done) => socket.on('close', () => done()));
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
@@ -81,9 +81,13 @@ async function driverStillWorks(): Promise<void> {
 
 beforeAll(async () => {
   t = await openTestDatabase();
-  const address = new URL(t.uri.replace(/^mongodb:/, 'http:'));
-  host = address.hostname;
-  port = Number(address.port);
+  const authority = /^mongodb:\/\/([^/?]+)/.exec(t.uri)![1];
+  if (authority.startsWith('%2F')) {
+    address = { path: decodeURIComponent(authority) };
+  } else {
+    const url = new URL(t.uri.replace(/^mongodb:/, 'http:'));
+    address = { host: url.hostname, port: Number(url.port) };
+  }
 });
 afterAll(async () => {
   await t.close();
