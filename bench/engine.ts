@@ -1,12 +1,13 @@
 /**
- * Embedded engine benchmark (`npm run bench:engine`): throughput and latency through the official driver over
- * loopback, then restart time with 100k documents of ~1 KB recovered from a snapshot only and from a journal only.
+ * Embedded engine benchmark (`npm run bench:engine`): throughput and latency through the official driver (to the
+ * engine's Unix socket, or TCP loopback), including the sessions repository's append to 40 KB sessions, then
+ * restart time with 100k documents of ~1 KB recovered from a snapshot only and from a journal only.
  * Prints a table and writes bench/engine-results.json.
  */
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Collection } from 'mongodb';
 import { startEmbeddedServer, type EmbeddedServer } from '../src/embedded';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 3000);
@@ -35,6 +36,55 @@ interface RestartResult {
   documents: number;
   diskMB: number;
   ms: number;
+}
+
+// Sessions shaped like the app's (seed 001): 2 agents × 50 messages, about 40 KB each.
+const SESSIONS = 1000;
+interface Message {
+  message_id: number;
+  role: string;
+  content: { text: string }[];
+  created_at: Date;
+}
+interface SessionDoc {
+  _id: number;
+  updated_at: Date;
+  agents: Record<string, { updated_at: Date; messages: Message[] }>;
+}
+
+function session(id: number): SessionDoc {
+  const at = new Date();
+  const messages = Array.from({ length: 50 }, (_, i) => ({ message_id: i + 1, role: i % 2 ? 'assistant' : 'user', content: [{ text: PAD.slice(0, 300) }], created_at: at }));
+  return { _id: id, updated_at: at, agents: { a: { updated_at: at, messages }, b: { updated_at: at, messages } } };
+}
+
+/** The sessions repository's append: one findOneAndUpdate whose pipeline allocates the next message_id, with a size guard. */
+function appendMessage(sessions: Collection<SessionDoc>, id: number, text: string): Promise<unknown> {
+  const now = new Date();
+  const list = '$agents.a.messages';
+  return sessions.findOneAndUpdate(
+    { _id: id, 'agents.a': { $type: 'object' }, $expr: { $lte: [{ $bsonSize: '$$ROOT' }, 16 * 1024 * 1024 - 1024] } },
+    [
+      {
+        $set: {
+          'agents.a.messages': {
+            $let: {
+              vars: { last: { $ifNull: [{ $max: `${list}.message_id` }, 0] } },
+              in: {
+                $concatArrays: [
+                  { $ifNull: [list, []] },
+                  [{ message_id: { $add: ['$$last', 1] }, role: { $literal: 'user' }, content: { $literal: [{ text }] }, created_at: { $literal: now } }],
+                ],
+              },
+            },
+          },
+          'agents.a.updated_at': { $literal: now },
+          updated_at: { $literal: now },
+        },
+      },
+    ],
+    { projection: { 'agents.a.updated_at': 1, 'agents.a.messages': { $slice: -1 } }, returnDocument: 'after' },
+  );
 }
 
 /** Runs `op` from `concurrency` loops for PHASE_MS; every call is timed. */
@@ -76,6 +126,11 @@ async function throughput(dataDir: string): Promise<OpResult[]> {
     }
     for (const concurrency of [1, 32]) {
       results.push(await measure('updateOne $push', concurrency, (i) => docs.updateOne({ _id: randomId() }, { $push: { tags: `t${i}` } })));
+    }
+    const sessions = client.db('bench').collection<SessionDoc>('sessions');
+    await sessions.insertMany(Array.from({ length: SESSIONS }, (_, i) => session(i)));
+    for (const concurrency of [1, 32]) {
+      results.push(await measure('append to a session', concurrency, (i) => appendMessage(sessions, i % SESSIONS, `message ${i}`)));
     }
   } finally {
     await client.close();
@@ -144,7 +199,7 @@ async function main(): Promise<void> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-engine-'));
   try {
     const ops = await throughput(path.join(root, 'ops'));
-    console.log(`Through the driver over loopback, ${PHASE_MS} ms per row, fsync on every commit:`);
+    console.log(`Through the driver (to the engine's Unix socket where there is one, else TCP loopback), ${PHASE_MS} ms per row, fsync on every commit:`);
     console.table(ops);
     const restart = await restarts(path.join(root, 'restart'));
     console.log(`Restart (open + recover) with ${RESTART_DOCS} documents of ~1 KB:`);

@@ -17,6 +17,8 @@ export interface Child {
   url: string;
   /** Milliseconds from spawn to the ready line (a cold start when the process loads data). */
   startMs: number;
+  /** The stdout lines printed before the ready line, each with the milliseconds from spawn to its arrival. */
+  startup: Array<{ ms: number; line: string }>;
   /** Resident and peak resident memory of the process, from /proc (null where there is no /proc). */
   memory(): { rssMB: number; peakMB: number } | null;
   /** SIGTERM (a graceful stop: servers drain and close their database), then SIGKILL after `graceMs`. */
@@ -26,13 +28,21 @@ export interface Child {
 /** Lines kept from a child's output, shown when it fails. */
 const KEPT_LINES = 40;
 
+/** Children not yet exited: killed when the benchmark exits, whichever way it does. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * Spawns `node script` with `env` added to this process's environment and resolves once a line of its stdout matches
  * `ready` (group 1 is the URL). Fails with the child's last output when it exits first or after `timeoutMs`.
  */
-export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, nodeArgs: string[] = []): Promise<Child> {
+export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(line);
@@ -51,29 +61,33 @@ export function startChild(name: string, script: string, env: Record<string, str
     const early = (code: number | null, signal: string | null) => fail(`exited (${signal ?? code}) before it was ready`);
     child.once('exit', early);
     let pending = '';
+    const startup: Array<{ ms: number; line: string }> = [];
     const onData = (chunk: Buffer) => {
       keep(chunk);
       // A line may arrive in pieces: match with the unfinished line of the previous chunk in front.
       const text = pending + chunk.toString('utf8');
       pending = text.slice(text.lastIndexOf('\n') + 1);
+      const ms = performance.now() - started;
+      for (const line of text.split('\n').slice(0, -1)) startup.push({ ms, line });
       const match = ready.exec(text);
       if (!match) return;
       child.stdout!.off('data', onData);
       child.stdout!.on('data', keep);
       clearTimeout(timer);
       child.off('exit', early);
-      resolve(handle(name, child, match[1], performance.now() - started, exited));
+      resolve(handle(name, child, match[1], performance.now() - started, startup, exited));
     };
     child.stdout!.on('data', onData);
   });
 }
 
-function handle(name: string, child: ChildProcess, url: string, startMs: number, exited: Promise<void>): Child {
+function handle(name: string, child: ChildProcess, url: string, startMs: number, startup: Child['startup'], exited: Promise<void>): Child {
   return {
     name,
     pid: child.pid!,
     url,
     startMs,
+    startup,
     memory: () => processMemory(child.pid!),
     async stop(graceMs = 120_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -119,7 +133,8 @@ export function startServer(options: { dataDir: string; mongodbUri?: string }): 
     EMBEDDING_DIMENSIONS: String(DIMENSIONS),
     VECTOR_SEARCH: 'memory',
     API_KEYS: '',
-    LOG_LEVEL: 'warn',
+    // info: the startup lines tell how long the engine's recovery and each search space's load took.
+    LOG_LEVEL: 'info',
     // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
     MONGODB_URI: options.mongodbUri ?? '',
   };

@@ -39,6 +39,12 @@ interface ColdStart {
   start: string;
   /** Milliseconds from spawn to the printed URL (the server listens once its search index is loaded). */
   ms: number;
+  /** Of which: until the in-process engine had recovered the data (embedded only). */
+  engineMs: number | null;
+  /** Of which: loading the search spaces (from the server's log), and how many were rebuilt or restored. */
+  indexMs: number;
+  spacesBuilt: number;
+  spacesRestored: number;
   /** Entries the server had left under DATA_DIR besides the engine's journal and snapshots when it was started. */
   persisted: string[];
   rssMB: number | null;
@@ -76,8 +82,15 @@ function graphqlRequests(operation: Operation, seed: number): () => { path: stri
   return () => ({ path: '/graphql', body: JSON.stringify({ query: operation.query, variables: next() }) });
 }
 
-async function runOperations(target: Target, server: Child, baseline: Child | null, ops: Operation[], options: BenchOptions): Promise<OperationResult[]> {
-  const results: OperationResult[] = [];
+async function runOperations(
+  target: Target,
+  server: Child,
+  baseline: Child | null,
+  ops: Operation[],
+  options: BenchOptions,
+  results: Results,
+): Promise<OperationResult[]> {
+  const measured: OperationResult[] = [];
   const base = (child: Child) => child.url.replace(/\/graphql$/, '');
   const load = (child: Child, next: () => { path: string; body?: string }): Promise<LoadResult> =>
     measureLoad({ base: base(child), connections: options.connections, duration: options.duration, warmup: Math.min(2, options.duration), next });
@@ -98,19 +111,23 @@ async function runOperations(target: Target, server: Child, baseline: Child | nu
       kind: operation.kind,
       graphql,
       baseline: baselineResult,
-      overhead: baselineResult ? Number((graphql.reqPerSec / baselineResult.reqPerSec).toFixed(2)) : null,
+      overhead: baselineResult?.reqPerSec ? Number((graphql.reqPerSec / baselineResult.reqPerSec).toFixed(2)) : null,
     };
     log(`${target}: ${operation.name}: ${JSON.stringify(tableRows([result])[0])}`);
     if (graphql.firstFailure) log(`${target}: ${operation.name}: first failure: ${graphql.firstFailure}`);
-    results.push(result);
+    for (const [side, figures] of [['GraphQL', graphql], ['baseline', baselineResult]] as const) {
+      if (figures?.requests === 0) results.notes.push(`${target} ${operation.name} (${side}): no request completed within the ${options.duration} s run.`);
+    }
+    measured.push(result);
   }
-  return results;
+  return measured;
 }
 
+/** Seeds the database named by `uri`'s path. */
 async function seedThrough(uri: string, sizes: SeedSizes, results: Results, target: string): Promise<SeedManifest> {
   const client = await MongoClient.connect(uri, { ignoreUndefined: true });
   try {
-    const manifest = await seedDatabase(client.db(DATABASE), sizes, (line) => log(`seed: ${line}`));
+    const manifest = await seedDatabase(client.db(), sizes, (line) => log(`seed (${target}): ${line}`));
     results.seed.push({ sizes, seconds: manifest.seconds, target });
     return manifest;
   } finally {
@@ -119,8 +136,41 @@ async function seedThrough(uri: string, sizes: SeedSizes, results: Results, targ
 }
 
 function coldStart(target: Target, start: string, server: Child, persisted: string[]): ColdStart {
-  const figure = { target, start, ms: Math.round(server.startMs), persisted, rssMB: server.memory()?.rssMB ?? null };
-  log(`${target}: ${start}: ready in ${(figure.ms / 1000).toFixed(1)} s, RSS ${figure.rssMB} MB${persisted.length ? ` (found ${persisted.join(', ')})` : ''}`);
+  const figure: ColdStart = {
+    target,
+    start,
+    ms: Math.round(server.startMs),
+    engineMs: null,
+    indexMs: 0,
+    spacesBuilt: 0,
+    spacesRestored: 0,
+    persisted,
+    rssMB: server.memory()?.rssMB ?? null,
+  };
+  // The server's JSON log lines (LOG_LEVEL=info) before it was ready. Spaces may load concurrently: the index time
+  // is the span from the earliest space's start (arrival minus its logged duration) to the last one's end.
+  let firstSpaceStart = Infinity;
+  let lastSpaceEnd = -Infinity;
+  for (const { ms, line } of server.startup) {
+    let entry: { message?: unknown; ms?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.message === 'embedded engine started') figure.engineMs = Math.round(ms);
+    const kind = /^search space (built|restored)$/.exec(String(entry.message))?.[1];
+    if (!kind) continue;
+    if (kind === 'built') figure.spacesBuilt++;
+    else figure.spacesRestored++;
+    firstSpaceStart = Math.min(firstSpaceStart, ms - (typeof entry.ms === 'number' ? entry.ms : 0));
+    lastSpaceEnd = Math.max(lastSpaceEnd, ms);
+  }
+  if (lastSpaceEnd >= firstSpaceStart) figure.indexMs = Math.round(lastSpaceEnd - firstSpaceStart);
+  log(
+    `${target}: ${start}: ready in ${(figure.ms / 1000).toFixed(1)} s (engine ${figure.engineMs === null ? '–' : (figure.engineMs / 1000).toFixed(1)} s, ` +
+      `search index ${(figure.indexMs / 1000).toFixed(1)} s: ${figure.spacesBuilt} spaces built, ${figure.spacesRestored} restored), RSS ${figure.rssMB} MB`,
+  );
   return figure;
 }
 
@@ -130,7 +180,7 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
   const server = await startServer({ dataDir });
   try {
     results.coldStarts.push(coldStart('embedded', 'first start', server, persistedBefore));
-    results.operations.push(...(await runOperations('embedded', server, null, ops, options)));
+    results.operations.push(...(await runOperations('embedded', server, null, ops, options, results)));
   } finally {
     await server.stop();
   }
@@ -152,7 +202,7 @@ async function runClients(target: Target, uri: string, dataDir: string, ops: Ope
   try {
     results.coldStarts.push(coldStart(target, 'start (MONGODB_URI)', server, persisted));
     baseline = await startBaseline(uri);
-    results.operations.push(...(await runOperations(target, server, baseline, ops, options)));
+    results.operations.push(...(await runOperations(target, server, baseline, ops, options, results)));
   } finally {
     await baseline?.stop();
     await server.stop();
@@ -248,12 +298,7 @@ async function main(): Promise<void> {
         const mongodDir = path.join(root, 'mongod-server');
         await mkdir(mongodDir);
         try {
-          const client = await MongoClient.connect(uri);
-          try {
-            await seedDatabase(client.db(database), sizes, (line) => log(`seed (mongod): ${line}`));
-          } finally {
-            await client.close();
-          }
+          await seedThrough(uri, sizes, results, 'mongod');
           await runClients('mongod', uri, mongodDir, ops, options, results);
         } finally {
           const client = await MongoClient.connect(uri).catch(() => null);
@@ -301,5 +346,6 @@ function print(results: Results): void {
 
 main().catch((error: unknown) => {
   console.error(error);
-  process.exitCode = 1;
+  // Exits now: children still running would keep the event loop alive (the exit hook kills them).
+  process.exit(1);
 });

@@ -36,6 +36,8 @@ import { experienceTexts as templateTexts, pick } from './seed';
 
 const DIMENSIONS = 384;
 const VOCABULARY = 6000;
+/** Queries per scoped size: a filter leaving more than EXACT_SEARCH_MAX costs several round trips per query. */
+const SCOPED_QUERIES = 20;
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'da', 'gu', 'ho', 'ji', 'fe', 'zo', 'be', 'ch', 'qu', 'ar', 'en'];
 
 /** A deterministic vocabulary of pseudo-words (word i is the same on every run). */
@@ -301,8 +303,8 @@ async function main(): Promise<void> {
       const filter = { initiating_agent_id: `scope-${share}` };
       const vectorMs: number[] = [];
       const graphqlMs: number[] = [];
-      for (const vector of vectors.slice(0, 50)) await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
-      for (const query of queries.slice(0, 50)) {
+      for (const vector of vectors.slice(0, SCOPED_QUERIES)) await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
+      for (const query of queries.slice(0, SCOPED_QUERIES)) {
         await timed(graphqlMs, () => app.search({ query, mode: 'HYBRID', filter: { initiatingAgentId: `scope-${share}` } }));
       }
       report('scoped', {

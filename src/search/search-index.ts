@@ -54,7 +54,10 @@ export interface VectorQuery {
   k: number;
   /** A MongoDB filter on the space's collection, applied before the limit: `k` results whenever `k` documents pass. */
   filter?: Document | null;
-  /** Memory mode: scan every vector that passes instead of walking the graph (the baseline ANN is measured against). */
+  /**
+   * Memory mode: scan every vector instead of walking the graph (the baseline ANN is measured against). A filter
+   * that lists at most EXACT_SEARCH_MAX documents is scanned exactly anyway.
+   */
   exact?: boolean;
 }
 
@@ -206,7 +209,9 @@ export class SearchIndexes {
  * and a BM25 index of its texts ({@link KeywordIndex}), loaded from MongoDB by `build` and kept current by `upsert`
  * and `remove`, which repositories/services call after each successful write. A space is built at startup
  * (`buildAll`) or on its first search; writes to a space that was never built are skipped (the build reads them
- * from MongoDB), writes during a build are replayed after it.
+ * from MongoDB), writes during a build are replayed after it. With `persistDir`, spaces are saved there (`saveSpaces`,
+ * driven by {@link SearchIndexes}) and the next start restores them and catches up with MongoDB instead of building
+ * them: see `load` and `catchUp`.
  *
  * In `atlas` mode vectors stay in Atlas (`$vectorSearch` with the index `build` creates); keyword search still uses
  * the in-process BM25 index, built the same way from the texts only.

@@ -6,17 +6,19 @@ import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type Sna
 import { TopK } from './top-k';
 
 /**
- * HNSW parameters of the in-process index. The graph holds i8-quantised copies (a quarter of the f32 size); every
+ * HNSW parameters of the in-process index. The graph holds f16 copies of the vectors (half the f32 size); every
  * candidate it returns is re-scored exactly from the f32 vectors, so quantisation changes which candidates are
- * found, never the scores or the order of what is returned. Measured on embedding-like 384-d vectors (see
- * test/search/recall.test.ts and bench/search.ts): recall@10 ≈ 0.99 at 20k and at 100k vectors.
+ * found, never the scores or the order of what is returned. i8 copies (a quarter of the size) were tried: on hash
+ * embeddings of templated texts (many near-ties) their coarse distances left recall@10 at 0.93-0.94 however wide the
+ * beam, where f16 reaches 0.985 at the same speed (bench/search-e2e.ts, 100k vectors); on embedding-like vectors
+ * both reach ≈ 0.99 (test/search/recall.test.ts, bench/search.ts).
  */
 export const HNSW = {
   connectivity: 24,
   expansionAdd: 64,
   /** Beam width of a search; a search asks for max(this, 4k) candidates, which widens the beam to that count. */
   expansionSearch: 160,
-  quantization: ScalarKind.I8,
+  quantization: ScalarKind.F16,
 } as const;
 
 /** One scored vector: its row in the matrix and its cosine similarity to the query. */
