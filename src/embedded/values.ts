@@ -227,21 +227,33 @@ export function immutableSize(value: Doc | unknown[]): number {
   if (size !== undefined) return size;
   size = EMPTY_SIZE;
   if (Array.isArray(value)) {
-    // bson writes a missing array element as null; a field that is undefined it leaves out.
-    for (let i = 0; i < value.length; i++) size += value[i] === undefined ? 2 + String(i).length : elementSize(String(i), value[i]);
+    for (let i = 0; i < value.length; i++) {
+      // Index names are ASCII digits. bson writes a missing element as null; an undefined field it leaves out.
+      const name = 2 + (i < 10 ? 1 : i < 100 ? 2 : String(i).length);
+      size += value[i] === undefined ? name : elementSize(name, i, value[i]);
+    }
   } else {
-    for (const key of Object.keys(value)) size += elementSize(key, value[key]);
+    for (const key of Object.keys(value)) size += elementSize(2 + utf8Length(key), key, value[key]);
   }
   subtreeSizes.set(value, size);
   return size;
 }
 
-/** Encoded size of one element (type byte, name, value), with bson's rules for the common leaf types inlined. */
-function elementSize(key: string, value: unknown): number {
-  const name = 2 + Buffer.byteLength(key);
+/** UTF-8 byte length; short ASCII strings (field names, most values) are counted without a native call. */
+function utf8Length(text: string): number {
+  if (text.length > 64) return Buffer.byteLength(text);
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return Buffer.byteLength(text);
+  return text.length;
+}
+
+/**
+ * Encoded size of one element: `name` bytes for its type byte and cstring name, plus its value, with bson's
+ * rules for the common leaf types inlined.
+ */
+function elementSize(name: number, key: string | number, value: unknown): number {
   switch (typeof value) {
     case 'string':
-      return name + 5 + Buffer.byteLength(value);
+      return name + 5 + utf8Length(value);
     case 'boolean':
       return name + 1;
     case 'number':
