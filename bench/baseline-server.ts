@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   const experiences = db.collection(EXPERIENCES_COLLECTION);
   const tools = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);
   let requests = 0;
+  let inFlight = 0;
   let databaseCommands = 0;
   // Counted as the server counts them (src/server.ts): one pool checkout per command.
   client.on('connectionCheckedOut', () => databaseCommands++);
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/metrics') {
       const memory = process.memoryUsage();
-      send(res, 200, { graphqlRequests: requests, databaseCommands, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+      send(res, 200, { graphqlRequests: requests, graphqlInFlight: inFlight, databaseCommands, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
       return;
     }
     const route = routes[url.pathname];
@@ -114,10 +115,13 @@ async function main(): Promise<void> {
       return;
     }
     requests++;
-    route(url.searchParams).then(
-      (body) => send(res, body === null ? 404 : 200, body),
-      (error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
-    );
+    inFlight++;
+    route(url.searchParams)
+      .then(
+        (body) => send(res, body === null ? 404 : 200, body),
+        (error: unknown) => send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
+      )
+      .finally(() => inFlight--);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);

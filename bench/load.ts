@@ -4,6 +4,8 @@ import autocannon from 'autocannon';
 /** The JSON of GET /metrics (server and baseline alike). */
 export interface Metrics {
   graphqlRequests: number;
+  /** Requests received and not yet answered. */
+  graphqlInFlight: number;
   databaseCommands: number;
   rssBytes: number;
 }
@@ -19,9 +21,9 @@ export interface LoadResult {
   failures: number;
   /** The first failing answer's body, cut short. */
   firstFailure: string | null;
-  /** Database commands the target sent per request answered (from /metrics; includes its background work). */
+  /** Database commands the target sent per request received during the load (from /metrics; includes its background work). */
   commandsPerRequest: number | null;
-  /** The target's RSS after the load, in MiB. */
+  /** The target's RSS after the load (and its unfinished requests), in MiB. */
   rssMB: number | null;
 }
 
@@ -41,6 +43,22 @@ export async function readMetrics(base: string): Promise<Metrics> {
   const response = await fetch(`${base}/metrics`);
   if (!response.ok) throw new Error(`GET ${base}/metrics answered ${response.status}`);
   return (await response.json()) as Metrics;
+}
+
+/** Longest wait for a target to finish the requests a previous load left running (answers nobody waits for). */
+const IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * Waits until the target has no request in flight: a load's unfinished requests would otherwise run into the next
+ * measurement. Returns its metrics then.
+ */
+export async function idleMetrics(base: string): Promise<Metrics> {
+  const deadline = performance.now() + IDLE_TIMEOUT_MS;
+  for (;;) {
+    const metrics = await readMetrics(base);
+    if (metrics.graphqlInFlight === 0 || performance.now() > deadline) return metrics;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** Sends a few requests one by one and fails on the first bad answer, so a broken operation is reported as such. */
@@ -94,16 +112,18 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 /** Warms up, then measures: req/s, latency percentiles (every response timed), failures, commands per request, RSS. */
 export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
+  await idleMetrics(spec.base);
   await check(spec);
   if (spec.warmup > 0) await run(spec, spec.warmup, null);
-  const before = await readMetrics(spec.base);
+  const before = await idleMetrics(spec.base);
   const latencies: number[] = [];
   const started = performance.now();
   const { result, failed, firstFailure } = await run(spec, spec.duration, latencies);
   const seconds = (performance.now() - started) / 1000;
-  const after = await readMetrics(spec.base);
+  // After the requests still running are done: the commands counted are then those of every request counted.
+  const after = await idleMetrics(spec.base);
   latencies.sort((a, b) => a - b);
-  const answered = after.graphqlRequests - before.graphqlRequests;
+  const received = after.graphqlRequests - before.graphqlRequests;
   return {
     requests: latencies.length,
     reqPerSec: Math.round(latencies.length / seconds),
@@ -113,7 +133,7 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
     maxMs: round(latencies.at(-1) ?? NaN),
     failures: failed + result.errors + result.timeouts,
     firstFailure,
-    commandsPerRequest: answered > 0 ? round((after.databaseCommands - before.databaseCommands) / answered, 2) : null,
+    commandsPerRequest: received > 0 ? round((after.databaseCommands - before.databaseCommands) / received, 2) : null,
     rssMB: Math.round(after.rssBytes / 2 ** 20),
   };
 }

@@ -70,7 +70,7 @@ function log(line: string): void {
 }
 
 /** Files the engine keeps under DATA_DIR; anything else there was written by the server (its persisted index). */
-const ENGINE_FILE = /^(journal-|snapshot-)|\.tmp$|^LOCK$/i;
+const ENGINE_FILE = /^(journal-|snapshot-)|\.(tmp|sock)$|^LOCK$/i;
 
 async function serverFiles(dataDir: string): Promise<string[]> {
   return (await readdir(dataDir).catch(() => [] as string[])).filter((name) => !ENGINE_FILE.test(name));

@@ -2,6 +2,7 @@ import { createTestApp, type TestApp } from '../helpers/app';
 
 interface Metrics {
   graphqlRequests: number;
+  graphqlInFlight: number;
   databaseCommands: number;
   rssBytes: number;
   heapUsedBytes: number;
@@ -46,6 +47,7 @@ describe('GET /metrics', () => {
     expect(after.graphqlRequests - before.graphqlRequests).toBe(4);
     expect(app.commands.count()).toBeGreaterThanOrEqual(4);
     expect(after.databaseCommands - before.databaseCommands).toBe(app.commands.count());
+    expect(after.graphqlInFlight).toBe(0);
     expect(after.rssBytes).toBeGreaterThan(after.heapUsedBytes);
   });
 });
