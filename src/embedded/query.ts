@@ -185,15 +185,26 @@ function equalityValues(condition: unknown): unknown[] | undefined {
 /** The parts of a collection the planner reads. */
 export interface Searchable {
   docs: Map<string, Doc>;
-  indexes: Map<string, { fields: string[]; spec: { partialFilterExpression?: unknown }; entries: Map<string, Set<string>> }>;
+  indexes: Map<
+    string,
+    { fields: string[]; spec: { partialFilterExpression?: unknown }; entries: Map<string, Set<string>>; leading?: Map<string, Set<string>> }
+  >;
 }
 
 /**
- * Documents that may match `filter`, using the `_id` map or a single-field index for equality conditions
- * so that point lookups never scan. Every candidate must still be tested unless `exact` is true.
+ * Documents that may match `filter`, using the `_id` map or an index whose (first) field has an equality condition
+ * (at the top level or in a clause of a top-level `$and`) so that point lookups never scan. Every candidate must
+ * still be tested unless `exact` is true.
  */
 function candidates(collection: Searchable, filter: Doc | undefined): { docs: Iterable<Doc>; exact: boolean } {
-  if (!filter) return { docs: collection.docs.values(), exact: false };
+  const docs = filter && lookup(collection, filter);
+  if (!docs) return { docs: collection.docs.values(), exact: false };
+  // An _id equality alone needs no test.
+  return { docs, exact: Object.keys(filter).length === 1 && equalityValues(filter._id) !== undefined };
+}
+
+/** The documents an equality on `_id` or on an index's (first) field allows, or undefined when none applies. */
+function lookup(collection: Searchable, filter: Doc): Doc[] | undefined {
   const ids = equalityValues(filter._id);
   if (ids) {
     const docs: Doc[] = [];
@@ -207,19 +218,38 @@ function candidates(collection: Searchable, filter: Doc | undefined): { docs: It
       }
     }
     if (ids.length > 1) docs.sort((a, b) => compareValues(a._id, b._id));
-    return { docs, exact: Object.keys(filter).length === 1 };
+    return docs;
   }
-  for (const index of collection.indexes.values()) {
-    if (index.fields.length !== 1 || index.spec.partialFilterExpression) continue;
+  const indexed = indexedCandidates(collection, filter);
+  if (indexed) return indexed;
+  if (!Array.isArray(filter.$and)) return undefined;
+  // The clause that leaves the fewest documents (a filtered search checks `{$and: [filter, {id: {$in: few}}]}`).
+  let fewest: Doc[] | undefined;
+  for (const clause of filter.$and) {
+    const docs = isPlainObject(clause) ? lookup(collection, clause) : undefined;
+    if (docs && (!fewest || docs.length < fewest.length)) fewest = docs;
+  }
+  return fewest;
+}
+
+/** The documents an index lists for an equality on its (first) field, or undefined when no index applies. */
+function indexedCandidates(collection: Searchable, filter: Doc): Doc[] | undefined {
+  // A single-field index first (its entries are exactly the field's values), else the leading field of a compound one.
+  const usable = [...collection.indexes.values()]
+    .filter((index) => !index.spec.partialFilterExpression)
+    .sort((a, b) => a.fields.length - b.fields.length);
+  for (const index of usable) {
+    const entries = index.fields.length === 1 ? index.entries : index.leading;
+    if (!entries) continue;
     const values = equalityValues(filter[index.fields[0]]);
     if (!values) continue;
     const ids = new Set<string>();
-    for (const value of values) for (const id of index.entries.get(canonicalKey(value)) ?? []) ids.add(id);
+    for (const value of values) for (const id of entries.get(canonicalKey(value)) ?? []) ids.add(id);
     const docs: Doc[] = [];
     for (const id of ids) docs.push(collection.docs.get(id)!);
-    return { docs, exact: false };
+    return docs;
   }
-  return { docs: collection.docs.values(), exact: false };
+  return undefined;
 }
 
 /** A comparator for a sort specification, with mongod's rule for arrays (min element ascending, max descending). */

@@ -18,11 +18,17 @@ export class Index {
   private readonly sparse: boolean;
   private readonly partial?: Matcher;
   readonly entries = new Map<string, Set<string>>();
+  /**
+   * For a compound index: canonical value of its first field → ids, so that an equality on that field alone (the
+   * usual `{agent: x}` against an `{agent, timestamp}` index) is a lookup, not a scan.
+   */
+  readonly leading?: Map<string, Set<string>>;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
     this.unique = spec.unique === true;
     this.sparse = spec.sparse === true;
+    if (this.fields.length > 1) this.leading = new Map();
     if (spec.partialFilterExpression) this.partial = compileFilter(spec.partialFilterExpression);
   }
 
@@ -54,19 +60,16 @@ export class Index {
   }
 
   add(keys: IndexKey[], id: string): void {
-    for (const { key } of keys) {
-      let ids = this.entries.get(key);
-      if (!ids) this.entries.set(key, (ids = new Set()));
-      ids.add(id);
+    for (const { key, values } of keys) {
+      addId(this.entries, key, id);
+      if (this.leading) addId(this.leading, canonicalKey(values[0]), id);
     }
   }
 
   remove(keys: IndexKey[], id: string): void {
-    for (const { key } of keys) {
-      const ids = this.entries.get(key);
-      if (!ids) continue;
-      ids.delete(id);
-      if (!ids.size) this.entries.delete(key);
+    for (const { key, values } of keys) {
+      removeId(this.entries, key, id);
+      if (this.leading) removeId(this.leading, canonicalKey(values[0]), id);
     }
   }
 
@@ -78,6 +81,19 @@ export class Index {
     }
     return undefined;
   }
+}
+
+function addId(map: Map<string, Set<string>>, key: string, id: string): void {
+  let ids = map.get(key);
+  if (!ids) map.set(key, (ids = new Set()));
+  ids.add(id);
+}
+
+function removeId(map: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = map.get(key);
+  if (!ids) return;
+  ids.delete(id);
+  if (!ids.size) map.delete(key);
 }
 
 const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };

@@ -44,10 +44,24 @@ export async function resolveFilter(
   const projection = { _id: 0, [idField]: 1 };
   const rows = await collection.find(filter!, { projection, limit: max + 1, batchSize: max + 1 }).toArray();
   if (rows.length <= max) return { kind: 'ids', ids: idsOf(rows, idField) };
+  // Candidates are checked in the database while few; once more than `max` were asked about (a ranking whose best
+  // documents mostly fail the filter), every passing id is listed once and the rest is checked in memory.
+  let asked = 0;
+  let all: Promise<Set<string>> | null = null;
   return {
     kind: 'check',
-    passing: async (ids) =>
-      idsOf(await collection.find({ $and: [filter!, { [idField]: { $in: ids } }] }, { projection }).toArray(), idField),
+    passing: async (ids) => {
+      asked += ids.length;
+      if (asked > max) {
+        all ??= collection
+          .find(filter!, { projection, batchSize: 50_000 })
+          .toArray()
+          .then((rows) => idsOf(rows, idField));
+        const passing = await all;
+        return new Set(ids.filter((id) => passing.has(id)));
+      }
+      return idsOf(await collection.find({ $and: [filter!, { [idField]: { $in: ids } }] }, { projection }).toArray(), idField);
+    },
   };
 }
 

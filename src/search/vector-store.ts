@@ -6,22 +6,27 @@ import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type Sna
 import { TopK } from './top-k';
 
 /**
- * HNSW parameters of the in-process index. The graph holds f16 copies of the vectors (half the f32 size); every
- * candidate it returns is re-scored exactly from the f32 vectors, so quantisation changes which candidates are
- * found, never the scores or the order of what is returned. i8 copies (a quarter of the size) were tried: on hash
- * embeddings of templated texts (many near-ties) their coarse distances left recall@10 at 0.93-0.94 however wide the
- * beam, where f16 reaches 0.985 at the same speed (bench/search-e2e.ts, 100k vectors); on embedding-like vectors
- * both reach ≈ 0.99 (test/search/recall.test.ts, bench/search.ts).
+ * HNSW parameters of the in-process index, over distinct vectors (see {@link VectorStore}). The graph holds f16 copies
+ * of them (half the f32 size); every candidate it returns is re-scored exactly from the f32 vectors, so quantisation
+ * changes which candidates are found, never the scores or the order of what is returned. Measured by
+ * bench/ann-sweep.ts (100k experiences, hash embeddings of bench/seed.ts's templated texts, 384-d; 2 cores):
+ * - storing each distinct vector once took recall@10 of primary_goal_description (50.7k distinct) from 0.947 (tie-aware
+ *   0.988) to 0.985-0.99 (0.99-0.998), and of sub_task_description (8.4k distinct) from 0.83 (0.96) to 0.997 (1.0);
+ * - expansion_add 128 (64 before) gains ≈ 0.01 recall for a build of 15 s instead of 9 s on those 50.7k vectors
+ *   (70 s instead of 38 s for 100k distinct embedding-like vectors); connectivity 16 loses 0.03;
+ * - a beam of 200 (160 before) steadies recall over graph builds (0.975-0.99 at 160) for ≈ 0.1 ms: p50 ≈ 0.7 ms,
+ *   exact scan 53 ms;
+ * - i8 copies save a quarter of the graph's vectors but lose 0.005-0.01 recall; f32 copies cost twice and found no more.
  */
 export const HNSW = {
   connectivity: 24,
-  expansionAdd: 64,
+  expansionAdd: 128,
   /** Beam width of a search; a search asks for max(this, 4k) candidates, which widens the beam to that count. */
-  expansionSearch: 160,
+  expansionSearch: 200,
   quantization: ScalarKind.F16,
 } as const;
 
-/** One scored vector: its row in the matrix and its cosine similarity to the query. */
+/** One scored id: its row (see {@link VectorStore.rowOf}) and its cosine similarity to the query. */
 export interface ScoredRow {
   row: number;
   score: number;
@@ -49,8 +54,7 @@ export function rowDot(matrix: Float32Array, row: number, query: Float32Array): 
 /**
  * Exact (brute-force) search: the `k` rows of `matrix` with the highest dot product with `query`, best first.
  * `rows` limits the scan to those rows (default: rows 0 .. matrix.length / query.length − 1). With unit vectors the
- * score is the cosine. This is the baseline that the HNSW index is measured against, and the search used when a
- * filter leaves few candidates.
+ * score is the cosine. The baseline that the HNSW index is measured against (bench/ann-sweep.ts, the tests).
  */
 export function exactSearch(matrix: Float32Array, query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
   const top = new TopK(k);
@@ -74,20 +78,48 @@ export function unitVector(vector: Float32Array): Float32Array | null {
   return unit;
 }
 
+/** Rows of the vector matrix per chunk: it grows a chunk at a time, so it is never copied and leaves < 1 chunk unused. */
+const CHUNK_ROWS = 1024;
+
 /**
- * The vectors of one space in memory: unit-length f32 rows in one contiguous, growable matrix (for exact scoring)
- * and an HNSW graph over them (usearch) whose keys are the row numbers. A string id maps to a row; a removed row is
- * reused by the next insert. Not safe to share between threads (nothing in Node does).
+ * The vectors of one space in memory. Identical vectors are stored once, as a group: its unit-length f32 row (for exact
+ * scoring) lives in a chunked matrix and is one node of an HNSW graph (usearch) whose keys are the group numbers. An id
+ * holds a row (what callers see: `rowOf`, `idOf`, the rows of search results) that points to its group; a search
+ * expands each group it finds to all its rows, with the same score. Templated texts embed to many identical vectors
+ * (bench/seed.ts: 50k distinct in 100k goals, 5-10k in the other fields), and HNSW degrades on exact duplicates:
+ * they crowd each other's neighbour lists and a walk gets stuck among them. A removed row or group is reused by the
+ * next insert. Not safe to share between threads (nothing in Node does).
  */
 export class VectorStore {
-  private matrix: Float32Array;
+  // Groups: group g is row g % CHUNK_ROWS of chunks[g / CHUNK_ROWS] and key g of the graph.
+  private chunks: Float32Array[] = [];
+  private groupCount = 0;
+  private liveGroups = 0;
+  private freeGroups: number[] = [];
+  /** Rows in each group; 0 for a free group. */
+  private groupSize = new Int32Array(0);
+  /** First row of each group's doubly linked list of rows (-1: none): O(1) removal however large the group. */
+  private groupHead = new Int32Array(0);
+  /** CRC-32 of a group's vector bytes → the group(s) with that hash, to find an identical vector on insert. */
+  private readonly groupsByHash = new Map<number, number | number[]>();
+  /** Groups created by a running addMany, added to the graph in one multi-threaded call at its end. */
+  private pending: Set<number> | null = null;
+
+  // Rows: one per id.
   private idOfRow: Array<string | null> = [];
   private readonly rowOfId = new Map<string, number>();
   private freeRows: number[] = [];
+  private groupOfRow: Int32Array;
+  private nextInGroup: Int32Array;
+  private prevInGroup: Int32Array;
+
   private readonly graph: Index;
 
+  /** `initialCapacity`: ids expected (sizes the per-id tables; the vectors grow by chunks as distinct ones arrive). */
   constructor(readonly dimensions: number, initialCapacity = 1024) {
-    this.matrix = new Float32Array(initialCapacity * dimensions);
+    this.groupOfRow = new Int32Array(initialCapacity);
+    this.nextInGroup = new Int32Array(initialCapacity);
+    this.prevInGroup = new Int32Array(initialCapacity);
     this.graph = new Index({
       dimensions,
       metric: MetricKind.Cos,
@@ -99,9 +131,14 @@ export class VectorStore {
     });
   }
 
-  /** Number of vectors held. */
+  /** Number of vectors held (ids, not distinct vectors). */
   get size(): number {
     return this.rowOfId.size;
+  }
+
+  /** Number of distinct vectors held. */
+  get distinct(): number {
+    return this.liveGroups;
   }
 
   has(id: string): boolean {
@@ -121,94 +158,107 @@ export class VectorStore {
   upsert(id: string, vector: Float32Array): void {
     this.checkDimensions(vector);
     const unit = unitVector(vector);
-    if (!unit) {
-      this.remove(id);
-      return;
-    }
-    let row = this.rowOfId.get(id);
-    if (row === undefined) row = this.claimRow(id);
-    else this.graph.remove(BigInt(row));
-    this.matrix.set(unit, row * this.dimensions);
-    this.graph.add(BigInt(row), this.rowVector(row), 1);
+    if (unit) this.assign(id, unit);
+    else this.remove(id);
   }
 
   /** Removes the vector of `id`; false when there was none. */
   remove(id: string): boolean {
     const row = this.rowOfId.get(id);
     if (row === undefined) return false;
-    this.graph.remove(BigInt(row));
+    this.unlink(row);
     this.rowOfId.delete(id);
     this.idOfRow[row] = null;
     this.freeRows.push(row);
     return true;
   }
 
-  /**
-   * Adds many vectors at once (a build): the graph is built with one multi-threaded call. Ids already present
-   * are replaced one by one.
-   */
+  /** Adds or replaces many vectors at once (a build): the new distinct vectors enter the graph in one multi-threaded call. */
   addMany(entries: ReadonlyArray<{ id: string; vector: Float32Array }>): void {
-    const fresh: number[] = [];
-    for (const { id, vector } of entries) {
-      this.checkDimensions(vector);
-      const unit = unitVector(vector);
-      if (!unit || this.rowOfId.has(id)) {
-        if (unit) this.upsert(id, vector);
+    for (const { vector } of entries) this.checkDimensions(vector);
+    this.pending = new Set();
+    try {
+      for (const { id, vector } of entries) {
+        const unit = unitVector(vector);
+        if (unit) this.assign(id, unit);
         else this.remove(id);
-        continue;
       }
-      const row = this.claimRow(id);
-      this.matrix.set(unit, row * this.dimensions);
-      fresh.push(row);
+    } finally {
+      const groups = [...this.pending];
+      this.pending = null;
+      if (groups.length) {
+        const rows = new Float32Array(groups.length * this.dimensions);
+        groups.forEach((group, i) => rows.set(this.groupVector(group), i * this.dimensions));
+        this.graph.add(BigUint64Array.from(groups, (group) => BigInt(group)), rows, os.availableParallelism());
+      }
     }
-    if (!fresh.length) return;
-    const keys = BigUint64Array.from(fresh, (row) => BigInt(row));
-    const contiguous = fresh.every((row, i) => i === 0 || row === fresh[i - 1] + 1);
-    const rows = contiguous
-      ? this.matrix.subarray(fresh[0] * this.dimensions, (fresh[fresh.length - 1] + 1) * this.dimensions)
-      : gatherRows(this.matrix, fresh, this.dimensions);
-    this.graph.add(keys, rows, os.availableParallelism());
   }
 
-  /** The dot product of row `row` with `query` (the cosine for a unit query). */
+  /** The dot product of row `row`'s vector with `query` (the cosine for a unit query). */
   score(row: number, query: Float32Array): number {
-    return rowDot(this.matrix, row, query);
+    return this.groupScore(this.groupOfRow[row], query);
   }
 
-  /** Exact search over every vector, or over `rows` only. */
+  /** Exact search over every vector, or over `rows` only; equal scores come in row order. */
   exact(query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
     this.checkDimensions(query);
-    return exactSearch(this.matrix, query, k, rows ?? this.liveRows());
-  }
-
-  /**
-   * Approximate search: the HNSW graph proposes `candidates` rows, each is re-scored exactly, best first. Scans
-   * exactly instead when `candidates` covers half the space (a graph walk gains nothing there) or when the graph
-   * found fewer than asked, so a short answer always means the space has no more vectors.
-   */
-  approximate(query: Float32Array, candidates: number): ScoredRow[] {
-    this.checkDimensions(query);
-    if (candidates * 2 >= this.size) return this.exact(query, candidates);
-    const matches = this.graph.search(query, candidates, 1);
-    if (matches.keys.length < candidates) return this.exact(query, candidates);
-    const top = new TopK(candidates);
-    for (const key of matches.keys) {
-      const row = Number(key);
-      if (this.idOfRow[row] !== null) top.offer(row, rowDot(this.matrix, row, query));
+    const top = new TopK(k);
+    if (rows) {
+      for (let i = 0; i < rows.length; i++) {
+        const score = this.score(rows[i], query);
+        if (score >= top.threshold) top.offer(rows[i], score);
+      }
+    } else {
+      // Each distinct vector is scored once, then offered for every id holding it.
+      for (let c = 0; c < this.chunks.length; c++) {
+        const chunk = this.chunks[c];
+        const end = Math.min(CHUNK_ROWS, this.groupCount - c * CHUNK_ROWS);
+        for (let r = 0; r < end; r++) {
+          const group = c * CHUNK_ROWS + r;
+          if (this.groupSize[group] === 0) continue;
+          const score = rowDot(chunk, r, query);
+          if (score >= top.threshold) this.offerGroup(top, group, score);
+        }
+      }
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
   }
 
   /**
-   * Saves the store: the graph (usearch's own format) to `<base>.graph`, the f32 rows to `<base>.vectors`, the ids
-   * of the rows into `out`. Synchronous, so no write can interleave.
+   * Approximate search: the HNSW graph proposes `candidates` distinct vectors, each is re-scored exactly and expanded
+   * to the ids holding it; the best `candidates` rows come first. Scans exactly instead when `candidates` covers half
+   * the space (a graph walk gains nothing there) or when the graph found fewer than asked, so a short answer always
+   * means the space has no more vectors.
+   */
+  approximate(query: Float32Array, candidates: number): ScoredRow[] {
+    this.checkDimensions(query);
+    if (candidates * 2 >= this.size) return this.exact(query, candidates);
+    const wanted = Math.min(candidates, this.liveGroups);
+    const matches = this.graph.search(query, wanted, 1);
+    if (matches.keys.length < wanted) return this.exact(query, candidates);
+    const top = new TopK(candidates);
+    for (const key of matches.keys) {
+      const group = Number(key);
+      if (this.groupSize[group] === 0) continue;
+      const score = this.groupScore(group, query);
+      if (score >= top.threshold) this.offerGroup(top, group, score);
+    }
+    return top.drain().map(({ item, score }) => ({ row: item, score }));
+  }
+
+  /**
+   * Saves the store: the graph (usearch's own format) to `<base>.graph`, the f32 rows of the groups to
+   * `<base>.vectors`, the ids of the rows and their groups into `out`. Synchronous, so no write can interleave.
    */
   save(base: string, out: SnapshotWriter): { graph: FileCheck; vectors: FileCheck } {
     this.graph.save(`${base}.graph`);
     const rows = this.idOfRow.length;
-    const vectors = writeChunks(`${base}.vectors`, [new Uint8Array(this.matrix.buffer, 0, rows * this.dimensions * 4)]);
+    const groups = this.groupCount;
+    const bytes = this.chunks.map((chunk, c) => new Uint8Array(chunk.buffer, chunk.byteOffset, Math.max(0, Math.min(CHUNK_ROWS, groups - c * CHUNK_ROWS)) * this.dimensions * 4));
+    const vectors = writeChunks(`${base}.vectors`, bytes);
     out.ids('vectors.ids', this.idOfRow);
-    out.json('vectors', { rows, free: this.freeRows });
+    out.array('vectors.groups', this.groupOfRow.subarray(0, rows));
+    out.json('vectors', { rows, groups, freeRows: this.freeRows, freeGroups: this.freeGroups });
     return { graph: fileCheck(`${base}.graph`), vectors };
   }
 
@@ -217,48 +267,155 @@ export class VectorStore {
    * usearch reads the graph, since its loader trusts the file. Rejects when a file fails its check or disagrees.
    */
   static async restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): Promise<VectorStore> {
-    const meta = input.json('vectors') as { rows: number; free: number[] };
+    const meta = input.json('vectors') as { rows: number; groups?: number; freeRows: number[]; freeGroups: number[] };
+    if (!Number.isInteger(meta.groups)) throw new Error('vector snapshot: not stored by distinct vectors');
+    const groups = meta.groups!;
     const ids = input.ids('vectors.ids');
-    if (ids.length !== meta.rows || checks.vectors.bytes !== meta.rows * dimensions * 4) throw new Error('vector snapshot: rows disagree');
-    // Room for a few more rows, so the first inserts after a start do not copy the matrix.
+    const groupOfRow = input.int32('vectors.groups');
+    if (ids.length !== meta.rows || groupOfRow.length !== meta.rows || checks.vectors.bytes !== groups * dimensions * 4) {
+      throw new Error('vector snapshot: rows disagree');
+    }
     const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
-    await Promise.all([
-      readChecked(`${base}.graph`, checks.graph),
-      readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(store.matrix.buffer)),
-    ]);
+    // One buffer holding exactly the saved chunks (the last one filled up to a whole chunk).
+    const matrix = new Float32Array(Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions);
+    await Promise.all([readChecked(`${base}.graph`, checks.graph), readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer))]);
     store.graph.load(`${base}.graph`);
+    for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions) store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
+    store.groupCount = groups;
+    store.groupSize = new Int32Array(groups);
+    store.groupHead = new Int32Array(groups).fill(-1);
     store.idOfRow = ids;
     ids.forEach((id, row) => {
-      if (id !== null) store.rowOfId.set(id, row);
+      if (id === null) return;
+      const group = groupOfRow[row];
+      if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
+      store.rowOfId.set(id, row);
+      store.link(row, group);
     });
-    store.freeRows = meta.free;
-    if (store.graph.size() !== store.rowOfId.size || store.graph.dimensions() !== dimensions) throw new Error('vector snapshot: graph disagrees with rows');
+    for (let group = 0; group < groups; group++) {
+      if (store.groupSize[group] === 0) continue;
+      store.liveGroups++;
+      store.addHash(store.hashOf(store.groupVector(group)), group);
+    }
+    store.freeRows = meta.freeRows;
+    store.freeGroups = meta.freeGroups;
+    if (store.graph.size() !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || store.graph.dimensions() !== dimensions) {
+      throw new Error('vector snapshot: graph disagrees with rows');
+    }
     return store;
   }
 
-  private liveRows(): Int32Array {
-    const rows = new Int32Array(this.rowOfId.size);
-    let n = 0;
-    for (let row = 0; row < this.idOfRow.length; row++) if (this.idOfRow[row] !== null) rows[n++] = row;
-    return rows;
+  /** Points `id` at the group of `unit` (found or created), leaving the group it held. */
+  private assign(id: string, unit: Float32Array): void {
+    const hash = this.hashOf(unit);
+    const found = this.findGroup(unit, hash);
+    let row = this.rowOfId.get(id);
+    if (row === undefined) row = this.claimRow(id);
+    else if (found !== undefined && found === this.groupOfRow[row]) return;
+    else this.unlink(row);
+    this.link(row, found ?? this.claimGroup(unit, hash));
   }
 
   private claimRow(id: string): number {
     const row = this.freeRows.pop() ?? this.idOfRow.length;
-    if ((row + 1) * this.dimensions > this.matrix.length) {
-      // 1.5× keeps the unused tail (memory the matrix holds but no vector uses) at most a third of the matrix.
-      const rows = Math.max(Math.ceil((this.matrix.length / this.dimensions) * 1.5), row + 1);
-      const grown = new Float32Array(rows * this.dimensions);
-      grown.set(this.matrix);
-      this.matrix = grown;
+    if (row >= this.groupOfRow.length) {
+      this.groupOfRow = grown(this.groupOfRow, row + 1);
+      this.nextInGroup = grown(this.nextInGroup, row + 1);
+      this.prevInGroup = grown(this.prevInGroup, row + 1);
     }
     this.idOfRow[row] = id;
     this.rowOfId.set(id, row);
     return row;
   }
 
-  private rowVector(row: number): Float32Array {
-    return this.matrix.subarray(row * this.dimensions, (row + 1) * this.dimensions);
+  private claimGroup(unit: Float32Array, hash: number): number {
+    const group = this.freeGroups.pop() ?? this.groupCount++;
+    if (group >= this.chunks.length * CHUNK_ROWS) this.chunks.push(new Float32Array(CHUNK_ROWS * this.dimensions));
+    if (group >= this.groupSize.length) {
+      this.groupSize = grown(this.groupSize, group + 1);
+      this.groupHead = grown(this.groupHead, group + 1);
+    }
+    this.chunks[Math.floor(group / CHUNK_ROWS)].set(unit, (group % CHUNK_ROWS) * this.dimensions);
+    this.groupSize[group] = 0;
+    this.groupHead[group] = -1;
+    this.liveGroups++;
+    this.addHash(hash, group);
+    if (this.pending) this.pending.add(group);
+    else this.graph.add(BigInt(group), this.groupVector(group), 1);
+    return group;
+  }
+
+  private link(row: number, group: number): void {
+    const head = this.groupHead[group];
+    this.groupOfRow[row] = group;
+    this.prevInGroup[row] = -1;
+    this.nextInGroup[row] = head;
+    if (head >= 0) this.prevInGroup[head] = row;
+    this.groupHead[group] = row;
+    this.groupSize[group]++;
+  }
+
+  /** Takes `row` out of its group; the group's last row frees it (and its graph node). */
+  private unlink(row: number): void {
+    const group = this.groupOfRow[row];
+    const previous = this.prevInGroup[row];
+    const next = this.nextInGroup[row];
+    if (previous >= 0) this.nextInGroup[previous] = next;
+    else this.groupHead[group] = next;
+    if (next >= 0) this.prevInGroup[next] = previous;
+    this.groupOfRow[row] = -1;
+    if (--this.groupSize[group] > 0) return;
+    this.deleteHash(group);
+    if (!this.pending?.delete(group)) this.graph.remove(BigInt(group));
+    this.freeGroups.push(group);
+    this.liveGroups--;
+  }
+
+  private offerGroup(top: TopK, group: number, score: number): void {
+    for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row]) top.offer(row, score);
+  }
+
+  private groupScore(group: number, query: Float32Array): number {
+    return rowDot(this.chunks[Math.floor(group / CHUNK_ROWS)], group % CHUNK_ROWS, query);
+  }
+
+  private groupVector(group: number): Float32Array {
+    const offset = (group % CHUNK_ROWS) * this.dimensions;
+    return this.chunks[Math.floor(group / CHUNK_ROWS)].subarray(offset, offset + this.dimensions);
+  }
+
+  private hashOf(unit: Float32Array): number {
+    return crc32(new Uint8Array(unit.buffer, unit.byteOffset, unit.byteLength));
+  }
+
+  /** The live group whose vector equals `unit` bit for bit, if any. */
+  private findGroup(unit: Float32Array, hash: number): number | undefined {
+    const entry = this.groupsByHash.get(hash);
+    if (entry === undefined) return undefined;
+    const same = (group: number) => {
+      const vector = this.groupVector(group);
+      for (let i = 0; i < vector.length; i++) if (vector[i] !== unit[i]) return false;
+      return true;
+    };
+    return typeof entry === 'number' ? (same(entry) ? entry : undefined) : entry.find(same);
+  }
+
+  private addHash(hash: number, group: number): void {
+    const entry = this.groupsByHash.get(hash);
+    if (entry === undefined) this.groupsByHash.set(hash, group);
+    else if (typeof entry === 'number') this.groupsByHash.set(hash, [entry, group]);
+    else entry.push(group);
+  }
+
+  private deleteHash(group: number): void {
+    const hash = this.hashOf(this.groupVector(group));
+    const entry = this.groupsByHash.get(hash);
+    if (entry === group || entry === undefined) this.groupsByHash.delete(hash);
+    else if (typeof entry !== 'number') {
+      const rest = entry.filter((other) => other !== group);
+      if (rest.length === 1) this.groupsByHash.set(hash, rest[0]);
+      else this.groupsByHash.set(hash, rest);
+    }
   }
 
   private checkDimensions(vector: Float32Array): void {
@@ -268,14 +425,15 @@ export class VectorStore {
   }
 }
 
+/** A copy of `array` with room for at least `length` items (1.5× its length, so n inserts copy O(n) in all). */
+function grown(array: Int32Array, length: number): Int32Array<ArrayBuffer> {
+  const copy = new Int32Array(Math.max(length, Math.ceil(array.length * 1.5), 1024));
+  copy.set(array);
+  return copy;
+}
+
 /** Size and CRC-32 of a file written by another library (usearch). */
 function fileCheck(path: string): FileCheck {
   const bytes = readFileSync(path);
   return { bytes: bytes.byteLength, crc: crc32(bytes) };
-}
-
-function gatherRows(matrix: Float32Array, rows: number[], dimensions: number): Float32Array {
-  const gathered = new Float32Array(rows.length * dimensions);
-  rows.forEach((row, i) => gathered.set(matrix.subarray(row * dimensions, (row + 1) * dimensions), i * dimensions));
-  return gathered;
 }

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SnapshotReader, SnapshotWriter, readChecked } from '../../src/search/snapshot';
 import { VectorStore, exactSearch, rowDot } from '../../src/search/vector-store';
-import { embeddingLikeVectors, matrixOf } from './support/vectors';
+import { embeddingLikeVectors, matrixOf, seededRandom } from './support/vectors';
 
 const DIMENSIONS = 64;
 
@@ -93,5 +97,113 @@ describe('VectorStore', () => {
 
   it('rejects a vector of other dimensions', () => {
     expect(() => new VectorStore(3).upsert('a', new Float32Array(4).fill(1))).toThrow(/4 dimensions .* 3 dimensions/);
+  });
+});
+
+describe('VectorStore with identical vectors (stored once, expanded to every id holding them)', () => {
+  /** The 2,000 distinct vectors of filledStore plus 300 ids sharing 3 vectors (copies, not the same arrays). */
+  function withDuplicates() {
+    const filled = filledStore();
+    const shared = [filled.next(), filled.next(), filled.next()];
+    filled.store.addMany(Array.from({ length: 300 }, (_, i) => ({ id: `dup${i % 3}-${i}`, vector: Float32Array.from(shared[i % 3]) })));
+    return { ...filled, shared };
+  }
+  const holders = (store: VectorStore, rows: Array<{ row: number }>, prefix: string) => ids(store, rows).filter((id) => id.startsWith(prefix));
+
+  it('holds each distinct vector once and finds all 100 ids of one through the graph, at the exact score', () => {
+    const { store, shared } = withDuplicates();
+    expect(store.size).toBe(2300);
+    expect(store.distinct).toBe(2003);
+    const found = store.approximate(shared[1], 160);
+    expect(found.slice(0, 100).map(({ row }) => store.idOf(row)).every((id) => id.startsWith('dup1-'))).toBe(true);
+    for (const { score } of found.slice(0, 100)) expect(score).toBeCloseTo(1, 5);
+    expect(found.slice(0, 100)).toEqual(store.exact(shared[1], 100));
+    expect(found.slice(0, 100).map(({ row }) => row)).toEqual([...found.slice(0, 100).map(({ row }) => row)].sort((a, b) => a - b));
+    const row = store.rowOf('dup1-1')!;
+    expect(store.score(row, shared[1])).toBeCloseTo(1, 6);
+  });
+
+  it('moving or removing one id of a group leaves the others; the last one removed frees the vector from the graph', () => {
+    const { store, shared, next } = withDuplicates();
+    const elsewhere = next();
+    store.upsert('dup0-0', elsewhere);
+    expect(store.remove('dup0-3')).toBe(true);
+    expect(holders(store, store.approximate(shared[0], 160), 'dup0-')).toHaveLength(98);
+    expect(store.idOf(store.approximate(elsewhere, 10)[0].row)).toBe('dup0-0');
+    expect(store.distinct).toBe(2004);
+
+    for (let i = 2; i < 300; i += 3) store.remove(`dup2-${i}`);
+    expect(store.distinct).toBe(2003);
+    expect(holders(store, store.approximate(shared[2], 160), 'dup2-')).toEqual([]);
+    expect(holders(store, store.exact(shared[2], 2300), 'dup2-')).toEqual([]);
+    store.upsert('again', Float32Array.from(shared[2])); // the freed group is reused, and found again
+    expect(store.distinct).toBe(2004);
+    expect(store.idOf(store.approximate(shared[2], 10)[0].row)).toBe('again');
+    // An upsert with the vector an id already holds changes nothing.
+    store.upsert('dup1-1', Float32Array.from(shared[1]));
+    expect(holders(store, store.approximate(shared[1], 160), 'dup1-')).toHaveLength(100);
+  });
+
+  it('addMany with an id twice keeps its last vector (a vector first seen in the batch, then left)', () => {
+    const { store, next } = filledStore();
+    const first = next();
+    const last = next();
+    store.addMany([
+      { id: 'twice', vector: first },
+      { id: 'other', vector: next() },
+      { id: 'twice', vector: last },
+    ]);
+    expect(store.size).toBe(2002);
+    expect(store.distinct).toBe(2002);
+    expect(store.idOf(store.approximate(last, 10)[0].row)).toBe('twice');
+    expect(ids(store, store.approximate(first, 50))).not.toContain('twice');
+  });
+
+  it('keeps recall@10 ≥ 0.98 on a duplicate-heavy set (20k ids, a few vectors held by hundreds of ids)', () => {
+    const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 11, latent: 16 });
+    const distinct = Array.from({ length: 4000 }, next);
+    const random = seededRandom(5);
+    const store = new VectorStore(DIMENSIONS);
+    // Vector i held with probability ∝ 1/(i+1): vector 0 by ~2k ids, most by one or none.
+    const picks = Array.from({ length: 20_000 }, () => Math.min(distinct.length - 1, Math.floor(Math.exp(random() * Math.log(distinct.length)) - 1)));
+    store.addMany(picks.map((v, i) => ({ id: `d${i}`, vector: distinct[v] })));
+    expect(store.distinct).toBeLessThan(4000);
+    let found = 0;
+    const queries = Array.from({ length: 100 }, (_, q) => (q % 2 ? next() : distinct[picks[q * 97]].map((x) => x + 0.05 * (random() - 0.5))));
+    for (const query of queries) {
+      const truth = new Set(store.exact(query, 10).map(({ row }) => row));
+      found += store.approximate(query, 160).slice(0, 10).filter(({ row }) => truth.has(row)).length;
+    }
+    expect(found / 1000).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('saves and restores exactly: same answers, and the same after further writes', async () => {
+    const { store, shared, next } = withDuplicates();
+    store.remove('v7');
+    store.remove('dup0-0');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vector-store-'));
+    try {
+      const base = path.join(dir, 'space');
+      const out = new SnapshotWriter();
+      const checks = store.save(base, out);
+      const data = out.write(`${base}.data`);
+      const restored = await VectorStore.restore(DIMENSIONS, base, checks, new SnapshotReader(await readChecked(`${base}.data`, data), out.sections));
+      const queries = [...shared, next(), next()];
+      const answers = (s: VectorStore) => queries.map((query) => [s.approximate(query, 160), s.exact(query, 50)]);
+      expect(restored.size).toBe(store.size);
+      expect(restored.distinct).toBe(store.distinct);
+      expect(answers(restored)).toEqual(answers(store));
+      const writes = [next(), next()];
+      for (const s of [store, restored]) {
+        s.upsert('fresh', writes[0]);
+        s.upsert('dup1-4', writes[1]);
+        s.upsert('dup2-5', Float32Array.from(shared[0]));
+        s.remove('v9');
+      }
+      expect(restored.rowOf('fresh')).toBe(store.rowOf('fresh'));
+      expect(answers(restored)).toEqual(answers(store));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

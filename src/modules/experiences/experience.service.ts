@@ -34,11 +34,12 @@ import {
 } from './experience.type';
 import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
 
-/** HYBRID's first candidate list per space and part (grown 4× while a document outside the lists could still rank). */
-const HYBRID_CANDIDATES_PER_RESULT = 2;
-const HYBRID_MIN_CANDIDATES = 20;
-/** Beyond this many candidates per list, HYBRID returns what it has. */
-const HYBRID_MAX_CANDIDATES = 1280;
+/**
+ * HYBRID's candidates per space and part: the top max(4 × limit, 40) by vector and by keyword. 40 costs the graph no
+ * more than 10 (it proposes 160 candidates either way).
+ */
+const HYBRID_CANDIDATES_PER_RESULT = 4;
+const HYBRID_MIN_CANDIDATES = 40;
 
 /** A document's best score in one part of a search, and the field that gave it. */
 interface Best {
@@ -268,10 +269,11 @@ export class ExperienceService {
    * is applied inside each space's search, before the limit.
    *
    * VECTOR and KEYWORD take the top `limit` of each field's space: a document in the overall top `limit` by its best
-   * field is in that field's top `limit`. HYBRID takes the top k of each space by each part, then scores every
-   * candidate's two parts in every field, so each fused score is exact; a document in no list scores at most
-   * 0.7 × (the best k-th vector score) + 0.3 × (the best k-th keyword score), and k grows until that bound is below
-   * the last result's score (threshold algorithm).
+   * field is in that field's top `limit`. HYBRID takes the top k of each space by each part (as Atlas hybrid search
+   * and other engines fuse candidate lists), then scores every candidate's two parts in every field, so each fused
+   * score is exact and a document found by one part only still gets its other part. A document in none of the lists
+   * is not considered: proving that none could rank (growing k until its bound falls below the last result, the
+   * threshold algorithm) cost 4 rounds up to k = 1280 on near-duplicate texts, p50 60 ms at 100k experiences.
    */
   async search(args: SearchExperiencesArgs): Promise<ExperienceSearchHit[]> {
     const query = args.query.trim();
@@ -295,27 +297,20 @@ export class ExperienceService {
       const vectorBest = best(lists);
       return this.hits(fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }), vectorBest, new Map());
     }
-    for (let k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES); ; k *= 4) {
-      const [vectorLists, keywordLists] = await Promise.all([
-        Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter }))),
-        Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
-      ]);
-      const ids = [...new Set([...vectorLists.flat(), ...keywordLists.flat()].map((hit) => hit.id))];
-      const [vectorScores, keywordScores] = await Promise.all([
-        Promise.all(spaces.map((space) => this.index.vectorScores(space, vector, ids))),
-        Promise.all(spaces.map((space) => this.index.keywordScores(space, query, ids))),
-      ]);
-      const vectorBest = best(vectorScores.map((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score }))), ids);
-      const keywordBest = best(keywordScores, ids);
-      const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { limit: args.limit, minScore });
-      // What a document in none of the lists can score at most: only lists cut at k can have left one out.
-      const kth = (lists: Array<Array<{ score: number }>>) => Math.max(0, ...lists.filter((list) => list.length === k).map((list) => list[k - 1].score));
-      const outside = HYBRID_WEIGHTS.vector * Math.min(1, kth(vectorLists)) + HYBRID_WEIGHTS.keyword * Math.min(1, kth(keywordLists));
-      const cut = [...vectorLists, ...keywordLists].some((list) => list.length === k);
-      const last = fused.length === args.limit ? fused[fused.length - 1].score : (minScore ?? 0);
-      const total = HYBRID_WEIGHTS.vector + HYBRID_WEIGHTS.keyword;
-      if (!cut || outside / total <= last || k >= HYBRID_MAX_CANDIDATES) return this.hits(fused, vectorBest, keywordBest);
-    }
+    const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
+    const [vectorLists, keywordLists] = await Promise.all([
+      Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter }))),
+      Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
+    ]);
+    const ids = [...new Set([...vectorLists.flat(), ...keywordLists.flat()].map((hit) => hit.id))];
+    const [vectorScores, keywordScores] = await Promise.all([
+      Promise.all(spaces.map((space) => this.index.vectorScores(space, vector, ids))),
+      Promise.all(spaces.map((space) => this.index.keywordScores(space, query, ids))),
+    ]);
+    const vectorBest = best(vectorScores.map((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score }))), ids);
+    const keywordBest = best(keywordScores, ids);
+    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { limit: args.limit, minScore });
+    return this.hits(fused, vectorBest, keywordBest);
   }
 
   private async queryVector(query: string): Promise<Float32Array> {
