@@ -18,14 +18,6 @@ export const USAGE_HALF_POINT = 5;
 export const RECENCY_HALF_LIFE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-/** Cosine similarity of two unit vectors (a dot product); null when `b` is missing or of another length. */
-export function cosine(a: Float32Array, b: Float32Array | null): number | null {
-  if (!b || b.length !== a.length) return null;
-  let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
-  return dot;
-}
-
 export interface PlanRankingParts {
   goalPattern: number;
   semantic: number;

@@ -100,9 +100,9 @@ export class PlanPatternRepository {
     return this.collection.find({ patternId: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
   }
 
-  /** Patterns by id with their goal vector, restricted to `filter`. */
-  findWithVectors(ids: readonly string[], filter: Filter<PlanPatternDocument>): Promise<PlanPatternDocument[]> {
-    return this.collection.find({ $and: [{ patternId: { $in: [...ids] } }, filter] }).toArray();
+  /** Patterns by id, restricted to `filter`, without their vectors (what ranking candidates need). */
+  findCandidates(ids: readonly string[], filter: Filter<PlanPatternDocument>): Promise<PlanPatternDocument[]> {
+    return this.collection.find({ $and: [{ patternId: { $in: [...ids] } }, filter] }, WITHOUT_VECTORS).toArray();
   }
 
   /** Up to `limit` ids of patterns whose goalPattern starts with one of `prefixes` (an indexed range), within `filter`. */

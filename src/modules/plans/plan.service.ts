@@ -1,14 +1,13 @@
 import type { Db, Document, Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
-import { fromStoredVector } from '../../embeddings/vectors';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import { goalPattern, goalPatternScore, unifiablePrefixes } from './goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
-import { MIN_PLAN_MATCH, cosine, rankPlan } from './plan.ranking';
+import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
 import { PLAN_GOAL_SPACE } from './plan.spaces';
 import { toPlanPattern, type PlanPattern, type PlanPatternDocument, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
@@ -89,14 +88,19 @@ export class PlanService {
       this.deps.search.forDb(this.db).searchVector(PLAN_GOAL_SPACE.name, { vector, k, filter }),
       this.repository.idsByPatternPrefix(unifiablePrefixes(template), filter, k),
     ]);
-    const ids = new Set([...semanticHits.map((hit) => hit.id), ...patternIds]);
-    const candidates = await this.repository.findWithVectors([...ids], filter);
+    const ids = [...new Set([...semanticHits.map((hit) => hit.id), ...patternIds])];
+    // The cosines come from the index, which holds the vectors (as in similarTasks): no vector is read from MongoDB.
+    const [candidates, cosines] = await Promise.all([
+      this.repository.findCandidates(ids, filter),
+      this.deps.search.forDb(this.db).vectorScores(PLAN_GOAL_SPACE.name, vector, ids),
+    ]);
+    const cosineOf = new Map(ids.map((id, i) => [id, cosines[i]]));
     const now = new Date();
     const plans: SuccessfulPlan[] = candidates
       .map((document) => {
         const parts = rankPlan({
           goalPattern: goalPatternScore(template, document.goalPattern),
-          cosine: cosine(vector, fromStoredVector(document.embeddings?.goal_embedding)) ?? 0,
+          cosine: cosineOf.get(document.patternId) ?? 0,
           usageCount: document.usageCount,
           lastUsed: document.lastUsed,
           now,

@@ -52,9 +52,9 @@ export class TaskRepository {
     return this.collection.find({ taskId: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
   }
 
-  /** Tasks by id with their vectors, restricted to `filter`. */
-  findWithVectors(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskDocument[]> {
-    return this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection: { actions: 0 } }).toArray();
+  /** Tasks by id, restricted to `filter`, without their vectors and actions (what ranking candidates need). */
+  findCandidates(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskDocument[]> {
+    return this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection: { actions: 0, embeddings: 0 } }).toArray();
   }
 
   /** The distinct goal templates starting with one of `prefixes` (an indexed range). */

@@ -1,11 +1,10 @@
 import type { Db, Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
-import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
+import { toStoredVector } from '../../embeddings/vectors';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/goal-pattern';
-import { cosine } from '../plans/plan.ranking';
 import { fuse } from '../../search/fusion';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
@@ -105,9 +104,17 @@ export class TaskService {
       this.index.searchKeyword(TASK_GOAL_SPACE.name, { text: goal ?? query!, k, filter }),
       this.unifyingTaskIds(template, filter, k),
     ]);
-    const ids = new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds));
-    const candidates = new Map((await this.repository.findWithVectors([...ids], filter)).map((document) => [document.taskId, document]));
+    const ids = [...new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds))];
+    // Every candidate's cosines come from the index, which holds the vectors: reading them from MongoDB cost ~10 KB
+    // per task (two 384-d vectors), most of a search's time.
+    const [found, queryCosines, goalCosines] = await Promise.all([
+      this.repository.findCandidates(ids, filter),
+      queryVector ? this.index.vectorScores(TASK_QUERY_SPACE.name, queryVector, ids) : null,
+      goalVector ? this.index.vectorScores(TASK_GOAL_SPACE.name, goalVector, ids) : null,
+    ]);
+    const candidates = new Map(found.map((document) => [document.taskId, document]));
     const documents = [...candidates.values()];
+    const position = new Map(ids.map((id, i) => [id, i]));
     const fused = fuse(
       [
         {
@@ -115,10 +122,7 @@ export class TaskService {
           weight: SIMILARITY_WEIGHTS.vector,
           hits: documents.map((document) => ({
             id: document.taskId,
-            score: vectorPart([
-              queryVector ? cosine(queryVector, fromStoredVector(document.embeddings?.originalQuery_embedding)) : null,
-              goalVector ? cosine(goalVector, fromStoredVector(document.embeddings?.goal_embedding)) : null,
-            ]),
+            score: vectorPart([queryCosines?.[position.get(document.taskId)!] ?? null, goalCosines?.[position.get(document.taskId)!] ?? null]),
           })),
         },
         { name: 'keyword', weight: SIMILARITY_WEIGHTS.keyword, hits: [...queryKeywords, ...goalKeywords].filter((hit) => candidates.has(hit.id)) },
@@ -135,7 +139,7 @@ export class TaskService {
       .sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id))
       .slice(0, args.limit)
       .map((hit) => {
-        const { embeddings: _vectors, ...stored } = candidates.get(hit.id)!;
+        const stored = candidates.get(hit.id)!;
         this.loaders.taskById.prime(stored.taskId, stored);
         const task = toTask(stored);
         return {
