@@ -3,12 +3,30 @@ import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durabi
 import { CommandError, ErrorCode } from './errors';
 import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './query';
-import { canonicalKey, formatValue, markStored, pathValues, type Doc } from './values';
+import { SortedList } from './sorted-list';
+import { canonicalKey, compareValues, formatValue, isPlainObject, markStored, pathValues, type Doc } from './values';
 
-/** One key an index holds for a document: the canonical string and the field values it was built from. */
+/**
+ * One key an index holds for a document: the canonical string, the field values it was built from, and whether the
+ * document reaches an array on an indexed path (which makes the index multikey).
+ */
 interface IndexKey {
   key: string;
   values: unknown[];
+  array: boolean;
+}
+
+/** One key of one document in an index's ordered view; `record` is the document's record number. */
+export interface OrderedEntry {
+  values: unknown[];
+  id: string;
+  record: number;
+}
+
+/** The documents an index's ordered view is built from, with their record numbers. */
+interface RecordedDocs {
+  docs: Map<string, Doc>;
+  records: Map<string, number>;
 }
 
 /** A secondary index: canonical key → ids (canonical `_id` strings) of the documents holding it. */
@@ -23,6 +41,16 @@ export class Index {
    * usual `{agent: x}` against an `{agent, timestamp}` index) is a lookup, not a scan.
    */
   readonly leading?: Map<string, Set<string>>;
+  /** 1 or -1 per field; undefined for an index whose keys have no order (text, hashed, geo). */
+  readonly directions?: number[];
+  /** A document has (or had: mongod never clears the flag either) an array on an indexed path. */
+  multikey = false;
+  /**
+   * The entries in index order: field values in BSON order along each field's direction, then record order.
+   * Built by the first query that walks the index and maintained from then on, so indexes no query sorts by cost
+   * neither memory nor insert time.
+   */
+  private view?: SortedList<OrderedEntry>;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.key);
@@ -30,7 +58,48 @@ export class Index {
     this.sparse = spec.sparse === true;
     if (this.fields.length > 1) this.leading = new Map();
     if (spec.partialFilterExpression) this.partial = compileFilter(spec.partialFilterExpression);
+    const directions = Object.values(spec.key).map(Number);
+    if (directions.every((direction) => direction === 1 || direction === -1)) this.directions = directions;
   }
+
+  /**
+   * True when walking the index yields every document exactly once, in BSON order of its keys: not multikey, not
+   * leaving documents out (sparse, partial), not hidden from the planner, and without a collation.
+   */
+  get walkable(): boolean {
+    const collation = this.spec.collation as Doc | undefined;
+    return (
+      this.directions !== undefined &&
+      !this.multikey &&
+      !this.sparse &&
+      !this.partial &&
+      this.spec.hidden !== true &&
+      (collation === undefined || collation.locale === 'simple')
+    );
+  }
+
+  /** The entries in index order (see `view`), or undefined when the index is not walkable. */
+  ordered(collection: RecordedDocs): SortedList<OrderedEntry> | undefined {
+    if (!this.walkable) return undefined;
+    if (!this.view) {
+      const entries: OrderedEntry[] = [];
+      for (const [id, doc] of collection.docs) {
+        const record = collection.records.get(id)!;
+        for (const { values } of this.keysOf(doc)) entries.push({ values, id, record });
+      }
+      this.view = new SortedList(this.compareEntries, entries.sort(this.compareEntries));
+    }
+    return this.view;
+  }
+
+  /** Index order of two entries. */
+  readonly compareEntries = (a: OrderedEntry, b: OrderedEntry): number => {
+    for (let i = 0; i < this.fields.length; i++) {
+      const order = compareValues(a.values[i], b.values[i]);
+      if (order) return order * this.directions![i];
+    }
+    return a.record - b.record;
+  };
 
   /** The keys `doc` contributes, or none when sparse/partial options leave it out of the index. */
   keysOf(doc: Doc): IndexKey[] {
@@ -44,33 +113,41 @@ export class Index {
     let combos: unknown[][] = [[]];
     for (const values of perField) {
       const next: unknown[][] = [];
-      for (const combo of combos) for (const value of values) next.push([...combo, value]);
+      for (const combo of combos) for (const value of values) next.push(combo.concat([value]));
       combos = next;
     }
+    // A single-element array yields one key like a scalar, yet the index no longer orders the field's sort values.
+    const array = this.fields.some((field) => reachesArray(doc, field));
     const seen = new Set<string>();
     const keys: IndexKey[] = [];
     for (const values of combos) {
       const key = values.length === 1 ? canonicalKey(values[0]) : values.map(canonicalKey).join('\u0002');
       if (!seen.has(key)) {
         seen.add(key);
-        keys.push({ key, values });
+        keys.push({ key, values, array });
       }
     }
     return keys;
   }
 
-  add(keys: IndexKey[], id: string): void {
+  add(keys: IndexKey[], id: string, record: number): void {
     for (const { key, values } of keys) {
       addId(this.entries, key, id);
       if (this.leading) addId(this.leading, canonicalKey(values[0]), id);
     }
+    if (keys.some((key) => key.array)) {
+      this.multikey = true;
+      this.view = undefined;
+    }
+    for (const { values } of keys) this.view?.insert({ values, id, record });
   }
 
-  remove(keys: IndexKey[], id: string): void {
+  remove(keys: IndexKey[], id: string, record: number): void {
     for (const { key, values } of keys) {
       removeId(this.entries, key, id);
       if (this.leading) removeId(this.leading, canonicalKey(values[0]), id);
     }
+    for (const { values } of keys) this.view?.delete({ values, id, record });
   }
 
   /** The first key of `keys` already held by a document other than `id`. */
@@ -81,6 +158,17 @@ export class Index {
     }
     return undefined;
   }
+}
+
+/** True when `path` passes through or ends at an array in `doc`. */
+function reachesArray(doc: unknown, path: string): boolean {
+  let current = doc;
+  for (const segment of path.split('.')) {
+    if (Array.isArray(current)) return true;
+    if (!isPlainObject(current)) return false;
+    current = current[segment];
+  }
+  return Array.isArray(current);
 }
 
 function addId(map: Map<string, Set<string>>, key: string, id: string): void {
@@ -115,6 +203,12 @@ export class Collection {
   readonly docs = new Map<string, Doc>();
   /** Secondary indexes by name; the `_id` index is implicit in `docs`. */
   readonly indexes = new Map<string, Index>();
+  /**
+   * Record number of each document by canonical `_id`: its rank in insertion order, kept across updates like mongod's
+   * RecordId. Index walks break ties with it.
+   */
+  readonly records = new Map<string, number>();
+  private nextRecord = 0;
   readonly uuid = new UUID();
   /** The collection's validator, when it rejects (validationAction `error`, the default). */
   private readonly validator?: Matcher;
@@ -145,6 +239,13 @@ export class Collection {
 
   get(id: unknown): Doc | undefined {
     return this.docs.get(canonicalKey(id));
+  }
+
+  /** The record number of the document `id` (canonical), assigning the next one to a new document. */
+  recordOf(id: string): number {
+    let record = this.records.get(id);
+    if (record === undefined) this.records.set(id, (record = this.nextRecord++));
+    return record;
   }
 
   /** Adds a new document; throws a duplicate key error (leaving everything unchanged) on a unique violation. */
@@ -178,6 +279,7 @@ export class Collection {
     const id = canonicalKey(doc._id);
     if (!this.docs.delete(id)) return;
     this.indexKeys(this.keysFor(doc), id, 'remove');
+    this.records.delete(id);
     ops?.push({ t: 'del', db: this.db, coll: this.name, id: doc._id });
   }
 
@@ -190,7 +292,7 @@ export class Collection {
         const taken = index.conflict(keys, id);
         if (taken) throw duplicateKeyError(this.ns, spec, taken.values);
       }
-      index.add(keys, id);
+      index.add(keys, id, this.records.get(id)!);
     }
     this.indexes.set(spec.name, index);
     ops?.push({ t: 'createIndex', db: this.db, coll: this.name, spec });
@@ -223,7 +325,8 @@ export class Collection {
   }
 
   private indexKeys(keys: Map<Index, IndexKey[]>, id: string, action: 'add' | 'remove'): void {
-    for (const [index, indexKeys] of keys) index[action](indexKeys, id);
+    const record = this.recordOf(id);
+    for (const [index, indexKeys] of keys) index[action](indexKeys, id, record);
   }
 }
 
@@ -344,9 +447,10 @@ export class Store implements DurableState {
   private put(collection: Collection, doc: Doc): void {
     const current = collection.get(doc._id);
     const id = canonicalKey(doc._id);
+    const record = collection.recordOf(id);
     for (const index of collection.indexes.values()) {
-      if (current) index.remove(index.keysOf(current), id);
-      index.add(index.keysOf(doc), id);
+      if (current) index.remove(index.keysOf(current), id, record);
+      index.add(index.keysOf(doc), id, record);
     }
     markStored(doc);
     collection.docs.set(id, doc);

@@ -1,5 +1,8 @@
 import type { SnapshotReader, SnapshotWriter } from './snapshot';
-import { tokenize } from './tokenize';
+import { keywordTerms } from './tokenize';
+
+/** How texts become terms (see keywordTerms); a snapshot made with another is rebuilt. */
+const ANALYZER = 'tokens-without-english-stop-words';
 import { TopK } from './top-k';
 
 /** BM25 parameters (the usual Lucene/Elasticsearch defaults). */
@@ -107,7 +110,7 @@ interface Plan {
  * An in-process BM25 inverted index over the text fields of one space, kept current by `upsert`/`remove`.
  *
  * A document is the concatenation of its fields: tf(t, d) sums the term's occurrences over the fields and |d| is
- * the total token count. Tokens come from the shared {@link tokenize}. Scoring (k1 = 1.2, b = 0.75):
+ * the total token count. Terms are {@link keywordTerms}: tokens without stop words. Scoring (k1 = 1.2, b = 0.75):
  *
  *   bm25(q, d) = Σ_{t ∈ distinct terms of q} idf(t) · tf(t,d)·(k1 + 1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
  *   idf(t)     = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))        (always > 0)
@@ -399,7 +402,7 @@ export class KeywordIndex {
     const terms: string[] = new Array(this.lists.length);
     for (const [term, t] of this.termIds) terms[t] = term;
     const rowCount = this.idOfRow.length;
-    out.json('keywords', { fields: this.fields, terms, totalLength: this.totalLength, deadRows: this.deadRows });
+    out.json('keywords', { fields: this.fields, terms, totalLength: this.totalLength, deadRows: this.deadRows, analyzer: ANALYZER });
     out.ids('keywords.ids', this.idOfRow);
     out.array('keywords.offsets', offsets);
     out.array('keywords.rows', rows);
@@ -420,9 +423,10 @@ export class KeywordIndex {
    * is inconsistent.
    */
   static restore(input: SnapshotReader, fields: readonly string[]): KeywordIndex {
-    const meta = input.json('keywords') as { fields: string[]; terms: string[]; totalLength: number; deadRows: number };
+    const meta = input.json('keywords') as { fields: string[]; terms: string[]; totalLength: number; deadRows: number; analyzer?: string };
     const ids = input.ids('keywords.ids');
     if (JSON.stringify(meta.fields) !== JSON.stringify(fields)) throw new Error('keyword snapshot of other fields');
+    if (meta.analyzer !== ANALYZER) throw new Error(`keyword snapshot of analyzer ${meta.analyzer ?? 'tokens'}, expected ${ANALYZER}`);
     const index = new KeywordIndex(fields);
     const offsets = input.int32('keywords.offsets');
     const rows = input.int32('keywords.rows');
@@ -469,7 +473,7 @@ export class KeywordIndex {
 
   /** The query's terms with their idf and bounds, or null when it has no term or the index no document. */
   private plan(text: string): Plan | null {
-    const words = [...new Set(tokenize(text))];
+    const words = [...new Set(keywordTerms(text))];
     const documents = this.rowOfId.size;
     if (!words.length || !documents) return null;
     const avgdl = this.totalLength / documents;
@@ -582,7 +586,7 @@ export class KeywordIndex {
 
 function countTerms(text: string): { counts: Map<string, number>; total: number } {
   const counts = new Map<string, number>();
-  const tokens = tokenize(text);
+  const tokens = keywordTerms(text);
   for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
   return { counts, total: tokens.length };
 }

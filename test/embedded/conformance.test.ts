@@ -629,6 +629,27 @@ describe('indexes and catalog', () => {
   });
 });
 
+describe('sorted reads along an index', () => {
+  test('find and aggregate sorted along (or against) a compound index with a range and a limit return the full sort', async () => {
+    const c = fresh();
+    await c.createIndex({ timestamp: 1, experience_id: 1 });
+    await c.createIndex({ agent: 1, timestamp: 1 });
+    const base = Date.UTC(2025, 0, 1);
+    const docs = Array.from({ length: 200 }, (_, n) => ({ _id: n, experience_id: `e${(n * 7919) % 1000}`.padStart(5, '0'), timestamp: new Date(base + ((n * 37) % 60) * 60_000), agent: `a${n % 3}` }));
+    await c.insertMany(docs);
+    const cut = new Date(base + 30 * 60_000);
+    const newestFirst = (a: Doc, b: Doc) => b.timestamp - a.timestamp || (a.experience_id < b.experience_id ? 1 : -1);
+    const expected = docs.filter((doc) => doc.timestamp < cut).sort(newestFirst).slice(0, 25).map((doc) => doc._id);
+    const found = await c.find({ timestamp: { $lt: cut } }).sort({ timestamp: -1, experience_id: -1 }).limit(25).toArray();
+    expect(found.map((doc) => doc._id)).toEqual(expected);
+    const pipeline = [{ $match: { timestamp: { $lt: cut } } }, { $sort: { timestamp: -1, experience_id: -1 } }, { $limit: 25 }, { $project: { _id: 1 } }];
+    expect(await c.aggregate(pipeline).toArray()).toEqual(expected.map((_id) => ({ _id })));
+    // An equality on the first field of { agent, timestamp } with a sort on the second (then _id, unique).
+    const agent = docs.filter((doc) => doc.agent === 'a1').sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a._id - b._id);
+    expect((await c.find({ agent: 'a1' }).sort({ timestamp: 1, _id: 1 }).skip(4).limit(10).toArray()).map((doc) => doc._id)).toEqual(agent.slice(4, 14).map((doc) => doc._id));
+  });
+});
+
 describe('errors', () => {
   test('$inc on a string fails with 14 and leaves the document unchanged', async () => {
     const c = fresh();

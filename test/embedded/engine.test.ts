@@ -113,7 +113,7 @@ test('sizes measured incrementally after copy-on-write updates match a full enco
 test('an equality on the first field of a compound index reads only the documents that index lists', () => {
   const index = new Index({ v: 2, key: { agent: 1, at: 1 }, name: 'agent_at' });
   const docs = Array.from({ length: 50 }, (_, i) => ({ _id: i, agent: `a${i % 5}`, at: i, tags: [`t${i % 3}`] }));
-  for (const doc of docs) index.add(index.keysOf(doc), String(doc._id));
+  for (const doc of docs) index.add(index.keysOf(doc), String(doc._id), doc._id);
   // Any scan of the collection fails: the planner must go through the index.
   const collection = {
     docs: Object.assign(new Map(docs.map((doc) => [String(doc._id), doc])), {
@@ -121,13 +121,14 @@ test('an equality on the first field of a compound index reads only the document
         throw new Error('scanned the collection');
       },
     }),
+    records: new Map(docs.map((doc) => [String(doc._id), doc._id])),
     indexes: new Map([[index.spec.name, index]]),
   };
   const found = findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } }, sort: { at: 1 } });
   expect(found.map((doc) => doc._id)).toEqual([22, 27, 32, 37, 42, 47]);
   expect(findDocuments(collection, { filter: { agent: { $in: ['a0', 'a1'] } } })).toHaveLength(20);
   // After a document leaves the index, the lookup no longer lists it.
-  index.remove(index.keysOf(docs[22]), '22');
+  index.remove(index.keysOf(docs[22]), '22', 22);
   expect(findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } } }).map((doc) => doc._id)).not.toContain(22);
   // Nor does a clause of a top-level $and (how a filtered search checks its candidates).
   expect(findDocuments(collection, { filter: { $and: [{ at: { $lt: 10 } }, { agent: 'a3' }] } }).map((doc) => doc._id)).toEqual([3, 8]);

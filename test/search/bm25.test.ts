@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KeywordIndex } from '../../src/search/bm25';
 import { SnapshotReader, SnapshotWriter, readChecked } from '../../src/search/snapshot';
-import { tokenize } from '../../src/search/tokenize';
+import { keywordTerms } from '../../src/search/tokenize';
 import { seededRandom } from './support/vectors';
 
 /** d1..d3: lengths 3, 2, 4 tokens, so avgdl = 3 and the length norms are 1.2, 0.9 and 1.5 (k1 = 1.2, b = 0.75). */
@@ -48,6 +48,18 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
     expect(index.top('apple apple apple', 1)[0].bm25).toBeCloseTo(index.top('apple', 1)[0].bm25, 12);
     expect(index.top(' ,.; ', 5)).toEqual([]);
     expect(index.top('kiwi', 5)).toEqual([]);
+  });
+
+  it('leaves out stop words: they neither match nor count in a text\'s length', () => {
+    const index = new KeywordIndex(['text']);
+    index.upsert('plain', { text: 'apple pie' });
+    index.upsert('wordy', { text: 'the apple is in the pie of the day' });
+    index.upsert('other', { text: 'pear tart' });
+    expect(index.top('the of in', 5)).toEqual([]);
+    const [plain, wordy] = ['plain', 'wordy'].map((id) => index.top('the apple', 3).find((hit) => hit.id === id)!);
+    // 'wordy' is 'apple pie day' without its stop words: one term longer than 'plain', so it scores a little lower.
+    expect(plain.bm25).toBeGreaterThan(wordy.bm25);
+    expect(index.top('apple pie day', 1)[0].id).toBe('wordy');
   });
 
   it('keeps N, df and avgdl current on remove and on re-upsert', () => {
@@ -128,10 +140,10 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
 
   /** BM25 of every document computed from the raw texts, independently of the index. */
   function bruteForce(documents: Array<{ id: string; title: string; body: string }>, query: string): Map<string, number> {
-    const tokens = documents.map((document) => [...tokenize(document.title), ...tokenize(document.body)]);
+    const tokens = documents.map((document) => [...keywordTerms(document.title), ...keywordTerms(document.body)]);
     const avgdl = tokens.reduce((sum, list) => sum + list.length, 0) / documents.length;
     const scores = new Map<string, number>();
-    for (const term of new Set(tokenize(query))) {
+    for (const term of new Set(keywordTerms(query))) {
       const df = tokens.filter((list) => list.includes(term)).length;
       const termIdf = idf(documents.length, df);
       tokens.forEach((list, d) => {
