@@ -35,11 +35,11 @@ import {
 import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
 
 /**
- * HYBRID's candidates per space and part: the top max(4 × limit, 40) by vector and by keyword. 40 costs the graph no
- * more than 10 (it proposes 160 candidates either way).
+ * HYBRID's candidates per space and part: the top max(2 × limit, 20) by vector and by keyword, ~100 documents for a
+ * limit of 10 over 4 fields; each costs two completions (its other part in every field).
  */
-const HYBRID_CANDIDATES_PER_RESULT = 4;
-const HYBRID_MIN_CANDIDATES = 40;
+const HYBRID_CANDIDATES_PER_RESULT = 2;
+const HYBRID_MIN_CANDIDATES = 20;
 
 /** A document's best score in one part of a search, and the field that gave it. */
 interface Best {
