@@ -14,6 +14,8 @@ export interface Operation {
   query: string;
   /** The variables of the next request. */
   variables(r: Random): Record<string, unknown>;
+  /** Also measured from one connection (latency without queueing): the operations with an end-to-end latency target. */
+  singleClient?: boolean;
   /** The baseline's path for the same variables; absent where there is no plain-driver equivalent. */
   baselinePath?(variables: Record<string, unknown>): string;
 }
@@ -90,6 +92,7 @@ export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[
       name: 'searchExperiences',
       description: `hybrid search over ${sizes.experiences} experiences (4 fields), top 10`,
       kind: 'read',
+      singleClient: true,
       query: `query Search($query: String!) {
   searchExperiences(query: $query, limit: 10) { score vectorScore keywordScore matchedField experience { experienceId primaryGoalDescription finalOutcome } }
 }`,

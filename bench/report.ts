@@ -45,6 +45,8 @@ export interface OperationResult {
   baseline: LoadResult | null;
   /** GraphQL req/s ÷ baseline req/s. */
   overhead: number | null;
+  /** The same GraphQL requests from one connection: latency without queueing (for operations with a latency target). */
+  singleClient?: LoadResult;
 }
 
 const cell = (value: number | null | undefined) => (value === null || value === undefined || Number.isNaN(value) ? '–' : String(value));
@@ -64,6 +66,7 @@ export function tableRows(results: OperationResult[]): Array<Record<string, stri
     'baseline p99 ms': cell(result.baseline?.p99Ms),
     'baseline cmds/req': cell(result.baseline?.commandsPerRequest),
     'GraphQL/baseline': cell(result.overhead),
+    '1-client p50/p95/p99 ms': result.singleClient ? `${result.singleClient.p50Ms} / ${result.singleClient.p95Ms} / ${result.singleClient.p99Ms}` : '–',
     failures: cell(result.graphql.failures + (result.baseline?.failures ?? 0)),
   }));
 }

@@ -92,8 +92,8 @@ async function runOperations(
 ): Promise<OperationResult[]> {
   const measured: OperationResult[] = [];
   const base = (child: Child) => child.url.replace(/\/graphql$/, '');
-  const load = (child: Child, next: () => { path: string; body?: string }): Promise<LoadResult> =>
-    measureLoad({ base: base(child), connections: options.connections, duration: options.duration, warmup: Math.min(2, options.duration), next });
+  const load = (child: Child, next: () => { path: string; body?: string }, connections = options.connections): Promise<LoadResult> =>
+    measureLoad({ base: base(child), connections, duration: options.duration, warmup: Math.min(2, options.duration), next });
   for (const [index, operation] of ops.entries()) {
     const seed = 1000 + index;
     log(`${target}: ${operation.name} (GraphQL)`);
@@ -104,6 +104,11 @@ async function runOperations(
       const next = variableStream(operation, seed);
       baselineResult = await load(baseline, () => ({ path: operation.baselinePath!(next()) }));
     }
+    let singleClient: LoadResult | undefined;
+    if (operation.singleClient) {
+      log(`${target}: ${operation.name} (GraphQL, 1 connection)`);
+      singleClient = await load(server, graphqlRequests(operation, seed + 500), 1);
+    }
     const result: OperationResult = {
       target,
       operation: operation.name,
@@ -112,6 +117,7 @@ async function runOperations(
       graphql,
       baseline: baselineResult,
       overhead: baselineResult?.reqPerSec ? Number((graphql.reqPerSec / baselineResult.reqPerSec).toFixed(2)) : null,
+      ...(singleClient ? { singleClient } : {}),
     };
     log(`${target}: ${operation.name}: ${JSON.stringify(tableRows([result])[0])}`);
     if (graphql.firstFailure) log(`${target}: ${operation.name}: first failure: ${graphql.firstFailure}`);
