@@ -6,8 +6,8 @@ import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type Snaps
 import type { SpaceDefinition } from './space';
 import { HNSW, VectorStore } from './vector-store';
 
-/** Version of the snapshot layout; a snapshot of another version is rebuilt. */
-export const SNAPSHOT_FORMAT = 1;
+/** Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved); a snapshot of another version is rebuilt. */
+export const SNAPSHOT_FORMAT = 2;
 
 /** What a snapshot must have been saved with to be used: anything else is rebuilt from MongoDB. */
 export interface SnapshotIdentity {

@@ -15,18 +15,8 @@ import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
 import { QueryVectorCache } from './query-cache';
 import { hasSnapshot, loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
-import {
-  entryOf,
-  fingerprint,
-  textOf,
-  fingerprintProjection,
-  readPath,
-  sameSpace,
-  spaceProjection,
-  validateSpace,
-  type SpaceDefinition,
-  type SpaceEntry,
-} from './space';
+import { RawFingerprints, fingerprint, fingerprintProjection } from './fingerprint';
+import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition, type SpaceEntry } from './space';
 import { fromStoredVector } from '../embeddings/vectors';
 import { HNSW, VectorStore, rowDot, unitVector, type ScoredRow } from './vector-store';
 
@@ -263,14 +253,17 @@ export class SearchIndex {
     }
   }
 
-  /** Loads every defined space (startup); the spaces of one collection are loaded together (see `buildTogether`). */
+  /**
+   * Loads every defined space (startup); the spaces of one collection are loaded together (see `buildTogether`), and
+   * collections concurrently, so one collection's reads from MongoDB overlap another's work.
+   */
   async buildAll(): Promise<void> {
     const groups = new Map<string, string[]>();
     for (const { name, collection, idField } of this.registry.spaces) {
       const key = `${collection}\0${idField}`;
       groups.set(key, [...(groups.get(key) ?? []), name]);
     }
-    for (const spaces of groups.values()) await this.buildTogether(spaces);
+    await Promise.all([...groups.values()].map((spaces) => this.buildTogether(spaces)));
   }
 
   /**
@@ -600,24 +593,27 @@ export class SearchIndex {
   /**
    * One pass over a collection for spaces of it (same id field): each document's id and, per space, its fingerprint,
    * read with a projection of the id, the texts and the first vector components (a small fraction of the vectors'
-   * bytes). Documents without a string id, and repeats of an id, are skipped.
+   * bytes), as raw BSON (see {@link RawFingerprints}). Documents without a string id, and repeats of an id, are skipped.
    */
   private async scanFingerprints(definitions: SpaceDefinition[]): Promise<ScannedFingerprints> {
-    const { collection, idField } = definitions[0];
+    const { collection } = definitions[0];
     const ids: string[] = [];
     const present = new Set<string>();
     const values: number[][] = definitions.map(() => []);
-    const cursor = this.db.collection(collection).find({}, { projection: fingerprintProjection(definitions), batchSize: 5000 });
-    for await (const document of cursor) {
-      const id = readPath(document, idField);
-      if (typeof id !== 'string' || id === '' || present.has(id)) continue;
-      present.add(id);
-      ids.push(id);
-      definitions.forEach((definition, s) => {
-        const texts: Record<string, string> = {};
-        for (const path of definition.textPaths ?? []) texts[path] = textOf(readPath(document, path));
-        values[s].push(fingerprint(definition, texts, fromStoredVector(readPath(document, definition.vectorPath))));
-      });
+    const raw = new RawFingerprints(definitions);
+    const cursor = this.db.collection(collection).find<Uint8Array>({}, { projection: fingerprintProjection(definitions), batchSize: 5000, raw: true });
+    let more = cursor.hasNext();
+    while (await more) {
+      const batch = cursor.readBufferedDocuments();
+      // The next batch is on its way (the server works on it) while this one is hashed.
+      more = cursor.hasNext();
+      for (const document of batch) {
+        const id = raw.id(document);
+        if (id === null || present.has(id)) continue;
+        present.add(id);
+        ids.push(id);
+        for (let s = 0; s < definitions.length; s++) values[s].push(raw.fingerprint(document, s));
+      }
     }
     return { ids, present, fingerprints: values.map((list) => Float64Array.from(list)) };
   }
@@ -637,8 +633,11 @@ export class SearchIndex {
     const { vectors, keywords, fingerprints } = contents;
     const stale: string[] = [];
     const current = scanned.fingerprints[column];
+    let seen = 0;
     scanned.ids.forEach((id, i) => {
-      if (fingerprints.get(id) !== current[i]) stale.push(id);
+      const saved = fingerprints.get(id);
+      if (saved !== undefined) seen++;
+      if (saved !== current[i]) stale.push(id);
     });
     let removed = 0;
     const drop = (id: string) => {
@@ -646,10 +645,13 @@ export class SearchIndex {
       keywords?.remove(id);
       fingerprints.delete(id);
     };
-    for (const id of [...fingerprints.keys()]) {
-      if (!scanned.present.has(id)) {
-        drop(id);
-        removed++;
+    // The scanned ids are distinct: when all the saved ones were among them, none was deleted.
+    if (seen < fingerprints.size) {
+      for (const id of [...fingerprints.keys()]) {
+        if (!scanned.present.has(id)) {
+          drop(id);
+          removed++;
+        }
       }
     }
     const collection = this.db.collection(definition.collection);

@@ -258,6 +258,13 @@ export class VectorStore {
     const vectors = writeChunks(`${base}.vectors`, bytes);
     out.ids('vectors.ids', this.idOfRow);
     out.array('vectors.groups', this.groupOfRow.subarray(0, rows));
+    // The groups' hashes, so a restore need not hash every vector again (0 for a free group).
+    const hashes = new Int32Array(groups);
+    for (const [hash, entry] of this.groupsByHash) {
+      if (typeof entry === 'number') hashes[entry] = hash;
+      else for (const group of entry) hashes[group] = hash;
+    }
+    out.array('vectors.hashes', hashes);
     out.json('vectors', { rows, groups, freeRows: this.freeRows, freeGroups: this.freeGroups });
     return { graph: fileCheck(`${base}.graph`), vectors };
   }
@@ -272,7 +279,8 @@ export class VectorStore {
     const groups = meta.groups!;
     const ids = input.ids('vectors.ids');
     const groupOfRow = input.int32('vectors.groups');
-    if (ids.length !== meta.rows || groupOfRow.length !== meta.rows || checks.vectors.bytes !== groups * dimensions * 4) {
+    const hashes = input.int32('vectors.hashes');
+    if (ids.length !== meta.rows || groupOfRow.length !== meta.rows || hashes.length !== groups || checks.vectors.bytes !== groups * dimensions * 4) {
       throw new Error('vector snapshot: rows disagree');
     }
     const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
@@ -295,7 +303,7 @@ export class VectorStore {
     for (let group = 0; group < groups; group++) {
       if (store.groupSize[group] === 0) continue;
       store.liveGroups++;
-      store.addHash(store.hashOf(store.groupVector(group)), group);
+      store.addHash(hashes[group] >>> 0, group);
     }
     store.freeRows = meta.freeRows;
     store.freeGroups = meta.freeGroups;
