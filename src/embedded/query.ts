@@ -223,17 +223,44 @@ function lookup(collection: Searchable, filter: Doc): string[] | undefined {
   const indexed = indexedCandidates(collection, filter);
   if (indexed) return indexed;
   if (!Array.isArray(filter.$and)) return undefined;
-  // The clause that leaves the fewest documents (a filtered search checks `{$and: [filter, {id: {$in: few}}]}`).
-  let fewest: string[] | undefined;
+  // The clause that leaves the fewest documents (a filtered search checks `{$and: [filter, {id: {$in: few}}]}`),
+  // chosen by estimate so that a broad clause's ids are never listed.
+  let fewest: Doc | undefined;
+  let least = Infinity;
   for (const clause of filter.$and) {
-    const ids = isPlainObject(clause) ? lookup(collection, clause) : undefined;
-    if (ids && (!fewest || ids.length < fewest.length)) fewest = ids;
+    const estimate = isPlainObject(clause) ? lookupSize(collection, clause) : undefined;
+    if (estimate !== undefined && estimate < least) [fewest, least] = [clause, estimate];
   }
-  return fewest;
+  return fewest && lookup(collection, fewest);
+}
+
+/** At least as many ids as `lookup` returns for `filter` (undefined when it returns none), without listing them. */
+function lookupSize(collection: Searchable, filter: Doc): number | undefined {
+  const values = equalityValues(filter._id);
+  if (values) return values.length;
+  const indexed = indexedEntries(collection, filter);
+  if (indexed) return indexed.sets.reduce((sum, ids) => sum + ids.size, 0);
+  if (!Array.isArray(filter.$and)) return undefined;
+  let least: number | undefined;
+  for (const clause of filter.$and) {
+    const estimate = isPlainObject(clause) ? lookupSize(collection, clause) : undefined;
+    if (estimate !== undefined && (least === undefined || estimate < least)) least = estimate;
+  }
+  return least;
 }
 
 /** Ids of the documents an index lists for an equality on its (first) field, or undefined when no index applies. */
 function indexedCandidates(collection: Searchable, filter: Doc): string[] | undefined {
+  const indexed = indexedEntries(collection, filter);
+  if (!indexed) return undefined;
+  if (indexed.sets.length === 1) return [...indexed.sets[0]];
+  const ids = new Set<string>();
+  for (const set of indexed.sets) for (const id of set) ids.add(id);
+  return [...ids];
+}
+
+/** The index entries (sets of ids) an equality on an index's (first) field selects, or undefined when none applies. */
+function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySet<string>[] } | undefined {
   // A single-field index first (its entries are exactly the field's values), else the leading field of a compound one.
   const usable = [...collection.indexes.values()]
     .filter((index) => !index.spec.partialFilterExpression)
@@ -243,9 +270,12 @@ function indexedCandidates(collection: Searchable, filter: Doc): string[] | unde
     if (!entries) continue;
     const values = equalityValues(filter[index.fields[0]]);
     if (!values) continue;
-    const ids = new Set<string>();
-    for (const value of values) for (const id of entries.get(canonicalKey(value)) ?? []) ids.add(id);
-    return [...ids];
+    const sets: ReadonlySet<string>[] = [];
+    for (const value of values) {
+      const ids = entries.get(canonicalKey(value));
+      if (ids) sets.push(ids);
+    }
+    return { sets };
   }
   return undefined;
 }
