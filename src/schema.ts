@@ -28,11 +28,13 @@ export const resolvers = [
   InsightEvidenceResolver,
 ] as const;
 
-/** Builds the executable schema from the type-graphql classes (class-validator validation on). */
+/** Builds the executable schema from the type-graphql classes. */
 export function buildAppSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [...resolvers],
-    validate: { forbidUnknownValues: false },
+    // No input class carries class-validator decorators (services validate), so validating would only load and walk
+    // class-validator's empty metadata for every object argument of every request.
+    validate: false,
   });
 }
 

@@ -102,7 +102,8 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const handleGraphQL = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const caller = authenticate(req, config.apiKeys);
     const method = (req.method ?? 'GET').toUpperCase();
-    const wantsPage = method === 'GET' && !url.search && (req.headers.accept ?? '').includes('text/html');
+    const search = url.search;
+    const wantsPage = method === 'GET' && !search && (req.headers.accept ?? '').includes('text/html');
     if (!caller && !wantsPage) {
       sendJson(res, 401, { errors: [{ message: 'Authentication required: send Authorization: Bearer <api key>.', extensions: { code: 'UNAUTHENTICATED' } }] });
       return;
@@ -120,7 +121,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search: url.search, body };
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest,
       context: async () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } }),

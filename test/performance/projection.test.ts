@@ -114,6 +114,32 @@ describe('reads fetch what the operation selects', () => {
     expect(data.session.one).toEqual({ messages: { totalCount: 3, edges: [{ node: { messageId: 1 } }] } });
   });
 
+  it('pages of messages return only the message fields selected, and the last message is read only when selected', async () => {
+    const { data, commands, project } = await read(
+      '{ session(id: "p-1") { agents { messageCount messages(last: 1) { edges { cursor node { messageId text } } } } } }',
+    );
+    expect(commands).toBe(1);
+    expect(project).not.toMatch(/event_loop_metrics|kept\.updated_at|kept\.role|last_message/);
+    expect(project).toContain('"$$kept.content"');
+    expect(data.session.agents[0]).toEqual({ messageCount: 6, messages: { edges: [{ cursor: expect.any(String), node: { messageId: 6, text: 'message 6' } }] } });
+    const whole = await read(
+      '{ session(id: "p-1") { agents { lastMessage { messageId } messages(last: 1) { edges { node { eventLoopMetrics { totalTokens } updatedAt } } } } } }',
+    );
+    expect(whole.project).toContain('last_message');
+    expect(whole.data.session.agents[0]).toEqual({
+      lastMessage: { messageId: 6 },
+      messages: { edges: [{ node: { eventLoopMetrics: { totalTokens: 12 }, updatedAt: at.toISOString() } }] },
+    });
+  });
+
+  it('aliases of one page selecting different message fields are served from one read', async () => {
+    const { data, commands } = await read(
+      '{ session(id: "p-1") { agent(agentId: "writer") { a: messages(first: 1) { edges { node { role } } } b: messages(first: 1) { edges { node { content } } } } } }',
+    );
+    expect(commands).toBe(1);
+    expect(data.session.agent).toEqual({ a: { edges: [{ node: { role: 'USER' } }] }, b: { edges: [{ node: { content: 'message 1' } }] } });
+  });
+
   it('a page after a cursor read with the session matches the page read on its own', async () => {
     const first = await read('{ session(id: "p-1") { agent(agentId: "planner") { messages(first: 2) { pageInfo { endCursor } } } } }');
     const cursor = first.data.session.agent.messages.pageInfo.endCursor;

@@ -87,8 +87,10 @@ export interface SummaryShape {
   agents: boolean;
   /** Per agent: its agent_data (without it: absent). */
   agentData: boolean;
-  /** Per agent: message_count and last_message. */
-  messageStats: boolean;
+  /** Per agent: message_count. */
+  messageCount: boolean;
+  /** Per agent: last_message (a whole message, so only when selected). */
+  lastMessage: boolean;
   /** Per agent: the token sums of its messages. */
   tokens: boolean;
   /** Per agent: one page of messages per window, read with the session (they prime the `messagePage` loader). */
@@ -108,7 +110,8 @@ export const FULL_SUMMARY: SummaryShape = summaryShape({
   feedbacks: true,
   agents: true,
   agentData: true,
-  messageStats: true,
+  messageCount: true,
+  lastMessage: true,
   tokens: true,
   windows: [],
 });
@@ -123,6 +126,8 @@ export interface MessageWindow {
   beforeId: number | null;
   /** Positive: the first n of the window; negative: the last n. */
   take: number;
+  /** The stored message fields the page returns (`message_id` among them); null: whole messages. */
+  fields: string[] | null;
 }
 
 export interface MessagePage {
@@ -182,7 +187,7 @@ const ZERO_IF_MISSING = (expression: unknown) => ({ $ifNull: [expression, 0] });
 
 /**
  * An expression evaluating to the `MessagePage` of `window` over `messages` (an expression of a message array):
- * filtered by role and sliced inside the database, so the arrays never leave it.
+ * filtered by role, sliced and cut to the window's fields inside the database, so the arrays never leave it.
  */
 function messagePageExpression(messages: unknown, window: MessageWindow): Document {
   const id = '$$m.message_id';
@@ -191,6 +196,12 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
   if (window.beforeId !== null) inWindow.push({ $lt: [id, window.beforeId] });
   const countWhere = (condition: Document | null) =>
     condition ? { $size: { $filter: { input: '$$list', as: 'm', cond: condition } } } : { $literal: 0 };
+  const sliced = {
+    $slice: [
+      inWindow.length ? { $filter: { input: '$$list', as: 'm', cond: { $and: inWindow } } } : '$$list',
+      window.take > 0 ? window.take + 1 : window.take - 1,
+    ],
+  };
   return {
     $let: {
       vars: {
@@ -198,12 +209,9 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
       },
       in: {
         total: { $size: '$$list' },
-        page: {
-          $slice: [
-            inWindow.length ? { $filter: { input: '$$list', as: 'm', cond: { $and: inWindow } } } : '$$list',
-            window.take > 0 ? window.take + 1 : window.take - 1,
-          ],
-        },
+        page: window.fields
+          ? { $map: { input: sliced, as: 'kept', in: Object.fromEntries(window.fields.map((field) => [field, `$$kept.${field}`])) } }
+          : sliced,
         atOrBeforeAfter: countWhere(window.afterId === null ? null : { $lte: [id, window.afterId] }),
         atOrAfterBefore: countWhere(window.beforeId === null ? null : { $gte: [id, window.beforeId] }),
       },
@@ -216,10 +224,8 @@ function summaryProjection(shape: SummaryShape): Document {
   const messages = { $ifNull: ['$$a.v.messages', []] };
   const agent: Document = { agent_id: '$$a.k', created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' };
   if (shape.agentData) agent.agent_data = '$$a.v.agent_data';
-  if (shape.messageStats) {
-    agent.message_count = { $size: messages };
-    agent.last_message = { $arrayElemAt: [messages, -1] };
-  }
+  if (shape.messageCount) agent.message_count = { $size: messages };
+  if (shape.lastMessage) agent.last_message = { $arrayElemAt: [messages, -1] };
   if (shape.tokens) {
     agent.input_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' });
     agent.output_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' });

@@ -14,7 +14,7 @@ import {
   UpdateMessageInput,
   UpsertAgentInput,
 } from './session.input';
-import { sessionShape } from './session.selection';
+import { messageFields, sessionShape } from './session.selection';
 import { Agent, Feedback, Message, MessageConnection, Session, SessionAnalytics, SessionConnection, ValueCount } from './session.type';
 
 @Resolver(() => Session)
@@ -124,8 +124,8 @@ export class SessionResolver {
 @Resolver(() => Agent)
 export class AgentResolver {
   @FieldResolver(() => MessageConnection, { description: 'Messages in order, paged inside the database (cursor: messageId).' })
-  messages(@Root() agent: Agent, @Args() args: MessagesArgs, @Ctx() { services }: Context): Promise<Connection<Message>> {
-    return services.sessions.messages(agent, args);
+  messages(@Root() agent: Agent, @Args() args: MessagesArgs, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Message>> {
+    return services.sessions.messages(agent, args, messageFields(info.fieldNodes, info.fragments));
   }
 }
 

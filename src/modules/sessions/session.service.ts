@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Double, Int32, calculateObjectSize } from 'bson';
 import type { Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
-import { decodeCursor, encodeCursor, forwardPage, pageSize, type Connection, type SortKey } from '../shared/connection';
+import { LazyEdge, decodeCursor, forwardPage, pageInfoOf, pageSize, type Connection, type SortKey } from '../shared/connection';
 import {
   SessionFeedbackFilter,
   SessionGroupBy,
@@ -147,8 +147,11 @@ function messageCursor(cursor: string, argument: string): number {
   return id;
 }
 
-/** The window and page size that `Agent.messages` arguments ask for; invalid arguments are BAD_USER_INPUT. */
-export function messageWindow(args: MessagesArgs): { window: MessageWindow; size: number; backward: boolean } {
+/**
+ * The window and page size that `Agent.messages` arguments ask for, returning the stored message `fields` (null:
+ * whole messages); invalid arguments are BAD_USER_INPUT.
+ */
+export function messageWindow(args: MessagesArgs, fields: string[] | null = null): { window: MessageWindow; size: number; backward: boolean } {
   if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
   const backward = args.last != null;
   const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
@@ -157,6 +160,7 @@ export function messageWindow(args: MessagesArgs): { window: MessageWindow; size
     afterId: args.after ? messageCursor(args.after, 'after') : null,
     beforeId: args.before ? messageCursor(args.before, 'before') : null,
     take: backward ? -size : size,
+    fields,
   };
   return { window, size, backward };
 }
@@ -209,23 +213,21 @@ export class SessionService {
     return agent;
   }
 
-  /** A Relay page of an agent's messages (cursor = message_id), sliced in the database; batched per request. */
-  async messages(agent: Agent, args: MessagesArgs): Promise<Connection<Message>> {
-    const { window, size, backward } = messageWindow(args);
+  /**
+   * A Relay page of an agent's messages (cursor = message_id), sliced in the database; batched per request. Its
+   * messages hold only the stored `fields` (null: all), e.g. those the operation selects (`messageFields`).
+   */
+  async messages(agent: Agent, args: MessagesArgs, fields: string[] | null = null): Promise<Connection<Message>> {
+    const { window, size, backward } = messageWindow(args, fields);
     const page = await this.loaders.messagePage.load({ sessionId: agent.sessionId, agentId: agent.agentId, window });
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
-    const edges = nodes.map((message) => ({ cursor: encodeCursor([message.message_id]), node: Message.fromDocument(message) }));
+    const edges = nodes.map((message) => new LazyEdge(Message.fromDocument(message), [message.message_id]));
     return {
       edges,
       totalCount: page.total,
-      pageInfo: {
-        hasNextPage: backward ? page.atOrAfterBefore > 0 : more,
-        hasPreviousPage: backward ? more : page.atOrBeforeAfter > 0,
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges[edges.length - 1]?.cursor ?? null,
-      },
+      pageInfo: pageInfoOf(edges, backward ? page.atOrAfterBefore > 0 : more, backward ? more : page.atOrBeforeAfter > 0),
     };
   }
 

@@ -18,7 +18,8 @@ export enum FeedbackRating {
 }
 registerEnumType(FeedbackRating, { name: 'FeedbackRating', description: 'Thumbs up or down (stored as up, down); null is neutral.' });
 
-@ObjectType({ description: 'Token counts (Float: totals over many sessions can pass 2^31).' })
+// simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
+@ObjectType({ simpleResolvers: true, description: 'Token counts (Float: totals over many sessions can pass 2^31).' })
 export class TokenUsage {
   @Field(() => Float)
   input!: number;
@@ -30,7 +31,7 @@ export class TokenUsage {
   total!: number;
 }
 
-@ObjectType({ description: "A message's `event_loop_metrics` (accumulated_metrics and accumulated_usage), flattened." })
+@ObjectType({ simpleResolvers: true, description: "A message's `event_loop_metrics` (accumulated_metrics and accumulated_usage), flattened." })
 export class EventLoopMetrics {
   @Field(() => Float, { nullable: true })
   latencyMs!: number | null;
@@ -63,7 +64,7 @@ export function messageText(content: unknown): string {
     .join('\n');
 }
 
-@ObjectType({ description: 'One message of an agent, as stored in `agents.<agentId>.messages`.' })
+@ObjectType({ simpleResolvers: true, description: 'One message of an agent, as stored in `agents.<agentId>.messages`.' })
 export class Message {
   @Field(() => Int, { description: 'Increases by one per agent, from 1.' })
   messageId!: number;
@@ -107,7 +108,7 @@ export class Message {
   }
 }
 
-@ObjectType({ description: "An agent's `agent_data` (Strands SDK state): the usual fields typed, and the whole object as stored." })
+@ObjectType({ simpleResolvers: true, description: "An agent's `agent_data` (Strands SDK state): the usual fields typed, and the whole object as stored." })
 export class AgentData {
   @Field(() => String, { nullable: true })
   model!: string | null;
@@ -128,7 +129,7 @@ export class AgentData {
   raw!: Record<string, unknown>;
 }
 
-@ObjectType({ description: 'An agent of a session (`agents.<agentId>`).' })
+@ObjectType({ simpleResolvers: true, description: 'An agent of a session (`agents.<agentId>`).' })
 export class Agent {
   @Field()
   agentId!: string;
@@ -172,7 +173,7 @@ export class Agent {
   }
 }
 
-@ObjectType({ description: 'One entry of `feedbacks`.' })
+@ObjectType({ simpleResolvers: true, description: 'One entry of `feedbacks`.' })
 export class Feedback {
   @Field(() => FeedbackRating, { nullable: true, description: 'null: neutral.' })
   rating!: FeedbackRating | null;
@@ -192,7 +193,7 @@ export class Feedback {
   }
 }
 
-@ObjectType({ description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.' })
+@ObjectType({ simpleResolvers: true, description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.' })
 export class Session {
   @Field({ description: 'Also the document `_id`.' })
   sessionId!: string;
@@ -246,7 +247,7 @@ export class Session {
 export const MessageConnection = ConnectionType('Message', Message);
 export const SessionConnection = ConnectionType('Session', Session);
 
-@ObjectType({ description: 'Feedback entries by rating.' })
+@ObjectType({ simpleResolvers: true, description: 'Feedback entries by rating.' })
 export class FeedbackCounts {
   @Field(() => Int)
   up!: number;
@@ -258,7 +259,7 @@ export class FeedbackCounts {
   neutral!: number;
 }
 
-@ObjectType({ description: 'How many sessions have one value.' })
+@ObjectType({ simpleResolvers: true, description: 'How many sessions have one value.' })
 export class ValueCount {
   @Field(() => GraphQLJSON, { nullable: true, description: 'The value (null: missing or null).' })
   value!: unknown;
@@ -267,7 +268,7 @@ export class ValueCount {
   count!: number;
 }
 
-@ObjectType({ description: 'Aggregates over the sessions matching a filter, computed in the database.' })
+@ObjectType({ simpleResolvers: true, description: 'Aggregates over the sessions matching a filter, computed in the database.' })
 export class SessionAnalytics {
   @Field(() => Int)
   sessionCount!: number;

@@ -12,7 +12,9 @@ import { readPath } from '../../search/space';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
-@ObjectType({ description: 'Where a page sits in its list.' })
+// simpleResolvers (here and on the object types of hot reads): graphql-js reads each field off the object, without
+// type-graphql's per-field wrapper, which only runs middlewares, and none are registered.
+@ObjectType({ simpleResolvers: true, description: 'Where a page sits in its list.' })
 export class PageInfo {
   @Field()
   hasNextPage!: boolean;
@@ -41,7 +43,7 @@ export interface Connection<T> {
 
 /** Declares `<Name>Edge` and `<Name>Connection` object types for a node type. */
 export function ConnectionType<T extends object>(name: string, nodeType: ClassType<T>) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { simpleResolvers: true })
   class EdgeType {
     @Field({ description: 'Opaque position of this node; pass it as `after` or `before`.' })
     cursor!: string;
@@ -50,7 +52,7 @@ export function ConnectionType<T extends object>(name: string, nodeType: ClassTy
     node!: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class ConnectionClass {
     @Field(() => [EdgeType])
     edges!: EdgeType[];
@@ -86,6 +88,42 @@ export function pageSize(value: number | null | undefined, argument: string): nu
 /** Encodes sort values as an opaque cursor (Extended JSON keeps dates and ids exact). */
 export function encodeCursor(values: unknown[]): string {
   return Buffer.from(EJSON.stringify(values, { relaxed: false })).toString('base64url');
+}
+
+/** An edge whose cursor (of `cursorValues`) is encoded when first read: most operations select only the nodes. */
+export class LazyEdge<T> implements Edge<T> {
+  private encoded: string | undefined;
+
+  constructor(
+    readonly node: T,
+    private readonly cursorValues: unknown[],
+  ) {}
+
+  get cursor(): string {
+    return (this.encoded ??= encodeCursor(this.cursorValues));
+  }
+}
+
+/** The `PageInfo` of a page of edges; its cursors are the edges' own, so encoded only when selected. */
+class EdgesPageInfo implements PageInfo {
+  constructor(
+    private readonly edges: readonly Edge<unknown>[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges[this.edges.length - 1]?.cursor ?? null;
+  }
+}
+
+/** The `PageInfo` of a page of `edges`. */
+export function pageInfoOf(edges: readonly Edge<unknown>[], hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
+  return new EdgesPageInfo(edges, hasNextPage, hasPreviousPage);
 }
 
 /** Decodes a cursor made by `encodeCursor` with `expectedLength` values; anything else is BAD_USER_INPUT. */
@@ -143,18 +181,13 @@ export async function forwardPage<TDoc extends Document, TNode>(options: {
     : null;
   const rows = await options.fetch(condition, options.sort, first + 1);
   const page = rows.slice(0, first);
-  const edges = page.map((row) => ({ cursor: encodeCursor(sortValues(row, options.sort)), node: options.toNode(row) }));
+  const edges = page.map((row) => new LazyEdge(options.toNode(row), sortValues(row, options.sort)));
   let totalCount: Promise<number> | undefined;
   return {
     edges,
     get totalCount() {
       return (totalCount ??= options.count());
     },
-    pageInfo: {
-      hasNextPage: rows.length > first,
-      hasPreviousPage: Boolean(options.after),
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
-    },
+    pageInfo: pageInfoOf(edges, rows.length > first, Boolean(options.after)),
   };
 }

@@ -21,7 +21,8 @@ export interface ToolPerformanceDocument extends ExecutionCounts {
   contexts?: ContextStats[];
 }
 
-@ObjectType({ description: 'An error of a tool in one context, with how often it occurred.' })
+// simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
+@ObjectType({ simpleResolvers: true, description: 'An error of a tool in one context, with how often it occurred.' })
 export class ToolError {
   @Field({ description: 'The error message (whitespace collapsed).' })
   error!: string;
@@ -39,7 +40,7 @@ export class ToolError {
   lastTaskId!: string | null;
 }
 
-@ObjectType({ description: 'How a tool performs (seed 002 get_tool_performance), from aggregates kept current on every write.' })
+@ObjectType({ simpleResolvers: true, description: 'How a tool performs (seed 002 get_tool_performance), from aggregates kept current on every write.' })
 export class ToolPerformance {
   @Field()
   toolName!: string;
