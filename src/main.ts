@@ -1,3 +1,4 @@
+import './production-env';
 import 'reflect-metadata';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
