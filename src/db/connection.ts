@@ -2,6 +2,7 @@ import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { startEmbeddedServer, type EmbeddedServer } from '../embedded';
+import { canStartEngineThread, startEngineThread } from '../embedded/thread';
 
 export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
 
@@ -41,13 +42,20 @@ export async function connectDatabase(
 ): Promise<DatabaseConnection> {
   let embedded: EmbeddedServer | undefined;
   if (!config.mongodbUri) {
-    embedded = await startEmbeddedServer({
-      dataDir: config.dataDir,
-      port: 0,
-      host: '127.0.0.1',
-      log: (line: string) => logger.info(line, { component: 'embedded-engine' }),
-    });
-    logger.info('embedded engine started', { dataDir: config.dataDir, uri: embedded.uri });
+    const options = { dataDir: config.dataDir, port: 0, host: '127.0.0.1', log: (line: string) => logger.info(line, { component: 'embedded-engine' }) };
+    // Its own thread when compiled (npm start); in this thread when the sources run uncompiled (ts-jest).
+    const thread = canStartEngineThread();
+    embedded = thread
+      ? await startEngineThread({
+          ...options,
+          onCrash: (error) => {
+            // Every acknowledged write is in the journal already; a restart recovers it.
+            logger.error('embedded engine thread failed; exiting', { error: error.message });
+            process.exit(1);
+          },
+        })
+      : await startEmbeddedServer(options);
+    logger.info('embedded engine started', { dataDir: config.dataDir, uri: embedded.uri, thread: thread ? 'worker' : 'main' });
   }
   const uri = config.mongodbUri ?? embedded!.uri;
   const client = new MongoClient(uri, { ignoreUndefined: true, ...clientOptions });
