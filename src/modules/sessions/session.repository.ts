@@ -301,6 +301,16 @@ export class SessionRepository {
 
   /** Summaries of `shape` of the sessions with these ids (one aggregate, any order, misses left out). */
   findSummaries(ids: string[], shape: SummaryShape = FULL_SUMMARY): Promise<SessionSummary[]> {
+    if (!shape.agents) {
+      // Without agents a plain projection does: an aggregate would hand whole sessions (every message) to the
+      // pipeline (measured: a page of 50 experiences with their sessions at 0.21× the plain driver's req/s).
+      const { $project: fields } = summaryProjection(shape) as { $project: Document };
+      const projection = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'agents'));
+      return this.collection
+        .find({ _id: { $in: ids } }, { projection })
+        .map((summary) => ({ ...summary, agents: [] }) as unknown as SessionSummary)
+        .toArray();
+    }
     return this.collection.aggregate<SessionSummary>([{ $match: { _id: { $in: ids } } }, summaryProjection(shape)]).toArray();
   }
 
