@@ -168,4 +168,25 @@ describe('reads fetch what the operation selects', () => {
     expect(withCount.commands).toBe(2);
     expect(withCount.data.sessions.totalCount).toBe(1);
   });
+
+  it('an experience page reads only the stored fields its nodes select', async () => {
+    const projectionOf = () =>
+      app.commands.events.find((event) => event.commandName === 'find' && event.command.find === 'eat_agent_experiences')?.command.projection;
+    app.commands.reset();
+    const page = await app.run('{ experiences(first: 5) { edges { cursor node { experienceId primaryGoalDescription session { sessionId } } } } }');
+    expect(page.experiences.edges[0].node).toEqual({ experienceId: 'e-1', primaryGoalDescription: 'goal', session: { sessionId: 'p-1' } });
+    // The sort's fields come too: the cursor is made of them.
+    expect(projectionOf()).toEqual({ _id: 0, experience_id: 1, primary_goal_description: 1, session_id: 1, timestamp: 1 });
+    const next = await app.run('query($after: String) { experiences(first: 5, after: $after) { edges { node { experienceId } } } }', {
+      after: page.experiences.edges[0].cursor,
+    });
+    expect(next.experiences.edges).toEqual([]);
+    // In one request, another field asking for the whole experience still gets it.
+    const both = await app.run('{ experiences(first: 5) { edges { node { experienceId } } } experience(id: "e-1") { subTaskDescription finalOutcome } }');
+    expect(both.experience).toEqual({ subTaskDescription: 'sub', finalOutcome: 'SUCCESS' });
+    // Selecting the id alone reads the id and the sort's field.
+    app.commands.reset();
+    await app.run('{ experiences(first: 5) { edges { node { experienceId } } } }');
+    expect(projectionOf()).toEqual({ _id: 0, experience_id: 1, timestamp: 1 });
+  });
 });

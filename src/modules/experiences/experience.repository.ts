@@ -85,11 +85,17 @@ export class ExperienceRepository {
       .toArray();
   }
 
-  /** One keyset page (rows after `after`, in `sort` order), without vectors. */
-  findPage(filter: Filter<ExperienceDocument>, after: Document | null, sort: SortKey[], limit: number): Promise<ExperienceDocument[]> {
+  /** One keyset page (rows after `after`, in `sort` order), without vectors; only `fields` when given. */
+  findPage(
+    filter: Filter<ExperienceDocument>,
+    after: Document | null,
+    sort: SortKey[],
+    limit: number,
+    fields: string[] | null = null,
+  ): Promise<ExperienceDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
     return this.collection
-      .find(query as Filter<ExperienceDocument>, WITHOUT_VECTORS)
+      .find(query as Filter<ExperienceDocument>, fields ? { projection: { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) } } : WITHOUT_VECTORS)
       .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
       .limit(limit)
       .toArray();

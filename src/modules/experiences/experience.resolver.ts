@@ -2,6 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
+import { experienceFields } from './experience.selection';
 import { sessionShape } from '../sessions/session.selection';
 import { Session } from '../sessions/session.type';
 import {
@@ -21,8 +22,8 @@ export class ExperienceResolver {
   }
 
   @Query(() => ExperienceConnection, { description: 'Experiences matching the filter, newest first unless orderBy says otherwise.' })
-  experiences(@Args() args: ExperiencesArgs, @Ctx() ctx: Context): Promise<Connection<Experience>> {
-    return ctx.services.experiences.list(args);
+  experiences(@Args() args: ExperiencesArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Experience>> {
+    return ctx.services.experiences.list(args, experienceFields(info, ['edges', 'node']));
   }
 
   @Query(() => [ExperienceSearchHit], {

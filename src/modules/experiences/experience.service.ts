@@ -116,8 +116,11 @@ export class ExperienceService {
     return document;
   }
 
-  /** A page of experiences matching the filter (newest first by default). */
-  list(args: ExperiencesArgs): Promise<Connection<Experience>> {
+  /**
+   * A page of experiences matching the filter (newest first by default), reading only `fields` (and the sort's) when
+   * given: whole documents (without vectors) otherwise, which are then shared with the request's other reads.
+   */
+  list(args: ExperiencesArgs, fields: string[] | null = null): Promise<Connection<Experience>> {
     const filter = experienceFilterQuery(args.filter);
     const direction = args.orderBy?.direction ?? ExperienceOrderDirection.DESC;
     const sort: SortKey[] = [
@@ -128,10 +131,11 @@ export class ExperienceService {
       first: args.first,
       after: args.after,
       sort,
-      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
+      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit, fields && [...fields, ...sort.map((key) => key.field)]),
       count: () => this.repository.count(filter),
       toNode: (document) => {
-        this.loaders.experienceById.prime(document.experience_id, document);
+        // A partial document must not answer another read of the same experience.
+        if (!fields) this.loaders.experienceById.prime(document.experience_id, document);
         return toExperience(document);
       },
     });

@@ -1,0 +1,41 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { fieldNodesAt, subfields } from '../shared/selection';
+
+/** The stored fields each field of Experience reads (`embeddings` loads the vectors by id, apart). */
+const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  __typename: [],
+  experienceId: [],
+  primaryGoalDescription: ['primary_goal_description'],
+  subTaskDescription: ['sub_task_description'],
+  initiatingAgentId: ['initiating_agent_id'],
+  involvedComponents: ['involved_components'],
+  inputContextSummary: ['input_context_summary'],
+  keyDecisionsMade: ['key_decisions_made'],
+  finalOutcome: ['final_outcome'],
+  outputSummary: ['output_summary'],
+  feedbackSignals: ['feedback_signals'],
+  timestamp: ['timestamp'],
+  version: ['version'],
+  workflowId: ['workflow_id'],
+  sessionId: ['session_id'],
+  tags: ['tags'],
+  embeddingModel: ['embedding_model'],
+  embeddings: [],
+  session: ['session_id'],
+  // Embeds the goal when the experience has no stored vector.
+  similar: ['primary_goal_description'],
+};
+
+/**
+ * The stored fields a page of experiences must read for the Experience selected at `path` (e.g. `['edges', 'node']`),
+ * with `experience_id`; null (whole documents, without vectors) when a selected field is not listed above.
+ */
+export function experienceFields(info: GraphQLResolveInfo, path: readonly string[]): string[] | null {
+  const fields = new Set(['experience_id']);
+  for (const name of subfields(fieldNodesAt(info, path), info.fragments).keys()) {
+    const stored = STORED_FIELDS[name];
+    if (!stored) return null;
+    stored.forEach((field) => fields.add(field));
+  }
+  return [...fields].sort();
+}
