@@ -214,49 +214,44 @@ function candidates(collection: Searchable, filter: Doc | undefined): { docs: It
 
 /** Ids of the documents an equality on `_id` or on an index's (first) field allows, or undefined when none applies. */
 function lookup(collection: Searchable, filter: Doc): string[] | undefined {
+  return planLookup(collection, filter)?.ids();
+}
+
+/** A lookup before it runs: `size` is at least the number of ids it lists, known without listing them. */
+interface PlannedLookup {
+  size: number;
+  ids(): string[];
+}
+
+function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefined {
   const values = equalityValues(filter._id);
   if (values) {
-    const ids = [...new Set(values.map(canonicalKey))].filter((id) => collection.docs.has(id));
-    if (ids.length > 1) ids.sort((a, b) => compareValues(collection.docs.get(a)!._id, collection.docs.get(b)!._id));
-    return ids;
+    return {
+      size: values.length,
+      ids: () => {
+        const ids = [...new Set(values.map(canonicalKey))].filter((id) => collection.docs.has(id));
+        if (ids.length > 1) ids.sort((a, b) => compareValues(collection.docs.get(a)!._id, collection.docs.get(b)!._id));
+        return ids;
+      },
+    };
   }
-  const indexed = indexedCandidates(collection, filter);
-  if (indexed) return indexed;
+  const indexed = indexedEntries(collection, filter);
+  if (indexed) {
+    const { sets } = indexed;
+    return {
+      size: sets.reduce((sum, ids) => sum + ids.size, 0),
+      ids: () => (sets.length === 1 ? [...sets[0]] : [...new Set(sets.flatMap((ids) => [...ids]))]),
+    };
+  }
   if (!Array.isArray(filter.$and)) return undefined;
   // The clause that leaves the fewest documents (a filtered search checks `{$and: [filter, {id: {$in: few}}]}`),
-  // chosen by estimate so that a broad clause's ids are never listed.
-  let fewest: Doc | undefined;
-  let least = Infinity;
+  // chosen by size so that a broad clause's ids are never listed.
+  let fewest: PlannedLookup | undefined;
   for (const clause of filter.$and) {
-    const estimate = isPlainObject(clause) ? lookupSize(collection, clause) : undefined;
-    if (estimate !== undefined && estimate < least) [fewest, least] = [clause, estimate];
+    const planned = isPlainObject(clause) ? planLookup(collection, clause) : undefined;
+    if (planned && (!fewest || planned.size < fewest.size)) fewest = planned;
   }
-  return fewest && lookup(collection, fewest);
-}
-
-/** At least as many ids as `lookup` returns for `filter` (undefined when it returns none), without listing them. */
-function lookupSize(collection: Searchable, filter: Doc): number | undefined {
-  const values = equalityValues(filter._id);
-  if (values) return values.length;
-  const indexed = indexedEntries(collection, filter);
-  if (indexed) return indexed.sets.reduce((sum, ids) => sum + ids.size, 0);
-  if (!Array.isArray(filter.$and)) return undefined;
-  let least: number | undefined;
-  for (const clause of filter.$and) {
-    const estimate = isPlainObject(clause) ? lookupSize(collection, clause) : undefined;
-    if (estimate !== undefined && (least === undefined || estimate < least)) least = estimate;
-  }
-  return least;
-}
-
-/** Ids of the documents an index lists for an equality on its (first) field, or undefined when no index applies. */
-function indexedCandidates(collection: Searchable, filter: Doc): string[] | undefined {
-  const indexed = indexedEntries(collection, filter);
-  if (!indexed) return undefined;
-  if (indexed.sets.length === 1) return [...indexed.sets[0]];
-  const ids = new Set<string>();
-  for (const set of indexed.sets) for (const id of set) ids.add(id);
-  return [...ids];
+  return fewest;
 }
 
 /** The index entries (sets of ids) an equality on an index's (first) field selects, or undefined when none applies. */

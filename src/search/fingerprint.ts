@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import { BSONType, Binary, type Document } from 'mongodb';
 import { spaceProjection, type SpaceDefinition } from './space';
 
 /** Leading vector components a fingerprint covers: two embeddings that agree on all of them are taken as equal. */
@@ -71,7 +71,7 @@ export class RawFingerprints {
   /** The document's id: null unless it is a non-empty string (such documents are in no space). */
   id(document: Uint8Array): string | null {
     const at = this.locate(document, this.idPath);
-    if (at < 0 || foundType !== BSON_STRING) return null;
+    if (at < 0 || foundType !== BSONType.string) return null;
     const length = this.int32(document, at) - 1;
     if (length <= 0) return null;
     return decoder.decode(document.subarray(at + 4, at + 4 + length));
@@ -87,18 +87,18 @@ export class RawFingerprints {
 
   /** Hashes the text at `at` (a value of type `foundType`) as `textOf` reads it: a string, or an array's strings joined by newlines. */
   private hashTextAt(document: Uint8Array, at: number): void {
-    if (at >= 0 && foundType === BSON_STRING) {
+    if (at >= 0 && foundType === BSONType.string) {
       hashText(document, at + 4, at + 3 + this.int32(document, at));
       return;
     }
     let length = 0;
-    if (at >= 0 && foundType === BSON_ARRAY) {
+    if (at >= 0 && foundType === BSONType.array) {
       const end = at + this.int32(document, at) - 1;
       let strings = 0;
       for (let p = at + 4; p < end; ) {
         const type = document[p];
         p = skipName(document, p + 1, end);
-        if (type === BSON_STRING) {
+        if (type === BSONType.string) {
           const bytes = this.int32(document, p) - 1;
           if (length + bytes + 1 > scratch.length) scratch = grownScratch(length + bytes + 1);
           if (strings++ > 0) scratch[length++] = NEWLINE;
@@ -115,15 +115,15 @@ export class RawFingerprints {
   private readHead(document: Uint8Array, at: number): number {
     headBits.fill(0);
     if (at < 0) return NO_VECTOR;
-    if (foundType === BSON_BINARY) {
+    if (foundType === BSONType.binData) {
       const bytes = this.int32(document, at);
       const data = at + 5;
-      if (document[at + 4] !== BINARY_VECTOR || bytes < 2 || document[data] !== VECTOR_FLOAT32) return NO_VECTOR;
+      if (document[at + 4] !== Binary.SUBTYPE_VECTOR || bytes < 2 || document[data] !== Binary.VECTOR_TYPE.Float32) return NO_VECTOR;
       const count = Math.floor((bytes - 2) / 4);
       for (let i = 0; i < FINGERPRINT_HEAD && i < count; i++) headFloats[i] = this.view.getFloat32(document.byteOffset + data + 2 + 4 * i, true);
       return Math.min(count, FINGERPRINT_HEAD);
     }
-    if (foundType !== BSON_ARRAY) return NO_VECTOR;
+    if (foundType !== BSONType.array) return NO_VECTOR;
     const end = at + this.int32(document, at) - 1;
     let count = 0;
     for (let p = at + 4; p < end; ) {
@@ -131,9 +131,9 @@ export class RawFingerprints {
       p = skipName(document, p + 1, end);
       const offset = document.byteOffset + p;
       let value: number;
-      if (type === BSON_DOUBLE) value = this.view.getFloat64(offset, true);
-      else if (type === BSON_INT32) value = this.view.getInt32(offset, true);
-      else if (type === BSON_INT64) value = Number(this.view.getBigInt64(offset, true));
+      if (type === BSONType.double) value = this.view.getFloat64(offset, true);
+      else if (type === BSONType.int) value = this.view.getInt32(offset, true);
+      else if (type === BSONType.long) value = Number(this.view.getBigInt64(offset, true));
       else value = NaN;
       // Like fromStoredVector: one item that is not a finite number and the document has no vector.
       if (!Number.isFinite(value)) {
@@ -153,7 +153,7 @@ export class RawFingerprints {
     let found = this.topOffsets[path.top];
     foundType = this.topTypes[path.top];
     for (const key of path.rest) {
-      if (found < 0 || (foundType !== BSON_DOCUMENT && foundType !== BSON_ARRAY)) return -1;
+      if (found < 0 || (foundType !== BSONType.object && foundType !== BSONType.array)) return -1;
       found = this.find(document, found, key);
     }
     return found;
@@ -202,15 +202,15 @@ export class RawFingerprints {
     const fixed = FIXED_SIZES[type];
     if (fixed !== undefined) return p + fixed;
     switch (type) {
-      case BSON_STRING:
+      case BSONType.string:
       case 0x0d: // JavaScript code
       case 0x0e: // symbol
         return p + 4 + this.int32(document, p);
-      case BSON_DOCUMENT:
-      case BSON_ARRAY:
+      case BSONType.object:
+      case BSONType.array:
       case 0x0f: // code with scope
         return p + this.int32(document, p);
-      case BSON_BINARY:
+      case BSONType.binData:
         return p + 5 + this.int32(document, p);
       case 0x0b: // regular expression: pattern and options
         return skipName(document, skipName(document, p, document.length), document.length);
@@ -226,30 +226,20 @@ export class RawFingerprints {
   }
 }
 
-const BSON_DOUBLE = 0x01;
-const BSON_STRING = 0x02;
-const BSON_DOCUMENT = 0x03;
-const BSON_ARRAY = 0x04;
-const BSON_BINARY = 0x05;
-const BSON_INT32 = 0x10;
-const BSON_INT64 = 0x12;
-/** Binary subtype of BSON vectors, and their dtype byte for float32. */
-const BINARY_VECTOR = 0x09;
-const VECTOR_FLOAT32 = 0x27;
 /** Sizes of the values of fixed size, by type. */
 const FIXED_SIZES: Readonly<Record<number, number>> = {
-  0x01: 8, // double
-  0x06: 0, // undefined
-  0x07: 12, // ObjectId
-  0x08: 1, // boolean
-  0x09: 8, // date
-  0x0a: 0, // null
-  0x10: 4, // int32
-  0x11: 8, // timestamp
-  0x12: 8, // int64
-  0x13: 16, // decimal128
-  0x7f: 0, // max key
-  0xff: 0, // min key
+  [BSONType.double]: 8,
+  [BSONType.undefined]: 0,
+  [BSONType.objectId]: 12,
+  [BSONType.bool]: 1,
+  [BSONType.date]: 8,
+  [BSONType.null]: 0,
+  [BSONType.int]: 4,
+  [BSONType.timestamp]: 8,
+  [BSONType.long]: 8,
+  [BSONType.decimal]: 16,
+  [BSONType.maxKey]: 0,
+  [BSONType.minKey & 0xff]: 0, // -1 in BSONType, 0xff on the wire
 };
 const NEWLINE = 0x0a;
 
