@@ -173,6 +173,6 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
     else if (whenMatched === 'replace') next = { ...result, _id: existing._id };
     else next = { ...existing, ...result, _id: existing._id };
     if (canonicalKey(next._id) !== canonicalKey(existing._id)) next._id = existing._id;
-    if (!sameDocument(next, existing)) collection.replace(existing, next, ops);
+    if (!sameDocument(next, existing)) collection.replace(existing, next, ops, whenMatched === 'replace' ? 'replace' : 'update');
   }
 }

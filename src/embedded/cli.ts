@@ -2,7 +2,7 @@
 import { startEmbeddedServer } from './index';
 
 /** Where the engine listens and keeps its files (to move into src/config.ts with the other settings). */
-function engineSettings(env: NodeJS.ProcessEnv = process.env): { host: string; port: number; dataDir: string; compactAfterBytes?: number } {
+function engineSettings(env: NodeJS.ProcessEnv = process.env): { host: string; port: number; dataDir: string; compactAfterBytes?: number; changeLogEvents?: number } {
   const port = Number(env.DB_PORT ?? 27017);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DB_PORT must be a port number, got '${env.DB_PORT}'`);
   // Journal bytes before a snapshot; unset keeps the engine's default (64 MiB). Tests set it small to exercise compaction.
@@ -10,7 +10,12 @@ function engineSettings(env: NodeJS.ProcessEnv = process.env): { host: string; p
   if (compactAfterBytes !== undefined && !(Number.isInteger(compactAfterBytes) && compactAfterBytes > 0)) {
     throw new Error(`ENGINE_COMPACT_AFTER_BYTES must be a positive integer, got '${env.ENGINE_COMPACT_AFTER_BYTES}'`);
   }
-  return { host: env.DB_HOST || '127.0.0.1', port, dataDir: env.DATA_DIR || './data', compactAfterBytes };
+  // Change events kept for change streams to resume from; unset keeps the engine's default (1,000,000).
+  const changeLogEvents = env.ENGINE_CHANGE_LOG_EVENTS ? Number(env.ENGINE_CHANGE_LOG_EVENTS) : undefined;
+  if (changeLogEvents !== undefined && !(Number.isInteger(changeLogEvents) && changeLogEvents > 0)) {
+    throw new Error(`ENGINE_CHANGE_LOG_EVENTS must be a positive integer, got '${env.ENGINE_CHANGE_LOG_EVENTS}'`);
+  }
+  return { host: env.DB_HOST || '127.0.0.1', port, dataDir: env.DATA_DIR || './data', compactAfterBytes, changeLogEvents };
 }
 
 async function main(): Promise<void> {

@@ -1,7 +1,8 @@
 import { Long, type Document } from 'bson';
 import type { IndexSpec, JournalOp } from './durability';
 import { runAggregate } from './aggregate';
-import { CursorManager } from './cursors';
+import { openChangeStream, streamGetMore } from './change-streams';
+import { CursorManager, DEFAULT_FIRST_BATCH } from './cursors';
 import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
 import { compileProjection } from './projection';
 import { compileFilter, findDocuments } from './query';
@@ -25,8 +26,11 @@ export interface CommandContext {
   ops: JournalOp[];
 }
 
-/** Handlers are synchronous, so each command is atomic with respect to every other. */
-type Handler = (command: Document, context: CommandContext) => Document;
+/**
+ * Handlers are synchronous, so each command is atomic with respect to every other. Only a change stream's
+ * getMore, which reads and then waits for events, returns a promise.
+ */
+type Handler = (command: Document, context: CommandContext) => Document | Promise<Document>;
 
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 /** mongod's default ttlMonitorSleepSecs. */
@@ -84,8 +88,9 @@ export class Engine {
         }
       }
     }
-    if (ops.length) await this.journal.append(ops);
-    return ops.length;
+    const removed = ops.length;
+    if (removed) await this.commit(ops);
+    return removed;
   }
 
   /**
@@ -106,13 +111,15 @@ export class Engine {
       if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
       if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
       rejectCollation(command);
-      reply = handler(command, { db, engine: this, connectionId, ops });
+      const result = handler(command, { db, engine: this, connectionId, ops });
+      // Awaited only when it is a promise: a write must reach `commit` in the tick that applied it.
+      reply = result instanceof Promise ? await result : result;
     } catch (error) {
       reply = asCommandError(error).toReply();
     }
     if (ops.length) {
       try {
-        await this.journal.append(ops);
+        await this.commit(ops);
       } catch (error) {
         return new CommandError(ErrorCode.InternalError, `the write could not be made durable: ${(error as Error).message}`).toReply();
       }
@@ -123,6 +130,21 @@ export class Engine {
   close(): void {
     clearInterval(this.ttlMonitor);
     this.cursors.close();
+    this.store.changes.release();
+  }
+
+  /**
+   * Records the change events of applied ops, journals the ops (after the clock op of those events) and then
+   * makes the events visible to change streams. Must be called in the tick that applied the ops, so that a
+   * snapshot's image and change log agree with the journal it seals.
+   */
+  private async commit(ops: JournalOp[]): Promise<void> {
+    const changes = this.store.changes;
+    const clock = changes.record(ops);
+    const last = changes.lastSeq;
+    if (clock) ops.unshift(clock);
+    await this.journal.append(ops);
+    if (clock) changes.publish(last);
   }
 }
 
@@ -248,7 +270,14 @@ function getMore(command: Document, { db, engine }: CommandContext): Doc {
   }
   const name = collectionName(command, 'collection');
   const batchSize = nonNegative(optionalCount(command, 'batchSize', 'getMore'), 'batchSize');
-  return engine.cursors.getMore(id, `${db}.${name}`, batchSize);
+  const ns = `${db}.${name}`;
+  const stream = engine.cursors.stream(id, ns);
+  if (!stream) return engine.cursors.getMore(id, ns, batchSize);
+  const maxTimeMS = nonNegative(optionalCount(command, 'maxTimeMS', 'getMore'), 'maxTimeMS');
+  return streamGetMore(stream, batchSize, maxTimeMS).then((nextBatch) => {
+    if (stream.closed) engine.cursors.closeStream(id);
+    return ok({ cursor: { nextBatch, postBatchResumeToken: stream.token, id: stream.closed ? Long.ZERO : id, ns } });
+  });
 }
 
 function killCursors(command: Document, { engine }: CommandContext): Doc {
@@ -302,6 +331,16 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
   }
   if (command.explain === true) throw new CommandError(ErrorCode.NotImplemented, 'explain is not supported by the embedded engine');
   const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'aggregate.cursor'), 'batchSize');
+  if (isPlainObject(pipeline[0]) && '$changeStream' in pipeline[0]) {
+    const { cursor, ns } = openChangeStream(engine.store.changes, db, typeof target === 'string' ? target : undefined, pipeline);
+    // The first batch never waits; the cursor stays open (tailable) until an invalidate closes it.
+    const firstBatch = cursor.batch(batchSize ?? DEFAULT_FIRST_BATCH);
+    const id = cursor.closed ? Long.ZERO : engine.cursors.openStream(ns, cursor);
+    return ok({ cursor: { firstBatch, postBatchResumeToken: cursor.token, id, ns } });
+  }
+  if (pipeline.slice(1).some((stage) => isPlainObject(stage) && '$changeStream' in stage)) {
+    throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
+  }
   const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, command.let);
   const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
   return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
@@ -363,7 +402,7 @@ function updateStatement(
       if (changed) {
         validateId(next);
         checkSize(next, true);
-        collection!.replace(doc, next, ops);
+        collection!.replace(doc, next, ops, update.kind === 'replacement' ? 'replace' : 'update');
         modified++;
       }
       value = options.returnNew ? (changed ? next : doc) : doc;
@@ -532,14 +571,17 @@ function renameCollection(command: Document, { db, engine, ops }: CommandContext
   }
   const target = engine.store.createCollection(toDb, toName, source.options, ops);
   for (const index of source.indexes.values()) target.addIndex(index.spec, ops);
-  for (const doc of source.docs.values()) target.insert(doc, ops);
-  engine.store.dropCollection(fromDb, fromName, ops);
+  for (const doc of source.docs.values()) target.insert(doc, ops, true);
+  engine.store.dropCollection(fromDb, fromName, ops, { db: toDb, coll: toName });
   engine.cursors.killNamespace(source.ns);
   return ok();
 }
 
 function dropDatabase(command: Document, { db, engine, ops }: CommandContext): Doc {
-  engine.store.dropDatabase(db, ops);
+  // Collection by collection first, as mongod does: watchers of a collection see its drop.
+  for (const collection of engine.store.collections(db)) engine.store.dropCollection(db, collection.name, ops);
+  if (ops.length) ops.push({ t: 'dropDb', db });
+  engine.store.dropDatabase(db, null);
   engine.cursors.killNamespace(db);
   return ok({ dropped: db });
 }

@@ -1,4 +1,5 @@
 import { Long } from 'bson';
+import type { ChangeStreamCursor } from './change-streams';
 import { CommandError, ErrorCode } from './errors';
 import type { Projector } from './projection';
 import { bsonSize, type Doc } from './values';
@@ -38,9 +39,17 @@ function takeBatch(source: ResultSource, position: number, count: number): { bat
   return { batch, position };
 }
 
+/** An open change stream; it survives drops of its namespace (it reports them as events). */
+interface OpenStream {
+  ns: string;
+  stream: ChangeStreamCursor;
+  lastUsed: number;
+}
+
 /** Server-side cursors: int64 ids, batches capped in bytes, idle expiry. */
 export class CursorManager {
   private readonly open = new Map<string, OpenCursor>();
+  private readonly streams = new Map<string, OpenStream>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly timeoutMs = CURSOR_TIMEOUT_MS) {
@@ -59,13 +68,32 @@ export class CursorManager {
     return { cursor: { firstBatch: batch, id, ns }, ok: 1 };
   }
 
+  /** Registers an open change stream; returns its cursor id. */
+  openStream(ns: string, stream: ChangeStreamCursor): Long {
+    const id = this.newId();
+    this.streams.set(id.toString(), { ns, stream, lastUsed: Date.now() });
+    return id;
+  }
+
+  /** The change stream with cursor id `id`, or undefined when `id` is not a stream (or not open). */
+  stream(id: Long, ns: string): ChangeStreamCursor | undefined {
+    const open = this.streams.get(id.toString());
+    if (!open) return undefined;
+    checkNamespace(ns, open.ns);
+    open.lastUsed = Date.now();
+    return open.stream;
+  }
+
+  /** Forgets a stream that has returned its last event (invalidate). */
+  closeStream(id: Long): void {
+    this.streams.delete(id.toString());
+  }
+
   getMore(id: Long, ns: string, batchSize: number | undefined): Doc {
     const key = id.toString();
     const cursor = this.open.get(key);
     if (!cursor) throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${key} not found`);
-    if (cursor.ns !== ns) {
-      throw new CommandError(ErrorCode.Unauthorized, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
-    }
+    checkNamespace(ns, cursor.ns);
     const { batch, position } = takeBatch(cursor, cursor.position, batchSize && batchSize > 0 ? batchSize : Infinity);
     cursor.position = position;
     cursor.lastUsed = Date.now();
@@ -81,7 +109,15 @@ export class CursorManager {
   kill(ids: Long[]): { killed: Long[]; notFound: Long[] } {
     const killed: Long[] = [];
     const notFound: Long[] = [];
-    for (const id of ids) (this.open.delete(id.toString()) ? killed : notFound).push(id);
+    for (const id of ids) {
+      const key = id.toString();
+      const stream = this.streams.get(key);
+      if (stream) {
+        stream.stream.killed = true;
+        this.streams.delete(key);
+      }
+      (this.open.delete(key) || stream ? killed : notFound).push(id);
+    }
     return { killed, notFound };
   }
 
@@ -93,24 +129,33 @@ export class CursorManager {
   }
 
   get size(): number {
-    return this.open.size;
+    return this.open.size + this.streams.size;
   }
 
   close(): void {
     clearInterval(this.sweeper);
     this.open.clear();
+    for (const { stream } of this.streams.values()) stream.killed = true;
+    this.streams.clear();
   }
 
   private sweep(): void {
     const cutoff = Date.now() - this.timeoutMs;
     for (const [key, cursor] of this.open) if (cursor.lastUsed < cutoff) this.open.delete(key);
+    for (const [key, cursor] of this.streams) if (cursor.lastUsed < cutoff) this.streams.delete(key);
   }
 
   private newId(): Long {
     // A random positive 53-bit id; mongod's ids are random too, and clients must not guess them.
     let id: Long;
     do id = Long.fromNumber(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER) + 1);
-    while (this.open.has(id.toString()));
+    while (this.open.has(id.toString()) || this.streams.has(id.toString()));
     return id;
+  }
+}
+
+function checkNamespace(ns: string, cursorNs: string): void {
+  if (cursorNs !== ns) {
+    throw new CommandError(ErrorCode.Unauthorized, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursorNs}`);
   }
 }

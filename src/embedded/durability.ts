@@ -6,7 +6,8 @@
  * - `journal-<seq>.log`: records, each `[u32 length][u32 crc32][body]` (little-endian); a journal body is the
  *   BSON documents of one append's ops, back to back, so a record is applied whole or not at all.
  * - `snapshot-<seq>.bson`: the state after every journal numbered below `<seq>`, in the same record framing
- *   (`H` header, `B` database, `C` collection, `D` documents, `E` end marker with counts). It is written as
+ *   (`H` header, `B` database, `C` collection, `D` documents, `S` sidecar documents (the change log; absent
+ *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). It is written as
  *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
@@ -46,13 +47,17 @@ export interface DatabaseImage {
 /**
  * A logical, idempotent change. `put` carries the full post-image of a document (inserts, upserts); `patch`
  * carries only what an update changed in an existing document (its steps replay to the same post-image).
+ * The optional `change`/`to` fields and the `clock` op only feed the change log (see changes.ts): they tell
+ * replay which change event a write was (an update journaled as a put, a replacement journaled as a patch, a
+ * rename's copies and drop) and when it happened. Older journals lack them; older code ignores them.
  */
 export type JournalOp =
-  | { t: 'put'; db: string; coll: string; doc: Document }
-  | { t: 'patch'; db: string; coll: string; id: unknown; steps: PatchStep[] }
+  | { t: 'put'; db: string; coll: string; doc: Document; change?: 'update' | 'replace' | 'copy' }
+  | { t: 'patch'; db: string; coll: string; id: unknown; steps: PatchStep[]; change?: 'replace' }
   | { t: 'del'; db: string; coll: string; id: unknown }
   | { t: 'createColl'; db: string; coll: string; options: Document }
-  | { t: 'dropColl'; db: string; coll: string }
+  | { t: 'dropColl'; db: string; coll: string; to?: { db: string; coll: string } }
+  | { t: 'clock'; wall: number }
   | { t: 'dropDb'; db: string }
   | { t: 'createIndex'; db: string; coll: string; spec: IndexSpec }
   | { t: 'dropIndex'; db: string; coll: string; name: string };
@@ -66,6 +71,10 @@ export interface DurableState {
   apply(op: JournalOp): void;
   /** A consistent image of the current state, taken synchronously. */
   image(): DatabaseImage[];
+  /** State kept beside the databases (the change log), as documents, taken synchronously with `image()`. */
+  sidecar?(): Document[];
+  /** Restores what `sidecar` returned, after `loadImage`; called with none for a snapshot that has none. */
+  loadSidecar?(docs: Document[]): void;
 }
 
 export interface DurableLogOptions {
@@ -118,6 +127,7 @@ const enum Kind {
   Database = 0x42, // 'B'
   Collection = 0x43, // 'C'
   Documents = 0x44, // 'D'
+  Sidecar = 0x53, // 'S'
   End = 0x45, // 'E'
 }
 
@@ -130,6 +140,8 @@ interface Pending {
 /** An image copied at `image()` time so later writes cannot leak into a snapshot that is still being written. */
 interface FrozenImage {
   databases: { header: Uint8Array; collections: { header: Uint8Array; docs: Document[] }[] }[];
+  /** Copied by the state when it made them. */
+  sidecar: Document[];
 }
 
 class CorruptSnapshotError extends Error {}
@@ -348,7 +360,7 @@ export class DurableLog {
   private async rotate(): Promise<void> {
     const requests = this.compactRequests.splice(0);
     try {
-      const image = freeze(this.state.image());
+      const image = freeze(this.state.image(), this.state.sidecar?.() ?? []);
       const carried = this.queue.splice(0);
       if (carried.length > 0) await this.commit(carried);
       if (this.failure) throw this.failure;
@@ -411,7 +423,8 @@ export class DurableLog {
           if (parts.length > 0) await out.record(Kind.Documents, parts);
         }
       }
-      await out.record(Kind.End, [toBson({ databases: image.databases.length, collections, documents })]);
+      for (const doc of image.sidecar) await out.record(Kind.Sidecar, [toBson(doc)]);
+      await out.record(Kind.End, [toBson({ databases: image.databases.length, collections, documents, sidecar: image.sidecar.length })]);
       await out.flush();
       await fh.sync();
     } catch (err) {
@@ -452,8 +465,9 @@ class ChunkedWriter {
   }
 }
 
-function freeze(image: DatabaseImage[]): FrozenImage {
+function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
   return {
+    sidecar,
     databases: image.map((db) => ({
       header: toBson({ name: db.name }),
       collections: db.collections.map((coll) => ({
@@ -471,6 +485,7 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
   let end: Document | null = null;
   let collections = 0;
   let documents = 0;
+  const sidecar: Document[] = [];
   const { valid, size } = await readRecords(path, (body) => {
     if (end) throw new CorruptSnapshotError('records after the end marker');
     const payload = body.subarray(1);
@@ -497,6 +512,9 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
         documents += docs.length;
         break;
       }
+      case Kind.Sidecar:
+        sidecar.push(deserialize(payload, BSON_READ));
+        break;
       case Kind.End:
         end = deserialize(payload, BSON_READ);
         break;
@@ -508,10 +526,11 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
   const e = end as Document | null;
   if (valid !== size) throw new CorruptSnapshotError(`bad record at byte ${valid} of ${size}`);
   if (!h || h.format !== SNAPSHOT_FORMAT) throw new CorruptSnapshotError('missing or unknown header');
-  if (!e || e.databases !== databases.length || e.collections !== collections || e.documents !== documents) {
+  if (!e || e.databases !== databases.length || e.collections !== collections || e.documents !== documents || (e.sidecar ?? 0) !== sidecar.length) {
     throw new CorruptSnapshotError('missing end marker or counts do not match');
   }
   state.loadImage(databases);
+  state.loadSidecar?.(sidecar);
 }
 
 /**

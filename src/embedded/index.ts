@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ChangeLog, dataDirId } from './changes';
 import { Engine } from './commands';
 import { DurableLog } from './durability';
 import { listen } from './server';
@@ -15,6 +16,8 @@ export interface EmbeddedServerOptions {
   log?: (line: string) => void;
   /** Journal bytes after which the engine snapshots and compacts (default 64 MiB; the CLI reads ENGINE_COMPACT_AFTER_BYTES). */
   compactAfterBytes?: number;
+  /** Change events kept for change streams to resume from (default 1,000,000; see changes.ts). */
+  changeLogEvents?: number;
 }
 
 export interface EmbeddedServer {
@@ -36,7 +39,7 @@ export interface EmbeddedServer {
 export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
-  const store = new Store();
+  const store = new Store(new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents));
   const journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
   const engine = new Engine(store, journal, log);
   let server;

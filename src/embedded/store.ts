@@ -1,4 +1,5 @@
-import { ObjectId, UUID } from 'bson';
+import { ObjectId, UUID, type Document } from 'bson';
+import { ChangeLog } from './changes';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
 import { applyPatch, diffDocuments } from './patch';
@@ -248,8 +249,11 @@ export class Collection {
     return record;
   }
 
-  /** Adds a new document; throws a duplicate key error (leaving everything unchanged) on a unique violation. */
-  insert(doc: Doc, ops: JournalOp[] | null): void {
+  /**
+   * Adds a new document; throws a duplicate key error (leaving everything unchanged) on a unique violation.
+   * `copy` marks a rename's copies, which are no insert events.
+   */
+  insert(doc: Doc, ops: JournalOp[] | null, copy = false): void {
     const id = canonicalKey(doc._id);
     if (this.docs.has(id)) throw duplicateKeyError(this.ns, ID_INDEX, [doc._id]);
     this.validate(doc);
@@ -257,11 +261,14 @@ export class Collection {
     markStored(doc);
     this.docs.set(id, doc);
     this.indexKeys(keys, id, 'add');
-    ops?.push({ t: 'put', db: this.db, coll: this.name, doc });
+    ops?.push(copy ? { t: 'put', db: this.db, coll: this.name, doc, change: 'copy' } : { t: 'put', db: this.db, coll: this.name, doc });
   }
 
-  /** Swaps in the new version of a stored document (same `_id`), enforcing unique indexes first. */
-  replace(previous: Doc, next: Doc, ops: JournalOp[] | null): void {
+  /**
+   * Swaps in the new version of a stored document (same `_id`), enforcing unique indexes first. `change` is the
+   * change event it makes: `update` for update operators or pipelines, `replace` for a replacement document.
+   */
+  replace(previous: Doc, next: Doc, ops: JournalOp[] | null, change: 'update' | 'replace'): void {
     const id = canonicalKey(previous._id);
     // With validationLevel "moderate", documents that were already invalid may be updated freely.
     if (!(this.moderate && this.validator && !this.validator(previous))) this.validate(next);
@@ -272,7 +279,9 @@ export class Collection {
     this.indexKeys(keys, id, 'add');
     if (!ops) return;
     const steps = diffDocuments(previous, next);
-    ops.push(steps ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps } : { t: 'put', db: this.db, coll: this.name, doc: next });
+    // Only the case the op type would not tell replay is marked (a patch is an update, a put an insert).
+    if (steps) ops.push(change === 'replace' ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps, change } : { t: 'patch', db: this.db, coll: this.name, id: next._id, steps });
+    else ops.push({ t: 'put', db: this.db, coll: this.name, doc: next, change });
   }
 
   remove(doc: Doc, ops: JournalOp[] | null): void {
@@ -341,6 +350,8 @@ export function defaultIndexName(key: Doc): string {
 export class Store implements DurableState {
   readonly databases = new Map<string, Map<string, Collection>>();
 
+  constructor(readonly changes: ChangeLog = new ChangeLog()) {}
+
   collection(db: string, name: string): Collection | undefined {
     return this.databases.get(db)?.get(name);
   }
@@ -365,11 +376,12 @@ export class Store implements DurableState {
     return this.collection(db, name) ?? this.createCollection(db, name, {}, ops);
   }
 
-  dropCollection(db: string, name: string, ops: JournalOp[] | null): boolean {
+  /** Drops a collection; `renamedTo` marks the drop that ends a rename (a `rename` change event). */
+  dropCollection(db: string, name: string, ops: JournalOp[] | null, renamedTo?: { db: string; coll: string }): boolean {
     const collections = this.databases.get(db);
     if (!collections?.delete(name)) return false;
     if (!collections.size) this.databases.delete(db);
-    ops?.push({ t: 'dropColl', db, coll: name });
+    ops?.push(renamedTo ? { t: 'dropColl', db, coll: name, to: renamedTo } : { t: 'dropColl', db, coll: name });
     return true;
   }
 
@@ -381,6 +393,7 @@ export class Store implements DurableState {
 
   reset(): void {
     this.databases.clear();
+    this.changes.reset();
   }
 
   loadImage(images: DatabaseImage[]): void {
@@ -429,6 +442,15 @@ export class Store implements DurableState {
         this.collection(op.db, op.coll)?.dropIndex(op.name, null);
         break;
     }
+    this.changes.replay(op);
+  }
+
+  sidecar(): Document[] {
+    return this.changes.image();
+  }
+
+  loadSidecar(docs: Document[]): void {
+    this.changes.load(docs);
   }
 
   image(): DatabaseImage[] {

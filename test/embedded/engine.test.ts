@@ -27,9 +27,10 @@ afterEach(() => engine.close());
 test('a write command appends one journal record with every op; reads append nothing', async () => {
   await run({ insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
   expect(journal.appends).toHaveLength(1);
-  expect(journal.appends[0].map((op) => op.t)).toEqual(['createColl', 'put', 'put']);
+  // The clock op first: the wall time of the record's change events.
+  expect(journal.appends[0].map((op) => op.t)).toEqual(['clock', 'createColl', 'put', 'put']);
   await run({ update: 'c', updates: [{ q: {}, u: { $set: { x: 1 } }, multi: true }] });
-  expect(journal.appends[1].map((op) => op.t)).toEqual(['patch', 'patch']);
+  expect(journal.appends[1].map((op) => op.t)).toEqual(['clock', 'patch', 'patch']);
   await run({ find: 'c', filter: {} });
   await run({ update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: 1 } } }] }); // no change: nothing to journal
   expect(journal.appends).toHaveLength(2);
@@ -40,7 +41,7 @@ test('a write that fails half-way journals what it did apply', async () => {
   const reply = await run({ insert: 'c', documents: [{ _id: 2 }, { _id: 1 }, { _id: 3 }] });
   expect(reply.n).toBe(1);
   expect(reply.writeErrors).toHaveLength(1);
-  expect(journal.appends[1]).toEqual([{ t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } }]);
+  expect(journal.appends[1]).toEqual([{ t: 'clock', wall: expect.any(Number) }, { t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } }]);
 });
 
 test('the TTL pass removes documents whose date is older than expireAfterSeconds, and journals it', async () => {
@@ -58,7 +59,15 @@ test('the TTL pass removes documents whose date is older than expireAfterSeconds
   expect(await engine.expireDocuments(now)).toBe(2);
   const left = await run({ find: 'c', filter: {}, sort: { _id: 1 } });
   expect(left.cursor.firstBatch.map((doc: Document) => doc._id)).toEqual(['fresh', 'not-a-date']);
-  expect(journal.appends.at(-1)!.map((op) => op.t)).toEqual(['del', 'del']);
+  expect(journal.appends.at(-1)!.map((op) => op.t)).toEqual(['clock', 'del', 'del']);
+  // TTL deletes are change events like any other delete.
+  const { changes } = engine.store;
+  const last = [changes.lastSeq - 1, changes.lastSeq].map((seq) => changes.event(seq));
+  expect(last.map((event) => [event.type, event.id])).toEqual([
+    ['delete', 'old'],
+    ['delete', 'array'],
+  ]);
+  expect(changes.visibleSeq).toBe(changes.lastSeq);
 });
 
 test('idle cursors expire and then answer CursorNotFound', async () => {

@@ -136,7 +136,7 @@ test('removals and updates that change the key keep the walk in order', () => {
     const i = docs.findIndex((d) => d.n === n);
     if (i < 0) continue;
     const next = { ...docs[i], timestamp: at(200 + (n % 13)), experience_id: `moved${n}` };
-    collection.replace(docs[i], next, null);
+    collection.replace(docs[i], next, null, 'update');
     docs[i] = next;
   }
   insert({ _id: 'late', n: 400, experience_id: 'e-late', timestamp: at(250), agent: 'a0', outcome: 0 });
