@@ -27,7 +27,7 @@ import { operations, variableStream, type Operation } from './operations';
 import { USAGE, parseOptions, type BenchOptions, type Target } from './options';
 import { ROOT, startBaseline, startEngine, startServer, type Child } from './processes';
 import { describeMachine, loadAverage, markdownTable, tableRows, type Machine, type OperationResult } from './report';
-import { seedDatabase, type SeedManifest, type SeedSizes } from './seed';
+import { seedDatabase, writeBehindTheServer, type SeedManifest, type SeedSizes, type WrittenBehind } from './seed';
 import { measureVectors, type VectorFigures } from './vector';
 
 const DATABASE = 'hindsight';
@@ -45,6 +45,10 @@ interface ColdStart {
   indexMs: number;
   spacesBuilt: number;
   spacesRestored: number;
+  /** Restored spaces: how each caught up with MongoDB (change stream, or comparing the collection), and what it re-indexed or removed. */
+  caughtUp: { by: string[]; updated: number; removed: number };
+  /** Experiences written through the driver while the server was down, which the catch-up had to find (null: none). */
+  writtenBehind: WrittenBehind | null;
   /** Entries the server had left under DATA_DIR besides the engine's journal and snapshots when it was started. */
   persisted: string[];
   rssMB: number | null;
@@ -70,7 +74,7 @@ function log(line: string): void {
 }
 
 /** Files the engine keeps under DATA_DIR; anything else there was written by the server (its persisted index). */
-const ENGINE_FILE = /^(journal-|snapshot-)|\.(tmp|sock)$|^LOCK$/i;
+const ENGINE_FILE = /^(journal-|snapshot-)|\.(tmp|sock)$|^(LOCK|engine-id)$/i;
 
 async function serverFiles(dataDir: string): Promise<string[]> {
   return (await readdir(dataDir).catch(() => [] as string[])).filter((name) => !ENGINE_FILE.test(name));
@@ -141,7 +145,7 @@ async function seedThrough(uri: string, sizes: SeedSizes, results: Results, targ
   }
 }
 
-function coldStart(target: Target, start: string, server: Child, persisted: string[]): ColdStart {
+function coldStart(target: Target, start: string, server: Child, persisted: string[], writtenBehind: WrittenBehind | null = null): ColdStart {
   const figure: ColdStart = {
     target,
     start,
@@ -150,6 +154,8 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
     indexMs: 0,
     spacesBuilt: 0,
     spacesRestored: 0,
+    caughtUp: { by: [], updated: 0, removed: 0 },
+    writtenBehind,
     persisted,
     rssMB: server.memory()?.rssMB ?? null,
   };
@@ -158,7 +164,7 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
   let firstSpaceStart = Infinity;
   let lastSpaceEnd = -Infinity;
   for (const { ms, line } of server.startup) {
-    let entry: { message?: unknown; ms?: unknown };
+    let entry: { message?: unknown; ms?: unknown; caughtUpBy?: unknown; updated?: unknown; removed?: unknown };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
@@ -168,7 +174,12 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
     const kind = /^search space (built|restored)$/.exec(String(entry.message))?.[1];
     if (!kind) continue;
     if (kind === 'built') figure.spacesBuilt++;
-    else figure.spacesRestored++;
+    else {
+      figure.spacesRestored++;
+      if (!figure.caughtUp.by.includes(String(entry.caughtUpBy))) figure.caughtUp.by.push(String(entry.caughtUpBy));
+      figure.caughtUp.updated += Number(entry.updated ?? 0);
+      figure.caughtUp.removed += Number(entry.removed ?? 0);
+    }
     firstSpaceStart = Math.min(firstSpaceStart, ms - (typeof entry.ms === 'number' ? entry.ms : 0));
     lastSpaceEnd = Math.max(lastSpaceEnd, ms);
   }
@@ -200,13 +211,18 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
   await restarted.stop();
 }
 
-/** GraphQL server and baseline as clients of one database (`uri`), operation by operation. */
+/**
+ * GraphQL server and baseline as clients of one database (`uri`), operation by operation. The server starts after
+ * experiences were written behind its back (see `writeBehindTheServer`), so its cold start includes a real catch-up.
+ */
 async function runClients(target: Target, uri: string, dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
   const persisted = await serverFiles(dataDir);
+  const client = await MongoClient.connect(uri, { ignoreUndefined: true });
+  const behind = await writeBehindTheServer(client.db(), WRITTEN_BEHIND).finally(() => client.close());
   const server = await startServer({ dataDir, mongodbUri: uri });
   let baseline: Child | null = null;
   try {
-    results.coldStarts.push(coldStart(target, 'start (MONGODB_URI)', server, persisted));
+    results.coldStarts.push(coldStart(target, 'start (MONGODB_URI), after writes behind its back', server, persisted, behind));
     baseline = await startBaseline(uri);
     results.operations.push(...(await runOperations(target, server, baseline, ops, options, results)));
   } finally {
@@ -224,6 +240,9 @@ async function startMongod(): Promise<{ uri: string; stop(): Promise<void> } | s
   const mongod = await MongoMemoryServer.create({ binary: { systemBinary: binary } });
   return { uri: mongod.getUri(), stop: async () => void (await mongod.stop()) };
 }
+
+/** Experiences updated, inserted and deleted (each) through the driver before a client target's server starts. */
+const WRITTEN_BEHIND = 100;
 
 function withDatabase(uri: string, database: string): string {
   const url = new URL(uri);
@@ -336,7 +355,14 @@ function print(results: Results): void {
   console.log(`\n${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGB} GB, Node ${machine.node}; load average ${machine.loadAverageAtStart.join(' ')} → ${machine.loadAverageAtEnd?.join(' ')}`);
   console.log(`${results.options.duration} s per operation at ${results.options.connections} connections; cmds/req = database commands per request`);
   console.table(tableRows(results.operations));
-  console.table(results.coldStarts.map(({ persisted, ...start }) => ({ ...start, persisted: persisted.join(' ') || '–' })));
+  console.table(
+    results.coldStarts.map(({ persisted, caughtUp, writtenBehind, ...start }) => ({
+      ...start,
+      caughtUp: caughtUp.by.length ? `${caughtUp.by.join(' + ')}: ${caughtUp.updated} updated, ${caughtUp.removed} removed` : '–',
+      writtenBehind: writtenBehind ? `${writtenBehind.updated}/${writtenBehind.inserted}/${writtenBehind.deleted}` : '–',
+      persisted: persisted.join(' ') || '–',
+    })),
+  );
   if (results.vector) {
     const { filtered, ...vector } = results.vector;
     console.log('Vector search, in process (exact vs ANN over the same vectors):');

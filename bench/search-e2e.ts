@@ -32,12 +32,14 @@ import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKe
 import { buildAppSchema } from '../src/schema';
 import { createServer, type HindsightServer } from '../src/server';
 import { seededRandom } from '../test/search/support/vectors';
-import { experienceTexts as templateTexts, pick } from './seed';
+import { experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
 
 const DIMENSIONS = 384;
 const VOCABULARY = 6000;
 /** Queries per scoped size: a filter leaving more than EXACT_SEARCH_MAX costs several round trips per query. */
 const SCOPED_QUERIES = 20;
+/** Experiences updated, inserted and deleted (each) behind the server's back before the restart. */
+const CHANGES_BEHIND = 100;
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'da', 'gu', 'ho', 'ji', 'fe', 'zo', 'be', 'ch', 'qu', 'ar', 'en'];
 
 /** A deterministic vocabulary of pseudo-words (word i is the same on every run). */
@@ -112,7 +114,7 @@ export function experienceTexts(index: number, corpus: Corpus = CORPUS): Record<
  * Inserts experiences `from .. count-1` straight through the driver, as recordExperiences stores them (seed 000
  * fields, vectors of every embeddable field as arrays of numbers, `embedding_model`), in batches.
  */
-export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, count: number, from = 0, idPrefix = 'bench-'): Promise<void> {
+export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, count: number, from = 0): Promise<void> {
   const collection = db.collection(EXPERIENCES_COLLECTION);
   const model = { provider: embeddings.id, model: embeddings.model, dimensions: embeddings.dimensions };
   const BATCH = 500;
@@ -122,7 +124,7 @@ export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, cou
       const texts = experienceTexts(i);
       const vectors = await embeddings.embed(EXPERIENCE_FIELDS.map((field) => texts[field]));
       documents.push({
-        experience_id: `${idPrefix}${i}`,
+        experience_id: `bench-${i}`,
         ...texts,
         initiating_agent_id: agentOf(i),
         involved_components: [],
@@ -199,26 +201,6 @@ async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Lo
       return (data as { searchExperiences: Array<{ experience: { experienceId: string } }> }).searchExperiences;
     },
   };
-}
-
-/**
- * Writes made directly through the driver while the server is down: 100 experiences get new texts and vectors, 100
- * are inserted, 100 deleted. Returns how many of each.
- */
-async function writeBehindTheServer(db: Db, embeddings: EmbeddingProvider, count: number): Promise<Record<string, number>> {
-  const collection = db.collection(EXPERIENCES_COLLECTION);
-  const CHANGES = 100;
-  for (let i = 0; i < CHANGES; i++) {
-    const texts = experienceTexts(count + 10_000 + i);
-    const vectors = await embeddings.embed(EXPERIENCE_FIELDS.map((field) => texts[field]));
-    const set: Record<string, unknown> = { ...texts };
-    EXPERIENCE_FIELDS.forEach((field, f) => (set[`embeddings.${embeddingKey(field)}`] = toStoredVector(vectors[f])));
-    await collection.updateOne({ experience_id: `bench-${(i * 997) % count}` }, { $set: set });
-  }
-  const existing = await collection.countDocuments();
-  await seedExperiences(db, embeddings, existing + CHANGES, existing, `bench-behind-${Date.now()}-`);
-  const deleted = await collection.deleteMany({ experience_id: { $in: Array.from({ length: CHANGES }, (_, i) => `bench-${(i * 991 + 7) % count}`) } });
-  return { updated: CHANGES, inserted: CHANGES, deleted: deleted.deletedCount };
 }
 
 async function main(): Promise<void> {
@@ -320,7 +302,7 @@ async function main(): Promise<void> {
     await app.deps.search.save();
     const saveMs = performance.now() - begun;
     await app.server.stop();
-    const changed = await writeBehindTheServer(db, embeddings, count);
+    const changed = await writeBehindTheServer(db, CHANGES_BEHIND);
     global.gc?.();
     const rssBeforeRestart = process.memoryUsage().rss;
     const restoredSpaces: Array<Record<string, unknown>> = [];

@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
     const fingerprints = new Map(Array.from({ length: COUNT }, (_, i) => [`d${i}`, i]));
     let begun = performance.now();
-    const bytes = saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints });
+    const bytes = saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, position: null });
     const saveMs = performance.now() - begun;
     begun = performance.now();
     const restored = (await loadSnapshot(dir, identity))!;

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { BSON } from 'mongodb';
 import { KeywordIndex } from './bm25';
 import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type SnapshotSection } from './snapshot';
 import type { SpaceDefinition } from './space';
 import { HNSW, VectorStore } from './vector-store';
+import type { ChangePosition } from './changes';
 
 /** Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved); a snapshot of another version is rebuilt. */
 export const SNAPSHOT_FORMAT = 2;
@@ -23,6 +25,11 @@ export interface SpaceContents {
   keywords: KeywordIndex | null;
   /** Every document's fingerprint (see `fingerprint` in space.ts), by id. */
   fingerprints: Map<string, number>;
+  /**
+   * The change stream position the contents reflect every write before (see changes.ts); null where the deployment
+   * has no change streams: a restore then compares the whole collection.
+   */
+  position: ChangePosition | null;
 }
 
 interface Manifest {
@@ -30,6 +37,8 @@ interface Manifest {
   identity: SnapshotIdentity & { hnsw: typeof HNSW };
   generation: string;
   savedAt: string;
+  /** `SpaceContents.position` as canonical extended JSON (absent in snapshots saved before positions were kept). */
+  position?: string | null;
   files: { graph: FileCheck; vectors: FileCheck; data: FileCheck };
   sections: SnapshotSection[];
 }
@@ -67,6 +76,7 @@ export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: 
     identity: fullIdentity(identity),
     generation,
     savedAt: new Date().toISOString(),
+    position: contents.position ? BSON.EJSON.stringify(contents.position, { relaxed: false }) : null,
     files: { graph, vectors, data },
     sections: out.sections,
   };
@@ -77,6 +87,16 @@ export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: 
     if (name !== MANIFEST && !name.startsWith(`${generation}.`)) rmSync(path.join(dir, name), { force: true });
   }
   return graph.bytes + vectors.bytes + data.bytes;
+}
+
+/** The change stream position the snapshot under `dir` was saved with; null when none (or no readable manifest). */
+export function savedPosition(dir: string): ChangePosition | null {
+  try {
+    const { position } = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+    return position ? (BSON.EJSON.parse(position, { relaxed: false }) as ChangePosition) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** True when `dir` holds a snapshot (usable or not). */
@@ -109,5 +129,5 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity): Pro
   if (ids.length !== values.length) throw new Error('snapshot fingerprints do not add up');
   const fingerprints = new Map<string, number>();
   ids.forEach((id, i) => fingerprints.set(id!, values[i]));
-  return { vectors, keywords, fingerprints };
+  return { vectors, keywords, fingerprints, position: savedPosition(dir) };
 }

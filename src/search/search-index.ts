@@ -14,7 +14,8 @@ import {
 import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
 import { QueryVectorCache } from './query-cache';
-import { hasSnapshot, loadSnapshot, saveSnapshot, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
+import { changesSince, currentPosition, type ChangePosition, type Changes } from './changes';
+import { hasSnapshot, loadSnapshot, saveSnapshot, savedPosition, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
 import { RawFingerprints, fingerprint, fingerprintProjection } from './fingerprint';
 import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition, type SpaceEntry } from './space';
 import { fromStoredVector } from '../embeddings/vectors';
@@ -97,6 +98,8 @@ interface SpaceState {
   pending: Array<() => void>;
   /** Memory mode: each document's fingerprint by id (see `fingerprint`), how a restored snapshot finds what changed. */
   fingerprints: Map<string, number> | null;
+  /** Memory mode with `persistDir`: the change stream position the space reflects every write before (null: unknown). */
+  position: ChangePosition | null;
   /** Writes applied since the space was last saved or restored (a freshly built space counts as due). */
   changes: number;
   /** When the first of those writes was applied (ms since the epoch; 0: none). */
@@ -241,15 +244,52 @@ export class SearchIndex {
   async saveSpaces(due: (changes: number, since: number) => boolean): Promise<void> {
     const { persistDir, logger } = this.options;
     if (persistDir === undefined || this.options.mode !== 'memory') return;
-    for (const state of this.states.values()) {
-      if (state.status !== 'ready' || !state.vectors || !state.fingerprints || state.changes === 0 || !due(state.changes, state.changedSince)) continue;
-      const started = Date.now();
-      const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
-      const bytes = saveSnapshot(dir, this.identity(state.definition), { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints });
-      state.changes = 0;
-      state.changedSince = 0;
-      logger.info('search space saved', { space: state.definition.name, db: this.db.databaseName, dir, mb: +(bytes / 2 ** 20).toFixed(1), ms: Date.now() - started });
-      await new Promise((resolve) => setImmediate(resolve));
+    const saving = (state: SpaceState) => state.status === 'ready' && state.changes > 0 && due(state.changes, state.changedSince);
+    for (const group of groupByCollection([...this.states.values()])) {
+      if (!group.some(saving)) continue;
+      // First the writes made behind this server's back (by anyone else), so the saved position is a fresh one.
+      await this.syncWithChanges(group.filter((state) => state.status === 'ready'));
+      for (const state of group.filter(saving)) {
+        if (!state.vectors || !state.fingerprints) continue;
+        const started = Date.now();
+        const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
+        const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, position: state.position };
+        const bytes = saveSnapshot(dir, this.identity(state.definition), contents);
+        state.changes = 0;
+        state.changedSince = 0;
+        logger.info('search space saved', { space: state.definition.name, db: this.db.databaseName, dir, mb: +(bytes / 2 ** 20).toFixed(1), ms: Date.now() - started });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  /**
+   * Applies to ready spaces (of one collection) the writes made since their positions, as a restore does, and moves
+   * their positions on; a space whose changes cannot be had that way loses its position (its next restore compares
+   * the whole collection).
+   */
+  private async syncWithChanges(states: SpaceState[]): Promise<void> {
+    const live = states.filter((state) => state.position && state.vectors && state.fingerprints);
+    if (!live.length) return;
+    const collection = this.db.collection(live[0].definition.collection);
+    const max = await this.changesWorthFollowing(collection.collectionName);
+    for (const [, sharing] of groupBy(live, (state) => positionKey(state.position!))) {
+      const changes = await changesSince(collection, sharing[0].position!, max);
+      if (!changes) {
+        for (const state of sharing) state.position = null;
+        continue;
+      }
+      const contents = sharing.map((state) => ({ vectors: state.vectors!, keywords: state.keywords, fingerprints: state.fingerprints!, position: state.position }));
+      const applied = await this.applyChanges(
+        sharing.map((state) => state.definition),
+        contents,
+        changes,
+      );
+      sharing.forEach((state, i) => {
+        state.position = changes.position;
+        if (applied[i].updated + applied[i].removed > 0 && state.changes === 0) state.changedSince = Date.now();
+        state.changes += applied[i].updated + applied[i].removed;
+      });
     }
   }
 
@@ -258,12 +298,8 @@ export class SearchIndex {
    * collections concurrently, so one collection's reads from MongoDB overlap another's work.
    */
   async buildAll(): Promise<void> {
-    const groups = new Map<string, string[]>();
-    for (const { name, collection, idField } of this.registry.spaces) {
-      const key = `${collection}\0${idField}`;
-      groups.set(key, [...(groups.get(key) ?? []), name]);
-    }
-    await Promise.all([...groups.values()].map((spaces) => this.buildTogether(spaces)));
+    const groups = groupBy(this.registry.spaces, ({ collection, idField }) => `${collection}\0${idField}`);
+    await Promise.all([...groups.values()].map((definitions) => this.buildTogether(definitions.map(({ name }) => name))));
   }
 
   /**
@@ -450,7 +486,7 @@ export class SearchIndex {
     let state = this.states.get(space);
     if (!state) {
       const definition = this.registry.space(space);
-      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, changes: 0, changedSince: 0 };
+      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, changes: 0, changedSince: 0 };
       this.states.set(space, state);
     }
     return state;
@@ -489,29 +525,48 @@ export class SearchIndex {
   private async load(states: SpaceState[], failures: Map<SpaceState, unknown>): Promise<void> {
     const { mode, logger, persistDir } = this.options;
     const started = Date.now();
-    const persisted =
-      persistDir !== undefined && mode === 'memory'
-        ? states.filter((state) => hasSnapshot(snapshotDir(persistDir, this.db.databaseName, state.definition.name)))
-        : [];
-    const [restored, scanned] = await Promise.all([
+    const persisting = persistDir !== undefined && mode === 'memory';
+    const collection = this.db.collection(states[0].definition.collection);
+    // Taken before anything is read from MongoDB, so what is read reflects every write before it.
+    const position = persisting ? await currentPosition(collection) : null;
+    const dirOf = (state: SpaceState) => snapshotDir(persistDir!, this.db.databaseName, state.definition.name);
+    const persisted = persisting ? states.filter((state) => hasSnapshot(dirOf(state))) : [];
+    // Snapshots saved with a position catch up from the change stream; the others (or when that fails) compare the
+    // whole collection, in a pass that runs while the snapshots are read from disk.
+    const changes = this.changesSinceSaved(
+      collection.collectionName,
+      persisted.map((state) => savedPosition(dirOf(state))),
+    );
+    const comparing = changes.then(async (found) => {
+      const scanning = persisted.filter((_, i) => !found[i]);
+      const scanned = scanning.length ? await this.scanFingerprints(scanning.map((state) => state.definition)).catch(() => null) : null;
+      return { scanning, scanned };
+    });
+    const [restored, changed, { scanning, scanned }] = await Promise.all([
       Promise.all(persisted.map((state) => this.restore(state.definition))),
-      persisted.length ? this.scanFingerprints(persisted.map((state) => state.definition)).catch(() => null) : null,
+      changes,
+      comparing,
     ]);
+    const applied = await this.applyChangesToRestored(persisted, restored, changed);
     for (const state of states) {
       const { definition } = state;
       const log = { space: definition.name, db: this.db.databaseName };
       try {
         if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, this.options.dimensions);
         const contents = restored[persisted.indexOf(state)];
-        if (contents && scanned) {
-          const caughtUp = await this.catchUp(definition, contents, scanned, persisted.indexOf(state));
-          this.install(state, contents.vectors, contents.keywords, contents.fingerprints, caughtUp.updated + caughtUp.removed);
-          logger.info('search space restored', { ...log, ...caughtUp, vectors: contents.vectors.size, ms: Date.now() - started });
+        const caughtUp = applied.get(state) ?? (contents && scanned ? await this.catchUp(definition, contents, scanned, scanning.indexOf(state)) : null);
+        if (contents && caughtUp) {
+          const byStream = applied.has(state);
+          // A position the snapshot lacked is worth saving: the next restart then follows the change stream.
+          const gained = !byStream && position !== null ? 1 : 0;
+          if (!byStream) contents.position = position;
+          this.install(state, contents, caughtUp.updated + caughtUp.removed + gained);
+          logger.info('search space restored', { ...log, ...caughtUp, caughtUpBy: byStream ? 'change stream' : 'comparing the collection', vectors: contents.vectors.size, ms: Date.now() - started });
           continue;
         }
         const { vectors, keywords, fingerprints, counts } = await this.readAll(definition);
         // Built from MongoDB: due for saving, so the next start can restore it.
-        this.install(state, vectors, keywords, fingerprints, AUTOSAVE_WRITES);
+        this.install(state, { vectors, keywords, fingerprints, position }, AUTOSAVE_WRITES);
         const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
         if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions: this.options.dimensions });
         else logger.info('search space built', fields);
@@ -527,14 +582,13 @@ export class SearchIndex {
   /** Makes loaded contents the space's, replays the writes that arrived meanwhile, and marks it ready. */
   private install(
     state: SpaceState,
-    vectors: VectorStore | null,
-    keywords: KeywordIndex | null,
-    fingerprints: Map<string, number> | null,
+    contents: { vectors: VectorStore | null; keywords: KeywordIndex | null; fingerprints: Map<string, number> | null; position: ChangePosition | null },
     changes: number,
   ): void {
-    state.vectors = vectors;
-    state.keywords = keywords;
-    state.fingerprints = fingerprints;
+    state.vectors = contents.vectors;
+    state.keywords = contents.keywords;
+    state.fingerprints = contents.fingerprints;
+    state.position = contents.position;
     state.changes = changes;
     state.changedSince = changes ? Date.now() : 0;
     for (const apply of state.pending.splice(0)) apply();
@@ -619,18 +673,135 @@ export class SearchIndex {
   }
 
   /**
-   * Brings restored contents up to date with MongoDB, whatever was written while the server was down, by this
-   * server or anyone else: documents whose fingerprint (from `scanFingerprints`, column `column`) differs from the
-   * snapshot's, or that are new, are read in full and re-indexed; ids the snapshot has but MongoDB no longer does
-   * are removed. No change stream and no timestamp field are needed, so it works on any deployment.
+   * The changes since each saved position (null: none saved, or not to be had from the change stream), read once per
+   * distinct position: spaces of one collection saved together share theirs.
    */
-  private async catchUp(
-    definition: SpaceDefinition,
-    contents: SpaceContents,
-    scanned: ScannedFingerprints,
-    column: number,
-  ): Promise<{ scanned: number; updated: number; removed: number }> {
-    const { vectors, keywords, fingerprints } = contents;
+  private async changesSinceSaved(collectionName: string, positions: Array<ChangePosition | null>): Promise<Array<Changes | null>> {
+    if (!positions.some(Boolean)) return positions.map(() => null);
+    const collection = this.db.collection(collectionName);
+    const max = await this.changesWorthFollowing(collectionName);
+    const reads = new Map<string, Promise<Changes | null>>();
+    return Promise.all(
+      positions.map((position) => {
+        if (!position) return null;
+        const key = positionKey(position);
+        if (!reads.has(key)) reads.set(key, changesSince(collection, position, max));
+        return reads.get(key)!;
+      }),
+    );
+  }
+
+  /** Past this many changes, comparing the whole collection (one pass) costs less than reading each one back. */
+  private async changesWorthFollowing(collectionName: string): Promise<number> {
+    const documents = await this.db.collection(collectionName).estimatedDocumentCount();
+    return Math.max(CHANGES_MIN, Math.floor(documents * CHANGES_SHARE));
+  }
+
+  /** Applies to each restored space the changes found since its snapshot's position (spaces sharing them, together). */
+  private async applyChangesToRestored(
+    persisted: SpaceState[],
+    restored: Array<SpaceContents | null>,
+    changed: Array<Changes | null>,
+  ): Promise<Map<SpaceState, CaughtUp>> {
+    const applied = new Map<SpaceState, CaughtUp>();
+    const takers = persisted.filter((_, i) => restored[i] && changed[i]);
+    for (const [changes, sharing] of groupBy(takers, (state) => changed[persisted.indexOf(state)]!)) {
+      const contents = sharing.map((state) => restored[persisted.indexOf(state)]!);
+      const results = await this.applyChanges(
+        sharing.map((state) => state.definition),
+        contents,
+        changes,
+      );
+      sharing.forEach((state, i) => {
+        contents[i].position = changes.position;
+        applied.set(state, results[i]);
+      });
+    }
+    return applied;
+  }
+
+  /**
+   * Brings contents of spaces of one collection up to date with `changes`: the documents written are read back and
+   * re-indexed where their fingerprint differs. Ids no longer in the collection (deleted, or changed by an update) are
+   * found by one pass over the collection's ids, made only when one may be gone.
+   */
+  private async applyChanges(definitions: SpaceDefinition[], contents: SpaceContents[], changes: Changes): Promise<CaughtUp[]> {
+    const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
+    const collection = this.db.collection(definitions[0].collection);
+    const projection: Document = Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
+    // By document: whether every write to it was its insert (then an id new to the snapshot is expected).
+    const written = new Map<string, { id: unknown; insertedOnly: boolean }>();
+    for (const { id, inserted } of changes.written) {
+      const key = positionKey({ id });
+      const seen = written.get(key);
+      written.set(key, { id, insertedOnly: inserted && (seen?.insertedOnly ?? true) });
+    }
+    let mayBeGone = changes.deletions;
+    const keys = [...written.keys()];
+    for (let from = 0; from < keys.length; from += CATCH_UP_BATCH) {
+      const batch = keys.slice(from, from + CATCH_UP_BATCH);
+      const filter: Document = { _id: { $in: batch.map((key) => written.get(key)!.id) } };
+      const documents = await collection.find(filter, { projection }).toArray();
+      // Deleted since it was written.
+      if (documents.length < batch.length) mayBeGone = true;
+      definitions.forEach((definition, s) => {
+        const entries: SpaceEntry[] = [];
+        for (const document of documents) {
+          const entry = entryOf(definition, document);
+          const saved = entry && contents[s].fingerprints.get(entry.id);
+          // No id now, or an id the snapshot lacks on a document that was not just inserted: an old id may be left.
+          if (!entry || (saved === undefined && !written.get(positionKey({ id: document._id }))?.insertedOnly)) mayBeGone = true;
+          if (entry && saved !== fingerprint(definition, entry.texts, entry.vector)) entries.push(entry);
+        }
+        results[s].scanned += documents.length;
+        results[s].updated += entries.length;
+        this.reindex(definition, contents[s], entries);
+      });
+    }
+    if (mayBeGone) {
+      const present = await this.presentIds(definitions[0]);
+      contents.forEach((space, s) => {
+        for (const id of [...space.fingerprints.keys()]) {
+          if (present.has(id)) continue;
+          dropEntry(space, id);
+          results[s].removed++;
+        }
+      });
+    }
+    return results;
+  }
+
+  /** The ids (string `idField` values) in a space's collection: one pass reading nothing else. */
+  private async presentIds(definition: SpaceDefinition): Promise<Set<string>> {
+    const present = new Set<string>();
+    const cursor = this.db.collection(definition.collection).find({}, { projection: { _id: 0, [definition.idField]: 1 }, batchSize: 10_000 });
+    for await (const document of cursor) {
+      const id = readPath(document, definition.idField);
+      if (typeof id === 'string' && id !== '') present.add(id);
+    }
+    return present;
+  }
+
+  /** Sets the entries of documents read back from MongoDB in a space's contents (vectors, texts, fingerprints). */
+  private reindex(definition: SpaceDefinition, contents: SpaceContents, entries: SpaceEntry[]): void {
+    const fresh: Array<{ id: string; vector: Float32Array }> = [];
+    for (const entry of entries) {
+      contents.keywords?.upsert(entry.id, entry.texts);
+      contents.fingerprints.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
+      if (entry.vector && entry.vector.length === this.options.dimensions) fresh.push({ id: entry.id, vector: entry.vector });
+      else contents.vectors.remove(entry.id);
+    }
+    contents.vectors.addMany(fresh);
+  }
+
+  /**
+   * Brings restored contents up to date with MongoDB when the change stream cannot: documents whose fingerprint
+   * (from `scanFingerprints`, column `column`) differs from the snapshot's, or that are new, are read in full and
+   * re-indexed; ids the snapshot has but MongoDB no longer does are removed. It needs no change stream and no
+   * timestamp field, so it works on any deployment.
+   */
+  private async catchUp(definition: SpaceDefinition, contents: SpaceContents, scanned: ScannedFingerprints, column: number): Promise<CaughtUp> {
+    const { fingerprints } = contents;
     const stale: string[] = [];
     const current = scanned.fingerprints[column];
     let seen = 0;
@@ -640,16 +811,11 @@ export class SearchIndex {
       if (saved !== current[i]) stale.push(id);
     });
     let removed = 0;
-    const drop = (id: string) => {
-      vectors.remove(id);
-      keywords?.remove(id);
-      fingerprints.delete(id);
-    };
     // The scanned ids are distinct: when all the saved ones were among them, none was deleted.
     if (seen < fingerprints.size) {
       for (const id of [...fingerprints.keys()]) {
         if (!scanned.present.has(id)) {
-          drop(id);
+          dropEntry(contents, id);
           removed++;
         }
       }
@@ -663,20 +829,9 @@ export class SearchIndex {
         const entry = entryOf(definition, document);
         if (entry) found.set(entry.id, entry);
       }
-      const fresh: Array<{ id: string; vector: Float32Array }> = [];
-      for (const id of ids) {
-        const entry = found.get(id);
-        // Deleted since the pass over the collection.
-        if (!entry) {
-          drop(id);
-          continue;
-        }
-        keywords?.upsert(id, entry.texts);
-        fingerprints.set(id, fingerprint(definition, entry.texts, entry.vector));
-        if (entry.vector && entry.vector.length === this.options.dimensions) fresh.push({ id, vector: entry.vector });
-        else vectors.remove(id);
-      }
-      vectors.addMany(fresh);
+      // Not found: deleted since the pass over the collection.
+      for (const id of ids) if (!found.has(id)) dropEntry(contents, id);
+      this.reindex(definition, contents, [...found.values()]);
     }
     return { scanned: scanned.ids.length, updated: stale.length, removed };
   }
@@ -723,6 +878,44 @@ interface ScannedFingerprints {
   ids: string[];
   present: ReadonlySet<string>;
   fingerprints: Float64Array[];
+}
+
+/** What a catch-up did to a space: documents read back or compared, entries re-indexed, entries removed. */
+interface CaughtUp {
+  scanned: number;
+  updated: number;
+  removed: number;
+}
+
+/** A restore follows the change stream for up to this share of the collection's documents (at least CHANGES_MIN). */
+const CHANGES_SHARE = 0.1;
+const CHANGES_MIN = 1000;
+
+/** Removes a document's entry from a space's contents. */
+function dropEntry(contents: SpaceContents, id: string): void {
+  contents.vectors.remove(id);
+  contents.keywords?.remove(id);
+  contents.fingerprints.delete(id);
+}
+
+/** A key equal for equal positions (resume tokens) or ids: their canonical extended JSON. */
+function positionKey(value: Document): string {
+  return BSON.EJSON.stringify(value, { relaxed: false });
+}
+
+/** Items grouped by key, in first-seen order. */
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return groups;
+}
+
+/** Spaces grouped by collection and id field (spaces loaded, compared and synced together). */
+function groupByCollection(states: readonly SpaceState[]): SpaceState[][] {
+  return [...groupBy(states, ({ definition }) => `${definition.collection}\0${definition.idField}`).values()];
 }
 
 /** Vectors handed to the HNSW graph per multi-threaded insert during a build (the event loop runs between batches). */

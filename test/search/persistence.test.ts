@@ -14,12 +14,31 @@ import type { SpaceDefinition } from '../../src/search/space';
 import { createServer } from '../../src/server';
 import { createTestApp } from '../helpers/app';
 import { openTestDatabase, type TestDatabase } from '../helpers/db';
+import { testTarget } from '../helpers/target';
 import { embeddingLikeVectors } from './support/vectors';
 
 const DIMENSIONS = 16;
 const COUNT = 1000;
 const SPACE: SpaceDefinition = { name: 'items.text', collection: 'items', idField: 'item_id', vectorPath: 'embeddings.text', textPaths: ['text'] };
 const OTHER: SpaceDefinition = { ...SPACE, name: 'items.title', vectorPath: 'embeddings.title', textPaths: ['title'] };
+/** The embedded engine has change streams; the mongod of `npm run test:mongod` is a standalone, which has none. */
+const CHANGE_STREAMS = testTarget() === 'embedded';
+const CAUGHT_UP_BY = CHANGE_STREAMS ? 'change stream' : 'comparing the collection';
+
+/** What a restart logged for each restored space: [space, how it caught up, updated, removed]. */
+function restoredLines(lines: Array<Record<string, unknown>>): unknown[][] {
+  return lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.caughtUpBy, line.updated, line.removed]);
+}
+
+/** Makes the snapshots under `dataDir` look saved where there are no change streams: no position in their manifests. */
+function forgetPositions(dataDir: string, db: string): void {
+  for (const space of [SPACE, OTHER]) {
+    const file = path.join(snapshotDir(dataDir, db, space.name), 'snapshot.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(manifest.position ?? null).toEqual(CHANGE_STREAMS ? expect.any(String) : null);
+    writeFileSync(file, JSON.stringify({ ...manifest, position: null }));
+  }
+}
 
 /** What a logger wrote, as parsed lines. */
 function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -86,7 +105,7 @@ describe('search index snapshots under DATA_DIR', () => {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
   afterAll(() => database?.close());
 
-  it('a restart restores the saved spaces and answers exactly as before, reading only fingerprints from MongoDB', async () => {
+  it('a restart restores the saved spaces and answers exactly as before, reading no document when nothing changed', async () => {
     const first = await loaded(searchIndexes());
     const before = await answers(first);
     await first.saveSpaces(() => true);
@@ -94,11 +113,78 @@ describe('search index snapshots under DATA_DIR', () => {
     const { logger, lines } = capturingLogger();
     database.commands.reset();
     const restarted = await loaded(searchIndexes({ logger }));
-    expect(lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.updated, line.removed])).toEqual([
-      [SPACE.name, 0, 0],
-      [OTHER.name, 0, 0],
+    const finds = database.commands.events.filter((event) => event.commandName === 'find');
+    const resumed = database.commands.events.filter((event) => event.command.pipeline?.[0]?.$changeStream?.startAfter);
+    expect(restoredLines(lines)).toEqual([
+      [SPACE.name, CAUGHT_UP_BY, 0, 0],
+      [OTHER.name, CAUGHT_UP_BY, 0, 0],
     ]);
     expect(lines.some((line) => line.message === 'search space built')).toBe(false);
+    expect(await answers(restarted)).toEqual(before);
+    expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
+    // With change streams: one read of the stream for both spaces, and no document read.
+    if (CHANGE_STREAMS) expect([finds.length, resumed.length]).toEqual([0, 1]);
+  });
+
+  it('an update that changes a document\'s id: the old id leaves the index, the new one joins it', async () => {
+    const first = await loaded(searchIndexes());
+    await first.saveSpaces(() => true);
+    const items = database.db.collection('items');
+    await items.updateOne({ item_id: 'i20' }, { $set: { item_id: 'i20-renamed' } });
+    try {
+      const { logger, lines } = capturingLogger();
+      const restarted = await loaded(searchIndexes({ logger }));
+      expect(restoredLines(lines)).toEqual([
+        [SPACE.name, CAUGHT_UP_BY, 1, 1],
+        [OTHER.name, CAUGHT_UP_BY, 1, 1],
+      ]);
+      expect((await restarted.searchKeyword(SPACE.name, { text: 'item20', k: 5 })).map((hit) => hit.id)).toEqual(['i20-renamed']);
+      expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
+    } finally {
+      await items.updateOne({ item_id: 'i20-renamed' }, { $set: { item_id: 'i20' } });
+    }
+  });
+
+  (CHANGE_STREAMS ? it : it.skip)('a save first takes in what others wrote meanwhile, and saves the position after it', async () => {
+    const index = await loaded(searchIndexes());
+    const items = database.db.collection('items');
+    // Written by someone else while the server runs: the index does not see it...
+    const behind = next();
+    await items.insertOne({ item_id: 'behind', text: 'written elsewhere', title: 'elsewhere', embeddings: { text: Array.from(behind), title: Array.from(next()) } });
+    expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual([]);
+    // ...until a save, which follows the change stream before writing the snapshot.
+    await index.saveSpaces(() => true);
+    try {
+      expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual(['behind']);
+      expect((await index.searchVector(SPACE.name, { vector: behind, k: 1 }))[0].id).toBe('behind');
+      const { logger, lines } = capturingLogger();
+      database.commands.reset();
+      const restarted = await loaded(searchIndexes({ logger }));
+      // The saved position is after that insert: nothing to read back.
+      expect(restoredLines(lines)).toEqual([
+        [SPACE.name, 'change stream', 0, 0],
+        [OTHER.name, 'change stream', 0, 0],
+      ]);
+      expect(database.commands.count('find')).toBe(0);
+      expect(restarted.stats(SPACE.name)).toEqual(index.stats(SPACE.name));
+    } finally {
+      await items.deleteOne({ item_id: 'behind' });
+    }
+  });
+
+  it('without a saved position (no change streams) a restart compares the collection, reading only fingerprints', async () => {
+    const first = await loaded(searchIndexes());
+    const before = await answers(first);
+    await first.saveSpaces(() => true);
+    forgetPositions(dataDir, database.db.databaseName);
+
+    const { logger, lines } = capturingLogger();
+    database.commands.reset();
+    const restarted = await loaded(searchIndexes({ logger }));
+    expect(restoredLines(lines)).toEqual([
+      [SPACE.name, 'comparing the collection', 0, 0],
+      [OTHER.name, 'comparing the collection', 0, 0],
+    ]);
     // One pass over the collection for both spaces, reading the first vector components only.
     const finds = database.commands.events.filter((event) => event.commandName === 'find');
     expect(finds).toHaveLength(1);
@@ -112,11 +198,19 @@ describe('search index snapshots under DATA_DIR', () => {
     });
     expect(await answers(restarted)).toEqual(before);
     expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
+    // Where there are change streams, the next save records a position, so the next restart can follow them.
+    await restarted.saveSpaces(() => true);
+    const saved = JSON.parse(readFileSync(path.join(snapshotDir(dataDir, database.db.databaseName, SPACE.name), 'snapshot.json'), 'utf8'));
+    expect(saved.position ?? null).toEqual(CHANGE_STREAMS ? expect.any(String) : null);
   });
 
-  it('catches up with writes made through the driver while it was down: inserts, updates, vector-only updates, deletes', async () => {
+  it.each([
+    ['from the change stream', CAUGHT_UP_BY],
+    ['by comparing the collection', 'comparing the collection'],
+  ])('catches up %s with writes made through the driver while it was down: inserts, updates, vector-only updates, deletes', async (_how, caughtUpBy) => {
     const first = await loaded(searchIndexes());
     await first.saveSpaces(() => true);
+    if (caughtUpBy !== CAUGHT_UP_BY) forgetPositions(dataDir, database.db.databaseName);
     const items = database.db.collection('items');
     const fresh = next();
     const moved = next();
@@ -128,9 +222,9 @@ describe('search index snapshots under DATA_DIR', () => {
     try {
       const { logger, lines } = capturingLogger();
       const restarted = await loaded(searchIndexes({ logger }));
-      expect(lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.updated, line.removed])).toEqual([
-        [SPACE.name, 3, 1], // new-one, i10, i11; i12
-        [OTHER.name, 1, 1], // new-one; i12
+      expect(restoredLines(lines)).toEqual([
+        [SPACE.name, caughtUpBy, 3, 1], // new-one, i10, i11; i12
+        [OTHER.name, caughtUpBy, 1, 1], // new-one; i12
       ]);
       expect((await restarted.searchVector(SPACE.name, { vector: fresh, k: 1 }))[0].id).toBe('new-one');
       expect((await restarted.searchVector(SPACE.name, { vector: moved, k: 1 }))[0].id).toBe('i10');
@@ -266,11 +360,11 @@ describe('the app restores its search index at startup', () => {
       const { logger, lines } = capturingLogger();
       const restarted = restart(true, logger);
       await prepareDatabase(restarted, app.db);
-      expect(lines.filter((line) => line.message === 'search space restored' && String(line.space).startsWith('experiences.')).map((line) => [line.space, line.updated, line.removed])).toEqual([
-        ['experiences.primary_goal_description', 2, 1],
-        ['experiences.sub_task_description', 1, 1],
-        ['experiences.input_context_summary', 1, 1],
-        ['experiences.output_summary', 1, 1],
+      expect(restoredLines(lines).filter(([space]) => String(space).startsWith('experiences.'))).toEqual([
+        ['experiences.primary_goal_description', CAUGHT_UP_BY, 2, 1],
+        ['experiences.sub_task_description', CAUGHT_UP_BY, 1, 1],
+        ['experiences.input_context_summary', CAUGHT_UP_BY, 1, 1],
+        ['experiences.output_summary', CAUGHT_UP_BY, 1, 1],
       ]);
       const rebuilt = restart(false, silentLogger);
       await prepareDatabase(rebuilt, app.db);
