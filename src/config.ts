@@ -20,6 +20,7 @@ export interface Config {
   dbPort: number;
   dbHost: string;
   engineCompactAfterBytes: number;
+  engineChangeLogEvents: number;
   embeddingsProvider: EmbeddingsProviderName;
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
@@ -184,6 +185,14 @@ export const VARIABLES = [
     defaultText: '67108864',
     expected: 'an integer from 1024 to 68719476736',
     parse: (raw) => integer(1024, 64 * 1024 ** 3, 64 * 1024 ** 2)('ENGINE_COMPACT_AFTER_BYTES', raw),
+  }),
+  define({
+    name: 'ENGINE_CHANGE_LOG_EVENTS',
+    key: 'engineChangeLogEvents',
+    description: 'Change events the embedded engine keeps (across restarts) for change streams to resume from; the search index catches up through them.',
+    defaultText: '1000000',
+    expected: 'an integer from 1 to 100000000',
+    parse: (raw) => integer(1, 100_000_000, 1_000_000)('ENGINE_CHANGE_LOG_EVENTS', raw),
   }),
   define({
     name: 'EMBEDDINGS_PROVIDER',

@@ -36,13 +36,20 @@ export function databaseNameFor(uri: string | undefined, configured: string | un
  * it with the same driver. Never starts the engine when a URI is configured.
  */
 export async function connectDatabase(
-  config: Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir'>,
+  config: Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'engineCompactAfterBytes' | 'engineChangeLogEvents'>,
   logger: Logger,
   clientOptions: MongoClientOptions = {},
 ): Promise<DatabaseConnection> {
   let embedded: EmbeddedServer | undefined;
   if (!config.mongodbUri) {
-    const options = { dataDir: config.dataDir, port: 0, host: '127.0.0.1', log: (line: string) => logger.info(line, { component: 'embedded-engine' }) };
+    const options = {
+      dataDir: config.dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      compactAfterBytes: config.engineCompactAfterBytes,
+      changeLogEvents: config.engineChangeLogEvents,
+      log: (line: string) => logger.info(line, { component: 'embedded-engine' }),
+    };
     // Its own thread when compiled (npm start); in this thread when the sources run uncompiled (ts-jest).
     const thread = canStartEngineThread();
     embedded = thread
