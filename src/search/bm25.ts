@@ -29,11 +29,16 @@ export interface KeywordTopOptions {
   prune?: boolean;
 }
 
+/** Postings per block of a posting list: log2 of it (see {@link Postings.blockMaxTf}). */
+const BLOCK_BITS = 6;
+const BLOCK = 1 << BLOCK_BITS;
+
 /**
  * A growable posting list of one term: (row, field, term frequency) triples in increasing row order (rows are
  * appended in order and compaction keeps it), so a row's postings are adjacent and a row can be binary-searched.
  * `df` counts live documents; `maxTf` (largest tf of a document) and `minLength` (shortest document ever listed)
- * bound what the term can add to any document's score.
+ * bound what the term can add to any document's score, and `blockMaxTf`/`blockMinLength` what it can add to a
+ * document listed in one block of {@link BLOCK} postings.
  */
 class Postings {
   rows: Int32Array<ArrayBufferLike>;
@@ -43,6 +48,14 @@ class Postings {
   df = 0;
   maxTf = 0;
   minLength = Infinity;
+  /**
+   * Per block (positions b·BLOCK ..), the largest tf and the shortest length of a document with a posting in it,
+   * for the first `blocked` postings; extended by `block` when a search needs them. A row never changes (an update is
+   * a new row), so what they say of the postings they cover stays true; removed rows only make them loose.
+   */
+  blockMaxTf = new Int32Array(0);
+  blockMinLength = new Float64Array(0);
+  blocked = 0;
 
   constructor(capacity = 4) {
     this.rows = new Int32Array(capacity);
@@ -61,6 +74,35 @@ class Postings {
     this.fields[this.length] = field;
     this.tfs[this.length] = Math.min(tf, 0xffff);
     this.length++;
+  }
+
+  /** Block `block`'s largest tf and shortest length (see `blockMaxTf`), covering the list up to its current length. */
+  block(block: number, lengths: Float64Array): { maxTf: number; minLength: number } {
+    if (this.blocked < this.length) this.extendBlocks(lengths);
+    return { maxTf: this.blockMaxTf[block], minLength: this.blockMinLength[block] };
+  }
+
+  private extendBlocks(lengths: Float64Array): void {
+    const blocks = (this.length + BLOCK - 1) >> BLOCK_BITS;
+    if (blocks > this.blockMaxTf.length) {
+      const size = Math.max(blocks, this.blockMaxTf.length * 2, 4);
+      this.blockMaxTf = grow(this.blockMaxTf, new Int32Array(size));
+      this.blockMinLength = grow(this.blockMinLength, new Float64Array(size).fill(Infinity));
+    }
+    // From the first posting not covered yet: every row listed before it was complete (a write adds all its postings).
+    let p = this.blocked;
+    while (p < this.length) {
+      const row = this.rows[p];
+      const first = p;
+      let tf = 0;
+      while (p < this.length && this.rows[p] === row) tf += this.tfs[p++];
+      // A document's postings (one per field) may straddle blocks: each gets the document's whole tf.
+      for (let block = first >> BLOCK_BITS; block <= (p - 1) >> BLOCK_BITS; block++) {
+        if (tf > this.blockMaxTf[block]) this.blockMaxTf[block] = tf;
+        if (lengths[row] < this.blockMinLength[block]) this.blockMinLength[block] = lengths[row];
+      }
+    }
+    this.blocked = this.length;
   }
 
   /** The first position at or after `from` whose row is ≥ `row` (galloping, then binary search). */
@@ -292,6 +334,13 @@ export class KeywordIndex {
    * lists only, and non-essential lists are only searched (galloping) for candidates that can still make it. A
    * document's score is summed in the plan's term order, so it is the exhaustive pass's, bit for bit; rows come in
    * increasing order, so a later row scoring the n-th best exactly never displaces it (ties rank earlier rows first).
+   *
+   * Block-max (Ding & Suel; Chakrabarti et al.): the rows up to the first end of an essential list's current block
+   * are skipped at once when the bounds of those blocks and the non-essential terms' bounds, summed in plan order,
+   * do not exceed the n-th best score. Each bound is the term's contribution for the block's largest tf and shortest
+   * length, and float addition is monotonic, so that sum bounds the score of every row in the range exactly: rows
+   * that only tie the n-th best are skipped too, as they could not displace it. On templated texts most rows of a
+   * common term tie; the per-row walk scored every one of them.
    */
   private maxScore(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
     const { terms } = plan;
@@ -304,19 +353,63 @@ export class KeywordIndex {
     const current = new Float64Array(count);
     for (let t = 0; t < count; t++) current[t] = terms[t].list.length ? terms[t].list.rows[0] : Infinity;
     const parts = new Float64Array(count);
-    const { live } = this;
+    const { live, lengths } = this;
     const top = new TopK(n);
     let threshold = -Infinity;
     let essential = 0; // byBound[essential..] are essential
+    const rank = new Int32Array(count);
+    byBound.forEach((t, i) => (rank[t] = i));
+    // Each term's current block (-1: none yet) and its bound.
+    const block = new Int32Array(count).fill(-1);
+    const blockBound = new Float64Array(count);
+    // Rows up to `keptUpTo` were found not skippable with `keptAt` as the n-th best: no need to ask again for them.
+    let keptUpTo = -1;
+    let keptAt = -Infinity;
     for (;;) {
       let row = Infinity;
       for (let i = essential; i < count; i++) if (current[byBound[i]] < row) row = current[byBound[i]];
       if (row === Infinity) break;
-      parts.fill(0);
+      if (threshold > -Infinity && (row > keptUpTo || threshold !== keptAt)) {
+        let last = Infinity;
+        for (let i = essential; i < count; i++) {
+          const t = byBound[i];
+          if (current[t] === Infinity) continue;
+          const list = terms[t].list;
+          const b = position[t] >> BLOCK_BITS;
+          if (block[t] !== b) {
+            const { maxTf, minLength } = list.block(b, lengths);
+            block[t] = b;
+            blockBound[t] = this.contributionOf(terms[t], maxTf, minLength, plan);
+          }
+          const end = list.rows[Math.min(list.length, (b + 1) << BLOCK_BITS) - 1];
+          if (end < last) last = end;
+        }
+        let bound = 0;
+        for (let t = 0; t < count; t++) {
+          if (rank[t] < essential) bound += terms[t].bound;
+          else if (current[t] <= last) bound += blockBound[t];
+        }
+        if (bound <= threshold) {
+          for (let i = essential; i < count; i++) {
+            const t = byBound[i];
+            if (current[t] > last) continue;
+            const list = terms[t].list;
+            const p = (position[t] = list.seek(last + 1, position[t]));
+            current[t] = p < list.length ? list.rows[p] : Infinity;
+          }
+          continue;
+        }
+        keptUpTo = last;
+        keptAt = threshold;
+      }
+      // Every part is set before the score adds it up: the essential ones here, the others below unless hopeless.
       let partial = 0;
       for (let i = essential; i < count; i++) {
         const t = byBound[i];
-        if (current[t] !== row) continue;
+        if (current[t] !== row) {
+          parts[t] = 0;
+          continue;
+        }
         const list = terms[t].list;
         let p = position[t];
         let tf = 0;
@@ -338,8 +431,7 @@ export class KeywordIndex {
         let p = (position[t] = list.seek(row, position[t]));
         let tf = 0;
         while (p < list.length && list.rows[p] === row) tf += list.tfs[p++];
-        if (tf === 0) continue;
-        parts[t] = this.contribution(terms[t], tf, row, plan);
+        parts[t] = tf === 0 ? 0 : this.contribution(terms[t], tf, row, plan);
         partial += parts[t];
       }
       if (hopeless) continue;
@@ -355,7 +447,12 @@ export class KeywordIndex {
   }
 
   private contribution(term: QueryTerm, tf: number, row: number, plan: Plan): number {
-    return (term.idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
+    return this.contributionOf(term, tf, this.lengths[row], plan);
+  }
+
+  /** What a term adds to the score of a document of `length` terms where it occurs `tf` times. */
+  private contributionOf(term: QueryTerm, tf: number, length: number, plan: Plan): number {
+    return (term.idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * length));
   }
 
   /**
@@ -365,19 +462,24 @@ export class KeywordIndex {
   scoreOf(text: string, ids: readonly string[]): Array<KeywordScore | null> {
     const plan = this.plan(text);
     if (!plan) return ids.map(() => null);
-    return ids.map((id) => {
-      const row = this.rowOfId.get(id);
-      if (row === undefined) return null;
-      let bm25 = 0;
-      for (const term of plan.terms) {
-        const { list } = term;
-        const position = list.seek(row, 0);
+    const rows = ids.map((id) => this.rowOfId.get(id) ?? -1);
+    // By increasing row, so that each posting list is searched onwards from the previous row's position.
+    const order = rows.flatMap((row, i) => (row >= 0 ? [i] : [])).sort((a, b) => rows[a] - rows[b]);
+    const bm25 = new Float64Array(ids.length);
+    for (const term of plan.terms) {
+      const { list } = term;
+      let position = 0;
+      for (const i of order) {
+        const row = rows[i];
+        position = list.seek(row, position);
         let tf = 0;
-        for (let i = position; i < list.length && list.rows[i] === row; i++) tf += list.tfs[i];
-        if (tf > 0) bm25 += this.contribution(term, tf, row, plan);
+        for (let p = position; p < list.length && list.rows[p] === row; p++) tf += list.tfs[p];
+        if (tf > 0) bm25[i] += this.contribution(term, tf, row, plan);
       }
-      return bm25 > 0 ? { id, bm25, score: Math.min(1, bm25 / plan.maxScore), field: this.bestField(row, plan) } : null;
-    });
+    }
+    return ids.map((id, i) =>
+      bm25[i] > 0 ? { id, bm25: bm25[i], score: Math.min(1, bm25[i] / plan.maxScore), field: this.bestField(rows[i], plan) } : null,
+    );
   }
 
   /** Writes the index into a snapshot (see {@link KeywordIndex.restore}). */

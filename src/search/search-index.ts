@@ -389,11 +389,12 @@ export class SearchIndex {
     const restriction = await this.restrict(state.definition, query.filter);
     // Read the store only now: a rebuild may have replaced it during the awaits.
     const hits = (rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: state.vectors!.idOf(row), score }));
-    const approximate = (n: number) => hits(state.vectors!.approximate(unit, Math.max(n, HNSW.expansionSearch)).slice(0, n));
+    // The best `keep` rows of max(n, HNSW.expansionSearch) graph candidates.
+    const approximate = (n: number, keep = n) => hits(state.vectors!.approximate(unit, Math.max(n, HNSW.expansionSearch), keep));
     switch (restriction.kind) {
       case 'all':
         if (query.exact) return hits(state.vectors!.exact(unit, query.k));
-        return approximate(4 * query.k).slice(0, query.k);
+        return approximate(4 * query.k, query.k);
       case 'ids': {
         const rows = [...restriction.ids].map((id) => state.vectors!.rowOf(id)).filter((row): row is number => row !== undefined);
         return hits(state.vectors!.exact(unit, query.k, rows));
@@ -436,13 +437,7 @@ export class SearchIndex {
     const state = await this.ready(space);
     const unit = unitVector(vector);
     if (!unit || unit.length !== this.options.dimensions) return ids.map(() => null);
-    if (state.vectors) {
-      const store = state.vectors;
-      return ids.map((id) => {
-        const row = store.rowOf(id);
-        return row === undefined ? null : store.score(row, unit);
-      });
-    }
+    if (state.vectors) return state.vectors.scoresOf(ids, unit);
     const { definition } = state;
     const found = new Map<string, number>();
     const cursor = this.db

@@ -173,6 +173,23 @@ describe('searchExperiences', () => {
     expect(experience.similar.every((hit: Hit) => hit.matchedField === 'PRIMARY_GOAL')).toBe(true);
   });
 
+  it("reads only the fields the hits select, and those partial reads answer no other read of the request", async () => {
+    const fields = 'experienceId primaryGoalDescription subTaskDescription finalOutcome tags';
+    const { searchExperiences } = await app.run(
+      `query { searchExperiences(query: "Book a flight from London to New York", limit: 5) {
+        experience { experienceId primaryGoalDescription similar(limit: 4) { experience { ${fields} } } } } }`,
+    );
+    expect(searchExperiences).toHaveLength(5);
+    const similar = searchExperiences.flatMap((hit: { experience: { similar: Array<{ experience: { experienceId: string } }> } }) => hit.experience.similar);
+    // The similar experiences of one hit are mostly other hits, read by the search with two fields only.
+    const hitIds = new Set(ids(searchExperiences));
+    expect(similar.filter((hit: Hit) => hitIds.has(hit.experience.experienceId)).length).toBeGreaterThan(5);
+    for (const { experience: found } of similar) {
+      const { experience: whole } = await app.run(`query ($id: ID!) { experience(id: $id) { ${fields} } }`, { id: found.experienceId });
+      expect(found).toEqual(whole);
+    }
+  });
+
   it('a second app over the same database builds its index from MongoDB and returns the same results', async () => {
     const restarted = await createTestApp();
     try {

@@ -178,6 +178,35 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
+  it('returns exactly the exhaustive top k on templated texts (mostly ties), queried while the index grows', () => {
+    // Most documents of a template tie; a few score higher: a shorter text, or its first word in both fields (tf 2 from
+    // two postings, which may straddle two blocks). Queries between the writes see blocks that later writes extend.
+    const random = seededRandom(21);
+    const index = new KeywordIndex(['title', 'body']);
+    const templates = ['refund order', 'book flight paris', 'restock chairs oslo warehouse'];
+    const queries = ['refund', 'order refund', 'flight paris tokyo', 'chairs warehouse', 'refund paris warehouse'];
+    let next = 0;
+    let compared = 0;
+    for (let round = 0; round < 12; round++) {
+      for (let i = 0; i < 150; i++) {
+        const template = templates[Math.floor(random() * templates.length)];
+        const word = template.split(' ')[0];
+        const roll = random();
+        const texts = roll < 0.03 ? { title: word, body: template } : roll < 0.05 ? { title: '', body: word } : { title: 'task', body: template };
+        index.upsert(`d${next++}`, texts);
+      }
+      if (round % 4 === 3) for (let i = 0; i < 60; i++) index.remove(`d${Math.floor(random() * next)}`);
+      for (const query of queries) {
+        for (const n of [1, 5, 20, 100]) {
+          const pruned = index.top(query, n);
+          expect(pruned).toEqual(index.top(query, n, { prune: false }));
+          compared += pruned.length;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(5000);
+  });
+
   it('scores as BM25 computed from the raw texts, and scoreOf agrees with top bit for bit', () => {
     const { documents, words } = zipfCorpus(1500, 8);
     const index = indexOf(documents);

@@ -159,6 +159,18 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     expect(ids(store, store.approximate(first, 50))).not.toContain('twice');
   });
 
+  it('keeping the best k rows of the graph candidates (re-scoring stops early) gives the first k of them all', () => {
+    const { store, next, shared } = withDuplicates();
+    const near = (vector: Float32Array) => vector.map((x, i) => (i % 5 === 0 ? x + 0.02 : x));
+    const queries = [...shared, ...shared.map(near), ...Array.from({ length: 40 }, next)];
+    for (const query of queries) {
+      const all = store.approximate(query, 300);
+      for (const keep of [1, 10, 150]) expect(store.approximate(query, 300, keep)).toEqual(all.slice(0, keep));
+      // Half the store or more: scanned exactly, `keep` rows as well.
+      expect(store.approximate(query, 1200, 10)).toEqual(store.exact(query, 10));
+    }
+  });
+
   it('keeps recall@10 ≥ 0.98 on a duplicate-heavy set (20k ids, a few vectors held by hundreds of ids)', () => {
     const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 11, latent: 16 });
     const distinct = Array.from({ length: 4000 }, next);

@@ -7,6 +7,10 @@ import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.ty
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
 
+function onlyFields(fields: string[]): Document {
+  return { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
+}
+
 /** Translates a GraphQL filter into a MongoDB filter; shared by lists, counts and search (applied before the limit). */
 export function experienceFilterQuery(filter: ExperienceFilter | null | undefined): Filter<ExperienceDocument> {
   const query: Document = {};
@@ -70,9 +74,9 @@ export class ExperienceRepository {
     }
   }
 
-  /** Documents by id, without vectors, in no particular order. */
-  findByIds(ids: readonly string[]): Promise<ExperienceDocument[]> {
-    return this.collection.find({ experience_id: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
+  /** Documents by id, without vectors (only `fields` when given), in no particular order. */
+  findByIds(ids: readonly string[], fields: string[] | null = null): Promise<ExperienceDocument[]> {
+    return this.collection.find({ experience_id: { $in: [...ids] } }, fields ? { projection: onlyFields(fields) } : WITHOUT_VECTORS).toArray();
   }
 
   /** The stored vectors and their model, by id. */
@@ -95,7 +99,7 @@ export class ExperienceRepository {
   ): Promise<ExperienceDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
     return this.collection
-      .find(query as Filter<ExperienceDocument>, fields ? { projection: { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) } } : WITHOUT_VECTORS)
+      .find(query as Filter<ExperienceDocument>, fields ? { projection: onlyFields(fields) } : WITHOUT_VECTORS)
       .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
       .limit(limit)
       .toArray();

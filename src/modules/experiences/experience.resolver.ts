@@ -29,8 +29,8 @@ export class ExperienceResolver {
   @Query(() => [ExperienceSearchHit], {
     description: 'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
   })
-  searchExperiences(@Args() args: SearchExperiencesArgs, @Ctx() ctx: Context): Promise<ExperienceSearchHit[]> {
-    return ctx.services.experiences.search(args);
+  searchExperiences(@Args() args: SearchExperiencesArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ExperienceSearchHit[]> {
+    return ctx.services.experiences.search(args, experienceFields(info, ['experience']));
   }
 
   @Mutation(() => Experience, { description: 'Records one experience; its embeddable fields are embedded and indexed.' })

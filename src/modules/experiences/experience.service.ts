@@ -4,7 +4,8 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
-import type { SearchIndex } from '../../search/search-index';
+import { isEmptyFilter } from '../../search/filter';
+import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
 import { ReembedCollection } from '../admin/reembed.targets';
 import type { ReembedService } from '../admin/reembed.service';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
@@ -63,21 +64,29 @@ function checkLimit(limit: number, argument: string): void {
   }
 }
 
-/**
- * Per document, its best score over the fields' lists (list f belongs to `fields[f]`) and the field that gave it.
- * Lists are either ranked hits, or scores by position in `ids` (null: none).
- */
-function bestPerDocument(fields: ExperienceField[], lists: Array<Array<{ id: string; score: number } | null>>, ids?: string[]): Map<string, Best> {
+/** Per document, its best score over the fields' lists (list f belongs to `fields[f]`; null: none) and the field that gave it. */
+function bestPerDocument(fields: ExperienceField[], lists: Array<Array<{ id: string; score: number } | null>>): Map<string, Best> {
   const best = new Map<string, Best>();
   lists.forEach((list, f) => {
-    list.forEach((hit, i) => {
-      if (!hit) return;
-      const id = ids ? ids[i] : hit.id;
-      const seen = best.get(id);
-      if (!seen || hit.score > seen.score) best.set(id, { score: hit.score, field: fields[f] });
-    });
+    for (const hit of list) {
+      if (!hit) continue;
+      const seen = best.get(hit.id);
+      if (!seen || hit.score > seen.score) best.set(hit.id, { score: hit.score, field: fields[f] });
+    }
   });
   return best;
+}
+
+/**
+ * Each of `ids`' scores in one space, in order (null: none): from the space's own `hits` when there, else from
+ * `score`, called once with the others.
+ */
+async function completed<T extends { id: string }>(ids: string[], hits: T[], score: (missing: string[]) => Promise<Array<T | null>>): Promise<Array<T | null>> {
+  const found = new Map<string, T | null>(hits.map((hit) => [hit.id, hit]));
+  const missing = ids.filter((id) => !found.has(id));
+  const scored = await score(missing);
+  missing.forEach((id, i) => found.set(id, scored[i]));
+  return ids.map((id) => found.get(id) ?? null);
 }
 
 function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList {
@@ -278,8 +287,10 @@ export class ExperienceService {
    * score is exact and a document found by one part only still gets its other part. A document in none of the lists
    * is not considered: proving that none could rank (growing k until its bound falls below the last result, the
    * threshold algorithm) cost 4 rounds up to k = 1280 on near-duplicate texts, p50 60 ms at 100k experiences.
+   *
+   * `stored`: the stored fields the response needs of each experience (see `experienceFields`); null reads them all.
    */
-  async search(args: SearchExperiencesArgs): Promise<ExperienceSearchHit[]> {
+  async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
     const query = args.query.trim();
     if (!query) throw new ValidationError('query must not be blank.', 'query');
     checkLimit(args.limit, 'limit');
@@ -288,33 +299,65 @@ export class ExperienceService {
     const filter = experienceFilterQuery(args.filter);
     const minScore = args.minScore ?? undefined;
     const spaces = fields.map((field) => EXPERIENCE_SPACES[field].name);
-    const best = (lists: Array<Array<{ id: string; score: number } | null>>, ids?: string[]) => bestPerDocument(fields, lists, ids);
+    const best = (lists: Array<Array<{ id: string; score: number } | null>>) => bestPerDocument(fields, lists);
 
     if (args.mode === SearchMode.KEYWORD) {
       const lists = await Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k: args.limit, filter })));
       const keywordBest = best(lists);
-      return this.hits(fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }), new Map(), keywordBest);
+      return this.hits(fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }), new Map(), keywordBest, stored);
     }
-    const vector = await this.queryVector(query);
     if (args.mode === SearchMode.VECTOR) {
+      const vector = await this.queryVector(query);
       const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k: args.limit, filter })));
       const vectorBest = best(lists);
-      return this.hits(fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }), vectorBest, new Map());
+      return this.hits(fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }), vectorBest, new Map(), stored);
     }
     const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
-    const [vectorLists, keywordLists] = await Promise.all([
-      Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter }))),
-      Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
-    ]);
+    const searchVectors = (vector: Float32Array) => Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
+    let vector: Float32Array;
+    let vectorLists: VectorHit[][];
+    let keywordLists: KeywordHit[][];
+    if (isEmptyFilter(filter)) {
+      // BM25 needs no vector: it ranks while the query is embedded (a round trip to the embedding cache at least).
+      [vector, keywordLists] = await Promise.all([this.queryVector(query), this.keywordListsBetweenIo(spaces, query, k)]);
+      vectorLists = await searchVectors(vector);
+    } else {
+      // Run together, the eight searches share one resolution of the filter (a database query).
+      vector = await this.queryVector(query);
+      [vectorLists, keywordLists] = await Promise.all([
+        searchVectors(vector),
+        Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
+      ]);
+    }
     const ids = [...new Set([...vectorLists.flat(), ...keywordLists.flat()].map((hit) => hit.id))];
+    // Each candidate's parts in every space: a space's own hits are scored already, the others are completed.
     const [vectorScores, keywordScores] = await Promise.all([
-      Promise.all(spaces.map((space) => this.index.vectorScores(space, vector, ids))),
-      Promise.all(spaces.map((space) => this.index.keywordScores(space, query, ids))),
+      Promise.all(
+        spaces.map((space, s) =>
+          completed(ids, vectorLists[s], (missing) =>
+            this.index.vectorScores(space, vector, missing).then((scores) => scores.map((score, i) => (score === null ? null : { id: missing[i], score }))),
+          ),
+        ),
+      ),
+      Promise.all(spaces.map((space, s) => completed(ids, keywordLists[s], (missing) => this.index.keywordScores(space, query, missing)))),
     ]);
-    const vectorBest = best(vectorScores.map((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score }))), ids);
-    const keywordBest = best(keywordScores, ids);
+    const vectorBest = best(vectorScores);
+    const keywordBest = best(keywordScores);
     const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { limit: args.limit, minScore });
-    return this.hits(fused, vectorBest, keywordBest);
+    return this.hits(fused, vectorBest, keywordBest, stored);
+  }
+
+  /**
+   * The BM25 top k of each space (no filter), one space at a time with a turn of the event loop before each, so that
+   * round trips in flight (the query's embedding) go on between them.
+   */
+  private async keywordListsBetweenIo(spaces: string[], query: string, k: number): Promise<KeywordHit[][]> {
+    const lists: KeywordHit[][] = [];
+    for (const space of spaces) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lists.push(await this.index.searchKeyword(space, { text: query, k }));
+    }
+    return lists;
   }
 
   private async queryVector(query: string): Promise<Float32Array> {
@@ -322,9 +365,20 @@ export class ExperienceService {
     return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedOne(query));
   }
 
-  /** The fused hits with their experiences (loaded in one read), their parts and the field that matched best. */
-  private async hits(fused: FusedHit[], vectorBest: Map<string, Best>, keywordBest: Map<string, Best>): Promise<ExperienceSearchHit[]> {
-    const documents = await this.loaders.experienceById.loadMany(fused.map((hit) => hit.id));
+  /**
+   * The fused hits with their experiences (loaded in one read: only the `stored` fields when given), their parts and
+   * the field that matched best.
+   */
+  private async hits(fused: FusedHit[], vectorBest: Map<string, Best>, keywordBest: Map<string, Best>, stored: string[] | null): Promise<ExperienceSearchHit[]> {
+    const ids = fused.map((hit) => hit.id);
+    let documents: Array<ExperienceDocument | null | Error>;
+    if (stored) {
+      // Partial documents: not for the request's loader, which answers other reads of the same experiences.
+      const found = new Map((await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]));
+      documents = ids.map((id) => found.get(id) ?? null);
+    } else {
+      documents = await this.loaders.experienceById.loadMany(ids);
+    }
     return fused.flatMap((hit, i) => {
       const document = documents[i];
       // Deleted between the search and the read.
