@@ -8,6 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from './app';
 import { createContext, type Caller, type Context } from './context';
 import { createErrorFormatter } from './errors';
+import { compiledExecution } from './graphql/compiled-execution';
 
 /** Largest request body accepted (a batch of messages or experiences fits easily). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -71,7 +72,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const { config, logger } = deps;
   const httpServer = http.createServer();
   const apollo = new ApolloServer<Context>({
-    schema,
+    gateway: compiledExecution(schema, logger),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
     introspection: true,

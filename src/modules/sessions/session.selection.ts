@@ -1,4 +1,4 @@
-import { getArgumentValues, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql';
+import { getArgumentValues, Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import { fieldNodesAt, subfields } from '../shared/selection';
 import type { MessagesArgs } from './session.input';
 import { summaryShape, type MessageWindow, type SummaryShape } from './session.repository';
@@ -34,8 +34,20 @@ function unionOfFields(a: string[] | null, b: string[] | null): string[] | null 
   return a && b ? [...new Set([...a, ...b])].sort() : null;
 }
 
-/** Per request (field nodes are per execution): the shape derived for a field's nodes and a path below them. */
+/**
+ * Shapes derived for a field's nodes and a path below them. graphql-js makes field nodes per execution, the compiled
+ * executor (src/graphql/compiled-execution.ts) once per operation: a shape that reads variables (a messages window
+ * such as `last: $n`) is kept for its request only (keyed by the request's coerced variables, a new object per
+ * execution in both), any other for as long as its field nodes live.
+ */
 const shapes = new WeakMap<readonly FieldNode[], Map<string, SummaryShape>>();
+const shapesOfRequest = new WeakMap<object, WeakMap<readonly FieldNode[], Map<string, SummaryShape>>>();
+
+function shapesFor(cache: WeakMap<readonly FieldNode[], Map<string, SummaryShape>>, nodes: readonly FieldNode[]): Map<string, SummaryShape> {
+  let byPath = cache.get(nodes);
+  if (!byPath) cache.set(nodes, (byPath = new Map()));
+  return byPath;
+}
 
 /**
  * What a session read must fetch for the Session selected at `path` below the resolved field (`[]`: the field
@@ -45,22 +57,37 @@ const shapes = new WeakMap<readonly FieldNode[], Map<string, SummaryShape>>();
  * `session(id) { agents { messages(last: 20) { … } } }` is one read.
  */
 export function sessionShape(info: GraphQLResolveInfo, path: readonly string[] = []): SummaryShape {
-  let byPath = shapes.get(info.fieldNodes);
-  if (!byPath) shapes.set(info.fieldNodes, (byPath = new Map()));
   const pathKey = path.join('.');
-  let shape = byPath.get(pathKey);
-  if (!shape) byPath.set(pathKey, (shape = deriveShape(info, path)));
+  const known = shapes.get(info.fieldNodes)?.get(pathKey) ?? shapesOfRequest.get(info.variableValues)?.get(info.fieldNodes)?.get(pathKey);
+  if (known) return known;
+  const { shape, readsVariables } = deriveShape(info, path);
+  let cache = shapes;
+  if (readsVariables) {
+    cache = shapesOfRequest.get(info.variableValues) ?? new WeakMap();
+    shapesOfRequest.set(info.variableValues, cache);
+  }
+  shapesFor(cache, info.fieldNodes).set(pathKey, shape);
   return shape;
 }
 
-function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): SummaryShape {
+/** True when a value (an argument's, or nested in one) is or holds a variable. */
+function holdsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(holdsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => holdsVariable(field.value));
+  return false;
+}
+
+function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): { shape: SummaryShape; readsVariables: boolean } {
   const session = subfields(fieldNodesAt(info, path), info.fragments);
   const agentNodes = [...(session.get('agents') ?? []), ...(session.get('agent') ?? [])];
   const agent = subfields(agentNodes, info.fragments);
   const messages = (info.schema.getType('Agent') as GraphQLObjectType).getFields().messages;
   // The nodes of one response key (alias) resolve together: their window returns the fields any of them selects.
   const byResponseKey = new Map<string, MessageWindow>();
+  let readsVariables = false;
   for (const node of agent.get('messages') ?? []) {
+    readsVariables ||= (node.arguments ?? []).some((argument) => holdsVariable(argument.value));
     try {
       const { window } = messageWindow(getArgumentValues(messages, node, info.variableValues) as MessagesArgs, messageFields([node], info.fragments));
       const key = `${node.alias?.value ?? node.name.value}\0${JSON.stringify({ ...window, fields: undefined })}`;
@@ -71,7 +98,7 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): Summary
     }
   }
   const windows = new Map([...byResponseKey.values()].map((window) => [JSON.stringify(window), window]));
-  return summaryShape({
+  const shape = summaryShape({
     metadata: session.has('metadata'),
     feedbacks: session.has('feedbacks'),
     agents: agentNodes.length > 0 || session.has('messageCount') || session.has('tokenUsage'),
@@ -81,4 +108,5 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): Summary
     tokens: session.has('tokenUsage'),
     windows: [...windows.values()],
   });
+  return { shape, readsVariables };
 }

@@ -60,7 +60,8 @@ export function ConnectionType<T extends object>(name: string, nodeType: ClassTy
     @Field(() => PageInfo)
     pageInfo!: PageInfo;
 
-    @Field(() => Int, { description: 'Number of nodes in the whole list (all pages), with the same filter.' })
+    // Not simple: it may be a promise (counted on demand), and the compiled executor awaits only resolvers' results.
+    @Field(() => Int, { simple: false, description: 'Number of nodes in the whole list (all pages), with the same filter.' })
     totalCount!: number;
   }
   return ConnectionClass;

@@ -1,0 +1,88 @@
+import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
+import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { Logger } from '../logger';
+
+/**
+ * graphql-jit's errors leave `extensions` undefined when the thrown error has none, and Apollo's error formatting
+ * reads `extensions.code` (it then answered "Internal server error" without calling formatError). Rebuilt as
+ * graphql-js builds a resolver's error: the thrown error's extensions (a NotFoundError's code), path and
+ * originalError (which the formatter unwraps for the log).
+ */
+function asGraphQLJsError(error: GraphQLError): GraphQLError {
+  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError, extensions: error.extensions });
+  // graphql-jit keeps locations without the AST nodes they came from.
+  (rebuilt as { locations: GraphQLError['locations'] }).locations = error.locations;
+  return rebuilt;
+}
+
+/** Apollo's gateway hook: the one documented way to replace graphql-js execution while Apollo keeps the rest. */
+type Gateway = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
+type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
+
+/**
+ * Executes operations with graphql-jit instead of graphql-js: each operation is compiled once into a function
+ * specialised for its selection set (measured on the shared engine: server CPU per request of a page of 50
+ * experiences with their sessions 3.5–4.0 → 2.2–2.9 ms, of a session with its messages 1.0–1.3 → 1.0 ms). Apollo
+ * still parses, validates, caches documents, runs plugins and formats errors; this only runs the validated operation.
+ * Handed to Apollo as `gateway` with the local schema.
+ *
+ * Compiled operations are kept per parsed document (Apollo's document store hands the same DocumentNode for a
+ * repeated query string), so they are bounded by that store and dropped with its entries. Whatever graphql-jit
+ * cannot compile, and requests whose variables do not coerce, run through graphql-js as before.
+ */
+export function compiledExecution(schema: GraphQLSchema, logger: Logger): Gateway {
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+
+  const compiledFor = (document: DocumentNode, operationName: string | undefined): CompiledQuery | null => {
+    let byName = compiled.get(document);
+    if (!byName) compiled.set(document, (byName = new Map()));
+    const key = operationName ?? '';
+    let query = byName.get(key);
+    if (query === undefined) {
+      query = null;
+      try {
+        // Stacks are never sent (resolver errors keep their own for the log), so none is captured for the wrappers.
+        const result = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
+        if (isCompiledQuery(result)) query = result;
+        else logger.warn('operation not compiled, executed by graphql-js', { operationName, errors: result.errors?.map((error) => error.message) });
+      } catch (error) {
+        logger.warn('operation not compiled, executed by graphql-js', { operationName, error: error instanceof Error ? error.message : String(error) });
+      }
+      byName.set(key, query);
+    }
+    return query;
+  };
+
+  const executor: Executor = async ({ document, operation, request, context }) => {
+    const interpret = () =>
+      execute({ schema, document, operationName: request.operationName, variableValues: request.variables, contextValue: context }) as Promise<ExecutionResult> | ExecutionResult;
+    // No operation resolved (unknown or missing name): graphql-js words the error Apollo expects; nothing is cached
+    // for names that match nothing.
+    if (!operation) return interpret();
+    const query = compiledFor(document, request.operationName);
+    if (!query) return interpret();
+    const result = await query.query(undefined, context, request.variables);
+    // Only variables that do not coerce leave `data` undefined. graphql-jit reports them without the variable's AST
+    // node, from which Apollo derives BAD_USER_INPUT and status 400; graphql-js coerces them again (nothing has run)
+    // and reports them as before.
+    if (result.data === undefined) return interpret();
+    return result.errors ? { data: result.data, errors: result.errors.map(asGraphQLJsError) } : result;
+  };
+
+  let onLoad: Parameters<Gateway['onSchemaLoadOrUpdate']>[0] | undefined;
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      onLoad = callback;
+      return () => {
+        onLoad = undefined;
+      };
+    },
+    async load() {
+      // Apollo derives its schema data from this call, which must happen before load resolves.
+      onLoad?.({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return { executor };
+    },
+    async stop() {},
+  };
+}
