@@ -537,12 +537,18 @@ export class SearchIndex {
       const scanned = scanning.length ? await this.scanFingerprints(scanning.map((state) => state.definition)).catch(() => null) : null;
       return { scanning, scanned };
     });
+    // After deletions the ids left are listed while the snapshots load (see `applyChanges`).
+    let listing: Promise<Set<string>> | undefined;
+    const present = () => (listing ??= this.presentIds(states[0].definition));
+    void changes.then((found) => {
+      if (found.some((change) => change?.deletions)) present().catch(() => undefined);
+    });
     const [restored, changed, { scanning, scanned }] = await Promise.all([
       Promise.all(persisted.map((state) => this.restore(state.definition))),
       changes,
       comparing,
     ]);
-    const applied = await this.applyChangesToRestored(persisted, restored, changed);
+    const applied = await this.applyChangesToRestored(persisted, restored, changed, present);
     for (const state of states) {
       const { definition } = state;
       const log = { space: definition.name, db: this.db.databaseName };
@@ -697,6 +703,7 @@ export class SearchIndex {
     persisted: SpaceState[],
     restored: Array<SpaceContents | null>,
     changed: Array<Changes | null>,
+    present: () => Promise<Set<string>>,
   ): Promise<Map<SpaceState, CaughtUp>> {
     const applied = new Map<SpaceState, CaughtUp>();
     const takers = persisted.filter((_, i) => restored[i] && changed[i]);
@@ -706,6 +713,7 @@ export class SearchIndex {
         sharing.map((state) => state.definition),
         contents,
         changes,
+        present,
       );
       sharing.forEach((state, i) => {
         contents[i].position = changes.position;
@@ -718,9 +726,14 @@ export class SearchIndex {
   /**
    * Brings contents of spaces of one collection up to date with `changes`: the documents written are read back and
    * re-indexed where their fingerprint differs. Ids no longer in the collection (deleted, or changed by an update) are
-   * found by one pass over the collection's ids, made only when one may be gone.
+   * found by one pass over the collection's ids (`present`), made only when one may be gone.
    */
-  private async applyChanges(definitions: SpaceDefinition[], contents: SpaceContents[], changes: Changes): Promise<CaughtUp[]> {
+  private async applyChanges(
+    definitions: SpaceDefinition[],
+    contents: SpaceContents[],
+    changes: Changes,
+    present: () => Promise<Set<string>> = () => this.presentIds(definitions[0]),
+  ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
     const collection = this.db.collection(definitions[0].collection);
     const projection: Document = Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
@@ -754,10 +767,10 @@ export class SearchIndex {
       });
     }
     if (mayBeGone) {
-      const present = await this.presentIds(definitions[0]);
+      const ids = await present();
       contents.forEach((space, s) => {
         for (const id of [...space.fingerprints.keys()]) {
-          if (present.has(id)) continue;
+          if (ids.has(id)) continue;
           dropEntry(space, id);
           results[s].removed++;
         }
