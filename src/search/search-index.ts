@@ -271,26 +271,17 @@ export class SearchIndex {
   private async syncWithChanges(states: SpaceState[]): Promise<void> {
     const live = states.filter((state) => state.position && state.vectors && state.fingerprints);
     if (!live.length) return;
-    const collection = this.db.collection(live[0].definition.collection);
-    const max = await this.changesWorthFollowing(collection.collectionName);
-    for (const [, sharing] of groupBy(live, (state) => positionKey(state.position!))) {
-      const changes = await changesSince(collection, sharing[0].position!, max);
-      if (!changes) {
-        for (const state of sharing) state.position = null;
-        continue;
-      }
-      const contents = sharing.map((state) => ({ vectors: state.vectors!, keywords: state.keywords, fingerprints: state.fingerprints!, position: state.position }));
-      const applied = await this.applyChanges(
-        sharing.map((state) => state.definition),
-        contents,
-        changes,
-      );
-      sharing.forEach((state, i) => {
-        state.position = changes.position;
-        if (applied[i].updated + applied[i].removed > 0 && state.changes === 0) state.changedSince = Date.now();
-        state.changes += applied[i].updated + applied[i].removed;
-      });
-    }
+    const contents = live.map((state) => ({ vectors: state.vectors!, keywords: state.keywords, fingerprints: state.fingerprints!, position: state.position }));
+    const changed = await this.changesSincePositions(live[0].definition.collection, contents.map((space) => space.position));
+    const applied = await this.applyChangesTo(live, contents, changed, () => this.presentIds(live[0].definition));
+    live.forEach((state, i) => {
+      const caughtUp = applied.get(state);
+      // Moved on with the changes applied, or lost when they could not be had.
+      state.position = caughtUp ? contents[i].position : null;
+      const writes = caughtUp ? caughtUp.updated + caughtUp.removed : 0;
+      if (writes > 0 && state.changes === 0) state.changedSince = Date.now();
+      state.changes += writes;
+    });
   }
 
   /**
@@ -528,7 +519,7 @@ export class SearchIndex {
     const persisted = persisting ? states.filter((state) => hasSnapshot(dirOf(state))) : [];
     // Snapshots saved with a position catch up from the change stream; the others (or when that fails) compare the
     // whole collection, in a pass that runs while the snapshots are read from disk.
-    const changes = this.changesSinceSaved(
+    const changes = this.changesSincePositions(
       collection.collectionName,
       persisted.map((state) => savedPosition(dirOf(state))),
     );
@@ -548,7 +539,7 @@ export class SearchIndex {
       changes,
       comparing,
     ]);
-    const applied = await this.applyChangesToRestored(persisted, restored, changed, present);
+    const applied = await this.applyChangesTo(persisted, restored, changed, present);
     for (const state of states) {
       const { definition } = state;
       const log = { space: definition.name, db: this.db.databaseName };
@@ -674,10 +665,10 @@ export class SearchIndex {
   }
 
   /**
-   * The changes since each saved position (null: none saved, or not to be had from the change stream), read once per
+   * The changes since each position (null: no position, or not to be had from the change stream), read once per
    * distinct position: spaces of one collection saved together share theirs.
    */
-  private async changesSinceSaved(collectionName: string, positions: Array<ChangePosition | null>): Promise<Array<Changes | null>> {
+  private async changesSincePositions(collectionName: string, positions: Array<ChangePosition | null>): Promise<Array<Changes | null>> {
     if (!positions.some(Boolean)) return positions.map(() => null);
     const collection = this.db.collection(collectionName);
     const max = await this.changesWorthFollowing(collectionName);
@@ -698,17 +689,20 @@ export class SearchIndex {
     return Math.max(CHANGES_MIN, Math.floor(documents * CHANGES_SHARE));
   }
 
-  /** Applies to each restored space the changes found since its snapshot's position (spaces sharing them, together). */
-  private async applyChangesToRestored(
-    persisted: SpaceState[],
-    restored: Array<SpaceContents | null>,
+  /**
+   * Applies to the contents of each space (restored, or live) the changes found since its position, spaces sharing
+   * them together, and moves the contents' positions on; spaces without contents or changes are left out.
+   */
+  private async applyChangesTo(
+    states: SpaceState[],
+    contentsOf: Array<SpaceContents | null>,
     changed: Array<Changes | null>,
     present: () => Promise<Set<string>>,
   ): Promise<Map<SpaceState, CaughtUp>> {
     const applied = new Map<SpaceState, CaughtUp>();
-    const takers = persisted.filter((_, i) => restored[i] && changed[i]);
-    for (const [changes, sharing] of groupBy(takers, (state) => changed[persisted.indexOf(state)]!)) {
-      const contents = sharing.map((state) => restored[persisted.indexOf(state)]!);
+    const takers = states.filter((_, i) => contentsOf[i] && changed[i]);
+    for (const [changes, sharing] of groupBy(takers, (state) => changed[states.indexOf(state)]!)) {
+      const contents = sharing.map((state) => contentsOf[states.indexOf(state)]!);
       const results = await this.applyChanges(
         sharing.map((state) => state.definition),
         contents,
@@ -732,7 +726,7 @@ export class SearchIndex {
     definitions: SpaceDefinition[],
     contents: SpaceContents[],
     changes: Changes,
-    present: () => Promise<Set<string>> = () => this.presentIds(definitions[0]),
+    present: () => Promise<Set<string>>,
   ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
     const collection = this.db.collection(definitions[0].collection);
