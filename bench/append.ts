@@ -1,7 +1,7 @@
 /**
  * appendMessage benchmark (`npm run build && node dist/bench/append.js`): seeds BENCH_SESSIONS sessions of
  * 2 agents × 50 messages into a fresh data dir through the driver, starts the server as users run it
- * (`node dist/src/main.js`, embedded engine), and drives the appendMessage mutation over HTTP with autocannon,
+ * (`node dist/src/main.js` with `npm start`'s node flags, embedded engine), and drives the appendMessage mutation over HTTP with autocannon,
  * each request to a random session and agent. Prints one JSON line.
  *
  * Environment: BENCH_SESSIONS (1000), BENCH_CONNECTIONS (32), BENCH_SECONDS (15), BENCH_CPU_PROF (a directory:
@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '../src/embedded';
+import { SERVER_NODE_FLAGS } from './processes';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -128,7 +129,7 @@ function freePort(): Promise<number> {
 /** Starts `node dist/src/main.js` on the seeded data dir and resolves once it prints that it is ready. */
 function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
-  const args = [...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), main];
+  const args = [...SERVER_NODE_FLAGS, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), main];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn', MONGODB_URI: '' },
     stdio: ['ignore', 'pipe', 'inherit'],

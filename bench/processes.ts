@@ -10,6 +10,13 @@ export const ENGINE_SCRIPT = path.join(ROOT, 'dist', 'src', 'embedded', 'cli.js'
 export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
+/** The node flags `npm start` runs the server with (package.json `config.serverNodeFlags`). */
+export const SERVER_NODE_FLAGS: string[] = (
+  (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string } }).config?.serverNodeFlags ?? ''
+)
+  .split(/\s+/)
+  .filter(Boolean);
+
 export interface Child {
   name: string;
   pid: number;
@@ -38,9 +45,9 @@ process.once('exit', () => {
  * Spawns `node script` with `env` added to this process's environment and resolves once a line of its stdout matches
  * `ready` (group 1 is the URL). Fails with the child's last output when it exits first or after `timeoutMs`.
  */
-export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<Child> {
+export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, nodeFlags: string[] = []): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   const lines: string[] = [];
@@ -138,10 +145,10 @@ export function startServer(options: { dataDir: string; mongodbUri?: string }): 
     // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
     MONGODB_URI: options.mongodbUri ?? '',
   };
-  return startChild('server', SERVER_SCRIPT, env, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000);
+  return startChild('server', SERVER_SCRIPT, env, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000, SERVER_NODE_FLAGS);
 }
 
-/** The baseline (bench/baseline-server.ts) on `mongodbUri`. */
+/** The baseline (bench/baseline-server.ts) on `mongodbUri`, with the server's node flags so that only the code differs. */
 export function startBaseline(mongodbUri: string): Promise<Child> {
-  return startChild('baseline', BASELINE_SCRIPT, { MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000);
+  return startChild('baseline', BASELINE_SCRIPT, { MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000, SERVER_NODE_FLAGS);
 }

@@ -13,6 +13,14 @@ export type EngineThreadMessage =
 /** The compiled entry of the engine thread; absent when the sources run uncompiled (ts-jest), see `canStartEngineThread`. */
 const ENTRY = path.join(__dirname, 'thread-entry.js');
 
+/**
+ * The engine thread's young generation: 64 MB semispaces (V8 reserves three of them), as the server's main thread
+ * gets from `npm start` (package.json `config.serverNodeFlags`). Every request allocates its command, reply and
+ * update copies there; with the default 16 MB they filled every few milliseconds under load, and each scavenge
+ * copied the in-flight requests' objects again.
+ */
+const YOUNG_GENERATION_MB = 3 * 64;
+
 /** True when the engine can run in its own thread: its entry is compiled JavaScript (dist/), which a Worker needs. */
 export function canStartEngineThread(): boolean {
   return existsSync(ENTRY);
@@ -26,7 +34,7 @@ export function canStartEngineThread(): boolean {
  */
 export function startEngineThread(options: Omit<EmbeddedServerOptions, 'log'> & { log: (line: string) => void; onCrash: (error: Error) => void }): Promise<EmbeddedServer> {
   const { log, onCrash, ...workerData } = options;
-  const worker = new Worker(ENTRY, { workerData });
+  const worker = new Worker(ENTRY, { workerData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
   return new Promise((resolve, reject) => {
     let started = false;
     let closing: Promise<void> | undefined;
