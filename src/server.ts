@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { GraphQLSchema } from 'graphql';
@@ -9,6 +9,7 @@ import type { AppDeps } from './app';
 import { createContext, type Caller, type Context } from './context';
 import { createErrorFormatter } from './errors';
 import { compiledExecution } from './graphql/compiled-execution';
+import { FastPath } from './graphql/fast-path';
 
 /** Largest request body accepted (a batch of messages or experiences fits easily). */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -65,8 +66,9 @@ function authenticate(req: IncomingMessage, apiKeys: string[]): Caller | null {
 
 /**
  * Builds the HTTP server: POST/GET /graphql (GET also serves the playground to browsers), GET /health (process
- * up), GET /ready (database answers ping) and GET /metrics (process memory, GraphQL requests and database commands
- * since start: the benchmark reads it before and after each load). Reused by main and by the tests.
+ * up), GET /ready (database answers ping) and GET /metrics (process memory, GraphQL requests, those of them the fast
+ * path answered, and database commands since start: the benchmark reads it before and after each load). Repeated
+ * reads skip Apollo's pipeline with the same answer (src/graphql/fast-path.ts). Reused by main and by the tests.
  */
 export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promise<HindsightServer> {
   const { config, logger } = deps;
@@ -75,19 +77,27 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     gateway: compiledExecution(schema, logger),
     formatError: createErrorFormatter(logger),
     includeStacktraceInErrorResponses: false,
+    // The fast path validates with graphql's specified rules, which is what Apollo validates with as configured here:
+    // introspection on, no maxRecursiveSelections, no validationRules. Changing one of these changes both.
     introspection: true,
     // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
     // exited, so the search index was never saved either.
     stopOnTerminationSignals: false,
+    // None of these has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
+    // needs to see every operation must make the fast path hand requests to Apollo.
     plugins: [
       // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
       // (responses are never cached): measured ~15-20% of the CPU of a nested read.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo would install usage reporting on its own when APOLLO_KEY and APOLLO_GRAPH_REF are set; it would miss the
+      // fast path's requests, so it is off rather than partial.
+      ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
     ],
   });
   await apollo.start();
+  const fastPath = new FastPath(schema, logger);
 
   // Database commands are counted from the pool's checkout events: each command an operation sends checks a
   // connection out once, and the driver emits these events anyway. Command monitoring (monitorCommands) counts the
@@ -109,6 +119,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       sendJson(res, 401, { errors: [{ message: 'Authentication required: send Authorization: Bearer <api key>.', extensions: { code: 'UNAUTHENTICATED' } }] });
       return;
     }
+    const context = () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } });
     let body: unknown;
     if (method === 'POST') {
       const text = await readBody(req);
@@ -117,6 +128,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       } catch {
         throw new HttpError(400, 'Request body is not valid JSON.');
       }
+      if (await fastPath.answer(req, res, body, context)) return;
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -125,7 +137,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest,
-      context: async () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } }),
+      context: async () => context(),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;
@@ -149,6 +161,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
         const memory = process.memoryUsage();
         return sendJson(res, 200, {
           graphqlRequests,
+          graphqlFastPath: fastPath.answered,
           graphqlInFlight,
           databaseCommands,
           rssBytes: memory.rss,

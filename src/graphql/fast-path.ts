@@ -1,0 +1,191 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperationAST, OperationTypeNode, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { CompiledQuery } from 'graphql-jit';
+import type { Context } from '../context';
+import type { Logger } from '../logger';
+import { compileOperation } from './compiled-execution';
+
+/**
+ * The response content-type Apollo 5 negotiates (`chooseContentTypeForSingleResultResponse`) for each Accept value the
+ * fast path takes, keyed as Node hands the header over (repeated headers joined with ", "). Any other value, including
+ * ones Apollo would answer alike, goes to Apollo: the fast path never negotiates.
+ */
+export const RESPONSE_CONTENT_TYPES: ReadonlyMap<string | undefined, string> = new Map([
+  [undefined, 'application/json; charset=utf-8'],
+  ['', 'application/json; charset=utf-8'],
+  ['*/*', 'application/json; charset=utf-8'],
+  ['application/json', 'application/json; charset=utf-8'],
+  ['application/json, text/plain, */*', 'application/json; charset=utf-8'],
+  ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
+  ['application/graphql-response+json, application/json', 'application/graphql-response+json; charset=utf-8'],
+  ['application/graphql-response+json, application/json;q=0.9', 'application/graphql-response+json; charset=utf-8'],
+  ['application/graphql-response+json,application/json;q=0.9', 'application/graphql-response+json; charset=utf-8'],
+]);
+
+/**
+ * Request content-types the fast path takes. Their essence is application/json, which Apollo's CSRF prevention never
+ * blocks (it blocks only the types a browser may send without a preflight: text/plain, multipart/form-data and
+ * application/x-www-form-urlencoded).
+ */
+const REQUEST_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+/** Longer queries always go to Apollo (they are neither parsed nor cached here). */
+const MAX_QUERY_CHARS = 100_000;
+/**
+ * Bounds of the cache of query strings, least recently used dropped first. An entry of the benchmark's session query
+ * (its document and compiled code) holds about 65 KB, and parsing, validating and compiling it takes about 3 ms.
+ */
+const MAX_CACHED_QUERIES = 250;
+const MAX_CACHED_CHARS = 1_000_000;
+
+/**
+ * A document starting with `mutation` or `subscription` is almost never a read (only when a later query is chosen by
+ * operationName, which Apollo then answers): such requests skip parsing here, which matters for writes whose values
+ * are written into the query and so are new strings each time.
+ */
+const WRITE_OPERATION = /^\s*(?:mutation|subscription)\b/;
+
+/** A POST body in the shape the fast path serves: no `extensions` (persisted queries and the like go to Apollo). */
+interface ReadRequest {
+  query: string;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+}
+
+/** What the cache holds for one query string. */
+interface CachedQuery {
+  /** Null when the query does not parse or validate: Apollo answers it with its errors. */
+  document: DocumentNode | null;
+  /**
+   * Per operation name (undefined: none given): the compiled operation, or null when it is not a query or does not
+   * compile. Names that select no operation are not stored, so this stays within the document's operations.
+   */
+  operations: Map<string | undefined, CompiledQuery | null>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The body as Apollo would read it, or null for anything else (Apollo then answers, with its errors if any). */
+function readRequest(body: unknown): ReadRequest | null {
+  if (!isRecord(body) || 'extensions' in body) return null;
+  const { query, operationName, variables } = body;
+  if (typeof query !== 'string' || query === '' || query.length > MAX_QUERY_CHARS) return null;
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return null;
+  if (variables !== undefined && variables !== null && !isRecord(variables)) return null;
+  return { query, operationName: operationName ?? undefined, variables: variables ?? undefined };
+}
+
+/** A Map bounded by its number of entries and the total length of its keys, dropping the least recently used. */
+class LruCache<V> {
+  private readonly entries = new Map<string, V>();
+  private chars = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxChars: number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    if (!this.entries.delete(key)) this.chars += key.length;
+    this.entries.set(key, value);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.chars <= this.maxChars) break;
+      this.entries.delete(oldest);
+      this.chars -= oldest.length;
+    }
+  }
+}
+
+/**
+ * Answers repeated read operations without Apollo's request pipeline, with exactly the response Apollo would send.
+ *
+ * Apollo's fixed cost per request (a sha256 of the query, content negotiation, header maps, the plugin hooks' promise
+ * chain) was about a tenth of a small read's CPU. Here a query string is parsed and validated once (with the schema
+ * and rules Apollo validates with: graphql's specified rules, since introspection is on and no other rule is
+ * configured), and its query operations are compiled once by graphql-jit. A request is then a cache lookup and the
+ * compiled function.
+ *
+ * Whatever could answer differently goes to Apollo untouched: other content-types or Accept values, persisted
+ * queries, documents that do not parse or validate, mutations and subscriptions, operations graphql-jit cannot
+ * compile, and every result with errors (variables that do not coerce, NOT_FOUND and other resolver errors). Apollo
+ * then runs the operation again (reads only) and formats the errors and status as always.
+ */
+export class FastPath {
+  /** Requests answered here since start (GET /metrics: graphqlFastPath). */
+  answered = 0;
+  private readonly queries = new LruCache<CachedQuery>(MAX_CACHED_QUERIES, MAX_CACHED_CHARS);
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Answers the POST `req`, whose body parsed as JSON to `body`, when it is a cached read whose result has no errors.
+   * Resolves false, having written nothing, when Apollo must answer it.
+   */
+  async answer(req: IncomingMessage, res: ServerResponse, body: unknown, createContext: () => Context): Promise<boolean> {
+    const contentType = RESPONSE_CONTENT_TYPES.get(req.headers.accept);
+    if (contentType === undefined || !REQUEST_CONTENT_TYPES.has(req.headers['content-type'] ?? '')) return false;
+    const request = readRequest(body);
+    if (!request) return false;
+    const compiled = this.compiledFor(request.query, request.operationName);
+    if (!compiled) return false;
+    let payload: string;
+    try {
+      const result = await compiled.query(undefined, createContext(), request.variables);
+      if (result.errors !== undefined || result.data === undefined || result.extensions !== undefined) return false;
+      // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }.
+      payload = JSON.stringify({ data: result.data }) + '\n';
+    } catch {
+      return false;
+    }
+    // As server.ts writes Apollo's response, so that the headers Node adds come out the same.
+    res.setHeader('content-type', contentType);
+    res.statusCode = 200;
+    res.end(payload);
+    this.answered++;
+    return true;
+  }
+
+  /** The compiled operation for this query and operation name; null when Apollo must answer it. */
+  private compiledFor(query: string, operationName: string | undefined): CompiledQuery | null {
+    let cached = this.queries.get(query);
+    if (!cached) {
+      if (WRITE_OPERATION.test(query)) return null;
+      cached = { document: this.validated(query), operations: new Map() };
+      this.queries.set(query, cached);
+    }
+    const { document, operations } = cached;
+    if (!document) return null;
+    let compiled = operations.get(operationName);
+    if (compiled === undefined) {
+      const operation = getOperationAST(document, operationName);
+      if (!operation) return null;
+      compiled = operation.operation === OperationTypeNode.QUERY ? compileOperation(this.schema, document, operationName, this.logger) : null;
+      operations.set(operationName, compiled);
+    }
+    return compiled;
+  }
+
+  private validated(query: string): DocumentNode | null {
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch {
+      return null;
+    }
+    return validate(this.schema, document).length === 0 ? document : null;
+  }
+}
