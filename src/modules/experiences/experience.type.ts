@@ -62,7 +62,7 @@ export interface ExperienceDocument {
   embedding_model?: EmbeddingModelInfo | null;
 }
 
-@ObjectType({ description: 'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.' })
+@ObjectType({ simpleResolvers: true, description: 'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.' })
 export class FeedbackSignals {
   @Field(() => Float, { nullable: true, description: '`user_rating`, e.g. 1 to 5.' })
   userRating!: number | null;
@@ -80,7 +80,7 @@ export class FeedbackSignals {
   data!: Record<string, unknown>;
 }
 
-@ObjectType({ description: "The stored vectors of an experience's embeddable fields (`embeddings.<field>_embedding`)." })
+@ObjectType({ simpleResolvers: true, description: "The stored vectors of an experience's embeddable fields (`embeddings.<field>_embedding`)." })
 export class ExperienceEmbeddings {
   @Field(() => [Float], { nullable: true })
   primaryGoalDescription!: number[] | null;
@@ -95,7 +95,7 @@ export class ExperienceEmbeddings {
   outputSummary!: number[] | null;
 }
 
-@ObjectType({ description: 'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).' })
+@ObjectType({ simpleResolvers: true, description: 'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).' })
 export class Experience {
   @Field(() => ID, { description: '`experience_id` (a UUID unless the recorder chose one).' })
   experienceId!: string;
@@ -146,7 +146,7 @@ export class Experience {
   embeddingModel!: EmbeddingsInfo | null;
 }
 
-@ObjectType({ description: 'One search result: the experience and how it scored.' })
+@ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
 export class ExperienceSearchHit {
   @Field(() => Experience)
   experience!: Experience;

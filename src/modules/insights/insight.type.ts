@@ -48,7 +48,7 @@ export interface AgentInsightDocument {
   lastValidated: Date | null;
 }
 
-@ObjectType({ description: 'A past task that supports an insight.' })
+@ObjectType({ simpleResolvers: true, description: 'A past task that supports an insight.' })
 export class InsightEvidence {
   @Field()
   taskId!: string;
@@ -57,7 +57,7 @@ export class InsightEvidence {
   description!: string;
 }
 
-@ObjectType({ description: 'Something an agent learned, with how sure it is and the tasks that show it (collection agent_insights).' })
+@ObjectType({ simpleResolvers: true, description: 'Something an agent learned, with how sure it is and the tasks that show it (collection agent_insights).' })
 export class AgentInsight {
   @Field(() => ID, { description: 'insightId: derived from (agentType, type, normalised text).' })
   id!: string;
@@ -87,7 +87,7 @@ export class AgentInsight {
   lastValidated!: Date | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AgentInsightsResult {
   @Field(() => [AgentInsight])
   insights!: AgentInsight[];

@@ -40,7 +40,7 @@ export interface PlanPatternDocument {
   embedding_model?: EmbeddingModelInfo | null;
 }
 
-@ObjectType({ description: 'One step of a plan.' })
+@ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {
   @Field()
   id!: string;
@@ -52,7 +52,7 @@ export class PlanStep {
   order!: number;
 }
 
-@ObjectType({ description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.' })
+@ObjectType({ simpleResolvers: true, description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.' })
 export class PlanPattern {
   @Field(() => ID, { description: 'patternId: derived from (goalPattern, stepSequence).' })
   patternId!: string;
@@ -96,7 +96,7 @@ export class PlanPattern {
 
 export const PlanPatternConnection = ConnectionType('PlanPattern', PlanPattern);
 
-@ObjectType({ description: 'How a plan was ranked by successfulPlans (the formula is in the README).' })
+@ObjectType({ simpleResolvers: true, description: 'How a plan was ranked by successfulPlans (the formula is in the README).' })
 export class PlanScores {
   @Field(() => Float, { description: 'Goal-pattern match of the asked goal and the plan’s template, 0–1.' })
   goalPattern!: number;
@@ -114,7 +114,7 @@ export class PlanScores {
   recency!: number;
 }
 
-@ObjectType({ description: 'A plan that worked for goals like the one asked about (seed 002 get_successful_plans).' })
+@ObjectType({ simpleResolvers: true, description: 'A plan that worked for goals like the one asked about (seed 002 get_successful_plans).' })
 export class SuccessfulPlan {
   @Field(() => ID, { description: 'The plan pattern’s id (pass it as planId to learnFromTask when the plan is reused).' })
   planId!: string;
@@ -150,7 +150,7 @@ export class SuccessfulPlan {
   scores!: PlanScores;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class SuccessfulPlansResult {
   @Field(() => [SuccessfulPlan])
   plans!: SuccessfulPlan[];

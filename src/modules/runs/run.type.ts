@@ -92,7 +92,7 @@ export interface RunSummaryDocument {
   stuck_iterations: number;
 }
 
-@ObjectType({ description: 'What the agent believes and how the iteration tests it (phase 2).' })
+@ObjectType({ simpleResolvers: true, description: 'What the agent believes and how the iteration tests it (phase 2).' })
 export class Hypothesis {
   @Field()
   belief!: string;
@@ -101,7 +101,7 @@ export class Hypothesis {
   test!: string;
 }
 
-@ObjectType({ description: 'One tool call of an iteration (seed 004 tool_calls).' })
+@ObjectType({ simpleResolvers: true, description: 'One tool call of an iteration (seed 004 tool_calls).' })
 export class ToolCall {
   @Field({ description: 'The tool as registered (e.g. "search", "read_file").' })
   name!: string;
@@ -131,7 +131,7 @@ export class ToolCall {
   relevance!: Relevance | null;
 }
 
-@ObjectType({ description: "One iteration of an agent's run (seed 004 actions)." })
+@ObjectType({ simpleResolvers: true, description: "One iteration of an agent's run (seed 004 actions)." })
 export class Action {
   @Field(() => Int, { description: '0-based, sequential per task.' })
   iteration!: number;
@@ -167,7 +167,7 @@ export class Action {
   hypothesis!: Hypothesis;
 }
 
-@ObjectType({ description: 'What recordAction stored.' })
+@ObjectType({ simpleResolvers: true, description: 'What recordAction stored.' })
 export class RecordActionResult {
   @Field(() => ID)
   taskId!: string;
@@ -189,7 +189,7 @@ registerEnumType(StuckReason, {
   description: 'PROGRESS_STUCK: the latest iterations all report progress STUCK; REPEATED_FAILURE: they all repeat the same failing tool call.',
 });
 
-@ObjectType({ description: 'A failing tool call (same tool, same arguments) repeated by consecutive latest iterations.' })
+@ObjectType({ simpleResolvers: true, description: 'A failing tool call (same tool, same arguments) repeated by consecutive latest iterations.' })
 export class RepeatedFailure {
   @Field()
   toolName!: string;
@@ -201,7 +201,7 @@ export class RepeatedFailure {
   iterations!: number;
 }
 
-@ObjectType({ description: 'A task whose latest iterations make no headway.' })
+@ObjectType({ simpleResolvers: true, description: 'A task whose latest iterations make no headway.' })
 export class StuckTask {
   @Field(() => Task)
   task!: Task;

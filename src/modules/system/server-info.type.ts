@@ -9,7 +9,7 @@ registerEnumType(DatabaseKind, {
   description: 'EMBEDDED: the in-process engine started under DATA_DIR; EXTERNAL: the MongoDB at MONGODB_URI.',
 });
 
-@ObjectType({ description: 'The database this server stores its records in.' })
+@ObjectType({ simpleResolvers: true, description: 'The database this server stores its records in.' })
 export class DatabaseInfo {
   @Field(() => DatabaseKind)
   kind!: DatabaseKind;
@@ -18,7 +18,7 @@ export class DatabaseInfo {
   version!: string;
 }
 
-@ObjectType({ description: 'The embedding provider that makes the vectors for similarity search.' })
+@ObjectType({ simpleResolvers: true, description: 'The embedding provider that makes the vectors for similarity search.' })
 export class EmbeddingsInfo {
   @Field({ description: 'openai, local or hash.' })
   provider!: string;
@@ -30,7 +30,7 @@ export class EmbeddingsInfo {
   dimensions!: number;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class ServerInfo {
   @Field({ description: 'Hindsight version.' })
   version!: string;

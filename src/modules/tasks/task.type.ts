@@ -72,7 +72,7 @@ export interface TaskDocument {
   run?: RunSummaryDocument;
 }
 
-@ObjectType({ description: 'How a run went (seed 002 successMetrics).' })
+@ObjectType({ simpleResolvers: true, description: 'How a run went (seed 002 successMetrics).' })
 export class SuccessMetrics {
   @Field(() => Float, { description: 'Milliseconds.' })
   executionTime!: number;
@@ -87,7 +87,7 @@ export class SuccessMetrics {
   userInputsRequired!: number;
 }
 
-@ObjectType({ description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).' })
+@ObjectType({ simpleResolvers: true, description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).' })
 export class Task {
   @Field(() => ID)
   taskId!: string;
@@ -134,7 +134,7 @@ export class Task {
 
 export const TaskConnection = ConnectionType('Task', Task);
 
-@ObjectType({ description: 'How a similar task scored; each part is 0–1 (the formula is in the README).' })
+@ObjectType({ simpleResolvers: true, description: 'How a similar task scored; each part is 0–1 (the formula is in the README).' })
 export class SimilarityParts {
   @Field(() => Float, { description: 'Cosine similarity of query and goal with the task’s (negative counts as 0; the mean when both are given).' })
   vector!: number;
@@ -146,7 +146,7 @@ export class SimilarityParts {
   goalPattern!: number;
 }
 
-@ObjectType({ description: 'A past task like the one asked about (seed 002 get_similar_tasks).' })
+@ObjectType({ simpleResolvers: true, description: 'A past task like the one asked about (seed 002 get_similar_tasks).' })
 export class SimilarTask {
   @Field(() => ID)
   taskId!: string;
@@ -179,7 +179,7 @@ export class SimilarTask {
   task!: Task;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class SimilarTasksResult {
   @Field(() => [SimilarTask])
   tasks!: SimilarTask[];
@@ -188,7 +188,7 @@ export class SimilarTasksResult {
   count!: number;
 }
 
-@ObjectType({ description: 'What learnFromTask stored (seed 002 learn_from_task).' })
+@ObjectType({ simpleResolvers: true, description: 'What learnFromTask stored (seed 002 learn_from_task).' })
 export class LearnResult {
   @Field()
   success!: boolean;
