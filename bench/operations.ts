@@ -18,6 +18,8 @@ export interface Operation {
   singleClient?: boolean;
   /** The baseline's path for the same variables; absent where there is no plain-driver equivalent. */
   baselinePath?(variables: Record<string, unknown>): string;
+  /** Concurrent connections of its load, where not the run's (`--connections`). */
+  connections?: number;
 }
 
 const param = (value: unknown) => encodeURIComponent(String(value));
@@ -29,9 +31,21 @@ function timeWithin(r: Random, count: number, spacingMs: number): string {
   return new Date(SEED_EPOCH + least + r() * (span - least)).toISOString();
 }
 
-/** The eight operations of issue 7 over the seeded data. */
+/** The eight operations of issue 7 over the seeded data, appendMessage also at its target's 32 connections. */
 export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[] {
   const session = (r: Random) => pick(r, manifest.sessions);
+  const appendMessage: Operation = {
+    name: 'appendMessage',
+    description: 'append a user message to an agent of a session',
+    kind: 'write',
+    query: `mutation Append($sessionId: ID!, $agentId: String!, $input: AppendMessageInput!) {
+  appendMessage(sessionId: $sessionId, agentId: $agentId, input: $input) { messageId createdAt }
+}`,
+    variables: (r) => {
+      const { id, agents } = session(r);
+      return { sessionId: id, agentId: pick(r, agents), input: { role: 'USER', content: userMessage(r) } };
+    },
+  };
   return [
     {
       name: 'session',
@@ -59,18 +73,9 @@ export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[
       variables: (r) => ({ before: timeWithin(r, sizes.sessions, SESSION_SPACING_MS) }),
       baselinePath: (v) => `/sessions?before=${param(v.before)}`,
     },
-    {
-      name: 'appendMessage',
-      description: 'append a user message to an agent of a session',
-      kind: 'write',
-      query: `mutation Append($sessionId: ID!, $agentId: String!, $input: AppendMessageInput!) {
-  appendMessage(sessionId: $sessionId, agentId: $agentId, input: $input) { messageId createdAt }
-}`,
-      variables: (r) => {
-        const { id, agents } = session(r);
-        return { sessionId: id, agentId: pick(r, agents), input: { role: 'USER', content: userMessage(r) } };
-      },
-    },
+    appendMessage,
+    // The issue's target for appends is set at 32 connections.
+    { ...appendMessage, name: 'appendMessage32', description: 'appendMessage at 32 connections', connections: 32 },
     {
       name: 'recordExperience',
       description: 'record an experience (4 texts embedded and indexed)',

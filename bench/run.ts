@@ -101,7 +101,7 @@ async function runOperations(
   for (const [index, operation] of ops.entries()) {
     const seed = 1000 + index;
     log(`${target}: ${operation.name} (GraphQL)`);
-    const graphql = await load(server, graphqlRequests(operation, seed));
+    const graphql = await load(server, graphqlRequests(operation, seed), operation.connections);
     let baselineResult: LoadResult | null = null;
     if (baseline && operation.baselinePath) {
       log(`${target}: ${operation.name} (baseline)`);
