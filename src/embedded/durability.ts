@@ -66,6 +66,10 @@ export type JournalOp =
 export interface DurableState {
   /** Drops all in-memory state (called before loading a snapshot). */
   reset(): void;
+  /**
+   * Adds the given collections (creating those not there yet, with their indexes) and documents. A snapshot is
+   * loaded a record at a time: a collection first with no documents, then its documents in several calls.
+   */
   loadImage(dbs: DatabaseImage[]): void;
   /** Replays one recovered op; must be idempotent and must not enforce constraints (the op already passed them). */
   apply(op: JournalOp): void;
@@ -479,36 +483,40 @@ function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
 }
 
 async function loadSnapshot(path: string, state: DurableState): Promise<void> {
-  const databases: DatabaseImage[] = [];
-  let collection: { docs: Document[] } | null = null;
+  const databases: string[] = [];
+  let collection: CollectionImage | null = null;
   let header: Document | null = null;
   let end: Document | null = null;
   let collections = 0;
   let documents = 0;
   const sidecar: Document[] = [];
+  // Documents are loaded record by record, so that recovery never holds the whole snapshot decoded at once (the
+  // engine keeps less than the decoded documents: see spill.ts). A snapshot found corrupt part way through is
+  // abandoned, and the caller resets the state before trying older state.
   const { valid, size } = await readRecords(path, (body) => {
     if (end) throw new CorruptSnapshotError('records after the end marker');
     const payload = body.subarray(1);
     switch (body[0]) {
       case Kind.Header:
         header = deserialize(payload, BSON_READ);
+        if (header.format !== SNAPSHOT_FORMAT) throw new CorruptSnapshotError('unknown header');
         break;
       case Kind.Database:
-        databases.push({ name: deserialize(payload, BSON_READ).name as string, collections: [] });
+        if (!header) throw new CorruptSnapshotError('missing header');
+        databases.push(deserialize(payload, BSON_READ).name as string);
         break;
       case Kind.Collection: {
         const meta = deserialize(payload, BSON_READ);
-        const db = databases.at(-1);
-        if (!db || db.name !== meta.db) throw new CorruptSnapshotError('collection outside its database');
-        collection = { docs: [] };
-        db.collections.push({ name: meta.name as string, options: meta.options as Document, indexes: meta.indexes as IndexSpec[], docs: collection.docs });
+        if (databases.at(-1) !== meta.db) throw new CorruptSnapshotError('collection outside its database');
+        collection = { name: meta.name as string, options: meta.options as Document, indexes: meta.indexes as IndexSpec[], docs: [] };
+        state.loadImage([{ name: meta.db as string, collections: [collection] }]);
         collections++;
         break;
       }
       case Kind.Documents: {
         if (!collection) throw new CorruptSnapshotError('documents outside a collection');
         const docs = decodeConcatenated(body, 1);
-        for (const doc of docs) collection.docs.push(doc);
+        state.loadImage([{ name: databases.at(-1)!, collections: [{ ...collection, docs }] }]);
         documents += docs.length;
         break;
       }
@@ -522,14 +530,12 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
         throw new CorruptSnapshotError(`unknown record kind ${body[0]}`);
     }
   });
-  const h = header as Document | null;
   const e = end as Document | null;
   if (valid !== size) throw new CorruptSnapshotError(`bad record at byte ${valid} of ${size}`);
-  if (!h || h.format !== SNAPSHOT_FORMAT) throw new CorruptSnapshotError('missing or unknown header');
+  if (!header) throw new CorruptSnapshotError('missing or unknown header');
   if (!e || e.databases !== databases.length || e.collections !== collections || e.documents !== documents || (e.sidecar ?? 0) !== sidecar.length) {
     throw new CorruptSnapshotError('missing end marker or counts do not match');
   }
-  state.loadImage(databases);
   state.loadSidecar?.(sidecar);
 }
 

@@ -3,6 +3,7 @@ import { ChangeLog, dataDirId } from './changes';
 import { Engine } from './commands';
 import { DurableLog } from './durability';
 import { listen } from './server';
+import { VectorSpill } from './spill';
 import { Store } from './store';
 
 export interface EmbeddedServerOptions {
@@ -39,8 +40,16 @@ export interface EmbeddedServer {
 export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
-  const store = new Store(new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents));
-  const journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
+  const changes = new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents);
+  const spill = new VectorSpill(options.dataDir, () => store.documents());
+  const store: Store = new Store(changes, spill);
+  let journal;
+  try {
+    journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
+  } catch (error) {
+    spill.close();
+    throw error;
+  }
   const engine = new Engine(store, journal, log);
   let server;
   try {
@@ -48,6 +57,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   } catch (error) {
     engine.close();
     await journal.close();
+    spill.close();
     throw error;
   }
   const wire = server;
@@ -60,7 +70,8 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
       closing ??= (async () => {
         await wire.close();
         engine.close();
-        await journal.close();
+        await journal!.close();
+        spill.close();
       })();
       return closing;
     },

@@ -5,6 +5,7 @@ import { CommandError, ErrorCode } from './errors';
 import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './query';
 import { SortedList } from './sorted-list';
+import type { VectorSpill } from './spill';
 import { canonicalKey, compareValues, formatValue, isPlainObject, markStored, pathValues, type Doc } from './values';
 
 /**
@@ -219,6 +220,7 @@ export class Collection {
     readonly db: string,
     readonly name: string,
     readonly options: Doc,
+    private readonly spill?: VectorSpill,
   ) {
     if (options.validator !== undefined && options.validationAction !== 'warn' && options.validationLevel !== 'off') {
       if ('$jsonSchema' in options.validator) {
@@ -258,8 +260,7 @@ export class Collection {
     if (this.docs.has(id)) throw duplicateKeyError(this.ns, ID_INDEX, [doc._id]);
     this.validate(doc);
     const keys = this.checkedKeys(doc, id);
-    markStored(doc);
-    this.docs.set(id, doc);
+    this.keep(id, doc);
     this.indexKeys(keys, id, 'add');
     ops?.push(copy ? { t: 'put', db: this.db, coll: this.name, doc, change: 'copy' } : { t: 'put', db: this.db, coll: this.name, doc });
   }
@@ -274,14 +275,20 @@ export class Collection {
     if (!(this.moderate && this.validator && !this.validator(previous))) this.validate(next);
     const keys = this.checkedKeys(next, id);
     this.indexKeys(this.keysFor(previous), id, 'remove');
-    markStored(next);
-    this.docs.set(id, next);
+    this.keep(id, next);
     this.indexKeys(keys, id, 'add');
     if (!ops) return;
     const steps = diffDocuments(previous, next);
     // Only the case the op type would not tell replay is marked (a patch is an update, a put an insert).
     if (steps) ops.push(change === 'replace' ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps, change } : { t: 'patch', db: this.db, coll: this.name, id: next._id, steps });
     else ops.push({ t: 'put', db: this.db, coll: this.name, doc: next, change });
+  }
+
+  /** Stores a document under its canonical `_id`: from now on it is immutable (see markStored). */
+  keep(id: string, doc: Doc): void {
+    markStored(doc);
+    this.spill?.spillDocument(doc);
+    this.docs.set(id, doc);
   }
 
   remove(doc: Doc, ops: JournalOp[] | null): void {
@@ -350,7 +357,16 @@ export function defaultIndexName(key: Doc): string {
 export class Store implements DurableState {
   readonly databases = new Map<string, Map<string, Collection>>();
 
-  constructor(readonly changes: ChangeLog = new ChangeLog()) {}
+  /** `spill`: where long numeric arrays of stored documents are kept instead of the heap (none: in the heap). */
+  constructor(
+    readonly changes: ChangeLog = new ChangeLog(),
+    private readonly spill?: VectorSpill,
+  ) {}
+
+  /** Every stored document of every collection. */
+  *documents(): Generator<Doc> {
+    for (const collections of this.databases.values()) for (const collection of collections.values()) yield* collection.docs.values();
+  }
 
   collection(db: string, name: string): Collection | undefined {
     return this.databases.get(db)?.get(name);
@@ -365,7 +381,7 @@ export class Store implements DurableState {
     validateCollectionName(db, name);
     let collections = this.databases.get(db);
     if (!collections) this.databases.set(db, (collections = new Map()));
-    const collection = new Collection(db, name, options);
+    const collection = new Collection(db, name, options, this.spill);
     collections.set(name, collection);
     ops?.push({ t: 'createColl', db, coll: name, options });
     return collection;
@@ -394,13 +410,14 @@ export class Store implements DurableState {
   reset(): void {
     this.databases.clear();
     this.changes.reset();
+    this.spill?.reset();
   }
 
   loadImage(images: DatabaseImage[]): void {
     for (const image of images) {
       for (const coll of image.collections) {
         const collection = this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
-        for (const spec of coll.indexes) if (spec.name !== ID_INDEX.name) collection.addIndex(spec, null, false);
+        for (const spec of coll.indexes) if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
         for (const doc of coll.docs) this.put(collection, doc);
       }
     }
@@ -474,8 +491,7 @@ export class Store implements DurableState {
       if (current) index.remove(index.keysOf(current), id, record);
       index.add(index.keysOf(doc), id, record);
     }
-    markStored(doc);
-    collection.docs.set(id, doc);
+    collection.keep(id, doc);
   }
 }
 

@@ -26,9 +26,9 @@ class MapState implements DurableState {
     for (const db of images) {
       const colls = this.db(db.name);
       for (const coll of db.collections) {
-        const docs = new Map<string, Document>();
-        for (const doc of coll.docs) docs.set(key(doc._id), doc);
-        colls.set(coll.name, { options: coll.options, indexes: new Map(coll.indexes.map((spec) => [spec.name, spec])), docs });
+        let loaded = colls.get(coll.name);
+        if (!loaded) colls.set(coll.name, (loaded = { options: coll.options, indexes: new Map(coll.indexes.map((spec) => [spec.name, spec])), docs: new Map() }));
+        for (const doc of coll.docs) loaded.docs.set(key(doc._id), doc);
       }
     }
   }

@@ -1,0 +1,275 @@
+import { closeSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPlainObject, type Doc } from './values';
+
+/**
+ * Keeps the long numeric arrays of stored documents (embedding vectors: 100k experiences hold 400k of them, 1.2 GB as
+ * JS arrays) in a file instead of the heap. Each such array becomes an accessor property of its container that reads
+ * it back on every access, so every reader (queries, projections, updates, replies, snapshots) sees a plain array and
+ * needs no change. Reads come from the OS page cache, which is not the process's RSS.
+ *
+ * The file is a cache, not durable state: the journal and snapshots hold the full documents, and every start rebuilds
+ * it while recovery loads them. Only arrays at the top level of a document or of one of its top-level subdocuments are
+ * looked at (`embeddings.<field>`), so storing a new version of a large document (a session with thousands of
+ * messages) costs no walk of its whole tree. A new version shares the subdocuments an update did not touch, spilled
+ * arrays included; a top-level array is copied into the new version, and so written again (compaction reclaims the
+ * old copy).
+ */
+
+/** Arrays shorter than this stay in the heap: the reference would save little and cost a read per access. */
+const MIN_SPILLED_LENGTH = 64;
+/** Writes are gathered up to this size; reads of what is still gathered are served from memory. */
+const WRITE_BUFFER_BYTES = 4 << 20;
+/** The file is compacted when what was written since the last compaction exceeds what it kept, and at least this. */
+const MIN_COMPACTION_BYTES = 256 << 20;
+const FILE_PREFIX = 'spill-';
+
+/** Where one array lives: its file, byte position, element count and encoding. Compaction moves it in place. */
+interface SpillRef {
+  segment: Segment;
+  position: number;
+  length: number;
+  /** Every element survives a round trip through float32 (vectors made as Float32Array do), so it takes 4 bytes. */
+  float32: boolean;
+}
+
+/** The spilled properties of a container, by key (a non-enumerable symbol property, invisible to every reader). */
+const REFS = Symbol('spilledArrays');
+type Container = Doc & { [REFS]?: Record<string, SpillRef> };
+
+/** One spill file. Old ones stay readable, unlinked, until nothing refers to them (see {@link closeUnreachable}). */
+class Segment {
+  private readonly fd: number;
+  private flushed = 0;
+  private readonly pending = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
+  private pendingBytes = 0;
+  private closed = false;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w+');
+    closeUnreachable.register(this, this.fd, this);
+  }
+
+  get size(): number {
+    return this.flushed + this.pendingBytes;
+  }
+
+  /** Appends the array's elements, 8-byte aligned, and returns where they are. */
+  append(values: readonly number[], float32: boolean): SpillRef {
+    const bytes = values.length * (float32 ? 4 : 8);
+    const padded = (bytes + 7) & ~7;
+    if (this.pendingBytes + padded > WRITE_BUFFER_BYTES) this.flush();
+    const position = this.size;
+    if (padded > WRITE_BUFFER_BYTES) {
+      const out = Buffer.allocUnsafeSlow(padded);
+      encode(out, 0, values, float32);
+      this.write(out);
+    } else {
+      encode(this.pending, this.pendingBytes, values, float32);
+      this.pendingBytes += padded;
+    }
+    return { segment: this, position, length: values.length, float32 };
+  }
+
+  read(ref: SpillRef): number[] {
+    const bytes = ref.length * (ref.float32 ? 4 : 8);
+    let source: Buffer;
+    let offset: number;
+    if (ref.position >= this.flushed) {
+      source = this.pending;
+      offset = ref.position - this.flushed;
+    } else {
+      source = scratch(bytes);
+      offset = 0;
+      let done = 0;
+      while (done < bytes) {
+        const read = readSync(this.fd, source, done, bytes - done, ref.position + done);
+        if (read === 0) throw new Error(`spill: ${this.path} ends before byte ${ref.position + bytes}`);
+        done += read;
+      }
+    }
+    const view = ref.float32
+      ? new Float32Array(source.buffer, source.byteOffset + offset, ref.length)
+      : new Float64Array(source.buffer, source.byteOffset + offset, ref.length);
+    const values = new Array<number>(ref.length);
+    for (let i = 0; i < ref.length; i++) values[i] = view[i];
+    return values;
+  }
+
+  flush(): void {
+    if (this.pendingBytes) this.write(this.pending.subarray(0, this.pendingBytes));
+    this.pendingBytes = 0;
+  }
+
+  /** Closes and deletes the file. Reading from it afterwards is a bug, and throws. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeUnreachable.unregister(this);
+    closeSync(this.fd);
+    rmSync(this.path, { force: true });
+  }
+
+  /** Deletes the file's name; its data stays readable through the open descriptor until the segment is collected. */
+  retire(): void {
+    this.flush();
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // Already gone, or a platform that cannot unlink an open file: the next start deletes it.
+    }
+  }
+
+  private write(data: Buffer): void {
+    let done = 0;
+    while (done < data.length) done += writeSync(this.fd, data, done, data.length - done, this.flushed + done);
+    this.flushed += data.length;
+  }
+}
+
+/** Closes the descriptor of a retired segment once no spilled array refers to it any more. */
+const closeUnreachable = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+});
+
+let scratchBuffer = Buffer.allocUnsafeSlow(64 << 10);
+function scratch(bytes: number): Buffer {
+  if (scratchBuffer.length < bytes) scratchBuffer = Buffer.allocUnsafeSlow(Math.max(bytes, scratchBuffer.length * 2));
+  return scratchBuffer;
+}
+
+function encode(out: Buffer, offset: number, values: readonly number[], float32: boolean): void {
+  const view = float32 ? new Float32Array(out.buffer, out.byteOffset + offset, values.length) : new Float64Array(out.buffer, out.byteOffset + offset, values.length);
+  for (let i = 0; i < values.length; i++) view[i] = values[i];
+}
+
+/** How `value` would be spilled: not at all (undefined), as float32 (true) or as float64 (false). */
+function spillEncoding(value: unknown): boolean | undefined {
+  if (!Array.isArray(value) || value.length < MIN_SPILLED_LENGTH) return undefined;
+  let float32 = true;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (typeof item !== 'number') return undefined;
+    if (float32 && !Object.is(Math.fround(item), item)) float32 = false;
+  }
+  return float32;
+}
+
+/** The containers whose arrays are spilled: the document, then its top-level subdocuments. */
+function* containersOf(doc: Container): Generator<Container> {
+  yield doc;
+  for (const key of Object.keys(doc)) {
+    if (doc[REFS]?.[key]) continue; // a spilled array: reading it would load it
+    const value = doc[key];
+    if (isPlainObject(value)) yield value;
+  }
+}
+
+// One accessor pair per key, shared by every container, so containers with the same keys keep sharing a shape.
+const accessors = new Map<string, PropertyDescriptor>();
+function accessorFor(key: string): PropertyDescriptor {
+  let descriptor = accessors.get(key);
+  if (!descriptor) {
+    descriptor = {
+      get(this: Container) {
+        const ref = this[REFS]![key];
+        return ref.segment.read(ref);
+      },
+      // Stored documents are never written (updates copy on write); should anything write one, it gets a plain field.
+      set(this: Container, value: unknown) {
+        delete this[REFS]![key];
+        Object.defineProperty(this, key, { value, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: true,
+      configurable: true,
+    };
+    accessors.set(key, descriptor);
+  }
+  return descriptor;
+}
+
+export class VectorSpill {
+  private segment: Segment;
+  private sequence = 0;
+  /** Bytes the last compaction kept; the next one runs once this much (at least MIN_COMPACTION_BYTES) was added. */
+  private keptBytes = 0;
+
+  /**
+   * @param documents every stored document, walked by compaction to move what they refer to (documents no longer
+   *   stored but still being read, by a cursor or a snapshot being written, keep reading the retired file)
+   */
+  constructor(
+    private readonly dir: string,
+    private readonly documents: () => Iterable<Doc>,
+    private readonly minCompactionBytes = MIN_COMPACTION_BYTES,
+  ) {
+    for (const name of readdirSync(dir)) if (name.startsWith(FILE_PREFIX)) rmSync(join(dir, name), { force: true });
+    this.segment = this.nextSegment();
+  }
+
+  /** Spills the long numeric arrays of a document about to be stored (see the module comment for which). */
+  spillDocument(doc: Doc): void {
+    // Before this document's arrays are written, so that none of them lands in the file being retired.
+    if (this.segment.size - this.keptBytes > Math.max(this.keptBytes, this.minCompactionBytes)) this.compact();
+    for (const container of containersOf(doc)) this.spillContainer(container);
+  }
+
+  /** Bytes in the current file (live arrays plus what replaced or deleted documents left behind). */
+  get fileBytes(): number {
+    return this.segment.size;
+  }
+
+  /** Forgets everything (recovery starting over from another snapshot). */
+  reset(): void {
+    this.segment.close();
+    this.segment = this.nextSegment();
+    this.keptBytes = 0;
+  }
+
+  close(): void {
+    this.segment.close();
+  }
+
+  /** Copies every array the stored documents refer to into a new file, which replaces the current one. */
+  compact(): void {
+    const previous = this.segment;
+    previous.flush();
+    const next = this.nextSegment();
+    const moved = new Set<SpillRef>();
+    const move = (container: Container): void => {
+      const refs = container[REFS];
+      if (!refs) return;
+      for (const ref of Object.values(refs)) {
+        if (moved.has(ref)) continue;
+        const values = ref.segment.read(ref);
+        Object.assign(ref, next.append(values, ref.float32));
+        moved.add(ref);
+      }
+    };
+    for (const doc of this.documents()) for (const container of containersOf(doc)) move(container);
+    this.segment = next;
+    this.keptBytes = next.size;
+    previous.retire();
+  }
+
+  private spillContainer(container: Container): void {
+    for (const key of Object.keys(container)) {
+      if (container[REFS]?.[key]) continue;
+      const value = container[key];
+      const float32 = spillEncoding(value);
+      if (float32 === undefined) continue;
+      const ref = this.segment.append(value as number[], float32);
+      if (!container[REFS]) Object.defineProperty(container, REFS, { value: {} });
+      container[REFS]![key] = ref;
+      Object.defineProperty(container, key, accessorFor(key));
+    }
+  }
+
+  private nextSegment(): Segment {
+    return new Segment(join(this.dir, `${FILE_PREFIX}${this.sequence++}`));
+  }
+}
