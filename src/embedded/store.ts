@@ -274,8 +274,9 @@ export class Collection {
     // With validationLevel "moderate", documents that were already invalid may be updated freely.
     if (!(this.moderate && this.validator && !this.validator(previous))) this.validate(next);
     const keys = this.checkedKeys(next, id);
-    this.indexKeys(this.keysFor(previous), id, 'remove');
+    // Kept first: writing its spilled arrays can fail (a full disk), and must then leave the indexes untouched.
     this.keep(id, next);
+    this.indexKeys(this.keysFor(previous), id, 'remove');
     this.indexKeys(keys, id, 'add');
     if (!ops) return;
     const steps = diffDocuments(previous, next);

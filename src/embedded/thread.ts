@@ -29,7 +29,7 @@ export function canStartEngineThread(): boolean {
 /**
  * Starts the embedded engine in a worker thread of this process: same data directory, same wire protocol over the
  * same Unix socket, so the driver cannot tell the difference. The engine then has its own V8 heap and its own core:
- * garbage collection of the documents it holds (gigabytes of vectors at 100k experiences) no longer pauses the API,
+ * garbage collection of the documents it holds (half a gigabyte of heap at 100k experiences) no longer pauses the API,
  * and API and engine work run in parallel. `onCrash` runs if the thread dies after it started.
  */
 export function startEngineThread(options: Omit<EmbeddedServerOptions, 'log'> & { log: (line: string) => void; onCrash: (error: Error) => void }): Promise<EmbeddedServer> {
