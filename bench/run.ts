@@ -74,7 +74,7 @@ function log(line: string): void {
 }
 
 /** Files the engine keeps under DATA_DIR; anything else there was written by the server (its persisted index). */
-const ENGINE_FILE = /^(journal-|snapshot-)|\.(tmp|sock)$|^(LOCK|engine-id)$/i;
+const ENGINE_FILE = /^(journal-|snapshot-|spill-)|\.(tmp|sock)$|^(LOCK|engine-id)$/i;
 
 async function serverFiles(dataDir: string): Promise<string[]> {
   return (await readdir(dataDir).catch(() => [] as string[])).filter((name) => !ENGINE_FILE.test(name));
