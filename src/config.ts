@@ -157,7 +157,7 @@ export const VARIABLES = [
   define({
     name: 'DATA_DIR',
     key: 'dataDir',
-    description: 'Directory of the embedded engine (journal, snapshots) and of the persisted vector index.',
+    description: 'Directory of the embedded engine (journal, snapshots, the spill file of its vectors) and of the persisted vector index.',
     defaultText: './data',
     expected: 'a directory path',
     parse: (raw) => path.resolve(optional(raw) ?? './data'),
