@@ -8,7 +8,7 @@ import { Query } from 'mingo/query';
 import { Binary } from 'bson';
 import { CommandError, ErrorCode, badValue } from './errors';
 import type { SortedList } from './sorted-list';
-import type { Index, OrderedEntry } from './store';
+import { idsAt, type Index, type OrderedEntry } from './store';
 import { bsonSize, bsonTypeName, canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';
 
 /** Tests whether a document matches a compiled filter. */
@@ -267,7 +267,7 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
     if (!values) continue;
     const sets: ReadonlySet<string>[] = [];
     for (const value of values) {
-      const ids = entries.get(canonicalKey(value));
+      const ids = idsAt(entries, canonicalKey(value));
       if (ids) sets.push(ids);
     }
     return { sets };

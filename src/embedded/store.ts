@@ -37,12 +37,12 @@ export class Index {
   readonly unique: boolean;
   private readonly sparse: boolean;
   private readonly partial?: Matcher;
-  readonly entries = new Map<string, Set<string>>();
+  readonly entries = new Map<string, KeyIds>();
   /**
    * For a compound index: canonical value of its first field → ids, so that an equality on that field alone (the
    * usual `{agent: x}` against an `{agent, timestamp}` index) is a lookup, not a scan.
    */
-  readonly leading?: Map<string, Set<string>>;
+  readonly leading?: Map<string, KeyIds>;
   /** 1 or -1 per field; undefined for an index whose keys have no order (text, hashed, geo). */
   readonly directions?: number[];
   /** A document has (or had: mongod never clears the flag either) an array on an indexed path. */
@@ -156,7 +156,7 @@ export class Index {
   conflict(keys: IndexKey[], id: string): IndexKey | undefined {
     for (const entry of keys) {
       const ids = this.entries.get(entry.key);
-      if (ids && (ids.size > 1 || !ids.has(id))) return entry;
+      if (ids !== undefined && (typeof ids === 'string' ? ids !== id : ids.size > 1 || !ids.has(id))) return entry;
     }
     return undefined;
   }
@@ -173,17 +173,35 @@ function reachesArray(doc: unknown, path: string): boolean {
   return Array.isArray(current);
 }
 
-function addId(map: Map<string, Set<string>>, key: string, id: string): void {
-  let ids = map.get(key);
-  if (!ids) map.set(key, (ids = new Set()));
-  ids.add(id);
+/**
+ * The ids of the documents holding one key: the id itself while there is one (most keys of a unique or near-unique
+ * index, which then cost no Set: about 140 bytes each), a Set from the second on.
+ */
+export type KeyIds = string | Set<string>;
+
+/** The ids holding `key` in an index's entries, as a set. */
+export function idsAt(map: ReadonlyMap<string, KeyIds>, key: string): ReadonlySet<string> | undefined {
+  const ids = map.get(key);
+  return typeof ids === 'string' ? new Set([ids]) : ids;
 }
 
-function removeId(map: Map<string, Set<string>>, key: string, id: string): void {
+function addId(map: Map<string, KeyIds>, key: string, id: string): void {
   const ids = map.get(key);
-  if (!ids) return;
+  if (ids === undefined) map.set(key, id);
+  else if (typeof ids !== 'string') ids.add(id);
+  else if (ids !== id) map.set(key, new Set([ids, id]));
+}
+
+function removeId(map: Map<string, KeyIds>, key: string, id: string): void {
+  const ids = map.get(key);
+  if (ids === undefined) return;
+  if (typeof ids === 'string') {
+    if (ids === id) map.delete(key);
+    return;
+  }
   ids.delete(id);
-  if (!ids.size) map.delete(key);
+  if (ids.size === 1) map.set(key, ids.values().next().value!);
+  else if (!ids.size) map.delete(key);
 }
 
 const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
