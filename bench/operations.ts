@@ -31,9 +31,18 @@ function timeWithin(r: Random, count: number, spacingMs: number): string {
   return new Date(SEED_EPOCH + least + r() * (span - least)).toISOString();
 }
 
+/**
+ * The part of the sessions (the newest) that appendMessage writes to. An append moves its session's updated_at to
+ * now, out of the range the pages are drawn from, so the pages stay full for every later target: the shared target
+ * reads after the embedded target's writes.
+ */
+const APPENDED_SESSIONS = 0.1;
+
 /** The eight operations of issue 7 over the seeded data, appendMessage also at its target's 32 connections. */
 export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[] {
   const session = (r: Random) => pick(r, manifest.sessions);
+  const paged = Math.floor(sizes.sessions * (1 - APPENDED_SESSIONS));
+  const appendedSessions = manifest.sessions.slice(paged);
   const appendMessage: Operation = {
     name: 'appendMessage',
     description: 'append a user message to an agent of a session',
@@ -42,7 +51,7 @@ export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[
   appendMessage(sessionId: $sessionId, agentId: $agentId, input: $input) { messageId createdAt }
 }`,
     variables: (r) => {
-      const { id, agents } = session(r);
+      const { id, agents } = pick(r, appendedSessions);
       return { sessionId: id, agentId: pick(r, agents), input: { role: 'USER', content: userMessage(r) } };
     },
   };
@@ -70,7 +79,7 @@ export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[
     pageInfo { hasNextPage endCursor }
   }
 }`,
-      variables: (r) => ({ before: timeWithin(r, sizes.sessions, SESSION_SPACING_MS) }),
+      variables: (r) => ({ before: timeWithin(r, paged, SESSION_SPACING_MS) }),
       baselinePath: (v) => `/sessions?before=${param(v.before)}`,
     },
     appendMessage,

@@ -4,6 +4,7 @@ import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { MINGO_OPTIONS, findDocuments, mingoError, type FindSpec } from './query';
 import { Store, withIdFirst } from './store';
+import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
 import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
 
@@ -34,12 +35,39 @@ const isCountingGroup = (spec: unknown): boolean =>
     field === '_id' ? !isPlainObject(value) || Object.keys(value).length === 0 : isPlainObject(value) && Object.keys(value).length === 1 && typeof value.$sum === 'number',
   );
 
-function needsCopy(stages: Doc[]): boolean {
+/**
+ * A $project of top-level fields builds a new object per document and only assigns to it: mingo's expression
+ * operators never write to their inputs, so the stored document is only read. Dotted keys are left out because
+ * mingo's exclusion and merging then write into nested objects, which would still be the stored ones.
+ */
+const isTopLevelProject = (spec: unknown): boolean => isPlainObject(spec) && Object.keys(spec).every((field) => !field.includes('.'));
+
+/** True when some stage could write into the documents it is given, which are the stored ones. */
+function mayMutateInput(stages: Doc[]): boolean {
   return stages.some((stage) => {
     const [name] = Object.keys(stage);
     if (['$match', '$sort', '$skip', '$limit', '$count'].includes(name)) return false;
+    if (name === '$project') return !isTopLevelProject(stage.$project);
     return !(name === '$group' && isCountingGroup(stage.$group) && typeof stage.$group._id !== 'string');
   });
+}
+
+/** Per stored document (immutable, so the answer never changes): whether it holds an int64 that mingo must see as a number. */
+const holdsLong = new WeakMap<Doc, boolean>();
+
+function containsLong(value: unknown): boolean {
+  if (value instanceof Long) return true;
+  if (Array.isArray(value)) return value.some(containsLong);
+  if (isPlainObject(value)) {
+    for (const key in value) if (containsLong(value[key])) return true;
+  }
+  return false;
+}
+
+function storedHoldsLong(doc: Doc): boolean {
+  let holds = holdsLong.get(doc);
+  if (holds === undefined) holdsLong.set(doc, (holds = containsLong(doc)));
+  return holds;
 }
 
 function stageName(stage: unknown, index: number): string {
@@ -101,13 +129,30 @@ export function runAggregate(store: Store, db: string, collection: string | unde
     if ('$skip' in stage) spec.skip = (spec.skip ?? 0) + Number(stage.$skip);
     else spec.limit = Number(stage.$limit);
   }
-  const rest = stages.slice(at);
+  let rest = stages.slice(at);
   let input: Doc[] = collection === undefined ? [] : findDocuments(store.collection(db, collection), spec);
+  // Leading $project stages of the forms compileProject knows run as closures; the rest (or all, when a document
+  // has a value they leave to mingo) runs in mingo.
+  const projections: Array<(doc: Doc) => Doc> = [];
+  for (const stage of rest) {
+    const projection = '$project' in stage ? compileProject(stage.$project) : undefined;
+    if (!projection) break;
+    projections.push(projection);
+  }
+  if (projections.length) {
+    try {
+      input = input.map((doc) => projections.reduce((projected, project) => project(projected), doc));
+      rest = rest.slice(projections.length);
+    } catch (error) {
+      if (!(error instanceof NotCompiled)) throw error;
+    }
+  }
   let results: Doc[];
   if (!rest.length) {
     results = input;
   } else {
-    if (needsCopy(rest)) input = input.map((doc) => forMingo(doc) as Doc);
+    if (mayMutateInput(rest)) input = input.map((doc) => forMingo(doc) as Doc);
+    else if (rest.some((stage) => '$project' in stage)) input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
     try {
       const aggregator = new Aggregator(rest, {
         ...MINGO_OPTIONS,
