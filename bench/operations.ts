@@ -32,11 +32,11 @@ function timeWithin(r: Random, count: number, spacingMs: number): string {
 }
 
 /**
- * The part of the sessions (the newest) that appendMessage writes to. An append moves its session's updated_at to
+ * The part of the sessions (the newest half) that appendMessage writes to. An append moves its session's updated_at to
  * now, out of the range the pages are drawn from, so the pages stay full for every later target: the shared target
  * reads after the embedded target's writes.
  */
-const APPENDED_SESSIONS = 0.1;
+const APPENDED_SESSIONS = 0.5;
 
 /** The eight operations of issue 7 over the seeded data, appendMessage also at its target's 32 connections. */
 export function operations(manifest: SeedManifest, sizes: SeedSizes): Operation[] {
