@@ -77,6 +77,12 @@ function compileArgs(args: unknown, counts: readonly number[], bound: ReadonlySe
   return compiled.every((fn): fn is Compiled => fn !== undefined) ? compiled : undefined;
 }
 
+/** A one-operand operator (`{ $op: x }` or `{ $op: [x] }`) applying `apply` to its operand's value. */
+function unary(args: unknown, bound: ReadonlySet<string>, apply: (value: unknown) => unknown): Compiled | undefined {
+  const [operand] = compileArgs(Array.isArray(args) ? args : [args], [1], bound) ?? [];
+  return operand && ((current, scope) => apply(operand(current, scope)));
+}
+
 const withVariable = (scope: Scope, name: string, value: unknown): Scope => ({ root: scope.root, vars: { name, value, outer: scope.vars } });
 
 /** `$map` and `$filter`: `{ input, as, in | cond }` with `as` defaulting to `this`. */
@@ -123,10 +129,8 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
         ? (current, scope) => compiled.every((fn) => !isFalsy(fn(current, scope)))
         : (current, scope) => compiled.some((fn) => !isFalsy(fn(current, scope)));
     }
-    case '$not': {
-      const [operand] = compileArgs(Array.isArray(args) ? args : [args], [1], bound) ?? [];
-      return operand && ((current, scope) => isFalsy(operand(current, scope)));
-    }
+    case '$not':
+      return unary(args, bound, isFalsy);
     case '$ifNull': {
       const compiled = compileArgs(args, Array.isArray(args) && args.length >= 2 ? [args.length] : [], bound);
       if (!compiled) return undefined;
@@ -145,40 +149,17 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
       const [test, then, otherwise] = compiled;
       return (current, scope) => (isFalsy(test(current, scope)) ? otherwise(current, scope) : then(current, scope));
     }
-    case '$type': {
-      const [operand] = compileArgs(Array.isArray(args) ? args : [args], [1], bound) ?? [];
-      return (
-        operand &&
-        ((current, scope) => {
-          const value = operand(current, scope);
-          // JS numbers do not say whether they were stored as int, long or double: mingo decides those.
-          if (typeof value === 'number' || typeof value === 'bigint') notCompiled();
-          return bsonTypeName(value);
-        })
-      );
-    }
-    case '$size': {
-      const [operand] = compileArgs(Array.isArray(args) ? args : [args], [1], bound) ?? [];
-      return (
-        operand &&
-        ((current, scope) => {
-          const value = operand(current, scope);
-          return Array.isArray(value) ? value.length : notCompiled();
-        })
-      );
-    }
-    case '$objectToArray': {
-      const [operand] = compileArgs(Array.isArray(args) ? args : [args], [1], bound) ?? [];
-      return (
-        operand &&
-        ((current, scope) => {
-          const value = operand(current, scope);
-          if (value === undefined || value === null) return null;
-          if (!isPlainObject(value)) return notCompiled();
-          return Object.keys(value).map((k) => ({ k, v: value[k] }));
-        })
-      );
-    }
+    case '$type':
+      // JS numbers do not say whether they were stored as int, long or double: mingo decides those.
+      return unary(args, bound, (value) => (typeof value === 'number' || typeof value === 'bigint' ? notCompiled() : bsonTypeName(value)));
+    case '$size':
+      return unary(args, bound, (value) => (Array.isArray(value) ? value.length : notCompiled()));
+    case '$objectToArray':
+      return unary(args, bound, (value) => {
+        if (value === undefined || value === null) return null;
+        if (!isPlainObject(value)) return notCompiled();
+        return Object.keys(value).map((k) => ({ k, v: value[k] }));
+      });
     case '$arrayElemAt': {
       const compiled = compileArgs(args, [2], bound);
       if (!compiled) return undefined;
@@ -313,7 +294,8 @@ export function compileProject(spec: unknown): ((doc: Doc) => Doc) | undefined {
     if (!compiled) return undefined;
     fields.push({ name, value: compiled });
   }
-  if (!fields.length && keepId) return undefined;
+  // `{ _id: 0 }` alone excludes `_id` and keeps every other field: an exclusion, left to mingo.
+  if (!fields.length) return undefined;
   const idComputed = fields.some((field) => field.name === '_id');
   return (doc) => {
     const out: Doc = {};

@@ -78,6 +78,7 @@ const COMPILED: Doc[] = [
 /** Forms left to mingo: exclusions, dotted or nested specs, literals, operators not compiled, unknown variables. */
 const NOT_COMPILED: Doc[] = [
   { agents: 0 },
+  { _id: 0 },
   { 'metadata.team': 1 },
   { metadata: { team: 1 } },
   { constant: 'text' },
