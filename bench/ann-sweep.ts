@@ -114,22 +114,19 @@ function vectorsOf(field: string, count: number): { all: Float32Array; data: Flo
 
 /** The index under test: build it, then search (returns the top K ids, i.e. experience numbers). */
 interface Built {
-  search(query: Float32Array, candidates: number): Array<{ id: number; score: number }>;
+  search(query: Float32Array, candidates: number): Promise<Array<{ id: number; score: number }>> | Array<{ id: number; score: number }>;
   distinct: number;
 }
 
-function buildStore(data: Float32Array[]): Built {
+async function buildStore(data: Float32Array[]): Promise<Built> {
   const store = new VectorStore(DIMENSIONS, Math.max(1024, Math.ceil(data.length * 1.05)));
   for (let from = 0; from < data.length; from += BUILD_BATCH) {
-    store.addMany(data.slice(from, from + BUILD_BATCH).map((vector, i) => ({ id: String(from + i), vector })));
+    await store.addMany(data.slice(from, from + BUILD_BATCH).map((vector, i) => ({ id: String(from + i), vector })));
   }
   return {
     distinct: data.length,
-    search: (query, candidates) =>
-      store
-        .approximate(query, candidates)
-        .slice(0, K)
-        .map(({ row, score }) => ({ id: Number(store.idOf(row)), score })),
+    search: async (query, candidates) =>
+      (await store.approximate(query, candidates)).slice(0, K).map(({ row, score }) => ({ id: Number(store.idOf(row)), score })),
   };
 }
 
@@ -209,7 +206,7 @@ async function runOne(field: string, count: number, config: Config): Promise<voi
   global.gc?.();
   const before = process.memoryUsage();
   const started = performance.now();
-  const built = config.kind === 'store' ? buildStore(data) : buildRaw(config, data);
+  const built = config.kind === 'store' ? await buildStore(data) : buildRaw(config, data);
   const buildSeconds = (performance.now() - started) / 1000;
   global.gc?.();
   const after = process.memoryUsage();
@@ -218,15 +215,15 @@ async function runOne(field: string, count: number, config: Config): Promise<voi
     const annMs: number[] = [];
     let plain = 0;
     let tieAware = 0;
-    queries.forEach((query, q) => {
+    for (const [q, query] of queries.entries()) {
       const begun = performance.now();
-      const ann = built.search(query, candidates);
+      const ann = await built.search(query, candidates);
       annMs.push(performance.now() - begun);
       const ids = new Set(truth[q].map(({ row }) => row));
       plain += ann.filter(({ id }) => ids.has(id)).length;
       const tenth = truth[q][truth[q].length - 1]?.score ?? -Infinity;
       tieAware += Math.min(truth[q].length, ann.filter(({ score }) => score >= tenth - 1e-6).length);
-    });
+    }
     process.stdout.write(
       JSON.stringify({
         field,

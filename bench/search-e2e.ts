@@ -167,7 +167,8 @@ function report(name: string, fields: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ bench: name, ...fields }) + '\n');
 }
 
-async function timed<T>(samples: number[], run: () => Promise<T>): Promise<T> {
+/** Runs `run`, adding its duration (ms) to `samples`. */
+export async function timed<T>(samples: number[], run: () => T | Promise<T>): Promise<T> {
   const started = performance.now();
   const result = await run();
   samples.push(performance.now() - started);

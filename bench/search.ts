@@ -13,6 +13,7 @@ import { KeywordIndex } from '../src/search/bm25';
 import { firstPassing } from '../src/search/filter';
 import { loadSnapshot, saveSnapshot } from '../src/search/persistence';
 import { embeddingLikeVectors, seededRandom } from '../test/search/support/vectors';
+import { timed } from './search-e2e';
 
 const COUNT = Number(process.env.BENCH_SEARCH_COUNT ?? 100_000);
 const DIMENSIONS = 384;
@@ -43,12 +44,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-function time<T>(samples: number[], run: () => T): T {
-  const started = performance.now();
-  const result = run();
-  samples.push(performance.now() - started);
-  return result;
-}
 
 function report(name: string, fields: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ bench: name, ...fields }) + '\n');
@@ -65,7 +60,7 @@ async function main(): Promise<void> {
   const BATCH = 1024;
   for (let from = 0; from < COUNT; from += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, COUNT - from) }, (_, i) => ({ id: `d${from + i}`, vector: next() }));
-    store.addMany(batch);
+    await store.addMany(batch);
     for (const { id } of batch) {
       keywords.upsert(id, { text: words(12) });
     }
@@ -79,8 +74,8 @@ async function main(): Promise<void> {
   const annMs: number[] = [];
   let found = 0;
   for (const query of queries) {
-    const truth = new Set(time(exactMs, () => store.exact(query, K)).map(({ row }) => row));
-    const ann = time(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)).slice(0, K));
+    const truth = new Set((await timed(exactMs, () => store.exact(query, K))).map(({ row }) => row));
+    const ann = (await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)))).slice(0, K);
     found += ann.filter(({ row }) => truth.has(row)).length;
   }
   report('vector', {
@@ -99,10 +94,10 @@ async function main(): Promise<void> {
     const exactMs: number[] = [];
     const annMs: number[] = [];
     for (const query of queries.slice(0, 50)) {
-      time(exactMs, () => store.exact(query, K, rows));
+      await timed(exactMs, () => store.exact(query, K, rows));
       const started = performance.now();
       await firstPassing(
-        (n) => store.approximate(query, Math.max(n, HNSW.expansionSearch)).slice(0, n).map(({ row, score }) => ({ id: store.idOf(row), score })),
+        async (n) => (await store.approximate(query, Math.max(n, HNSW.expansionSearch))).slice(0, n).map(({ row, score }) => ({ id: store.idOf(row), score })),
         K,
         async (ids) => new Set(ids.filter((id) => passing.has(id))),
       );
@@ -114,9 +109,9 @@ async function main(): Promise<void> {
   const keywordQueries = Array.from({ length: QUERIES }, () => words(6));
   for (const prune of [true, false]) {
     const keywordMs: number[] = [];
-    for (const text of keywordQueries) time(keywordMs, () => keywords.top(text, K * 4, { prune }));
+    for (const text of keywordQueries) await timed(keywordMs, () => keywords.top(text, K * 4, { prune }));
     const commonMs: number[] = [];
-    for (let q = 0; q < 20; q++) time(commonMs, () => keywords.top('w0 w1 w2 w3', K * 4, { prune }));
+    for (let q = 0; q < 20; q++) await timed(commonMs, () => keywords.top('w0 w1 w2 w3', K * 4, { prune }));
     report('keyword', {
       documents: keywords.size,
       prune,
@@ -131,12 +126,13 @@ async function main(): Promise<void> {
     const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
     const fingerprints = new Map(Array.from({ length: COUNT }, (_, i) => [`d${i}`, i]));
     let begun = performance.now();
-    const bytes = saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, position: null });
+    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, position: null });
     const saveMs = performance.now() - begun;
     begun = performance.now();
     const restored = (await loadSnapshot(dir, identity))!;
     const loadMs = performance.now() - begun;
-    const same = queries.slice(0, 20).every((query) => JSON.stringify(restored.vectors.approximate(query, 160)) === JSON.stringify(store.approximate(query, 160)));
+    let same = true;
+    for (const query of queries.slice(0, 20)) same &&= JSON.stringify(await restored.vectors.approximate(query, 160)) === JSON.stringify(await store.approximate(query, 160));
     report('snapshot', { mb: Math.round(bytes / 2 ** 20), saveMs: Math.round(saveMs), loadMs: Math.round(loadMs), buildMs: Math.round(buildMs), sameResults: same, loadVsBuild: +(buildMs / loadMs).toFixed(1) });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import { EXACT_SEARCH_MAX } from '../src/search/filter';
 import { HNSW, VectorStore, unitVector, type ScoredRow } from '../src/search/vector-store';
 import { seededRandom } from '../test/search/support/vectors';
+import { timed } from './search-e2e';
 import { DIMENSIONS } from './seed';
 
 const K = 10;
@@ -51,19 +52,13 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-function timed<T>(samples: number[], run: () => T): T {
-  const started = performance.now();
-  const result = run();
-  samples.push(performance.now() - started);
-  return result;
-}
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
 /** Graph candidates checked against `allowed` in growing lists until k pass (SearchIndex's `firstPassing`, in memory). */
-function filteredApproximate(store: VectorStore, query: Float32Array, allowed: Set<number>): ScoredRow[] {
+async function filteredApproximate(store: VectorStore, query: Float32Array, allowed: Set<number>): Promise<ScoredRow[]> {
   for (let n = 4 * K; ; n *= 4) {
-    const ranked = store.approximate(query, Math.max(n, HNSW.expansionSearch)).slice(0, n);
+    const ranked = (await store.approximate(query, Math.max(n, HNSW.expansionSearch))).slice(0, n);
     const kept = ranked.filter(({ row }) => allowed.has(row));
     if (kept.length >= K || ranked.length < n) return kept.slice(0, K);
   }
@@ -86,7 +81,7 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
   for (let from = 0; from < texts.length; from += BUILD_BATCH) {
     const batch = texts.slice(from, from + BUILD_BATCH);
     const vectors = await embedder.embed(batch);
-    store.addMany(vectors.map((vector, i) => ({ id: `e${from + i}`, vector })));
+    await store.addMany(vectors.map((vector, i) => ({ id: `e${from + i}`, vector })));
   }
   const buildSeconds = round((performance.now() - started) / 1000, 1);
   log(`vector index of ${store.size} vectors built in ${buildSeconds} s`);
@@ -96,8 +91,8 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
   const exactMs: number[] = [];
   let found = 0;
   for (const query of queries) {
-    const truth = timed(exactMs, () => store.exact(query, K));
-    found += hitsAmong(truth, timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)).slice(0, K)));
+    const truth = await timed(exactMs, () => store.exact(query, K));
+    found += hitsAmong(truth, (await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)))).slice(0, K));
   }
 
   const random = seededRandom(11);
@@ -112,8 +107,8 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
     const ann: number[] = [];
     let hits = 0;
     for (const query of queries.slice(0, FILTER_QUERIES)) {
-      const truth = timed(exact, () => store.exact(query, K, list));
-      hits += hitsAmong(truth, timed(ann, () => filteredApproximate(store, query, picked)));
+      const truth = await timed(exact, () => store.exact(query, K, list));
+      hits += hitsAmong(truth, await timed(ann, () => filteredApproximate(store, query, picked)));
     }
     filtered.push({ rows, exactP50Ms: round(percentile(exact, 0.5)), annP50Ms: round(percentile(ann, 0.5)), annRecallAt10: round(hits / (FILTER_QUERIES * K), 4) });
   }

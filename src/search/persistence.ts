@@ -58,19 +58,21 @@ function fullIdentity(identity: SnapshotIdentity): Manifest['identity'] {
  * Saves a space under `dir`, atomically: the files of a new generation are written first, then the manifest naming
  * them replaces the old one (temp file + rename), then older generations are deleted. A crash at any point leaves
  * either the old or the new snapshot; a file torn by a power loss fails its checksum on load and the space is
- * rebuilt, so no fsync is needed for correctness. Synchronous: writes to the space cannot interleave.
+ * rebuilt, so no fsync is needed for correctness. The contents are all taken before it returns (the graph's worker
+ * then writes the graph as it was), so writes to the space cannot interleave.
  * @returns the bytes written
  */
-export function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: SpaceContents): number {
+export async function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: SpaceContents): Promise<number> {
   mkdirSync(dir, { recursive: true });
   const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   const base = path.join(dir, generation);
   const out = new SnapshotWriter();
-  const { graph, vectors } = contents.vectors.save(base, out);
+  const { graph: graphWritten, vectors } = contents.vectors.save(base, out);
   contents.keywords?.save(out);
   out.ids('fingerprints.ids', [...contents.fingerprints.keys()]);
   out.array('fingerprints.values', Float64Array.from(contents.fingerprints.values()));
   const data = out.write(`${base}.data`);
+  const graph = await graphWritten;
   const manifest: Manifest = {
     format: SNAPSHOT_FORMAT,
     identity: fullIdentity(identity),

@@ -238,7 +238,7 @@ export class SearchIndex {
 
   /**
    * Saves the ready spaces for which `due(writes since the last save, when the first of them was applied)` holds and
-   * that have something unsaved, one at a time (each save is synchronous; requests run between them). Called by
+   * that have something unsaved, one at a time (each takes the space's contents at once; requests run between them). Called by
    * {@link SearchIndexes.save} and its auto-save.
    */
   async saveSpaces(due: (changes: number, since: number) => boolean): Promise<void> {
@@ -254,9 +254,19 @@ export class SearchIndex {
         const started = Date.now();
         const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
         const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, position: state.position };
-        const bytes = saveSnapshot(dir, this.identity(state.definition), contents);
+        const saved = saveSnapshot(dir, this.identity(state.definition), contents);
+        // The snapshot holds the writes so far; those made while its graph is written count for the next one.
+        const { changes, changedSince } = state;
         state.changes = 0;
         state.changedSince = 0;
+        let bytes: number;
+        try {
+          bytes = await saved;
+        } catch (error) {
+          state.changes += changes;
+          state.changedSince = changedSince;
+          throw error;
+        }
         logger.info('search space saved', { space: state.definition.name, db: this.db.databaseName, dir, mb: +(bytes / 2 ** 20).toFixed(1), ms: Date.now() - started });
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -378,17 +388,20 @@ export class SearchIndex {
     if (!unit) return [];
     if (this.options.mode === 'atlas') return this.searchAtlas(state.definition, unit, query.k, query.filter);
     const restriction = await this.restrict(state.definition, query.filter);
-    // Read the store only now: a rebuild may have replaced it during the awaits.
-    const hits = (rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: state.vectors!.idOf(row), score }));
+    // Read the store only now, and name the rows of the store that found them: a rebuild may replace it during awaits.
+    const hits = (store: VectorStore, rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: store.idOf(row), score }));
     // The best `keep` rows of max(n, HNSW.expansionSearch) graph candidates.
-    const approximate = (n: number, keep = n) => hits(state.vectors!.approximate(unit, Math.max(n, HNSW.expansionSearch), keep));
+    const approximate = async (n: number, keep = n) => {
+      const store = state.vectors!;
+      return hits(store, await store.approximate(unit, Math.max(n, HNSW.expansionSearch), keep));
+    };
     switch (restriction.kind) {
       case 'all':
-        if (query.exact) return hits(state.vectors!.exact(unit, query.k));
+        if (query.exact) return hits(state.vectors!, state.vectors!.exact(unit, query.k));
         return approximate(4 * query.k, query.k);
       case 'ids': {
         const rows = [...restriction.ids].map((id) => state.vectors!.rowOf(id)).filter((row): row is number => row !== undefined);
-        return hits(state.vectors!.exact(unit, query.k, rows));
+        return hits(state.vectors!, state.vectors!.exact(unit, query.k, rows));
       }
       case 'check':
         return firstPassing(approximate, query.k, restriction.passing);
@@ -615,6 +628,8 @@ export class SearchIndex {
     if (vectors || keywords) {
       const cursor = collection.find({}, { projection: spaceProjection(definition, memory), batchSize: 1000 });
       let batch: Array<{ id: string; vector: Float32Array }> = [];
+      // The graph's worker adds each batch while the next ones are read.
+      const added: Array<Promise<void>> = [];
       for await (const document of cursor) {
         counts.documents++;
         const entry = entryOf(definition, document);
@@ -627,11 +642,12 @@ export class SearchIndex {
         if (!vectors || !entry.vector) continue;
         if (entry.vector.length !== dimensions) counts.otherDimensions++;
         else if (batch.push({ id: entry.id, vector: entry.vector }) >= BUILD_BATCH) {
-          vectors.addMany(batch);
+          added.push(vectors.addMany(batch));
           batch = [];
         }
       }
-      vectors?.addMany(batch);
+      if (vectors) added.push(vectors.addMany(batch));
+      await Promise.all(added);
     }
     return { vectors, keywords, fingerprints, counts };
   }
@@ -746,6 +762,7 @@ export class SearchIndex {
       const documents = await collection.find(filter, { projection }).toArray();
       // Deleted since it was written.
       if (documents.length < batch.length) mayBeGone = true;
+      const added: Array<Promise<void>> = [];
       definitions.forEach((definition, s) => {
         const entries: SpaceEntry[] = [];
         for (const document of documents) {
@@ -757,8 +774,9 @@ export class SearchIndex {
         }
         results[s].scanned += documents.length;
         results[s].updated += entries.length;
-        this.reindex(definition, contents[s], entries);
+        added.push(this.reindex(definition, contents[s], entries));
       });
+      await Promise.all(added);
     }
     if (mayBeGone) {
       const ids = await present();
@@ -797,8 +815,11 @@ export class SearchIndex {
     }
   }
 
-  /** Sets the entries of documents read back from MongoDB in a space's contents (vectors, texts, fingerprints). */
-  private reindex(definition: SpaceDefinition, contents: SpaceContents, entries: SpaceEntry[]): void {
+  /**
+   * Sets the entries of documents read back from MongoDB in a space's contents (vectors, texts, fingerprints); resolves
+   * once their vectors are in the graph.
+   */
+  private reindex(definition: SpaceDefinition, contents: SpaceContents, entries: SpaceEntry[]): Promise<void> {
     const fresh: Array<{ id: string; vector: Float32Array }> = [];
     for (const entry of entries) {
       contents.keywords?.upsert(entry.id, entry.texts);
@@ -806,7 +827,7 @@ export class SearchIndex {
       if (entry.vector && entry.vector.length === this.options.dimensions) fresh.push({ id: entry.id, vector: entry.vector });
       else contents.vectors.remove(entry.id);
     }
-    contents.vectors.addMany(fresh);
+    return contents.vectors.addMany(fresh);
   }
 
   /**
@@ -846,7 +867,7 @@ export class SearchIndex {
       }
       // Not found: deleted since the pass over the collection.
       for (const id of ids) if (!found.has(id)) dropEntry(contents, id);
-      this.reindex(definition, contents, [...found.values()]);
+      await this.reindex(definition, contents, [...found.values()]);
     }
     return { scanned: scanned.ids.length, updated: stale.length, removed };
   }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { crc32 } from 'node:zlib';
-import { Index, MetricKind, ScalarKind } from 'usearch';
+import { MetricKind, ScalarKind } from 'usearch';
+import { HostedGraph } from './graph-host';
 import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
 import { TopK } from './top-k';
 
@@ -119,14 +120,14 @@ export class VectorStore {
   private nextInGroup: Int32Array;
   private prevInGroup: Int32Array;
 
-  private readonly graph: Index;
+  private readonly graph: HostedGraph;
 
   /** `initialCapacity`: ids expected (sizes the per-id tables; the vectors grow by chunks as distinct ones arrive). */
   constructor(readonly dimensions: number, initialCapacity = 1024) {
     this.groupOfRow = new Int32Array(initialCapacity);
     this.nextInGroup = new Int32Array(initialCapacity);
     this.prevInGroup = new Int32Array(initialCapacity);
-    this.graph = new Index({
+    this.graph = new HostedGraph({
       dimensions,
       metric: MetricKind.Cos,
       quantization: HNSW.quantization,
@@ -179,10 +180,15 @@ export class VectorStore {
     return true;
   }
 
-  /** Adds or replaces many vectors at once (a build): the new distinct vectors enter the graph in one multi-threaded call. */
-  addMany(entries: ReadonlyArray<{ id: string; vector: Float32Array }>): void {
+  /**
+   * Adds or replaces many vectors at once (a build): the new distinct vectors enter the graph in one multi-threaded call
+   * of its worker. The store has them at once; the promise resolves once the graph has them too (a search sent
+   * meanwhile waits for them in the worker).
+   */
+  addMany(entries: ReadonlyArray<{ id: string; vector: Float32Array }>): Promise<void> {
     for (const { vector } of entries) this.checkDimensions(vector);
     this.pending = new Set();
+    let added = Promise.resolve();
     try {
       for (const { id, vector } of entries) {
         const unit = unitVector(vector);
@@ -195,9 +201,10 @@ export class VectorStore {
       if (groups.length) {
         const rows = new Float32Array(groups.length * this.dimensions);
         groups.forEach((group, i) => rows.set(this.groupVector(group), i * this.dimensions));
-        this.graph.add(BigUint64Array.from(groups, (group) => BigInt(group)), rows, os.availableParallelism());
+        added = this.graph.addAll(BigUint64Array.from(groups, (group) => BigInt(group)), rows, os.availableParallelism());
       }
     }
+    return added;
   }
 
   /** The dot product of row `row`'s vector with `query` (the cosine for a unit query). */
@@ -249,12 +256,12 @@ export class VectorStore {
    * `candidates` covers half the space (a graph walk gains nothing there) or when the graph found fewer than asked,
    * so a short answer always means the space has no more vectors.
    */
-  approximate(query: Float32Array, candidates: number, keep = candidates): ScoredRow[] {
+  async approximate(query: Float32Array, candidates: number, keep = candidates): Promise<ScoredRow[]> {
     this.checkDimensions(query);
     keep = Math.min(keep, candidates);
     if (candidates * 2 >= this.size) return this.exact(query, keep);
     const wanted = Math.min(candidates, this.liveGroups);
-    const matches = this.graph.search(query, wanted, 1);
+    const matches = await this.graph.search(query, wanted);
     if (matches.keys.length < wanted) return this.exact(query, keep);
     const top = new TopK(keep);
     const { keys, distances } = matches;
@@ -272,10 +279,11 @@ export class VectorStore {
 
   /**
    * Saves the store: the graph (usearch's own format) to `<base>.graph`, the f32 rows of the groups to
-   * `<base>.vectors`, the ids of the rows and their groups into `out`. Synchronous, so no write can interleave.
+   * `<base>.vectors`, the ids of the rows and their groups into `out`. All is taken before it returns, so no write can
+   * interleave: the graph's worker writes the graph as it was when asked (`graph` resolves once it is written).
    */
-  save(base: string, out: SnapshotWriter): { graph: FileCheck; vectors: FileCheck } {
-    this.graph.save(`${base}.graph`);
+  save(base: string, out: SnapshotWriter): { graph: Promise<FileCheck>; vectors: FileCheck } {
+    const graph = this.graph.save(`${base}.graph`).then(() => fileCheck(`${base}.graph`));
     const rows = this.idOfRow.length;
     const groups = this.groupCount;
     const bytes = this.chunks.map((chunk, c) => new Uint8Array(chunk.buffer, chunk.byteOffset, Math.max(0, Math.min(CHUNK_ROWS, groups - c * CHUNK_ROWS)) * this.dimensions * 4));
@@ -290,7 +298,7 @@ export class VectorStore {
     }
     out.array('vectors.hashes', hashes);
     out.json('vectors', { rows, groups, freeRows: this.freeRows, freeGroups: this.freeGroups });
-    return { graph: fileCheck(`${base}.graph`), vectors };
+    return { graph, vectors };
   }
 
   /**
@@ -311,7 +319,7 @@ export class VectorStore {
     // One buffer holding exactly the saved chunks (the last one filled up to a whole chunk).
     const matrix = new Float32Array(Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions);
     await Promise.all([readChecked(`${base}.graph`, checks.graph), readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer))]);
-    store.graph.load(`${base}.graph`);
+    const graph = await store.graph.load(`${base}.graph`);
     for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions) store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
     store.groupCount = groups;
     store.groupSize = new Int32Array(groups);
@@ -331,7 +339,7 @@ export class VectorStore {
     }
     store.freeRows = meta.freeRows;
     store.freeGroups = meta.freeGroups;
-    if (store.graph.size() !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || store.graph.dimensions() !== dimensions) {
+    if (graph.size !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || graph.dimensions !== dimensions) {
       throw new Error('vector snapshot: graph disagrees with rows');
     }
     return store;
@@ -373,7 +381,7 @@ export class VectorStore {
     this.liveGroups++;
     this.addHash(hash, group);
     if (this.pending) this.pending.add(group);
-    else this.graph.add(BigInt(group), this.groupVector(group), 1);
+    else this.graph.add(BigInt(group), this.groupVector(group));
     return group;
   }
 

@@ -152,13 +152,28 @@ describe('EmbeddingService', () => {
   });
 });
 
-test('createTestApp wires deps.embedder over embedding_cache in the default database', async () => {
-  const app = await createTestApp();
+test('the app wires deps.embedder over embedding_cache in the default database, but not for the hash provider', async () => {
+  const hashed = await createTestApp();
   try {
-    expect(app.deps.embedder.signature).toEqual({ provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 });
-    await app.deps.embedder.embedOne('wired');
-    expect(await app.db.collection(EMBEDDING_CACHE_COLLECTION).countDocuments({ provider: 'hash' })).toBe(1);
+    expect(hashed.deps.embedder.signature).toEqual({ provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 });
+    await hashed.deps.embedder.embedOne('wired');
+    expect(await hashed.db.collection(EMBEDDING_CACHE_COLLECTION).countDocuments({})).toBe(0);
   } finally {
-    await app.close();
+    await hashed.close();
+  }
+  const server = await startFakeOpenAI({ dimensions: 8 });
+  const provider = new OpenAIEmbeddingProvider(
+    { apiKey: 'k', baseURL: server.baseURL, model: 'fake-embed', dimensions: 8, batchSize: 3, timeoutMs: 5000, maxRetries: 0 },
+    8,
+  );
+  const cached = await createTestApp({ embeddings: provider });
+  try {
+    await cached.deps.embedder.embedOne('wired');
+    await cached.deps.embedder.embedOne('wired');
+    expect(await cached.db.collection(EMBEDDING_CACHE_COLLECTION).countDocuments({ provider: 'openai' })).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  } finally {
+    await cached.close();
+    await server.close();
   }
 });

@@ -14,11 +14,11 @@ function percentile(values: number[], p: number): number {
 describe(`HNSW search against exact search (${COUNT} × ${DIMENSIONS}-d)`, () => {
   jest.setTimeout(300_000);
 
-  it('reaches recall@10 ≥ 0.98 and is several times faster than the exact scan', () => {
+  it('reaches recall@10 ≥ 0.98 and is several times faster than the exact scan', async () => {
     const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 2024 });
     const store = new VectorStore(DIMENSIONS);
     const started = performance.now();
-    store.addMany(Array.from({ length: COUNT }, (_, i) => ({ id: `v${i}`, vector: next() })));
+    await store.addMany(Array.from({ length: COUNT }, (_, i) => ({ id: `v${i}`, vector: next() })));
     const buildMs = performance.now() - started;
     const queries = Array.from({ length: QUERIES }, next);
 
@@ -31,12 +31,12 @@ describe(`HNSW search against exact search (${COUNT} × ${DIMENSIONS}-d)`, () =>
     });
     const annMs: number[] = [];
     let found = 0;
-    queries.forEach((query, q) => {
+    for (const [q, query] of queries.entries()) {
       const t = performance.now();
-      const top = store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)).slice(0, K);
+      const top = (await store.approximate(query, Math.max(4 * K, HNSW.expansionSearch))).slice(0, K);
       annMs.push(performance.now() - t);
       found += top.filter(({ row }) => truth[q].has(row)).length;
-    });
+    }
 
     const recall = found / (QUERIES * K);
     const speedup = percentile(exactMs, 0.5) / percentile(annMs, 0.5);

@@ -78,11 +78,17 @@ function bestPerDocument(fields: ExperienceField[], lists: Array<Array<{ id: str
 }
 
 /**
- * Each of `ids`' scores in one space, in order (null: none): from the space's own `hits` when there, else from
- * `score`, called once with the others.
+ * Each of `ids`' scores in one space, in order (null: none): from the space's own `hits` or the scores known `before`
+ * when there, else from `score`, called once with the others.
  */
-async function completed<T extends { id: string }>(ids: string[], hits: T[], score: (missing: string[]) => Promise<Array<T | null>>): Promise<Array<T | null>> {
-  const found = new Map<string, T | null>(hits.map((hit) => [hit.id, hit]));
+async function completed<T extends { id: string }>(
+  ids: string[],
+  hits: T[],
+  score: (missing: string[]) => Promise<Array<T | null>>,
+  before?: ReadonlyMap<string, T | null>,
+): Promise<Array<T | null>> {
+  const found = new Map<string, T | null>(before);
+  for (const hit of hits) found.set(hit.id, hit);
   const missing = ids.filter((id) => !found.has(id));
   const scored = await score(missing);
   missing.forEach((id, i) => found.set(id, scored[i]));
@@ -314,13 +320,25 @@ export class ExperienceService {
     }
     const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
     const searchVectors = (vector: Float32Array) => Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
+    const scoreVectors = (space: string, vector: Float32Array, ids: string[]) =>
+      this.index.vectorScores(space, vector, ids).then((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score })));
     let vector: Float32Array;
     let vectorLists: VectorHit[][];
     let keywordLists: KeywordHit[][];
+    let scoredEarly: Array<Map<string, VectorHit | null>> | undefined;
     if (isEmptyFilter(filter)) {
-      // BM25 needs no vector: it ranks while the query is embedded (a round trip to the embedding cache at least).
-      [vector, keywordLists] = await Promise.all([this.queryVector(query), this.keywordListsBetweenIo(spaces, query, k)]);
-      vectorLists = await searchVectors(vector);
+      // BM25 needs no vector: it ranks while the query is embedded (a round trip to the embedding cache at least), and
+      // while the graph workers walk once the vector is there; then, still during the walks, its candidates get their
+      // vector parts in every space.
+      const embedded = this.queryVector(query);
+      const keywordsFirst = async () => {
+        const lists = await this.keywordListsBetweenIo(spaces, query, k);
+        const ids = [...new Set(lists.flat().map((hit) => hit.id))];
+        const scored = await Promise.all(spaces.map(async (space) => scoreVectors(space, await embedded, ids)));
+        return { lists, scored: scored.map((scores) => new Map(ids.map((id, i) => [id, scores[i]]))) };
+      };
+      [vectorLists, { lists: keywordLists, scored: scoredEarly }] = await Promise.all([embedded.then(searchVectors), keywordsFirst()]);
+      vector = await embedded;
     } else {
       // Run together, the eight searches share one resolution of the filter (a database query).
       vector = await this.queryVector(query);
@@ -333,11 +351,7 @@ export class ExperienceService {
     // Each candidate's parts in every space: a space's own hits are scored already, the others are completed.
     const [vectorScores, keywordScores] = await Promise.all([
       Promise.all(
-        spaces.map((space, s) =>
-          completed(ids, vectorLists[s], (missing) =>
-            this.index.vectorScores(space, vector, missing).then((scores) => scores.map((score, i) => (score === null ? null : { id: missing[i], score }))),
-          ),
-        ),
+        spaces.map((space, s) => completed(ids, vectorLists[s], (missing) => scoreVectors(space, vector, missing), scoredEarly?.[s])),
       ),
       Promise.all(spaces.map((space, s) => completed(ids, keywordLists[s], (missing) => this.index.keywordScores(space, query, missing)))),
     ]);
