@@ -29,7 +29,8 @@ type Operation =
   | { op: 'add'; graph: number; id?: number; keys: BigUint64Array; vectors: Float32Array; threads: number }
   | { op: 'remove'; graph: number; key: bigint }
   | { op: 'search'; graph: number; id: number; query: Float32Array; k: number }
-  | { op: 'save' | 'load'; graph: number; id: number; path: string };
+  | { op: 'save'; graph: number; id: number; path: string }
+  | { op: 'load'; graph: number; id: number; path: string; check: { bytes: number; crc: number } };
 
 /** An operation with a reply, before the host numbers it. */
 type Question = Extract<Operation, { op: 'add' | 'search' | 'save' | 'load' }> extends infer Asked ? (Asked extends unknown ? Omit<Asked, 'id'> : never) : never;
@@ -43,6 +44,8 @@ type Question = Extract<Operation, { op: 'add' | 'search' | 'save' | 'load' }> e
 function hostGraphs(): void {
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { Index } = require(workerData.usearch as string) as typeof import('usearch');
+  const { readFileSync } = require('node:fs') as typeof import('node:fs');
+  const { crc32 } = require('node:zlib') as typeof import('node:zlib');
   const graphs = new Map<number, InstanceType<typeof Index>>();
   const failures = new Map<number, string>();
   const handle = (message: Operation, replies: Reply[]) => {
@@ -67,7 +70,13 @@ function hostGraphs(): void {
       } else {
         if (message.op === 'add') graph.add(message.keys, message.vectors, message.threads);
         else if (message.op === 'save') graph.save(message.path);
-        else graph.load(message.path);
+        else {
+          // usearch's loader trusts the file: it is checked first (messages as snapshot.ts's readChecked words them).
+          const bytes = readFileSync(message.path);
+          if (bytes.byteLength !== message.check.bytes) throw new Error(`${message.path} has ${bytes.byteLength} bytes, expected ${message.check.bytes}`);
+          if (bytes.byteLength > 0 && crc32(bytes) !== message.check.crc) throw new Error(`${message.path} fails its checksum`);
+          graph.load(message.path);
+        }
         if (id !== undefined) replies.push({ id, size: Number(graph.size()), dimensions: Number(graph.dimensions()) });
       }
     } catch (error) {
@@ -192,9 +201,12 @@ export class HostedGraph {
     await this.host.ask({ op: 'save', graph: this.graph, path });
   }
 
-  /** Replaces the graph by the one saved at `path`; resolves to its size and dimensions. */
-  async load(path: string): Promise<{ size: number; dimensions: number }> {
-    const { size, dimensions } = await this.host.ask<Extract<Reply, { size: number }>>({ op: 'load', graph: this.graph, path });
+  /**
+   * Replaces the graph by the one saved at `path` once the file's size and CRC-32 match `check` (rejects otherwise);
+   * resolves to its size and dimensions.
+   */
+  async load(path: string, check: { bytes: number; crc: number }): Promise<{ size: number; dimensions: number }> {
+    const { size, dimensions } = await this.host.ask<Extract<Reply, { size: number }>>({ op: 'load', graph: this.graph, path, check });
     return { size, dimensions };
   }
 }

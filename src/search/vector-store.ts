@@ -302,8 +302,8 @@ export class VectorStore {
   }
 
   /**
-   * The store saved by `save` under `base`, exactly as it was: both files are read (in parallel) and checked before
-   * usearch reads the graph, since its loader trusts the file. Rejects when a file fails its check or disagrees.
+   * The store saved by `save` under `base`, exactly as it was. The graph's worker checks and loads the graph file
+   * while this thread reads and checks the vectors and links the rows. Rejects when a file fails its check or disagrees.
    */
   static async restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): Promise<VectorStore> {
     const meta = input.json('vectors') as { rows: number; groups?: number; freeRows: number[]; freeGroups: number[] };
@@ -318,27 +318,33 @@ export class VectorStore {
     const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
     // One buffer holding exactly the saved chunks (the last one filled up to a whole chunk).
     const matrix = new Float32Array(Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions);
-    await Promise.all([readChecked(`${base}.graph`, checks.graph), readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer))]);
-    const graph = await store.graph.load(`${base}.graph`);
+    const linkRows = () => {
+      store.groupCount = groups;
+      store.groupSize = new Int32Array(groups);
+      store.groupHead = new Int32Array(groups).fill(-1);
+      store.idOfRow = ids;
+      ids.forEach((id, row) => {
+        if (id === null) return;
+        const group = groupOfRow[row];
+        if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
+        store.rowOfId.set(id, row);
+        store.link(row, group);
+      });
+      for (let group = 0; group < groups; group++) {
+        if (store.groupSize[group] === 0) continue;
+        store.liveGroups++;
+        store.addHash(hashes[group] >>> 0, group);
+      }
+      store.freeRows = meta.freeRows;
+      store.freeGroups = meta.freeGroups;
+    };
+    const [graph] = await Promise.all([
+      store.graph.load(`${base}.graph`, checks.graph),
+      readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer)),
+      // After the reads are under way; in Promise.all, so that a failed check found meanwhile is not left unhandled.
+      Promise.resolve().then(linkRows),
+    ]);
     for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions) store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
-    store.groupCount = groups;
-    store.groupSize = new Int32Array(groups);
-    store.groupHead = new Int32Array(groups).fill(-1);
-    store.idOfRow = ids;
-    ids.forEach((id, row) => {
-      if (id === null) return;
-      const group = groupOfRow[row];
-      if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
-      store.rowOfId.set(id, row);
-      store.link(row, group);
-    });
-    for (let group = 0; group < groups; group++) {
-      if (store.groupSize[group] === 0) continue;
-      store.liveGroups++;
-      store.addHash(hashes[group] >>> 0, group);
-    }
-    store.freeRows = meta.freeRows;
-    store.freeGroups = meta.freeGroups;
     if (graph.size !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || graph.dimensions !== dimensions) {
       throw new Error('vector snapshot: graph disagrees with rows');
     }
