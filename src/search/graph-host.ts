@@ -14,6 +14,13 @@ import type { IndexConfig } from 'usearch';
  */
 const HOSTS = Math.max(1, Math.min(os.availableParallelism(), 4));
 
+/**
+ * A graph worker's young generation (V8 keeps three semispaces of a third of it). Its own allocations are the
+ * messages, and the server's `--max-semi-space-size=64` would otherwise apply to it too: 64 MB semispaces filled
+ * with dead replies before the first scavenge, resident memory of the process.
+ */
+const GRAPH_WORKER_YOUNG_GENERATION_MB = 3 * 2;
+
 /** Found keys (usearch's) and their distances, nearest first. */
 export interface GraphMatches {
   keys: BigUint64Array;
@@ -103,7 +110,11 @@ class GraphHost {
   private transfers: ArrayBuffer[] = [];
 
   constructor() {
-    this.worker = new Worker(`(${hostGraphs.toString()})()`, { eval: true, workerData: { usearch: require.resolve('usearch') } });
+    this.worker = new Worker(`(${hostGraphs.toString()})()`, {
+      eval: true,
+      workerData: { usearch: require.resolve('usearch') },
+      resourceLimits: { maxYoungGenerationSizeMb: GRAPH_WORKER_YOUNG_GENERATION_MB },
+    });
     this.worker.on('message', (replies: Reply[]) => {
       for (const reply of replies) {
         const waiter = this.waiting.get(reply.id)!;
