@@ -781,7 +781,8 @@ export class SearchIndex {
     if (mayBeGone) {
       const ids = await present();
       contents.forEach((space, s) => {
-        for (const id of [...space.fingerprints.keys()]) {
+        // A Map may lose entries while iterated: no copy of 100k ids per space.
+        for (const id of space.fingerprints.keys()) {
           if (ids.has(id)) continue;
           dropEntry(space, id);
           results[s].removed++;
