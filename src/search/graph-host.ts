@@ -1,12 +1,14 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { IndexConfig } from 'usearch';
+import type { FileCheck } from './snapshot';
 
 /**
  * The worker threads that hold the HNSW graphs (usearch), so that the walks of one search over several spaces run in
  * parallel: a hybrid search over the 4 experience fields walks 4 graphs, which took about 3 ms one after another on the
  * API thread (2 cores, 100k experiences). A scratch run over 4 graphs of 50k random vectors measured 8.1 ms in turn
- * on one thread and 3.3 ms spread over 2 workers; one walk costs about 0.04 ms more through a worker.
+ * on one thread and 3.3 ms spread over 2 workers. One walk costs about 0.04 ms more through a busy worker, and 0.2-0.4
+ * ms more through one left idle (bench/vector.ts, each walk after a 23 ms exact scan on the API thread).
  *
  * Each graph lives in one worker, chosen in turn as graphs are created. A worker handles the operations on a graph in
  * the order they were sent, so a search sees every add and remove sent before it, and a save writes the graph as it
@@ -37,7 +39,7 @@ type Operation =
   | { op: 'remove'; graph: number; key: bigint }
   | { op: 'search'; graph: number; id: number; query: Float32Array; k: number }
   | { op: 'save'; graph: number; id: number; path: string }
-  | { op: 'load'; graph: number; id: number; path: string; check: { bytes: number; crc: number } };
+  | { op: 'load'; graph: number; id: number; path: string; check: FileCheck };
 
 /** An operation with a reply, before the host numbers it. */
 type Question = Extract<Operation, { op: 'add' | 'search' | 'save' | 'load' }> extends infer Asked ? (Asked extends unknown ? Omit<Asked, 'id'> : never) : never;
@@ -183,10 +185,10 @@ export class HostedGraph {
     dropped.register(this, { host: this.host, graph: this.graph });
   }
 
-  /** Adds a vector under `key`; a failure fails the graph's later operations (see `hostGraphs`). */
+  /** Adds (a copy of) a vector under `key`; a failure fails the graph's later operations (see `hostGraphs`). */
   add(key: bigint, vector: Float32Array): void {
-    const owned = ownCopy(vector);
-    this.host.send({ op: 'add', graph: this.graph, keys: BigUint64Array.of(key), vectors: owned, threads: 1 }, [owned.buffer]);
+    const copy = vector.slice();
+    this.host.send({ op: 'add', graph: this.graph, keys: BigUint64Array.of(key), vectors: copy, threads: 1 }, [copy.buffer]);
   }
 
   /**
@@ -216,16 +218,13 @@ export class HostedGraph {
    * Replaces the graph by the one saved at `path` once the file's size and CRC-32 match `check` (rejects otherwise);
    * resolves to its size and dimensions.
    */
-  async load(path: string, check: { bytes: number; crc: number }): Promise<{ size: number; dimensions: number }> {
+  async load(path: string, check: FileCheck): Promise<{ size: number; dimensions: number }> {
     const { size, dimensions } = await this.host.ask<Extract<Reply, { size: number }>>({ op: 'load', graph: this.graph, path, check });
     return { size, dimensions };
   }
 }
 
-/**
- * `vector` when it is the whole of its buffer, else a copy: posting a view would copy the whole buffer behind it (a
- * row of a chunk of vectors). A copy made here is handed over to the worker, not copied again.
- */
+/** `vector` when it is the whole of its buffer, else a copy: posting a view clones the whole buffer behind it. */
 function ownCopy(vector: Float32Array): Float32Array<ArrayBuffer> {
   return vector.byteOffset === 0 && vector.byteLength === vector.buffer.byteLength && vector.buffer instanceof ArrayBuffer
     ? (vector as Float32Array<ArrayBuffer>)

@@ -33,11 +33,12 @@ describe('HostedGraph (an HNSW graph in a worker thread)', () => {
     });
   });
 
-  it('applies a single add and remove before a search sent after them', async () => {
+  it('applies a single add and remove before a search sent after them; the added vector stays with the caller', async () => {
     const { graph, vectors } = await filledGraph(200);
     const fresh = vectors[7].map((x) => -x);
     graph.add(1000n, fresh);
     expect(Number((await graph.search(fresh, 1)).keys[0])).toBe(1000);
+    expect(fresh).toHaveLength(DIMENSIONS); // copied, not handed over
     graph.remove(1000n);
     expect(Number((await graph.search(fresh, 1)).keys[0])).not.toBe(1000);
   });
