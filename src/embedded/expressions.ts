@@ -83,6 +83,12 @@ function unary(args: unknown, bound: ReadonlySet<string>, apply: (value: unknown
   return operand && ((current, scope) => apply(operand(current, scope)));
 }
 
+/** An operator of two operands, `apply` on their values. */
+function binary(args: unknown, bound: ReadonlySet<string>, apply: (first: unknown, second: unknown) => unknown): Compiled | undefined {
+  const [first, second] = compileArgs(args, [2], bound) ?? [];
+  return first && second && ((current, scope) => apply(first(current, scope), second(current, scope)));
+}
+
 const withVariable = (scope: Scope, name: string, value: unknown): Scope => ({ root: scope.root, vars: { name, value, outer: scope.vars } });
 
 /** `$map` and `$filter`: `{ input, as, in | cond }` with `as` defaulting to `this`. */
@@ -107,18 +113,13 @@ const COMPARISONS: Record<string, (order: number) => boolean> = {
 function compileOperator(operator: string, args: unknown, bound: ReadonlySet<string>): Compiled | undefined {
   if (operator === '$literal') return () => args;
   if (operator in COMPARISONS) {
-    const compiled = compileArgs(args, [2], bound);
-    if (!compiled) return undefined;
-    const [left, right] = compiled;
     const holds = COMPARISONS[operator];
-    return (current, scope) => {
-      const a = left(current, scope);
-      const b = right(current, scope);
+    return binary(args, bound, (a, b) => {
       // mongod orders missing before null, which the engine's comparison does not tell apart; mingo compares an array
       // the way a query matches it, mongod as a whole: both left to mingo, as they were.
       if (a === undefined || b === undefined || Array.isArray(a) || Array.isArray(b)) notCompiled();
       return holds(compareValues(a, b));
-    };
+    });
   }
   switch (operator) {
     case '$and':
@@ -160,18 +161,12 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
         if (!isPlainObject(value)) return notCompiled();
         return Object.keys(value).map((k) => ({ k, v: value[k] }));
       });
-    case '$arrayElemAt': {
-      const compiled = compileArgs(args, [2], bound);
-      if (!compiled) return undefined;
-      const [array, index] = compiled;
-      return (current, scope) => {
-        const list = array(current, scope);
-        const at = index(current, scope);
+    case '$arrayElemAt':
+      return binary(args, bound, (list, at) => {
         if (list === undefined || list === null || at === undefined || at === null) return null;
         if (!Array.isArray(list) || typeof at !== 'number' || !Number.isInteger(at)) notCompiled();
         return (list as unknown[])[(at as number) < 0 ? (list as unknown[]).length + (at as number) : (at as number)];
-      };
-    }
+      });
     case '$slice': {
       const compiled = compileArgs(args, [2, 3], bound);
       if (!compiled) return undefined;
@@ -190,17 +185,11 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
         return array.slice(start, start + n);
       };
     }
-    case '$in': {
-      const compiled = compileArgs(args, [2], bound);
-      if (!compiled) return undefined;
-      const [needle, haystack] = compiled;
-      return (current, scope) => {
-        const value = needle(current, scope);
-        const list = haystack(current, scope);
+    case '$in':
+      return binary(args, bound, (value, list) => {
         if (!Array.isArray(list) || value === undefined) notCompiled();
         return (list as unknown[]).some((item) => item !== undefined && compareValues(item, value) === 0);
-      };
-    }
+      });
     case '$map': {
       const parts = compileIteration(args, 'in', bound);
       if (!parts) return undefined;
