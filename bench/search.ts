@@ -12,6 +12,7 @@ import { HNSW, VectorStore } from '../src/search/vector-store';
 import { KeywordIndex } from '../src/search/bm25';
 import { firstPassing } from '../src/search/filter';
 import { loadSnapshot, saveSnapshot } from '../src/search/persistence';
+import { DocumentKeys } from '../src/search/document-keys';
 import { embeddingLikeVectors, seededRandom } from '../test/search/support/vectors';
 import { timed } from './search-e2e';
 
@@ -126,10 +127,11 @@ async function main(): Promise<void> {
     const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
     const fingerprints = new Map(Array.from({ length: COUNT }, (_, i) => [`d${i}`, i]));
     let begun = performance.now();
-    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, position: null });
+    const documentKeys = new DocumentKeys();
+    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, documentKeys, position: null });
     const saveMs = performance.now() - begun;
     begun = performance.now();
-    const restored = (await loadSnapshot(dir, identity))!;
+    const restored = (await loadSnapshot(dir, identity, new DocumentKeys()))!;
     const loadMs = performance.now() - begun;
     let same = true;
     for (const query of queries.slice(0, 20)) same &&= JSON.stringify(await restored.vectors.approximate(query, 160)) === JSON.stringify(await store.approximate(query, 160));

@@ -7,8 +7,8 @@ export type ChangePosition = ResumeToken;
 export interface Changes {
   /** `_id`s of the documents inserted, updated or replaced, each time with whether it was the insert (a document can be listed more than once). */
   written: Array<{ id: unknown; inserted: boolean }>;
-  /** True when some document was deleted: which ones only a pass over the ids can tell (an event gives `_id` only). */
-  deletions: boolean;
+  /** `_id`s of the documents deleted (an event gives nothing else: which ids they held, the document keys tell). */
+  deleted: unknown[];
   /** The position after the last change read: documents read from now on reflect all of them. */
   position: ChangePosition;
 }
@@ -42,7 +42,7 @@ export async function currentPosition(collection: Collection): Promise<ChangePos
 export async function changesSince(collection: Collection, position: ChangePosition, max: number): Promise<Changes | null> {
   const stream = collection.watch<Document, ChangeStreamDocument>(EVENT_FIELDS, { startAfter: position, maxAwaitTimeMS: 1 });
   const written: Changes['written'] = [];
-  let deletions = false;
+  const deleted: unknown[] = [];
   try {
     for (let count = 0; ; count++) {
       const event = await stream.tryNext();
@@ -55,7 +55,7 @@ export async function changesSince(collection: Collection, position: ChangePosit
           written.push({ id: event.documentKey._id, inserted: event.operationType === 'insert' });
           break;
         case 'delete':
-          deletions = true;
+          deleted.push(event.documentKey._id);
           break;
         default:
           // drop, rename, dropDatabase, invalidate: the collection as the snapshot knew it is gone.
@@ -63,7 +63,7 @@ export async function changesSince(collection: Collection, position: ChangePosit
       }
     }
     const after = stream.resumeToken;
-    return after ? { written, deletions, position: after } : null;
+    return after ? { written, deleted, position: after } : null;
   } catch {
     return null;
   } finally {

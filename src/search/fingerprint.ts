@@ -1,4 +1,4 @@
-import { BSONType, Binary, type Document } from 'mongodb';
+import { BSON, BSONType, Binary, ObjectId, type Document } from 'mongodb';
 import { spaceProjection, type SpaceDefinition } from './space';
 
 /** Leading vector components a fingerprint covers: two embeddings that agree on all of them are taken as equal. */
@@ -15,7 +15,35 @@ export function fingerprintProjection(definitions: readonly SpaceDefinition[]): 
     Object.assign(projection, spaceProjection(definition, false));
     projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
   }
+  // For the document keys (see documentKey).
+  projection._id = 1;
   return projection;
+}
+
+/** The document key of an id whose document's `_id` is not known (see {@link documentKey}). */
+export const UNKNOWN_DOCUMENT = -1;
+
+/**
+ * A 30-bit hash of a document's `_id` as the driver deserialises it: a snapshot keeps it by id, so that a delete event,
+ * which carries only `_id`, finds the ids it may have removed without listing the collection. Equal `_id`s hash
+ * alike; different ones may too, so a match is only a candidate, checked against MongoDB. {@link RawFingerprints}
+ * gives the same hash from BSON for ObjectId and string `_id`s.
+ */
+export function documentKey(id: unknown): number {
+  startHash();
+  if (id instanceof ObjectId) {
+    hashText(id.id, 0, id.id.length);
+    return finishKey(BSONType.objectId);
+  }
+  const text = typeof id === 'string' ? id : BSON.EJSON.stringify({ id }, { relaxed: false });
+  if (text.length * 3 > scratch.length) scratch = new Uint8Array(text.length * 3);
+  hashText(scratch, 0, encoder.encodeInto(text, scratch).written);
+  return finishKey(typeof id === 'string' ? BSONType.string : 0);
+}
+
+function finishKey(type: number): number {
+  mix(type);
+  return (Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)) & 0x3fffffff;
 }
 
 /**
@@ -44,6 +72,7 @@ export function fingerprint(definition: SpaceDefinition, texts: Readonly<Record<
  */
 export class RawFingerprints {
   private readonly idPath: RawPath;
+  private readonly keyPath: RawPath;
   private readonly spaces: Array<{ textPaths: RawPath[]; vectorPath: RawPath }>;
   /** The distinct first keys of the paths read, and where each is in the current document (-1: absent) with its type. */
   private readonly topKeys: Uint8Array[] = [];
@@ -60,6 +89,7 @@ export class RawFingerprints {
       return { top, rest };
     };
     this.idPath = pathOf(definitions[0].idField);
+    this.keyPath = pathOf('_id');
     this.spaces = definitions.map((definition) => ({
       textPaths: (definition.textPaths ?? []).map(pathOf),
       vectorPath: pathOf(definition.vectorPath),
@@ -75,6 +105,20 @@ export class RawFingerprints {
     const length = this.int32(document, at) - 1;
     if (length <= 0) return null;
     return decoder.decode(document.subarray(at + 4, at + 4 + length));
+  }
+
+  /** {@link documentKey} of the document's `_id` (read when the projection holds it); unknown unless an ObjectId or a string. */
+  documentKey(document: Uint8Array): number {
+    const at = this.locate(document, this.keyPath);
+    if (at < 0) return UNKNOWN_DOCUMENT;
+    startHash();
+    if (foundType === BSONType.objectId) {
+      hashText(document, at, at + 12);
+      return finishKey(BSONType.objectId);
+    }
+    if (foundType !== BSONType.string) return UNKNOWN_DOCUMENT;
+    hashText(document, at + 4, at + 3 + this.int32(document, at));
+    return finishKey(BSONType.string);
   }
 
   /** The document's fingerprint in the `space`-th definition. */

@@ -7,6 +7,8 @@ import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type Snaps
 import type { SpaceDefinition } from './space';
 import { HNSW, VectorStore } from './vector-store';
 import type { ChangePosition } from './changes';
+import type { DocumentKeys } from './document-keys';
+import { UNKNOWN_DOCUMENT } from './fingerprint';
 
 /** Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved); a snapshot of another version is rebuilt. */
 export const SNAPSHOT_FORMAT = 2;
@@ -25,6 +27,8 @@ export interface SpaceContents {
   keywords: KeywordIndex | null;
   /** Every document's fingerprint (see `fingerprint` in space.ts), by id. */
   fingerprints: Map<string, number>;
+  /** The document keys of the spaces of one collection (shared): a snapshot saves those of its ids; a restore adds them. */
+  documentKeys: DocumentKeys;
   /**
    * The change stream position the contents reflect every write before (see changes.ts); null where the deployment
    * has no change streams: a restore then compares the whole collection.
@@ -69,8 +73,10 @@ export async function saveSnapshot(dir: string, identity: SnapshotIdentity, cont
   const out = new SnapshotWriter();
   const { graph: graphWritten, vectors } = contents.vectors.save(base, out);
   contents.keywords?.save(out);
-  out.ids('fingerprints.ids', [...contents.fingerprints.keys()]);
+  const ids = [...contents.fingerprints.keys()];
+  out.ids('fingerprints.ids', ids);
   out.array('fingerprints.values', Float64Array.from(contents.fingerprints.values()));
+  out.array('fingerprints.documentKeys', Int32Array.from(ids, (id) => contents.documentKeys.get(id)));
   const data = out.write(`${base}.data`);
   const graph = await graphWritten;
   const manifest: Manifest = {
@@ -110,7 +116,7 @@ export function hasSnapshot(dir: string): boolean {
  * Loads the snapshot under `dir`: null when there is none; rejects (saying why) when it cannot be used — saved for
  * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
  */
-export async function loadSnapshot(dir: string, identity: SnapshotIdentity): Promise<SpaceContents | null> {
+export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documentKeys: DocumentKeys): Promise<SpaceContents | null> {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -131,5 +137,7 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity): Pro
   if (ids.length !== values.length) throw new Error('snapshot fingerprints do not add up');
   const fingerprints = new Map<string, number>();
   ids.forEach((id, i) => fingerprints.set(id!, values[i]));
-  return { vectors, keywords, fingerprints, position: savedPosition(dir) };
+  // Snapshots saved before document keys were kept have none.
+  documentKeys.addSaved(ids, input.has('fingerprints.documentKeys') ? input.int32('fingerprints.documentKeys') : new Int32Array(ids.length).fill(UNKNOWN_DOCUMENT));
+  return { vectors, keywords, fingerprints, documentKeys, position: savedPosition(dir) };
 }

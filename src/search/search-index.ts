@@ -16,7 +16,8 @@ import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './
 import { QueryVectorCache } from './query-cache';
 import { changesSince, currentPosition, type ChangePosition, type Changes } from './changes';
 import { hasSnapshot, loadSnapshot, saveSnapshot, savedPosition, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
-import { RawFingerprints, fingerprint, fingerprintProjection } from './fingerprint';
+import { DocumentKeys } from './document-keys';
+import { RawFingerprints, UNKNOWN_DOCUMENT, documentKey, fingerprint, fingerprintProjection } from './fingerprint';
 import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition, type SpaceEntry } from './space';
 import { fromStoredVector } from '../embeddings/vectors';
 import { HNSW, VectorStore, rowDot, unitVector, type ScoredRow } from './vector-store';
@@ -100,6 +101,8 @@ interface SpaceState {
   fingerprints: Map<string, number> | null;
   /** Memory mode with `persistDir`: the change stream position the space reflects every write before (null: unknown). */
   position: ChangePosition | null;
+  /** Memory mode: the document key of each id, shared by the spaces of a collection (and id field). */
+  documentKeys: DocumentKeys;
   /** Writes applied since the space was last saved or restored (a freshly built space counts as due). */
   changes: number;
   /** When the first of those writes was applied (ms since the epoch; 0: none). */
@@ -213,6 +216,8 @@ export class SearchIndexes {
  */
 export class SearchIndex {
   private readonly states = new Map<string, SpaceState>();
+  /** `SpaceState.documentKeys` by collection and id field. */
+  private readonly documentKeys = new Map<string, DocumentKeys>();
   /** Filter resolutions in flight, shared by concurrent searches with the same collection and filter. */
   private readonly resolving = new Map<string, Promise<Restriction>>();
 
@@ -249,11 +254,12 @@ export class SearchIndex {
       if (!group.some(saving)) continue;
       // First the writes made behind this server's back (by anyone else), so the saved position is a fresh one.
       await this.syncWithChanges(group.filter((state) => state.status === 'ready'));
+      pruneDocumentKeys(group);
       for (const state of group.filter(saving)) {
         if (!state.vectors || !state.fingerprints) continue;
         const started = Date.now();
         const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
-        const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, position: state.position };
+        const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, documentKeys: state.documentKeys, position: state.position };
         const saved = saveSnapshot(dir, this.identity(state.definition), contents);
         // The snapshot holds the writes so far; those made while its graph is written count for the next one.
         const { changes, changedSince } = state;
@@ -281,7 +287,13 @@ export class SearchIndex {
   private async syncWithChanges(states: SpaceState[]): Promise<void> {
     const live = states.filter((state) => state.position && state.vectors && state.fingerprints);
     if (!live.length) return;
-    const contents = live.map((state) => ({ vectors: state.vectors!, keywords: state.keywords, fingerprints: state.fingerprints!, position: state.position }));
+    const contents = live.map((state) => ({
+      vectors: state.vectors!,
+      keywords: state.keywords,
+      fingerprints: state.fingerprints!,
+      documentKeys: state.documentKeys,
+      position: state.position,
+    }));
     const changed = await this.changesSincePositions(live[0].definition.collection, contents.map((space) => space.position));
     const applied = await this.applyChangesTo(live, contents, changed, () => this.presentIds(live[0].definition));
     live.forEach((state, i) => {
@@ -355,7 +367,11 @@ export class SearchIndex {
         if (texts) state.keywords.upsert(id, texts);
         else state.keywords.remove(id);
       }
-      state.fingerprints?.set(id, fingerprint(state.definition, texts, vector));
+      if (state.fingerprints) {
+        state.fingerprints.set(id, fingerprint(state.definition, texts, vector));
+        // The written document's _id is not known here: the next catch-up reads it back.
+        state.documentKeys.set(id, UNKNOWN_DOCUMENT);
+      }
     });
   }
 
@@ -485,7 +501,10 @@ export class SearchIndex {
     let state = this.states.get(space);
     if (!state) {
       const definition = this.registry.space(space);
-      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, changes: 0, changedSince: 0 };
+      const group = `${definition.collection}\0${definition.idField}`;
+      let documentKeys = this.documentKeys.get(group);
+      if (!documentKeys) this.documentKeys.set(group, (documentKeys = new DocumentKeys()));
+      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, documentKeys, changes: 0, changedSince: 0 };
       this.states.set(space, state);
     }
     return state;
@@ -541,18 +560,27 @@ export class SearchIndex {
       const scanned = scanning.length ? await this.scanFingerprints(scanning.map((state) => state.definition)).catch(() => null) : null;
       return { scanning, scanned };
     });
-    // After deletions the ids left are listed while the snapshots load (see `applyChanges`).
-    let listing: Promise<Set<string>> | undefined;
+    let listing: Promise<Map<string, number>> | undefined;
     const present = () => (listing ??= this.presentIds(states[0].definition));
+    const { documentKeys } = states[0];
+    // The first documents written since the snapshots' positions are read back while the snapshots load.
+    const readingBack = new Map<Changes, Promise<Document[]>>();
     void changes.then((found) => {
-      if (found.some((change) => change?.deletions)) present().catch(() => undefined);
+      for (const change of found) {
+        if (!change || readingBack.has(change) || !change.written.length) continue;
+        const reading = this.readBack(states.map((state) => state.definition), writtenDocuments(change), 0);
+        reading.catch(() => undefined);
+        readingBack.set(change, reading);
+      }
     });
     const [restored, changed, { scanning, scanned }] = await Promise.all([
-      Promise.all(persisted.map((state) => this.restore(state.definition))),
+      Promise.all(persisted.map((state) => this.restore(state.definition, documentKeys))),
       changes,
       comparing,
     ]);
-    const applied = await this.applyChangesTo(persisted, restored, changed, present);
+    // The pass over the collection read every document's key.
+    scanned?.ids.forEach((id, i) => documentKeys.set(id, scanned.documentKeys[i]));
+    const applied = await this.applyChangesTo(persisted, restored, changed, present, readingBack);
     for (const state of states) {
       const { definition } = state;
       const log = { space: definition.name, db: this.db.databaseName };
@@ -569,7 +597,7 @@ export class SearchIndex {
           logger.info('search space restored', { ...log, ...caughtUp, caughtUpBy: byStream ? 'change stream' : 'comparing the collection', vectors: contents.vectors.size, ms: Date.now() - started });
           continue;
         }
-        const { vectors, keywords, fingerprints, counts } = await this.readAll(definition);
+        const { vectors, keywords, fingerprints, counts } = await this.readAll(definition, documentKeys);
         // Built from MongoDB: due for saving, so the next start can restore it.
         this.install(state, { vectors, keywords, fingerprints, position }, AUTOSAVE_WRITES);
         const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
@@ -601,10 +629,10 @@ export class SearchIndex {
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
-  private async restore(definition: SpaceDefinition): Promise<SpaceContents | null> {
+  private async restore(definition: SpaceDefinition, documentKeys: DocumentKeys): Promise<SpaceContents | null> {
     const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
-      return await loadSnapshot(dir, this.identity(definition));
+      return await loadSnapshot(dir, this.identity(definition), documentKeys);
     } catch (error) {
       this.options.logger.warn('search snapshot not used: rebuilding from MongoDB', {
         space: definition.name,
@@ -616,7 +644,7 @@ export class SearchIndex {
   }
 
   /** Loads a space from MongoDB: streams the collection with a projection of the id, the vector (memory mode) and the texts. */
-  private async readAll(definition: SpaceDefinition) {
+  private async readAll(definition: SpaceDefinition, documentKeys: DocumentKeys) {
     const { mode, dimensions } = this.options;
     const collection = this.db.collection(definition.collection);
     const memory = mode === 'memory';
@@ -626,7 +654,7 @@ export class SearchIndex {
     const fingerprints = memory ? new Map<string, number>() : null;
     const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
     if (vectors || keywords) {
-      const cursor = collection.find({}, { projection: spaceProjection(definition, memory), batchSize: 1000 });
+      const cursor = collection.find({}, { projection: { ...spaceProjection(definition, memory), _id: memory ? 1 : 0 }, batchSize: 1000 });
       let batch: Array<{ id: string; vector: Float32Array }> = [];
       // The graph's worker adds each batch while the next ones are read.
       const added: Array<Promise<void>> = [];
@@ -638,7 +666,10 @@ export class SearchIndex {
           continue;
         }
         keywords?.upsert(entry.id, entry.texts);
-        fingerprints?.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
+        if (fingerprints) {
+          fingerprints.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
+          documentKeys.set(entry.id, documentKey(document._id));
+        }
         if (!vectors || !entry.vector) continue;
         if (entry.vector.length !== dimensions) counts.otherDimensions++;
         else if (batch.push({ id: entry.id, vector: entry.vector }) >= BUILD_BATCH) {
@@ -661,6 +692,7 @@ export class SearchIndex {
     const { collection } = definitions[0];
     const ids: string[] = [];
     const present = new Set<string>();
+    const keys: number[] = [];
     const values: number[][] = definitions.map(() => []);
     const raw = new RawFingerprints(definitions);
     const cursor = this.db.collection(collection).find<Uint8Array>({}, { projection: fingerprintProjection(definitions), batchSize: 5000, raw: true });
@@ -674,10 +706,11 @@ export class SearchIndex {
         if (id === null || present.has(id)) continue;
         present.add(id);
         ids.push(id);
+        keys.push(raw.documentKey(document));
         for (let s = 0; s < definitions.length; s++) values[s].push(raw.fingerprint(document, s));
       }
     }
-    return { ids, present, fingerprints: values.map((list) => Float64Array.from(list)) };
+    return { ids, present, documentKeys: Int32Array.from(keys), fingerprints: values.map((list) => Float64Array.from(list)) };
   }
 
   /**
@@ -713,7 +746,8 @@ export class SearchIndex {
     states: SpaceState[],
     contentsOf: Array<SpaceContents | null>,
     changed: Array<Changes | null>,
-    present: () => Promise<Set<string>>,
+    present: () => Promise<Map<string, number>>,
+    readingBack = new Map<Changes, Promise<Document[]>>(),
   ): Promise<Map<SpaceState, CaughtUp>> {
     const applied = new Map<SpaceState, CaughtUp>();
     const takers = states.filter((_, i) => contentsOf[i] && changed[i]);
@@ -724,6 +758,7 @@ export class SearchIndex {
         contents,
         changes,
         present,
+        readingBack.get(changes),
       );
       sharing.forEach((state, i) => {
         contents[i].position = changes.position;
@@ -736,41 +771,38 @@ export class SearchIndex {
   /**
    * Brings contents of spaces of one collection up to date with `changes`: the documents written are read back and
    * re-indexed where their fingerprint differs. Ids no longer in the collection (deleted, or changed by an update) are
-   * found by one pass over the collection's ids (`present`), made only when one may be gone.
+   * found through the document keys (see `goneIds`).
    */
   private async applyChanges(
     definitions: SpaceDefinition[],
     contents: SpaceContents[],
     changes: Changes,
-    present: () => Promise<Set<string>>,
+    present: () => Promise<Map<string, number>>,
+    firstBatch?: Promise<Document[]>,
   ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
-    const collection = this.db.collection(definitions[0].collection);
-    const projection: Document = Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
-    // By document: whether every write to it was its insert (then an id new to the snapshot is expected).
-    const written = new Map<string, { id: unknown; insertedOnly: boolean }>();
-    for (const { id, inserted } of changes.written) {
-      const key = positionKey({ id });
-      const seen = written.get(key);
-      written.set(key, { id, insertedOnly: inserted && (seen?.insertedOnly ?? true) });
-    }
-    let mayBeGone = changes.deletions;
+    const { documentKeys } = contents[0];
+    const written = writtenDocuments(changes);
+    // The keys of documents that may have taken an id with them: deleted, deleted since written, without an id now,
+    // or holding an id new to a space though not just inserted (it may have held another).
+    const goneKeys = new Set(changes.deleted.map(documentKey));
     const keys = [...written.keys()];
     for (let from = 0; from < keys.length; from += CATCH_UP_BATCH) {
       const batch = keys.slice(from, from + CATCH_UP_BATCH);
-      const filter: Document = { _id: { $in: batch.map((key) => written.get(key)!.id) } };
-      const documents = await collection.find(filter, { projection }).toArray();
-      // Deleted since it was written.
-      if (documents.length < batch.length) mayBeGone = true;
+      const documents = await ((from === 0 && firstBatch) || this.readBack(definitions, written, from));
+      const readBack = new Set(documents.map((document) => positionKey({ id: document._id })));
+      for (const key of batch) if (!readBack.has(key)) goneKeys.add(documentKey(written.get(key)!.id));
       const added: Array<Promise<void>> = [];
       definitions.forEach((definition, s) => {
         const entries: SpaceEntry[] = [];
         for (const document of documents) {
           const entry = entryOf(definition, document);
           const saved = entry && contents[s].fingerprints.get(entry.id);
-          // No id now, or an id the snapshot lacks on a document that was not just inserted: an old id may be left.
-          if (!entry || (saved === undefined && !written.get(positionKey({ id: document._id }))?.insertedOnly)) mayBeGone = true;
-          if (entry && saved !== fingerprint(definition, entry.texts, entry.vector)) entries.push(entry);
+          const key = documentKey(document._id);
+          if (!entry || (saved === undefined && !written.get(positionKey({ id: document._id }))?.insertedOnly)) goneKeys.add(key);
+          if (!entry) continue;
+          documentKeys.set(entry.id, key);
+          if (saved !== fingerprint(definition, entry.texts, entry.vector)) entries.push(entry);
         }
         results[s].scanned += documents.length;
         results[s].updated += entries.length;
@@ -778,12 +810,11 @@ export class SearchIndex {
       });
       await Promise.all(added);
     }
-    if (mayBeGone) {
-      const ids = await present();
+    if (goneKeys.size) {
+      const gone = await this.goneIds(definitions[0], contents, goneKeys, present);
       contents.forEach((space, s) => {
-        // A Map may lose entries while iterated: no copy of 100k ids per space.
-        for (const id of space.fingerprints.keys()) {
-          if (ids.has(id)) continue;
+        for (const id of gone) {
+          if (!space.fingerprints.has(id)) continue;
           dropEntry(space, id);
           results[s].removed++;
         }
@@ -793,27 +824,56 @@ export class SearchIndex {
   }
 
   /**
-   * The ids (string `idField` values) in a space's collection: a `distinct`, which an index on the id field answers
-   * without reading documents; past its 16 MB reply, one pass over the collection reading only the ids, as raw BSON.
+   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with what the spaces
+   * (of one collection) read and their `_id`s; deleted ones are missing.
    */
-  private async presentIds(definition: SpaceDefinition): Promise<Set<string>> {
-    const collection = this.db.collection(definition.collection);
-    const valid = (id: unknown): id is string => typeof id === 'string' && id !== '';
-    try {
-      return new Set((await collection.distinct(definition.idField)).filter(valid));
-    } catch {
-      const present = new Set<string>();
-      const raw = new RawFingerprints([definition]);
-      const projection = { _id: 0, [definition.idField]: 1 };
-      const cursor = collection.find<Uint8Array>({}, { projection, batchSize: 10_000, raw: true });
-      while (await cursor.hasNext()) {
-        for (const document of cursor.readBufferedDocuments()) {
-          const id = raw.id(document);
-          if (id !== null) present.add(id);
-        }
-      }
-      return present;
+  private readBack(definitions: SpaceDefinition[], written: WrittenDocuments, from: number): Promise<Document[]> {
+    const projection: Document = Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
+    const ids = [...written.values()].slice(from, from + CATCH_UP_BATCH).map(({ id }) => id);
+    const filter: Document = { _id: { $in: ids } };
+    return this.db.collection(definitions[0].collection).find(filter, { projection }).toArray();
+  }
+
+  /**
+   * The ids of `contents` (spaces of one collection) that are no longer in it, among those whose document key is in
+   * `keys` or unknown: these candidates are looked up by id. When they are more than a tenth of the collection (a
+   * snapshot saved without keys), the collection's ids are listed instead (`present`).
+   */
+  private async goneIds(definition: SpaceDefinition, contents: SpaceContents[], keys: ReadonlySet<number>, present: () => Promise<Map<string, number>>): Promise<string[]> {
+    const { documentKeys } = contents[0];
+    const candidates = documentKeys.candidates(keys);
+    if (candidates.length > contents[0].fingerprints.size * CHANGES_SHARE) {
+      const ids = await present();
+      // The keys read on the way make the next catch-ups look up candidates again (a save drops the extra ids).
+      for (const [id, key] of ids) documentKeys.set(id, key);
+      return [...new Set(contents.flatMap((space) => [...space.fingerprints.keys()].filter((id) => !ids.has(id))))];
     }
+    const collection = this.db.collection(definition.collection);
+    const found = new Set<unknown>();
+    for (let from = 0; from < candidates.length; from += CATCH_UP_BATCH) {
+      const batch = candidates.slice(from, from + CATCH_UP_BATCH);
+      const documents = await collection.find({ [definition.idField]: { $in: batch } }, { projection: { _id: 0, [definition.idField]: 1 } }).toArray();
+      for (const document of documents) found.add(readPath(document, definition.idField));
+    }
+    return candidates.filter((id) => !found.has(id));
+  }
+
+  /**
+   * The ids (string `idField` values) in a space's collection with their documents' keys: one pass over the collection
+   * reading only `_id` and the id, as raw BSON.
+   */
+  private async presentIds(definition: SpaceDefinition): Promise<Map<string, number>> {
+    const present = new Map<string, number>();
+    const raw = new RawFingerprints([definition]);
+    const projection = { _id: 1, [definition.idField]: 1 };
+    const cursor = this.db.collection(definition.collection).find<Uint8Array>({}, { projection, batchSize: 10_000, raw: true });
+    while (await cursor.hasNext()) {
+      for (const document of cursor.readBufferedDocuments()) {
+        const id = raw.id(document);
+        if (id !== null) present.set(id, raw.documentKey(document));
+      }
+    }
+    return present;
   }
 
   /**
@@ -914,6 +974,8 @@ export class SearchIndex {
 interface ScannedFingerprints {
   ids: string[];
   present: ReadonlySet<string>;
+  /** The documents' keys (see `documentKey`), aligned with `ids`. */
+  documentKeys: Int32Array;
   fingerprints: Float64Array[];
 }
 
@@ -933,6 +995,29 @@ function dropEntry(contents: SpaceContents, id: string): void {
   contents.vectors.remove(id);
   contents.keywords?.remove(id);
   contents.fingerprints.delete(id);
+}
+
+/** The documents written after a position, by key (see `positionKey`), each with its `_id` and whether every write to it was its insert (then an id new to a snapshot is expected). */
+type WrittenDocuments = Map<string, { id: unknown; insertedOnly: boolean }>;
+
+function writtenDocuments(changes: Changes): WrittenDocuments {
+  const written: WrittenDocuments = new Map();
+  for (const { id, inserted } of changes.written) {
+    const key = positionKey({ id });
+    const seen = written.get(key);
+    written.set(key, { id, insertedOnly: inserted && (seen?.insertedOnly ?? true) });
+  }
+  return written;
+}
+
+/**
+ * Drops from a collection's document keys the ids none of its spaces holds any more (deleted ones), unless a space is
+ * being built (its ids are not on its state yet).
+ */
+function pruneDocumentKeys(group: readonly SpaceState[]): void {
+  if (group.some((state) => state.status === 'building')) return;
+  const holding = group.flatMap((state) => (state.fingerprints ? [state.fingerprints] : []));
+  group[0].documentKeys.prune((id) => holding.some((fingerprints) => fingerprints.has(id)));
 }
 
 /** A key equal for equal positions (resume tokens) or ids: their canonical extended JSON. */

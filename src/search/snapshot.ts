@@ -157,6 +157,11 @@ export class SnapshotReader {
     }
   }
 
+  /** True when the snapshot has a section of that name. */
+  has(name: string): boolean {
+    return this.sections.has(name);
+  }
+
   /** A list of ids written by {@link SnapshotWriter.ids}. */
   ids(name: string): Array<string | null> {
     this.idTable ??= this.json(ID_TABLE) as string[];

@@ -1,5 +1,5 @@
 import { BSON, Binary, Double, Int32, Long, type Document } from 'mongodb';
-import { RawFingerprints, fingerprint } from '../../src/search/fingerprint';
+import { RawFingerprints, UNKNOWN_DOCUMENT, documentKey, fingerprint } from '../../src/search/fingerprint';
 import { entryOf, type SpaceDefinition } from '../../src/search/space';
 
 const GOAL: SpaceDefinition = { name: 'items.goal', collection: 'items', idField: 'meta.id', vectorPath: 'embeddings.goal', textPaths: ['goal'] };
@@ -77,5 +77,31 @@ describe('RawFingerprints (a document’s fingerprints read from its BSON bytes)
   it('a document whose id is missing, empty or not a string has none', () => {
     for (const meta of [{}, { id: '' }, { id: 7 }, 'x']) expect(raw({ meta, goal: 'g' }).id).toBeNull();
     expect(raw({ meta: { id: 'ü-1' } }).id).toBe('ü-1');
+  });
+
+  it('a document key: the same from BSON as from the deserialised _id for ObjectId and string _ids, unknown for others', () => {
+    const keyOf = (_id: unknown) => {
+      const bytes = BSON.serialize({ goal: 'g', _id, meta: { id: 'x' } });
+      return [new RawFingerprints(SPACES).documentKey(bytes), documentKey(BSON.deserialize(bytes)._id)];
+    };
+    const objectIds = Array.from({ length: 200 }, () => new BSON.ObjectId());
+    const keys = new Set<number>();
+    for (const _id of [...objectIds, 'a', 'b', 'ünï 東京', '']) {
+      const [fromBytes, fromValue] = keyOf(_id);
+      expect(fromBytes).toBe(fromValue);
+      expect(fromValue).toBeGreaterThanOrEqual(0);
+      expect(fromValue).toBeLessThan(2 ** 30);
+      keys.add(fromValue);
+    }
+    // A 30-bit hash: 204 _ids, no two alike here.
+    expect(keys.size).toBe(204);
+    expect(documentKey(new BSON.ObjectId(objectIds[0].toHexString()))).toBe(documentKey(objectIds[0]));
+    expect(documentKey('1')).not.toBe(documentKey(1));
+    // Other types: a key from the value (a delete event's _id), unknown from the bytes (the lookup then checks them all).
+    for (const _id of [7, { a: 1 }, new Date(0)]) {
+      const [fromBytes, fromValue] = keyOf(_id);
+      expect([fromBytes, fromValue === documentKey(BSON.deserialize(BSON.serialize({ _id }))._id)]).toEqual([UNKNOWN_DOCUMENT, true]);
+    }
+    expect(new RawFingerprints(SPACES).documentKey(BSON.serialize({ goal: 'g' }))).toBe(UNKNOWN_DOCUMENT);
   });
 });
