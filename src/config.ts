@@ -181,7 +181,7 @@ export const VARIABLES = [
   define({
     name: 'ENGINE_COMPACT_AFTER_BYTES',
     key: 'engineCompactAfterBytes',
-    description: 'Journal size after which the embedded engine writes a snapshot and starts a new journal.',
+    description: 'Journal size after which the embedded engine writes a snapshot and starts a new journal (at least a quarter of the last snapshot).',
     defaultText: '67108864',
     expected: 'an integer from 1024 to 68719476736',
     parse: (raw) => integer(1024, 64 * 1024 ** 3, 64 * 1024 ** 2)('ENGINE_COMPACT_AFTER_BYTES', raw),

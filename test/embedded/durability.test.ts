@@ -324,6 +324,33 @@ describe('DurableLog snapshots and compaction', () => {
     await log.close();
   });
 
+  it('the journal grows to a share of the last snapshot before the next automatic compaction', async () => {
+    const dir = await tempDir();
+    // About 400 KiB of documents, written without automatic compaction: a quarter of their snapshot is about 100 KiB.
+    await session(
+      dir,
+      async (state, log) => {
+        for (let i = 0; i < 200; i++) await state.write(log, [put({ _id: i, pad: 'd'.repeat(2000) })]);
+        await log.compact();
+      },
+      { compactAfterBytes: 1 << 30 },
+    );
+    expect(await sorted(dir)).toEqual([J(2), S(2)]);
+    const journals = async () => (await sorted(dir)).filter((name) => name.startsWith('journal-'));
+    // Reopened with a 16 KiB floor, it takes the snapshot's size from the file.
+    const { state, log } = await reopen(dir, { compactAfterBytes: 16 << 10 });
+    const update = (i: number) => state.write(log, [put({ _id: i % 200, pad: 'u'.repeat(1000) })]);
+    for (let i = 0; i < 50; i++) await update(i); // about 50 KiB: past the floor, short of the share
+    expect(await journals()).toEqual([J(2)]);
+    // After a snapshot written in this process, the same.
+    await log.compact();
+    for (let i = 0; i < 50; i++) await update(i);
+    expect(await journals()).toEqual([J(3)]);
+    for (let i = 50; i < 120; i++) await update(i); // about 70 KiB more: due
+    expect(await journals()).toContain(J(4));
+    await log.close();
+  });
+
   it('writes made while a snapshot is being written go to the new journal and survive', async () => {
     const dir = await tempDir();
     const before = await session(dir, async (state, log) => {
