@@ -294,7 +294,13 @@ export class SearchIndex {
       documentKeys: state.documentKeys,
       position: state.position,
     }));
-    const changed = await this.changesSincePositions(live[0].definition.collection, contents.map((space) => space.position));
+    // The server's own writes are among them (a save learns their _ids so): up to one per document, since a lost
+    // position costs the next restart a pass over the collection.
+    const changed = await this.changesSincePositions(
+      live[0].definition.collection,
+      contents.map((space) => space.position),
+      1,
+    );
     const applied = await this.applyChangesTo(live, contents, changed, () => this.presentIds(live[0].definition));
     live.forEach((state, i) => {
       const caughtUp = applied.get(state);
@@ -554,6 +560,7 @@ export class SearchIndex {
     const changes = this.changesSincePositions(
       collection.collectionName,
       persisted.map((state) => savedPosition(dirOf(state))),
+      CHANGES_SHARE,
     );
     const comparing = changes.then(async (found) => {
       const scanning = persisted.filter((_, i) => !found[i]);
@@ -714,13 +721,13 @@ export class SearchIndex {
   }
 
   /**
-   * The changes since each position (null: no position, or not to be had from the change stream), read once per
-   * distinct position: spaces of one collection saved together share theirs.
+   * The changes since each position (null: no position, or not to be had from the change stream, or more than `share`
+   * of the collection's documents), read once per distinct position: spaces of one collection saved together share theirs.
    */
-  private async changesSincePositions(collectionName: string, positions: Array<ChangePosition | null>): Promise<Array<Changes | null>> {
+  private async changesSincePositions(collectionName: string, positions: Array<ChangePosition | null>, share: number): Promise<Array<Changes | null>> {
     if (!positions.some(Boolean)) return positions.map(() => null);
     const collection = this.db.collection(collectionName);
-    const max = await this.changesWorthFollowing(collectionName);
+    const max = await this.changesWorthFollowing(collectionName, share);
     const reads = new Map<string, Promise<Changes | null>>();
     return Promise.all(
       positions.map((position) => {
@@ -732,10 +739,10 @@ export class SearchIndex {
     );
   }
 
-  /** Past this many changes, comparing the whole collection (one pass) costs less than reading each one back. */
-  private async changesWorthFollowing(collectionName: string): Promise<number> {
+  /** At most this many changes are followed: `share` of the collection's documents, and at least CHANGES_MIN. */
+  private async changesWorthFollowing(collectionName: string, share: number): Promise<number> {
     const documents = await this.db.collection(collectionName).estimatedDocumentCount();
-    return Math.max(CHANGES_MIN, Math.floor(documents * CHANGES_SHARE));
+    return Math.max(CHANGES_MIN, Math.floor(documents * share));
   }
 
   /**
@@ -792,23 +799,33 @@ export class SearchIndex {
       const documents = await ((from === 0 && firstBatch) || this.readBack(definitions, written, from));
       const readBack = new Set(documents.map((document) => positionKey({ id: document._id })));
       for (const key of batch) if (!readBack.has(key)) goneKeys.add(documentKey(written.get(key)!.id));
-      const added: Array<Promise<void>> = [];
+      // By space, the `_id`s of the documents whose fingerprint differs from the saved one: read again in full.
+      const stale = definitions.map(() => new Set<string>());
+      const staleIds = new Map<string, unknown>();
       definitions.forEach((definition, s) => {
-        const entries: SpaceEntry[] = [];
         for (const document of documents) {
           const entry = entryOf(definition, document);
           const saved = entry && contents[s].fingerprints.get(entry.id);
           const key = documentKey(document._id);
-          if (!entry || (saved === undefined && !written.get(positionKey({ id: document._id }))?.insertedOnly)) goneKeys.add(key);
+          const byId = positionKey({ id: document._id });
+          if (!entry || (saved === undefined && !written.get(byId)?.insertedOnly)) goneKeys.add(key);
           if (!entry) continue;
           documentKeys.set(entry.id, key);
-          if (saved !== fingerprint(definition, entry.texts, entry.vector)) entries.push(entry);
+          // The head of the vector gives the fingerprint of the whole one (see fingerprintProjection).
+          if (saved === fingerprint(definition, entry.texts, entry.vector)) continue;
+          stale[s].add(byId);
+          staleIds.set(byId, document._id);
         }
         results[s].scanned += documents.length;
-        results[s].updated += entries.length;
-        added.push(this.reindex(definition, contents[s], entries));
       });
-      await Promise.all(added);
+      const full = staleIds.size ? await this.readDocuments(definitions, [...staleIds.values()], fullProjection(definitions)) : [];
+      await Promise.all(
+        definitions.map((definition, s) => {
+          const entries = full.flatMap((document) => (stale[s].has(positionKey({ id: document._id })) ? (entryOf(definition, document) ?? []) : []));
+          results[s].updated += entries.length;
+          return this.reindex(definition, contents[s], entries);
+        }),
+      );
     }
     if (goneKeys.size) {
       const gone = await this.goneIds(definitions[0], contents, goneKeys, present);
@@ -824,12 +841,16 @@ export class SearchIndex {
   }
 
   /**
-   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with what the spaces
-   * (of one collection) read and their `_id`s; deleted ones are missing.
+   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with what their
+   * fingerprints read (the first vector components only) and their `_id`s; deleted ones are missing.
    */
   private readBack(definitions: SpaceDefinition[], written: WrittenDocuments, from: number): Promise<Document[]> {
-    const projection: Document = Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
     const ids = [...written.values()].slice(from, from + CATCH_UP_BATCH).map(({ id }) => id);
+    return this.readDocuments(definitions, ids, fingerprintProjection(definitions));
+  }
+
+  /** Documents of a collection by `_id` (missing ones left out), with `projection`. */
+  private readDocuments(definitions: SpaceDefinition[], ids: unknown[], projection: Document): Promise<Document[]> {
     const filter: Document = { _id: { $in: ids } };
     return this.db.collection(definitions[0].collection).find(filter, { projection }).toArray();
   }
@@ -986,7 +1007,10 @@ interface CaughtUp {
   removed: number;
 }
 
-/** A restore follows the change stream for up to this share of the collection's documents (at least CHANGES_MIN). */
+/**
+ * A restore follows the change stream for up to this share of the collection's documents (at least CHANGES_MIN): past
+ * it, one pass comparing the whole collection, while the snapshots load, costs less than reading each change back.
+ */
 const CHANGES_SHARE = 0.1;
 const CHANGES_MIN = 1000;
 
@@ -995,6 +1019,11 @@ function dropEntry(contents: SpaceContents, id: string): void {
   contents.vectors.remove(id);
   contents.keywords?.remove(id);
   contents.fingerprints.delete(id);
+}
+
+/** What spaces of one collection read from a document, vectors whole, and its `_id`. */
+function fullProjection(definitions: readonly SpaceDefinition[]): Document {
+  return Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
 }
 
 /** The documents written after a position, by key (see `positionKey`), each with its `_id` and whether every write to it was its insert (then an id new to a snapshot is expected). */
