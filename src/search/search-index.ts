@@ -570,12 +570,14 @@ export class SearchIndex {
     let listing: Promise<Map<string, number>> | undefined;
     const present = () => (listing ??= this.presentIds(states[0].definition));
     const { documentKeys } = states[0];
-    // The first documents written since the snapshots' positions are read back while the snapshots load.
+    // The first documents written since the snapshots' positions are read back (whole: a restore has few, and most of
+    // them changed) while the snapshots load.
     const readingBack = new Map<Changes, Promise<Document[]>>();
     void changes.then((found) => {
       for (const change of found) {
         if (!change || readingBack.has(change) || !change.written.length) continue;
-        const reading = this.readBack(states.map((state) => state.definition), writtenDocuments(change), 0);
+        const definitions = states.map((state) => state.definition);
+        const reading = this.readBack(definitions, writtenDocuments(change), 0, fullProjection(definitions));
         reading.catch(() => undefined);
         readingBack.set(change, reading);
       }
@@ -785,6 +787,7 @@ export class SearchIndex {
     contents: SpaceContents[],
     changes: Changes,
     present: () => Promise<Map<string, number>>,
+    /** The first batch read back already, whole (see `readBack`). */
     firstBatch?: Promise<Document[]>,
   ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
@@ -796,7 +799,8 @@ export class SearchIndex {
     const keys = [...written.keys()];
     for (let from = 0; from < keys.length; from += CATCH_UP_BATCH) {
       const batch = keys.slice(from, from + CATCH_UP_BATCH);
-      const documents = await ((from === 0 && firstBatch) || this.readBack(definitions, written, from));
+      const whole = from === 0 ? firstBatch : undefined;
+      const documents = await (whole ?? this.readBack(definitions, written, from, fingerprintProjection(definitions)));
       const readBack = new Set(documents.map((document) => positionKey({ id: document._id })));
       for (const key of batch) if (!readBack.has(key)) goneKeys.add(documentKey(written.get(key)!.id));
       // By space, the `_id`s of the documents whose fingerprint differs from the saved one: read again in full.
@@ -818,14 +822,15 @@ export class SearchIndex {
         }
         results[s].scanned += documents.length;
       });
-      const full = staleIds.size ? await this.readDocuments(definitions, [...staleIds.values()], fullProjection(definitions)) : [];
-      await Promise.all(
-        definitions.map((definition, s) => {
-          const entries = full.flatMap((document) => (stale[s].has(positionKey({ id: document._id })) ? (entryOf(definition, document) ?? []) : []));
-          results[s].updated += entries.length;
-          return this.reindex(definition, contents[s], entries);
-        }),
-      );
+      let full: Document[] = [];
+      if (staleIds.size) full = whole ? documents : await this.readDocuments(definitions, [...staleIds.values()], fullProjection(definitions));
+      definitions.forEach((definition, s) => {
+        const entries = full.flatMap((document) => (stale[s].has(positionKey({ id: document._id })) ? (entryOf(definition, document) ?? []) : []));
+        results[s].updated += entries.length;
+        // Not awaited: a search sent from now on reaches the graph's worker after these vectors (a failed add fails the
+        // graph's later operations, as a single add does).
+        this.reindex(definition, contents[s], entries).catch((error: unknown) => this.graphAddFailed(definition, error));
+      });
     }
     if (goneKeys.size) {
       const gone = await this.goneIds(definitions[0], contents, goneKeys, present);
@@ -841,12 +846,20 @@ export class SearchIndex {
   }
 
   /**
-   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with what their
-   * fingerprints read (the first vector components only) and their `_id`s; deleted ones are missing.
+   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with `projection`
+   * (whole, or what their fingerprints read) and their `_id`s; deleted ones are missing.
    */
-  private readBack(definitions: SpaceDefinition[], written: WrittenDocuments, from: number): Promise<Document[]> {
+  private readBack(definitions: SpaceDefinition[], written: WrittenDocuments, from: number, projection: Document): Promise<Document[]> {
     const ids = [...written.values()].slice(from, from + CATCH_UP_BATCH).map(({ id }) => id);
-    return this.readDocuments(definitions, ids, fingerprintProjection(definitions));
+    return this.readDocuments(definitions, ids, projection);
+  }
+
+  private graphAddFailed(definition: SpaceDefinition, error: unknown): void {
+    this.options.logger.error('search space graph add failed', {
+      space: definition.name,
+      db: this.db.databaseName,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 
   /** Documents of a collection by `_id` (missing ones left out), with `projection`. */

@@ -238,6 +238,9 @@ describe('search index snapshots under DATA_DIR', () => {
         [OTHER.name, 'change stream', 0, 2],
       ]);
       expect(database.commands.count('distinct')).toBe(0);
+      // The document written (i31) is read back once, whole, while the snapshots load.
+      const readBacks = database.commands.events.filter((event) => event.commandName === 'find' && event.command.filter?._id?.$in);
+      expect(readBacks.map((event) => event.command.projection?.['embeddings.text'])).toEqual([1]);
       // One lookup by id: the candidates the deleted _ids' keys point at, not the collection's 1,000 ids.
       const lookups = database.commands.events.filter((event) => event.commandName === 'find' && event.command.filter?.item_id?.$in);
       expect(lookups).toHaveLength(1);
