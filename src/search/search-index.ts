@@ -317,7 +317,7 @@ export class SearchIndex {
    * collections concurrently, so one collection's reads from MongoDB overlap another's work.
    */
   async buildAll(): Promise<void> {
-    const groups = groupBy(this.registry.spaces, ({ collection, idField }) => `${collection}\0${idField}`);
+    const groups = groupBy(this.registry.spaces, collectionKey);
     await Promise.all([...groups.values()].map((definitions) => this.buildTogether(definitions.map(({ name }) => name))));
   }
 
@@ -507,9 +507,8 @@ export class SearchIndex {
     let state = this.states.get(space);
     if (!state) {
       const definition = this.registry.space(space);
-      const group = `${definition.collection}\0${definition.idField}`;
-      let documentKeys = this.documentKeys.get(group);
-      if (!documentKeys) this.documentKeys.set(group, (documentKeys = new DocumentKeys()));
+      let documentKeys = this.documentKeys.get(collectionKey(definition));
+      if (!documentKeys) this.documentKeys.set(collectionKey(definition), (documentKeys = new DocumentKeys()));
       state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, documentKeys, changes: 0, changedSince: 0 };
       this.states.set(space, state);
     }
@@ -577,7 +576,8 @@ export class SearchIndex {
       for (const change of found) {
         if (!change || readingBack.has(change) || !change.written.length) continue;
         const definitions = states.map((state) => state.definition);
-        const reading = this.readBack(definitions, writtenDocuments(change), 0, fullProjection(definitions));
+        const ids = [...writtenDocuments(change).values()].slice(0, CATCH_UP_BATCH).map(({ id }) => id);
+        const reading = this.readDocuments(definitions[0].collection, ids, fullProjection(definitions));
         reading.catch(() => undefined);
         readingBack.set(change, reading);
       }
@@ -787,10 +787,11 @@ export class SearchIndex {
     contents: SpaceContents[],
     changes: Changes,
     present: () => Promise<Map<string, number>>,
-    /** The first batch read back already, whole (see `readBack`). */
+    /** The first batch of written documents read back already, whole. */
     firstBatch?: Promise<Document[]>,
   ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
+    const { collection } = definitions[0];
     const { documentKeys } = contents[0];
     const written = writtenDocuments(changes);
     // The keys of documents that may have taken an id with them: deleted, deleted since written, without an id now,
@@ -800,32 +801,37 @@ export class SearchIndex {
     for (let from = 0; from < keys.length; from += CATCH_UP_BATCH) {
       const batch = keys.slice(from, from + CATCH_UP_BATCH);
       const whole = from === 0 ? firstBatch : undefined;
-      const documents = await (whole ?? this.readBack(definitions, written, from, fingerprintProjection(definitions)));
-      const readBack = new Set(documents.map((document) => positionKey({ id: document._id })));
-      for (const key of batch) if (!readBack.has(key)) goneKeys.add(documentKey(written.get(key)!.id));
-      // By space, the `_id`s of the documents whose fingerprint differs from the saved one: read again in full.
+      const ids = batch.map((key) => written.get(key)!.id);
+      // Whole documents, or what their fingerprints read (then the ones that differ are read again, whole).
+      const documents = await (whole ?? this.readDocuments(collection, ids, fingerprintProjection(definitions)));
+      const byId = documents.map((document) => positionKey({ id: document._id }));
+      const keyOf = documents.map((document) => documentKey(document._id));
+      const readBack = new Set(byId);
+      batch.forEach((key, i) => {
+        if (!readBack.has(key)) goneKeys.add(documentKey(ids[i]));
+      });
+      // By space, the documents whose fingerprint differs from the saved one (by `positionKey` of their `_id`).
       const stale = definitions.map(() => new Set<string>());
       const staleIds = new Map<string, unknown>();
       definitions.forEach((definition, s) => {
-        for (const document of documents) {
+        documents.forEach((document, d) => {
           const entry = entryOf(definition, document);
           const saved = entry && contents[s].fingerprints.get(entry.id);
-          const key = documentKey(document._id);
-          const byId = positionKey({ id: document._id });
-          if (!entry || (saved === undefined && !written.get(byId)?.insertedOnly)) goneKeys.add(key);
-          if (!entry) continue;
-          documentKeys.set(entry.id, key);
+          if (!entry || (saved === undefined && !written.get(byId[d])?.insertedOnly)) goneKeys.add(keyOf[d]);
+          if (!entry) return;
+          documentKeys.set(entry.id, keyOf[d]);
           // The head of the vector gives the fingerprint of the whole one (see fingerprintProjection).
-          if (saved === fingerprint(definition, entry.texts, entry.vector)) continue;
-          stale[s].add(byId);
-          staleIds.set(byId, document._id);
-        }
+          if (saved === fingerprint(definition, entry.texts, entry.vector)) return;
+          stale[s].add(byId[d]);
+          staleIds.set(byId[d], document._id);
+        });
         results[s].scanned += documents.length;
       });
       let full: Document[] = [];
-      if (staleIds.size) full = whole ? documents : await this.readDocuments(definitions, [...staleIds.values()], fullProjection(definitions));
+      if (staleIds.size) full = whole ? documents : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions));
+      const fullById = full === documents ? byId : full.map((document) => positionKey({ id: document._id }));
       definitions.forEach((definition, s) => {
-        const entries = full.flatMap((document) => (stale[s].has(positionKey({ id: document._id })) ? (entryOf(definition, document) ?? []) : []));
+        const entries = full.flatMap((document, d) => (stale[s].has(fullById[d]) ? (entryOf(definition, document) ?? []) : []));
         results[s].updated += entries.length;
         // Not awaited: a search sent from now on reaches the graph's worker after these vectors (a failed add fails the
         // graph's later operations, as a single add does).
@@ -845,15 +851,6 @@ export class SearchIndex {
     return results;
   }
 
-  /**
-   * The documents of `written` from the `from`-th on (a batch of CATCH_UP_BATCH) as they are now, with `projection`
-   * (whole, or what their fingerprints read) and their `_id`s; deleted ones are missing.
-   */
-  private readBack(definitions: SpaceDefinition[], written: WrittenDocuments, from: number, projection: Document): Promise<Document[]> {
-    const ids = [...written.values()].slice(from, from + CATCH_UP_BATCH).map(({ id }) => id);
-    return this.readDocuments(definitions, ids, projection);
-  }
-
   private graphAddFailed(definition: SpaceDefinition, error: unknown): void {
     this.options.logger.error('search space graph add failed', {
       space: definition.name,
@@ -862,10 +859,10 @@ export class SearchIndex {
     });
   }
 
-  /** Documents of a collection by `_id` (missing ones left out), with `projection`. */
-  private readDocuments(definitions: SpaceDefinition[], ids: unknown[], projection: Document): Promise<Document[]> {
+  /** Documents of a collection by `_id` as they are now (deleted ones missing), with `projection`. */
+  private readDocuments(collection: string, ids: unknown[], projection: Document): Promise<Document[]> {
     const filter: Document = { _id: { $in: ids } };
-    return this.db.collection(definitions[0].collection).find(filter, { projection }).toArray();
+    return this.db.collection(collection).find(filter, { projection }).toArray();
   }
 
   /**
@@ -1062,6 +1059,11 @@ function pruneDocumentKeys(group: readonly SpaceState[]): void {
   group[0].documentKeys.prune((id) => holding.some((fingerprints) => fingerprints.has(id)));
 }
 
+/** The spaces of one collection and id field share this key (they load, save and catch up together). */
+function collectionKey({ collection, idField }: SpaceDefinition): string {
+  return `${collection}\0${idField}`;
+}
+
 /** A key equal for equal positions (resume tokens) or ids: their canonical extended JSON. */
 function positionKey(value: Document): string {
   return BSON.EJSON.stringify(value, { relaxed: false });
@@ -1079,7 +1081,7 @@ function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> 
 
 /** Spaces grouped by collection and id field (spaces loaded, compared and synced together). */
 function groupByCollection(states: readonly SpaceState[]): SpaceState[][] {
-  return [...groupBy(states, ({ definition }) => `${definition.collection}\0${definition.idField}`).values()];
+  return [...groupBy(states, ({ definition }) => collectionKey(definition)).values()];
 }
 
 /** Vectors handed to the HNSW graph per multi-threaded insert during a build (the event loop runs between batches). */
