@@ -12,7 +12,7 @@ import { HNSW, VectorStore } from '../src/search/vector-store';
 import { KeywordIndex } from '../src/search/bm25';
 import { firstPassing } from '../src/search/filter';
 import { loadSnapshot, saveSnapshot } from '../src/search/persistence';
-import { DocumentKeys } from '../src/search/document-keys';
+import { DocumentIds, Fingerprints } from '../src/search/document-ids';
 import { embeddingLikeVectors, seededRandom } from '../test/search/support/vectors';
 import { timed } from './search-e2e';
 
@@ -125,13 +125,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-bench-'));
   try {
     const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
-    const fingerprints = new Map(Array.from({ length: COUNT }, (_, i) => [`d${i}`, i]));
+    const documents = new DocumentIds();
+    const fingerprints = new Fingerprints(documents);
+    for (let i = 0; i < COUNT; i++) fingerprints.set(`d${i}`, i);
     let begun = performance.now();
-    const documentKeys = new DocumentKeys();
-    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, documentKeys, position: null });
+    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, documents, position: null });
     const saveMs = performance.now() - begun;
     begun = performance.now();
-    const restored = (await loadSnapshot(dir, identity, new DocumentKeys()))!;
+    const restored = (await loadSnapshot(dir, identity, new DocumentIds()))!;
     const loadMs = performance.now() - begun;
     let same = true;
     for (const query of queries.slice(0, 20)) same &&= JSON.stringify(await restored.vectors.approximate(query, 160)) === JSON.stringify(await store.approximate(query, 160));

@@ -1,3 +1,4 @@
+import { DocumentIds, RowIds } from './document-ids';
 import type { SnapshotReader, SnapshotWriter } from './snapshot';
 import { keywordTerms } from './tokenize';
 
@@ -180,8 +181,7 @@ interface Plan {
 export class KeywordIndex {
   private termIds = new Map<string, number>();
   private lists: Postings[] = [];
-  private idOfRow: Array<string | null> = [];
-  private rowOfId = new Map<string, number>();
+  private rows: RowIds;
   private lengths: Float64Array = new Float64Array(1024);
   /** 1 for a row that holds a document, 0 for a removed one (its postings are skipped until compaction). */
   private live: Uint8Array = new Uint8Array(1024);
@@ -197,18 +197,30 @@ export class KeywordIndex {
   /** Per-row verdicts of `allowed` (0 unknown, 1 passes, 2 fails), all zero between calls. */
   private verdicts = new Uint8Array(0);
 
-  /** `fields` names the text fields (at most 255); a score's `field` is an index into it. */
-  constructor(readonly fields: readonly string[]) {
+  /**
+   * `fields` names the text fields (at most 255); a score's `field` is an index into it. `documents`: the numbering of
+   * the collection's ids, shared with the other structures of its spaces.
+   */
+  constructor(
+    readonly fields: readonly string[],
+    documents = new DocumentIds(),
+  ) {
     if (fields.length === 0 || fields.length > 255) throw new Error('A keyword index needs 1 to 255 text fields.');
+    this.rows = new RowIds(documents);
   }
 
   /** Number of documents indexed. */
   get size(): number {
-    return this.rowOfId.size;
+    return this.rows.size;
   }
 
   has(id: string): boolean {
-    return this.rowOfId.has(id);
+    return this.rows.has(id);
+  }
+
+  /** Marks in `held` (by the collection's id numbers) the ids indexed. */
+  markHeld(held: Uint8Array): void {
+    this.rows.markHeld(held);
   }
 
   /** Indexes (or re-indexes) a document's texts, keyed by field name; a document without any token is removed. */
@@ -217,9 +229,8 @@ export class KeywordIndex {
     const perField = this.fields.map((field) => countTerms(texts[field] ?? ''));
     const length = perField.reduce((sum, counts) => sum + counts.total, 0);
     if (length === 0) return;
-    const row = this.idOfRow.length;
-    this.idOfRow.push(id);
-    this.rowOfId.set(id, row);
+    const row = this.rows.length;
+    this.rows.set(id, row);
     if (row === this.lengths.length) {
       const size = row * 2;
       this.lengths = grow(this.lengths, new Float64Array(size));
@@ -259,15 +270,13 @@ export class KeywordIndex {
 
   /** Removes a document; false when it was not indexed. */
   remove(id: string): boolean {
-    const row = this.rowOfId.get(id);
+    const row = this.rows.delete(id);
     if (row === undefined) return false;
-    this.rowOfId.delete(id);
-    this.idOfRow[row] = null;
     this.live[row] = 0;
     this.totalLength -= this.lengths[row];
     for (let i = this.rowStart[row], end = i + this.rowTermCount[row]; i < end; i++) this.lists[this.rowTerms[i]].df--;
     this.deadRows++;
-    if (this.deadRows > 1024 && this.deadRows > this.rowOfId.size) this.compact();
+    if (this.deadRows > 1024 && this.deadRows > this.rows.size) this.compact();
     return true;
   }
 
@@ -275,14 +284,14 @@ export class KeywordIndex {
   top(text: string, n: number, options: KeywordTopOptions = {}): KeywordScore[] {
     const plan = this.plan(text);
     if (!plan || n <= 0) return [];
-    const rowCount = this.idOfRow.length;
+    const rowCount = this.rows.length;
     if (options.allowed && this.verdicts.length < rowCount) this.verdicts = new Uint8Array(rowCount * 2);
     const judged: number[] = [];
     const passes = (row: number): boolean => {
       if (!options.allowed) return true;
       let verdict = this.verdicts[row];
       if (verdict === 0) {
-        verdict = this.verdicts[row] = options.allowed(this.idOfRow[row]!) ? 1 : 2;
+        verdict = this.verdicts[row] = options.allowed(this.rows.idOf(row)!) ? 1 : 2;
         judged.push(row);
       }
       return verdict === 1;
@@ -290,7 +299,7 @@ export class KeywordIndex {
     try {
       const top = options.prune === false ? this.scoreAll(plan, n, passes) : this.maxScore(plan, n, passes);
       return top.drain().map(({ item: row, score }) => ({
-        id: this.idOfRow[row]!,
+        id: this.rows.idOf(row)!,
         bm25: score,
         score: Math.min(1, score / plan.maxScore),
         field: this.bestField(row, plan),
@@ -302,7 +311,7 @@ export class KeywordIndex {
 
   /** Exhaustive: every posting of every term, accumulated per row, then the best n. */
   private scoreAll(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
-    const rowCount = this.idOfRow.length;
+    const rowCount = this.rows.length;
     if (this.scratch.length < rowCount) this.scratch = new Float64Array(rowCount * 2);
     const { scratch: scores, live } = this;
     const touched: number[] = [];
@@ -462,7 +471,7 @@ export class KeywordIndex {
   scoreOf(text: string, ids: readonly string[]): Array<KeywordScore | null> {
     const plan = this.plan(text);
     if (!plan) return ids.map(() => null);
-    const rows = ids.map((id) => this.rowOfId.get(id) ?? -1);
+    const rows = ids.map((id) => this.rows.rowOf(id) ?? -1);
     // By increasing row, so that each posting list is searched onwards from the previous row's position.
     const order = rows.flatMap((row, i) => (row >= 0 ? [i] : [])).sort((a, b) => rows[a] - rows[b]);
     const bm25 = new Float64Array(ids.length);
@@ -503,9 +512,9 @@ export class KeywordIndex {
     });
     const terms: string[] = new Array(this.lists.length);
     for (const [term, t] of this.termIds) terms[t] = term;
-    const rowCount = this.idOfRow.length;
+    const rowCount = this.rows.length;
     out.json('keywords', { fields: this.fields, terms, totalLength: this.totalLength, deadRows: this.deadRows, analyzer: ANALYZER });
-    out.ids('keywords.ids', this.idOfRow);
+    out.ids('keywords.ids', this.rows.ids());
     out.array('keywords.offsets', offsets);
     out.array('keywords.rows', rows);
     out.array('keywords.fields', fields);
@@ -524,12 +533,12 @@ export class KeywordIndex {
    * The index saved by `save`, exactly as it was (same rows, so the same order of ties). Throws when the snapshot
    * is inconsistent.
    */
-  static restore(input: SnapshotReader, fields: readonly string[]): KeywordIndex {
+  static restore(input: SnapshotReader, fields: readonly string[], documents: DocumentIds): KeywordIndex {
     const meta = input.json('keywords') as { fields: string[]; terms: string[]; totalLength: number; deadRows: number; analyzer?: string };
-    const ids = input.ids('keywords.ids');
+    const numbers = input.idNumbers('keywords.ids', documents);
     if (JSON.stringify(meta.fields) !== JSON.stringify(fields)) throw new Error('keyword snapshot of other fields');
     if (meta.analyzer !== ANALYZER) throw new Error(`keyword snapshot of analyzer ${meta.analyzer ?? 'tokens'}, expected ${ANALYZER}`);
-    const index = new KeywordIndex(fields);
+    const index = new KeywordIndex(fields, documents);
     const offsets = input.int32('keywords.offsets');
     const rows = input.int32('keywords.rows');
     const postingFields = input.uint8('keywords.fields');
@@ -537,7 +546,7 @@ export class KeywordIndex {
     const df = input.int32('keywords.df');
     const maxTf = input.int32('keywords.maxTf');
     const minLength = input.float64('keywords.minLength');
-    const rowCount = ids.length;
+    const rowCount = numbers.length;
     const terms = meta.terms.length;
     if (offsets.length !== terms + 1 || df.length !== terms || offsets[terms] !== rows.length) throw new Error('keyword snapshot: postings do not add up');
     meta.terms.forEach((term, t) => {
@@ -564,10 +573,7 @@ export class KeywordIndex {
     index.rowTermCount = copy(input.int32('keywords.rowTermCount'), new Int32Array(capacity));
     index.rowTerms = input.int32('keywords.rowTerms');
     index.rowTermsLength = index.rowTerms.length;
-    index.idOfRow = ids;
-    ids.forEach((id, row) => {
-      if (id !== null) index.rowOfId.set(id, row);
-    });
+    index.rows = RowIds.restore(documents, numbers, capacity);
     index.totalLength = meta.totalLength;
     index.deadRows = meta.deadRows;
     return index;
@@ -576,7 +582,7 @@ export class KeywordIndex {
   /** The query's terms with their idf and bounds, or null when it has no term or the index no document. */
   private plan(text: string): Plan | null {
     const words = [...new Set(keywordTerms(text))];
-    const documents = this.rowOfId.size;
+    const documents = this.rows.size;
     if (!words.length || !documents) return null;
     const avgdl = this.totalLength / documents;
     const lengthWeight = BM25.b / avgdl;
@@ -624,21 +630,16 @@ export class KeywordIndex {
 
   /** Drops the postings of removed rows and renumbers the live ones densely (order kept). */
   private compact(): void {
-    const renumber = new Int32Array(this.idOfRow.length).fill(-1);
-    const idOfRow: Array<string | null> = [];
-    this.idOfRow.forEach((id, row) => {
-      if (id === null) return;
-      renumber[row] = idOfRow.length;
-      idOfRow.push(id);
-    });
-    const capacity = Math.max(1024, idOfRow.length * 2);
+    const renumber = new Int32Array(this.rows.length).fill(-1);
+    let liveRows = 0;
+    for (let row = 0; row < this.rows.length; row++) if (this.live[row]) renumber[row] = liveRows++;
+    const capacity = Math.max(1024, liveRows * 2);
     const lengths = new Float64Array(capacity);
     const live = new Uint8Array(capacity);
     for (let row = 0; row < renumber.length; row++) if (renumber[row] !== -1) lengths[renumber[row]] = this.lengths[row];
-    live.fill(1, 0, idOfRow.length);
+    live.fill(1, 0, liveRows);
     // Row term lists rebuilt from the kept postings, with the new term ids.
-    const rowTerms: number[][] = idOfRow.map(() => []);
-    const ids = idOfRow as string[];
+    const rowTerms: number[][] = Array.from({ length: liveRows }, () => []);
     const termIds = new Map<string, number>();
     const lists: Postings[] = [];
     for (const [term, termId] of this.termIds) {
@@ -678,8 +679,7 @@ export class KeywordIndex {
     });
     this.termIds = termIds;
     this.lists = lists;
-    this.idOfRow = idOfRow;
-    this.rowOfId = new Map(ids.map((id, row) => [id, row]));
+    this.rows.renumber(renumber, liveRows);
     this.lengths = lengths;
     this.live = live;
     this.deadRows = 0;

@@ -7,7 +7,7 @@ import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type Snaps
 import type { SpaceDefinition } from './space';
 import { HNSW, VectorStore } from './vector-store';
 import type { ChangePosition } from './changes';
-import type { DocumentKeys } from './document-keys';
+import { Fingerprints, type DocumentIds } from './document-ids';
 import { UNKNOWN_DOCUMENT } from './fingerprint';
 
 /** Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved); a snapshot of another version is rebuilt. */
@@ -25,10 +25,13 @@ export interface SnapshotIdentity {
 export interface SpaceContents {
   vectors: VectorStore;
   keywords: KeywordIndex | null;
-  /** Every document's fingerprint (see `fingerprint` in space.ts), by id. */
-  fingerprints: Map<string, number>;
-  /** The document keys of the spaces of one collection (shared): a snapshot saves those of its ids; a restore adds them. */
-  documentKeys: DocumentKeys;
+  /** Every document's fingerprint (see `fingerprint` in fingerprint.ts), by id. */
+  fingerprints: Fingerprints;
+  /**
+   * The ids of the spaces of one collection (shared), numbered, with their document keys: a snapshot saves the keys of
+   * its ids; a restore numbers its ids there and adds its keys.
+   */
+  documents: DocumentIds;
   /**
    * The change stream position the contents reflect every write before (see changes.ts); null where the deployment
    * has no change streams: a restore then compares the whole collection.
@@ -73,10 +76,10 @@ export async function saveSnapshot(dir: string, identity: SnapshotIdentity, cont
   const out = new SnapshotWriter();
   const { graph: graphWritten, vectors } = contents.vectors.save(base, out);
   contents.keywords?.save(out);
-  const ids = [...contents.fingerprints.keys()];
-  out.ids('fingerprints.ids', ids);
-  out.array('fingerprints.values', Float64Array.from(contents.fingerprints.values()));
-  out.array('fingerprints.documentKeys', Int32Array.from(ids, (id) => contents.documentKeys.get(id)));
+  const fingerprints = contents.fingerprints.saved();
+  out.ids('fingerprints.ids', fingerprints.ids);
+  out.array('fingerprints.values', fingerprints.values);
+  out.array('fingerprints.documentKeys', fingerprints.keys);
   const data = out.write(`${base}.data`);
   const graph = await graphWritten;
   const manifest: Manifest = {
@@ -116,7 +119,7 @@ export function hasSnapshot(dir: string): boolean {
  * Loads the snapshot under `dir`: null when there is none; rejects (saying why) when it cannot be used — saved for
  * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
  */
-export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documentKeys: DocumentKeys): Promise<SpaceContents | null> {
+export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documents: DocumentIds): Promise<SpaceContents | null> {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -129,15 +132,12 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
   }
   const base = path.join(dir, manifest.generation);
   const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data), manifest.sections);
-  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input);
+  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input, documents);
   const textPaths = identity.space.textPaths ?? [];
-  const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths) : null;
-  const ids = input.ids('fingerprints.ids');
-  const values = input.float64('fingerprints.values');
-  if (ids.length !== values.length) throw new Error('snapshot fingerprints do not add up');
-  const fingerprints = new Map<string, number>();
-  ids.forEach((id, i) => fingerprints.set(id!, values[i]));
+  const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths, documents) : null;
+  const numbers = input.idNumbers('fingerprints.ids', documents);
+  const fingerprints = Fingerprints.restore(documents, numbers, input.float64('fingerprints.values'));
   // Snapshots saved before document keys were kept have none.
-  documentKeys.addSaved(ids, input.has('fingerprints.documentKeys') ? input.int32('fingerprints.documentKeys') : new Int32Array(ids.length).fill(UNKNOWN_DOCUMENT));
-  return { vectors, keywords, fingerprints, documentKeys, position: savedPosition(dir) };
+  documents.addSavedKeys(numbers, input.has('fingerprints.documentKeys') ? input.int32('fingerprints.documentKeys') : new Int32Array(numbers.length).fill(UNKNOWN_DOCUMENT));
+  return { vectors, keywords, fingerprints, documents, position: savedPosition(dir) };
 }

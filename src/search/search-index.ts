@@ -16,7 +16,7 @@ import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './
 import { QueryVectorCache } from './query-cache';
 import { changesSince, currentPosition, type ChangePosition, type Changes } from './changes';
 import { hasSnapshot, loadSnapshot, saveSnapshot, savedPosition, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
-import { DocumentKeys } from './document-keys';
+import { DocumentIds, Fingerprints } from './document-ids';
 import { RawFingerprints, UNKNOWN_DOCUMENT, documentKey, fingerprint, fingerprintProjection } from './fingerprint';
 import { entryOf, readPath, sameSpace, spaceProjection, validateSpace, type SpaceDefinition, type SpaceEntry } from './space';
 import { fromStoredVector } from '../embeddings/vectors';
@@ -98,11 +98,11 @@ interface SpaceState {
   /** Writes that arrived while building, replayed in order once the load is done. */
   pending: Array<() => void>;
   /** Memory mode: each document's fingerprint by id (see `fingerprint`), how a restored snapshot finds what changed. */
-  fingerprints: Map<string, number> | null;
+  fingerprints: Fingerprints | null;
   /** Memory mode with `persistDir`: the change stream position the space reflects every write before (null: unknown). */
   position: ChangePosition | null;
-  /** Memory mode: the document key of each id, shared by the spaces of a collection (and id field). */
-  documentKeys: DocumentKeys;
+  /** The numbered ids of the spaces of a collection (and id field), shared by them, with their document keys. */
+  documents: DocumentIds;
   /** Writes applied since the space was last saved or restored (a freshly built space counts as due). */
   changes: number;
   /** When the first of those writes was applied (ms since the epoch; 0: none). */
@@ -216,8 +216,8 @@ export class SearchIndexes {
  */
 export class SearchIndex {
   private readonly states = new Map<string, SpaceState>();
-  /** `SpaceState.documentKeys` by collection and id field. */
-  private readonly documentKeys = new Map<string, DocumentKeys>();
+  /** `SpaceState.documents` by collection and id field. */
+  private readonly documents = new Map<string, DocumentIds>();
   /** Filter resolutions in flight, shared by concurrent searches with the same collection and filter. */
   private readonly resolving = new Map<string, Promise<Restriction>>();
 
@@ -254,12 +254,11 @@ export class SearchIndex {
       if (!group.some(saving)) continue;
       // First the writes made behind this server's back (by anyone else), so the saved position is a fresh one.
       await this.syncWithChanges(group.filter((state) => state.status === 'ready'));
-      pruneDocumentKeys(group);
       for (const state of group.filter(saving)) {
         if (!state.vectors || !state.fingerprints) continue;
         const started = Date.now();
         const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
-        const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, documentKeys: state.documentKeys, position: state.position };
+        const contents = { vectors: state.vectors, keywords: state.keywords, fingerprints: state.fingerprints, documents: state.documents, position: state.position };
         const saved = saveSnapshot(dir, this.identity(state.definition), contents);
         // The snapshot holds the writes so far; those made while its graph is written count for the next one.
         const { changes, changedSince } = state;
@@ -291,7 +290,7 @@ export class SearchIndex {
       vectors: state.vectors!,
       keywords: state.keywords,
       fingerprints: state.fingerprints!,
-      documentKeys: state.documentKeys,
+      documents: state.documents,
       position: state.position,
     }));
     // The server's own writes are among them (a save learns their _ids so): up to one per document, since a lost
@@ -376,7 +375,7 @@ export class SearchIndex {
       if (state.fingerprints) {
         state.fingerprints.set(id, fingerprint(state.definition, texts, vector));
         // The written document's _id is not known here: the next catch-up reads it back.
-        state.documentKeys.set(id, UNKNOWN_DOCUMENT);
+        state.documents.setKey(id, UNKNOWN_DOCUMENT);
       }
     });
   }
@@ -507,9 +506,9 @@ export class SearchIndex {
     let state = this.states.get(space);
     if (!state) {
       const definition = this.registry.space(space);
-      let documentKeys = this.documentKeys.get(collectionKey(definition));
-      if (!documentKeys) this.documentKeys.set(collectionKey(definition), (documentKeys = new DocumentKeys()));
-      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, documentKeys, changes: 0, changedSince: 0 };
+      let documents = this.documents.get(collectionKey(definition));
+      if (!documents) this.documents.set(collectionKey(definition), (documents = new DocumentIds()));
+      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, documents, changes: 0, changedSince: 0 };
       this.states.set(space, state);
     }
     return state;
@@ -568,7 +567,7 @@ export class SearchIndex {
     });
     let listing: Promise<Map<string, number>> | undefined;
     const present = () => (listing ??= this.presentIds(states[0].definition));
-    const { documentKeys } = states[0];
+    const { documents } = states[0];
     // The first documents written since the snapshots' positions are read back (whole: a restore has few, and most of
     // them changed) while the snapshots load.
     const readingBack = new Map<Changes, Promise<Document[]>>();
@@ -583,12 +582,12 @@ export class SearchIndex {
       }
     });
     const [restored, changed, { scanning, scanned }] = await Promise.all([
-      Promise.all(persisted.map((state) => this.restore(state.definition, documentKeys))),
+      Promise.all(persisted.map((state) => this.restore(state.definition, documents))),
       changes,
       comparing,
     ]);
     // The pass over the collection read every document's key.
-    scanned?.ids.forEach((id, i) => documentKeys.set(id, scanned.documentKeys[i]));
+    scanned?.ids.forEach((id, i) => documents.setKey(id, scanned.documentKeys[i]));
     const applied = await this.applyChangesTo(persisted, restored, changed, present, readingBack);
     for (const state of states) {
       const { definition } = state;
@@ -606,7 +605,7 @@ export class SearchIndex {
           logger.info('search space restored', { ...log, ...caughtUp, caughtUpBy: byStream ? 'change stream' : 'comparing the collection', vectors: contents.vectors.size, ms: Date.now() - started });
           continue;
         }
-        const { vectors, keywords, fingerprints, counts } = await this.readAll(definition, documentKeys);
+        const { vectors, keywords, fingerprints, counts } = await this.readAll(definition, documents);
         // Built from MongoDB: due for saving, so the next start can restore it.
         this.install(state, { vectors, keywords, fingerprints, position }, AUTOSAVE_WRITES);
         const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
@@ -624,7 +623,7 @@ export class SearchIndex {
   /** Makes loaded contents the space's, replays the writes that arrived meanwhile, and marks it ready. */
   private install(
     state: SpaceState,
-    contents: { vectors: VectorStore | null; keywords: KeywordIndex | null; fingerprints: Map<string, number> | null; position: ChangePosition | null },
+    contents: { vectors: VectorStore | null; keywords: KeywordIndex | null; fingerprints: Fingerprints | null; position: ChangePosition | null },
     changes: number,
   ): void {
     state.vectors = contents.vectors;
@@ -638,10 +637,10 @@ export class SearchIndex {
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
-  private async restore(definition: SpaceDefinition, documentKeys: DocumentKeys): Promise<SpaceContents | null> {
+  private async restore(definition: SpaceDefinition, documents: DocumentIds): Promise<SpaceContents | null> {
     const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
-      return await loadSnapshot(dir, this.identity(definition), documentKeys);
+      return await loadSnapshot(dir, this.identity(definition), documents);
     } catch (error) {
       this.options.logger.warn('search snapshot not used: rebuilding from MongoDB', {
         space: definition.name,
@@ -653,14 +652,14 @@ export class SearchIndex {
   }
 
   /** Loads a space from MongoDB: streams the collection with a projection of the id, the vector (memory mode) and the texts. */
-  private async readAll(definition: SpaceDefinition, documentKeys: DocumentKeys) {
+  private async readAll(definition: SpaceDefinition, documents: DocumentIds) {
     const { mode, dimensions } = this.options;
     const collection = this.db.collection(definition.collection);
     const memory = mode === 'memory';
     // Sized for the collection up front: growing the matrix copies it and leaves up to a third of it unused.
-    const vectors = memory ? new VectorStore(dimensions, Math.max(1024, Math.ceil((await collection.estimatedDocumentCount()) * 1.05))) : null;
-    const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths) : null;
-    const fingerprints = memory ? new Map<string, number>() : null;
+    const vectors = memory ? new VectorStore(dimensions, Math.max(1024, Math.ceil((await collection.estimatedDocumentCount()) * 1.05)), documents) : null;
+    const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths, documents) : null;
+    const fingerprints = memory ? new Fingerprints(documents) : null;
     const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
     if (vectors || keywords) {
       const cursor = collection.find({}, { projection: { ...spaceProjection(definition, memory), _id: memory ? 1 : 0 }, batchSize: 1000 });
@@ -677,7 +676,7 @@ export class SearchIndex {
         keywords?.upsert(entry.id, entry.texts);
         if (fingerprints) {
           fingerprints.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
-          documentKeys.set(entry.id, documentKey(document._id));
+          documents.setKey(entry.id, documentKey(document._id));
         }
         if (!vectors || !entry.vector) continue;
         if (entry.vector.length !== dimensions) counts.otherDimensions++;
@@ -792,7 +791,6 @@ export class SearchIndex {
   ): Promise<CaughtUp[]> {
     const results = definitions.map(() => ({ scanned: 0, updated: 0, removed: 0 }));
     const { collection } = definitions[0];
-    const { documentKeys } = contents[0];
     const written = writtenDocuments(changes);
     // The keys of documents that may have taken an id with them: deleted, deleted since written, without an id now,
     // or holding an id new to a space though not just inserted (it may have held another).
@@ -819,7 +817,7 @@ export class SearchIndex {
           const saved = entry && contents[s].fingerprints.get(entry.id);
           if (!entry || (saved === undefined && !written.get(byId[d])?.insertedOnly)) goneKeys.add(keyOf[d]);
           if (!entry) return;
-          documentKeys.set(entry.id, keyOf[d]);
+          contents[0].documents.setKey(entry.id, keyOf[d]);
           // The head of the vector gives the fingerprint of the whole one (see fingerprintProjection).
           if (saved === fingerprint(definition, entry.texts, entry.vector)) return;
           stale[s].add(byId[d]);
@@ -871,13 +869,12 @@ export class SearchIndex {
    * snapshot saved without keys), the collection's ids are listed instead (`present`).
    */
   private async goneIds(definition: SpaceDefinition, contents: SpaceContents[], keys: ReadonlySet<number>, present: () => Promise<Map<string, number>>): Promise<string[]> {
-    const { documentKeys } = contents[0];
-    const candidates = documentKeys.candidates(keys);
+    const candidates = contents[0].documents.candidates(keys);
     if (candidates.length > contents[0].fingerprints.size * CHANGES_SHARE) {
       const ids = await present();
-      // The keys read on the way make the next catch-ups look up candidates again (a save drops the extra ids).
-      for (const [id, key] of ids) documentKeys.set(id, key);
-      return [...new Set(contents.flatMap((space) => [...space.fingerprints.keys()].filter((id) => !ids.has(id))))];
+      // The keys read on the way make the next catch-ups look up candidates again (ids no space holds are freed later).
+      for (const [id, key] of ids) contents[0].documents.setKey(id, key);
+      return [...new Set(contents.flatMap((space) => space.fingerprints.ids().filter((id) => !ids.has(id))))];
     }
     const collection = this.db.collection(definition.collection);
     const found = new Set<unknown>();
@@ -941,7 +938,7 @@ export class SearchIndex {
     let removed = 0;
     // The scanned ids are distinct: when all the saved ones were among them, none was deleted.
     if (seen < fingerprints.size) {
-      for (const id of [...fingerprints.keys()]) {
+      for (const id of fingerprints.ids()) {
         if (!scanned.present.has(id)) {
           dropEntry(contents, id);
           removed++;
@@ -1047,16 +1044,6 @@ function writtenDocuments(changes: Changes): WrittenDocuments {
     written.set(key, { id, insertedOnly: inserted && (seen?.insertedOnly ?? true) });
   }
   return written;
-}
-
-/**
- * Drops from a collection's document keys the ids none of its spaces holds any more (deleted ones), unless a space is
- * being built (its ids are not on its state yet).
- */
-function pruneDocumentKeys(group: readonly SpaceState[]): void {
-  if (group.some((state) => state.status === 'building')) return;
-  const holding = group.flatMap((state) => (state.fingerprints ? [state.fingerprints] : []));
-  group[0].documentKeys.prune((id) => holding.some((fingerprints) => fingerprints.has(id)));
 }
 
 /** The spaces of one collection and id field share this key (they load, save and catch up together). */

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import type { DocumentIds, NumberHolder } from './document-ids';
 
 /** The typed arrays a snapshot section can hold. */
 export type SnapshotArray = Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array;
@@ -143,9 +144,10 @@ export class SnapshotWriter {
 }
 
 /** Reads the sections of a file written by {@link SnapshotWriter}: arrays are views into its (checked) bytes. */
-export class SnapshotReader {
+export class SnapshotReader implements NumberHolder {
   private readonly sections = new Map<string, SnapshotSection>();
-  private idTable: string[] | null = null;
+  /** The numbers `idNumbers` gives the file's id table. */
+  private adoptedTable: Int32Array | null = null;
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -157,23 +159,36 @@ export class SnapshotReader {
     }
   }
 
+  /** Marks the numbers `idNumbers` gave the file's ids. */
+  markHeld(held: Uint8Array): void {
+    for (const number of this.adoptedTable ?? []) held[number] = 1;
+  }
+
   /** True when the snapshot has a section of that name. */
   has(name: string): boolean {
     return this.sections.has(name);
   }
 
-  /** A list of ids written by {@link SnapshotWriter.ids}. */
-  ids(name: string): Array<string | null> {
-    this.idTable ??= this.json(ID_TABLE) as string[];
-    const table = this.idTable;
-    const numbers = this.int32(name);
-    const ids = new Array<string | null>(numbers.length);
-    for (let i = 0; i < numbers.length; i++) {
-      const number = numbers[i];
-      if (number < -1 || number >= table.length) throw new Error(`snapshot section ${name} refers to no id`);
-      ids[i] = number === -1 ? null : table[number];
+  /**
+   * A list of ids written by {@link SnapshotWriter.ids}, as the numbers `documents` gives them (-1 for null). The
+   * file's id table is adopted by `documents` once (and not parsed when it equals the one adopted last).
+   */
+  idNumbers(name: string, documents: DocumentIds): Int32Array {
+    const section = this.section(ID_TABLE, 'json');
+    if (!this.adoptedTable) {
+      this.adoptedTable = documents.adopt(this.bytes.subarray(section.offset, section.offset + section.bytes), () => this.json(ID_TABLE) as string[]);
+      // Until the structures restored from the file hold them.
+      documents.register(this);
     }
-    return ids;
+    const table = this.adoptedTable;
+    const saved = this.int32(name);
+    const numbers = new Int32Array(saved.length);
+    for (let i = 0; i < saved.length; i++) {
+      const number = saved[i];
+      if (number < -1 || number >= table.length) throw new Error(`snapshot section ${name} refers to no id`);
+      numbers[i] = number === -1 ? -1 : table[number];
+    }
+    return numbers;
   }
 
   json(name: string): unknown {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { crc32 } from 'node:zlib';
 import { MetricKind, ScalarKind } from 'usearch';
+import { DocumentIds, RowIds } from './document-ids';
 import { HostedGraph } from './graph-host';
 import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
 import { TopK } from './top-k';
@@ -113,8 +114,7 @@ export class VectorStore {
   private pending: Set<number> | null = null;
 
   // Rows: one per id.
-  private idOfRow: Array<string | null> = [];
-  private readonly rowOfId = new Map<string, number>();
+  private rows: RowIds;
   private freeRows: number[] = [];
   private groupOfRow: Int32Array;
   private nextInGroup: Int32Array;
@@ -122,8 +122,16 @@ export class VectorStore {
 
   private readonly graph: HostedGraph;
 
-  /** `initialCapacity`: ids expected (sizes the per-id tables; the vectors grow by chunks as distinct ones arrive). */
-  constructor(readonly dimensions: number, initialCapacity = 1024) {
+  /**
+   * `initialCapacity`: ids expected (sizes the per-id tables; the vectors grow by chunks as distinct ones arrive).
+   * `documents`: the numbering of the collection's ids, shared with the other structures of its spaces.
+   */
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 1024,
+    documents = new DocumentIds(),
+  ) {
+    this.rows = new RowIds(documents, initialCapacity);
     this.groupOfRow = new Int32Array(initialCapacity);
     this.nextInGroup = new Int32Array(initialCapacity);
     this.prevInGroup = new Int32Array(initialCapacity);
@@ -140,7 +148,7 @@ export class VectorStore {
 
   /** Number of vectors held (ids, not distinct vectors). */
   get size(): number {
-    return this.rowOfId.size;
+    return this.rows.size;
   }
 
   /** Number of distinct vectors held. */
@@ -149,16 +157,21 @@ export class VectorStore {
   }
 
   has(id: string): boolean {
-    return this.rowOfId.has(id);
+    return this.rows.has(id);
   }
 
   /** The row of an id, or undefined when it holds no vector. */
   rowOf(id: string): number | undefined {
-    return this.rowOfId.get(id);
+    return this.rows.rowOf(id);
   }
 
   idOf(row: number): string {
-    return this.idOfRow[row]!;
+    return this.rows.idOf(row)!;
+  }
+
+  /** Marks in `held` (by the collection's id numbers) the ids that have a vector. */
+  markHeld(held: Uint8Array): void {
+    this.rows.markHeld(held);
   }
 
   /** Inserts or replaces the vector of `id` (a zero vector removes it: it cannot be compared). */
@@ -171,11 +184,9 @@ export class VectorStore {
 
   /** Removes the vector of `id`; false when there was none. */
   remove(id: string): boolean {
-    const row = this.rowOfId.get(id);
+    const row = this.rows.delete(id);
     if (row === undefined) return false;
     this.unlink(row);
-    this.rowOfId.delete(id);
-    this.idOfRow[row] = null;
     this.freeRows.push(row);
     return true;
   }
@@ -216,7 +227,7 @@ export class VectorStore {
   scoresOf(ids: readonly string[], query: Float32Array): Array<number | null> {
     const byGroup = new Map<number, number>();
     return ids.map((id) => {
-      const row = this.rowOfId.get(id);
+      const row = this.rows.rowOf(id);
       if (row === undefined) return null;
       const group = this.groupOfRow[row];
       let score = byGroup.get(group);
@@ -284,11 +295,11 @@ export class VectorStore {
    */
   save(base: string, out: SnapshotWriter): { graph: Promise<FileCheck>; vectors: FileCheck } {
     const graph = this.graph.save(`${base}.graph`).then(() => fileCheck(`${base}.graph`));
-    const rows = this.idOfRow.length;
+    const rows = this.rows.length;
     const groups = this.groupCount;
     const bytes = this.chunks.map((chunk, c) => new Uint8Array(chunk.buffer, chunk.byteOffset, Math.max(0, Math.min(CHUNK_ROWS, groups - c * CHUNK_ROWS)) * this.dimensions * 4));
     const vectors = writeChunks(`${base}.vectors`, bytes);
-    out.ids('vectors.ids', this.idOfRow);
+    out.ids('vectors.ids', this.rows.ids());
     out.array('vectors.groups', this.groupOfRow.subarray(0, rows));
     // The groups' hashes, so a restore need not hash every vector again (0 for a free group).
     const hashes = new Int32Array(groups);
@@ -305,31 +316,37 @@ export class VectorStore {
    * The store saved by `save` under `base`, exactly as it was. The graph's worker checks and loads the graph file
    * while this thread reads and checks the vectors and links the rows. Rejects when a file fails its check or disagrees.
    */
-  static async restore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }, input: SnapshotReader): Promise<VectorStore> {
+  static async restore(
+    dimensions: number,
+    base: string,
+    checks: { graph: FileCheck; vectors: FileCheck },
+    input: SnapshotReader,
+    documents: DocumentIds,
+  ): Promise<VectorStore> {
     const meta = input.json('vectors') as { rows: number; groups?: number; freeRows: number[]; freeGroups: number[] };
     if (!Number.isInteger(meta.groups)) throw new Error('vector snapshot: not stored by distinct vectors');
     const groups = meta.groups!;
-    const ids = input.ids('vectors.ids');
+    const numbers = input.idNumbers('vectors.ids', documents);
     const groupOfRow = input.int32('vectors.groups');
     const hashes = input.int32('vectors.hashes');
-    if (ids.length !== meta.rows || groupOfRow.length !== meta.rows || hashes.length !== groups || checks.vectors.bytes !== groups * dimensions * 4) {
+    if (numbers.length !== meta.rows || groupOfRow.length !== meta.rows || hashes.length !== groups || checks.vectors.bytes !== groups * dimensions * 4) {
       throw new Error('vector snapshot: rows disagree');
     }
-    const store = new VectorStore(dimensions, meta.rows + Math.max(1024, meta.rows >> 4));
+    const capacity = meta.rows + Math.max(1024, meta.rows >> 4);
+    const store = new VectorStore(dimensions, capacity, documents);
     // One buffer holding exactly the saved chunks (the last one filled up to a whole chunk).
     const matrix = new Float32Array(Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions);
     const linkRows = () => {
       store.groupCount = groups;
       store.groupSize = new Int32Array(groups);
       store.groupHead = new Int32Array(groups).fill(-1);
-      store.idOfRow = ids;
-      ids.forEach((id, row) => {
-        if (id === null) return;
+      store.rows = RowIds.restore(documents, numbers, capacity);
+      for (let row = 0; row < numbers.length; row++) {
+        if (numbers[row] < 0) continue;
         const group = groupOfRow[row];
         if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
-        store.rowOfId.set(id, row);
         store.link(row, group);
-      });
+      }
       for (let group = 0; group < groups; group++) {
         if (store.groupSize[group] === 0) continue;
         store.liveGroups++;
@@ -355,7 +372,7 @@ export class VectorStore {
   private assign(id: string, unit: Float32Array): void {
     const hash = this.hashOf(unit);
     const found = this.findGroup(unit, hash);
-    let row = this.rowOfId.get(id);
+    let row = this.rows.rowOf(id);
     if (row === undefined) row = this.claimRow(id);
     else if (found !== undefined && found === this.groupOfRow[row]) return;
     else this.unlink(row);
@@ -363,14 +380,13 @@ export class VectorStore {
   }
 
   private claimRow(id: string): number {
-    const row = this.freeRows.pop() ?? this.idOfRow.length;
+    const row = this.freeRows.pop() ?? this.rows.length;
     if (row >= this.groupOfRow.length) {
       this.groupOfRow = grown(this.groupOfRow, row + 1);
       this.nextInGroup = grown(this.nextInGroup, row + 1);
       this.prevInGroup = grown(this.prevInGroup, row + 1);
     }
-    this.idOfRow[row] = id;
-    this.rowOfId.set(id, row);
+    this.rows.set(id, row);
     return row;
   }
 

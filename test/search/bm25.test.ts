@@ -1,3 +1,4 @@
+import { DocumentIds } from '../../src/search/document-ids';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -230,7 +231,7 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
       original.save(out);
       const check = out.write(path.join(dir, 'keywords.data'));
       const bytes = await readChecked(path.join(dir, 'keywords.data'), check);
-      const restored = KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title', 'body']);
+      const restored = KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title', 'body'], new DocumentIds());
       const queries = [words(3), words(5), 'w0 w1', 'w2 w200'];
       for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
       for (const index of [original, restored]) {
@@ -239,7 +240,7 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
       }
       expect(restored.size).toBe(original.size);
       for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
-      expect(() => KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title'])).toThrow(/other fields/);
+      expect(() => KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title'], new DocumentIds())).toThrow(/other fields/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,3 +1,4 @@
+import { DocumentIds } from '../../src/search/document-ids';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -200,7 +201,7 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
       const saved = store.save(base, out);
       const checks = { graph: await saved.graph, vectors: saved.vectors };
       const data = out.write(`${base}.data`);
-      const restored = await VectorStore.restore(DIMENSIONS, base, checks, new SnapshotReader(await readChecked(`${base}.data`, data), out.sections));
+      const restored = await VectorStore.restore(DIMENSIONS, base, checks, new SnapshotReader(await readChecked(`${base}.data`, data), out.sections), new DocumentIds());
       const queries = [...shared, next(), next()];
       const answers = (s: VectorStore) => Promise.all(queries.map(async (query) => [await s.approximate(query, 160), s.exact(query, 50)]));
       expect(restored.size).toBe(store.size);
