@@ -77,7 +77,7 @@ async function main(): Promise<void> {
           { $match: { updated_at: { $lt: new Date(query.get('before') ?? '') } } },
           { $sort: { updated_at: -1, _id: -1 } },
           { $limit: SESSIONS_PAGE + 1 },
-          { $project: { session_type: 1, updated_at: 1, agents: agents({ last_message: { $arrayElemAt: [MESSAGES, -1] } }) } },
+          { $project: { session_type: 1, updated_at: 1, agents: agents({ last_message: { $arrayElemAt: [{ $map: { input: { $slice: [MESSAGES, -1] }, as: 'm', in: MESSAGE_FIELDS } }, -1] } }) } },
         ])
         .toArray();
       return { sessions: rows.slice(0, SESSIONS_PAGE), hasNextPage: rows.length > SESSIONS_PAGE };

@@ -132,6 +132,21 @@ describe('reads fetch what the operation selects', () => {
     });
   });
 
+  it('the last message is read with the fields selected only, and is null for an agent without messages', async () => {
+    await app.db.collection('sessions').insertOne({ _id: 'p-2', session_id: 'p-2', created_at: at, updated_at: at, agents: { idle: agent(0), busy: agent(2) } } as never);
+    const { data, project } = await read('{ session(id: "p-2") { agents { agentId lastMessage { messageId text createdAt } } } }');
+    const lastMessage = JSON.parse(project).agents.$map.in.last_message;
+    expect(Object.keys(lastMessage.$arrayElemAt[0].$map.in).sort()).toEqual(['content', 'created_at', 'message_id']);
+    expect(data.session.agents).toEqual([
+      { agentId: 'idle', lastMessage: null },
+      { agentId: 'busy', lastMessage: { messageId: 2, text: 'message 2', createdAt: at.toISOString() } },
+    ]);
+    // Every field selected: each is read.
+    const whole = await read('{ session(id: "p-2") { agents { lastMessage { messageId role text content createdAt updatedAt eventLoopMetrics { totalTokens } } } } }');
+    expect(whole.data.session.agents[1].lastMessage).toMatchObject({ messageId: 2, role: 'ASSISTANT', updatedAt: at.toISOString(), eventLoopMetrics: { totalTokens: 4 } });
+    await app.db.collection('sessions').deleteOne({ _id: 'p-2' } as never);
+  });
+
   it('aliases of one page selecting different message fields are served from one read', async () => {
     const { data, commands } = await read(
       '{ session(id: "p-1") { agent(agentId: "writer") { a: messages(first: 1) { edges { node { role } } } b: messages(first: 1) { edges { node { content } } } } } }',

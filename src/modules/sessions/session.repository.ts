@@ -89,8 +89,10 @@ export interface SummaryShape {
   agentData: boolean;
   /** Per agent: message_count. */
   messageCount: boolean;
-  /** Per agent: last_message (a whole message, so only when selected). */
+  /** Per agent: last_message, only when selected. */
   lastMessage: boolean;
+  /** The stored fields of last_message to read (null: the whole message). */
+  lastMessageFields: string[] | null;
   /** Per agent: the token sums of its messages. */
   tokens: boolean;
   /** Per agent: one page of messages per window, read with the session (they prime the `messagePage` loader). */
@@ -112,6 +114,7 @@ export const FULL_SUMMARY: SummaryShape = summaryShape({
   agentData: true,
   messageCount: true,
   lastMessage: true,
+  lastMessageFields: null,
   tokens: true,
   windows: [],
 });
@@ -225,7 +228,12 @@ function summaryProjection(shape: SummaryShape): Document {
   const agent: Document = { agent_id: '$$a.k', created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' };
   if (shape.agentData) agent.agent_data = '$$a.v.agent_data';
   if (shape.messageCount) agent.message_count = { $size: messages };
-  if (shape.lastMessage) agent.last_message = { $arrayElemAt: [messages, -1] };
+  if (shape.lastMessage) {
+    const fields = shape.lastMessageFields;
+    agent.last_message = {
+      $arrayElemAt: [fields ? { $map: { input: { $slice: [messages, -1] }, as: 'kept', in: Object.fromEntries(fields.map((field) => [field, `$$kept.${field}`])) } } : messages, -1],
+    };
+  }
   if (shape.tokens) {
     agent.input_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' });
     agent.output_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' });

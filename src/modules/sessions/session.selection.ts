@@ -16,12 +16,13 @@ const STORED_MESSAGE_FIELDS: Record<string, string> = {
 };
 
 /**
- * The stored message fields that `messages` field nodes select below `edges { node }`, sorted, with `message_id`
- * (cursors and paging read it); null (whole messages) when they select a field this list does not know.
+ * The stored message fields that `messages` field nodes select below `edges { node }` (or, with `path` [], that
+ * `lastMessage` nodes select), sorted, with `message_id` (cursors and paging read it); null (whole messages) when they
+ * select a field this list does not know.
  */
-export function messageFields(nodes: readonly FieldNode[], fragments: GraphQLResolveInfo['fragments']): string[] | null {
+export function messageFields(nodes: readonly FieldNode[], fragments: GraphQLResolveInfo['fragments'], path: readonly string[] = ['edges', 'node']): string[] | null {
   const fields = new Set(['message_id']);
-  for (const name of subfields(fieldNodesAt({ fieldNodes: nodes, fragments }, ['edges', 'node']), fragments).keys()) {
+  for (const name of subfields(fieldNodesAt({ fieldNodes: nodes, fragments }, path), fragments).keys()) {
     if (name === '__typename') continue;
     const stored = STORED_MESSAGE_FIELDS[name];
     if (!stored) return null;
@@ -105,6 +106,7 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): { shape
     agentData: agent.has('agentData'),
     messageCount: session.has('messageCount') || agent.has('messageCount'),
     lastMessage: agent.has('lastMessage'),
+    lastMessageFields: agent.has('lastMessage') ? messageFields(agent.get('lastMessage')!, info.fragments, []) : null,
     tokens: session.has('tokenUsage'),
     windows: [...windows.values()],
   });
