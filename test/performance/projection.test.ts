@@ -147,6 +147,25 @@ describe('reads fetch what the operation selects', () => {
     await app.db.collection('sessions').deleteOne({ _id: 'p-2' } as never);
   });
 
+  it("the session's created_at and the agents' timestamps are read when selected, and a page ordered by created_at still pages", async () => {
+    const lean = await read('{ sessions(first: 1) { edges { node { sessionId updatedAt agents { agentId } } } } }');
+    expect(lean.project).not.toMatch(/created_at|\$\$a\.v\.updated_at/);
+    expect(lean.data.sessions.edges[0].node).toEqual({ sessionId: 'p-1', updatedAt: at.toISOString(), agents: [{ agentId: 'planner' }, { agentId: 'writer' }] });
+    const timed = await read('{ session(id: "p-1") { createdAt agents { agentId createdAt updatedAt } } }');
+    expect(timed.project).toContain('"created_at":1');
+    expect(timed.data.session).toEqual({
+      createdAt: at.toISOString(),
+      agents: ['planner', 'writer'].map((agentId) => ({ agentId, createdAt: at.toISOString(), updatedAt: at.toISOString() })),
+    });
+    // Ordered by created_at without selecting it: the sort field comes for the cursor.
+    const ordered = await read('{ sessions(first: 1, orderBy: { field: CREATED_AT, direction: ASC }) { pageInfo { endCursor } edges { node { sessionId } } } }');
+    expect(ordered.project).toContain('"created_at":1');
+    const after = await app.run('query($after: String) { sessions(first: 1, after: $after, orderBy: { field: CREATED_AT, direction: ASC }) { edges { node { sessionId } } } }', {
+      after: ordered.data.sessions.pageInfo.endCursor,
+    });
+    expect([ordered.data.sessions.edges, after.sessions.edges]).toEqual([[{ node: { sessionId: 'p-1' } }], []]);
+  });
+
   it('aliases of one page selecting different message fields are served from one read', async () => {
     const { data, commands } = await read(
       '{ session(id: "p-1") { agent(agentId: "writer") { a: messages(first: 1) { edges { node { role } } } b: messages(first: 1) { edges { node { content } } } } } }',

@@ -83,8 +83,12 @@ export interface SummaryShape {
   /** The session's metadata and feedbacks (without them: absent). */
   metadata: boolean;
   feedbacks: boolean;
-  /** The agents (ids and timestamps); without it `agents` is empty. */
+  /** The session's created_at (updated_at always comes: pages are ordered and resumed by it). */
+  createdAt: boolean;
+  /** The agents (ids); without it `agents` is empty. */
   agents: boolean;
+  /** Per agent: created_at and updated_at. */
+  agentTimes: boolean;
   /** Per agent: its agent_data (without it: absent). */
   agentData: boolean;
   /** Per agent: message_count. */
@@ -110,7 +114,9 @@ export function summaryShape(parts: Omit<SummaryShape, 'key'>): SummaryShape {
 export const FULL_SUMMARY: SummaryShape = summaryShape({
   metadata: true,
   feedbacks: true,
+  createdAt: true,
   agents: true,
+  agentTimes: true,
   agentData: true,
   messageCount: true,
   lastMessage: true,
@@ -222,10 +228,11 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
   };
 }
 
-/** `$project` turning a stored session into a `SessionSummary` of `shape`. */
-function summaryProjection(shape: SummaryShape): Document {
+/** `$project` turning a stored session into a `SessionSummary` of `shape`, keeping the fields `sortedBy` too. */
+function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = []): Document {
   const messages = { $ifNull: ['$$a.v.messages', []] };
-  const agent: Document = { agent_id: '$$a.k', created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' };
+  const agent: Document = { agent_id: '$$a.k' };
+  if (shape.agentTimes) Object.assign(agent, { created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' });
   if (shape.agentData) agent.agent_data = '$$a.v.agent_data';
   if (shape.messageCount) agent.message_count = { $size: messages };
   if (shape.lastMessage) {
@@ -248,8 +255,9 @@ function summaryProjection(shape: SummaryShape): Document {
     $project: {
       session_id: 1,
       session_type: 1,
-      created_at: 1,
+      ...(shape.createdAt ? { created_at: 1 } : {}),
       updated_at: 1,
+      ...Object.fromEntries(sortedBy.map((key) => [key.field, 1])),
       ...(shape.metadata ? { metadata: 1 } : {}),
       ...(shape.feedbacks ? { feedbacks: 1 } : {}),
       agents: shape.agents ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } } : { $literal: [] },
@@ -333,7 +341,7 @@ export class SessionRepository {
     const match = after ? { $and: [filter, after] } : filter;
     const order = Object.fromEntries(sort.map((key) => [key.field, key.direction]));
     return this.collection
-      .aggregate<SessionSummary>([{ $match: match }, { $sort: order }, { $limit: limit }, summaryProjection(shape)])
+      .aggregate<SessionSummary>([{ $match: match }, { $sort: order }, { $limit: limit }, summaryProjection(shape, sort)])
       .toArray();
   }
 

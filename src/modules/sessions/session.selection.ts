@@ -102,7 +102,9 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): { shape
   const shape = summaryShape({
     metadata: session.has('metadata'),
     feedbacks: session.has('feedbacks'),
+    createdAt: session.has('createdAt'),
     agents: agentNodes.length > 0 || session.has('messageCount') || session.has('tokenUsage'),
+    agentTimes: agent.has('createdAt') || agent.has('updatedAt'),
     agentData: agent.has('agentData'),
     messageCount: session.has('messageCount') || agent.has('messageCount'),
     lastMessage: agent.has('lastMessage'),
