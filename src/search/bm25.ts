@@ -218,11 +218,6 @@ export class KeywordIndex {
     return this.rows.has(id);
   }
 
-  /** Marks in `held` (by the collection's id numbers) the ids indexed. */
-  markHeld(held: Uint8Array): void {
-    this.rows.markHeld(held);
-  }
-
   /** Indexes (or re-indexes) a document's texts, keyed by field name; a document without any token is removed. */
   upsert(id: string, texts: Readonly<Record<string, string>>): void {
     this.remove(id);

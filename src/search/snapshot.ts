@@ -174,8 +174,8 @@ export class SnapshotReader implements NumberHolder {
    * file's id table is adopted by `documents` once (and not parsed when it equals the one adopted last).
    */
   idNumbers(name: string, documents: DocumentIds): Int32Array {
-    const section = this.section(ID_TABLE, 'json');
     if (!this.adoptedTable) {
+      const section = this.section(ID_TABLE, 'json');
       this.adoptedTable = documents.adopt(this.bytes.subarray(section.offset, section.offset + section.bytes), () => this.json(ID_TABLE) as string[]);
       // Until the structures restored from the file hold them.
       documents.register(this);

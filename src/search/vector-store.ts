@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { crc32 } from 'node:zlib';
 import { MetricKind, ScalarKind } from 'usearch';
-import { DocumentIds, RowIds } from './document-ids';
+import { DocumentIds, RowIds, grownTo } from './document-ids';
 import { HostedGraph } from './graph-host';
 import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
 import { TopK } from './top-k';
@@ -167,11 +167,6 @@ export class VectorStore {
 
   idOf(row: number): string {
     return this.rows.idOf(row)!;
-  }
-
-  /** Marks in `held` (by the collection's id numbers) the ids that have a vector. */
-  markHeld(held: Uint8Array): void {
-    this.rows.markHeld(held);
   }
 
   /** Inserts or replaces the vector of `id` (a zero vector removes it: it cannot be compared). */
@@ -382,9 +377,9 @@ export class VectorStore {
   private claimRow(id: string): number {
     const row = this.freeRows.pop() ?? this.rows.length;
     if (row >= this.groupOfRow.length) {
-      this.groupOfRow = grown(this.groupOfRow, row + 1);
-      this.nextInGroup = grown(this.nextInGroup, row + 1);
-      this.prevInGroup = grown(this.prevInGroup, row + 1);
+      this.groupOfRow = grownTo(this.groupOfRow, row + 1, 0);
+      this.nextInGroup = grownTo(this.nextInGroup, row + 1, 0);
+      this.prevInGroup = grownTo(this.prevInGroup, row + 1, 0);
     }
     this.rows.set(id, row);
     return row;
@@ -394,8 +389,8 @@ export class VectorStore {
     const group = this.freeGroups.pop() ?? this.groupCount++;
     if (group >= this.chunks.length * CHUNK_ROWS) this.chunks.push(new Float32Array(CHUNK_ROWS * this.dimensions));
     if (group >= this.groupSize.length) {
-      this.groupSize = grown(this.groupSize, group + 1);
-      this.groupHead = grown(this.groupHead, group + 1);
+      this.groupSize = grownTo(this.groupSize, group + 1, 0);
+      this.groupHead = grownTo(this.groupHead, group + 1, 0);
     }
     this.chunks[Math.floor(group / CHUNK_ROWS)].set(unit, (group % CHUNK_ROWS) * this.dimensions);
     this.groupSize[group] = 0;
@@ -485,13 +480,6 @@ export class VectorStore {
       throw new Error(`Vector of ${vector.length} dimensions given to a search space of ${this.dimensions} dimensions.`);
     }
   }
-}
-
-/** A copy of `array` with room for at least `length` items (1.5× its length, so n inserts copy O(n) in all). */
-function grown(array: Int32Array, length: number): Int32Array<ArrayBuffer> {
-  const copy = new Int32Array(Math.max(length, Math.ceil(array.length * 1.5), 1024));
-  copy.set(array);
-  return copy;
 }
 
 /** Size and CRC-32 of a file written by another library (usearch). */
