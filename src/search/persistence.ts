@@ -131,8 +131,11 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
     }
   }
   const base = path.join(dir, manifest.generation);
-  const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data), manifest.sections);
-  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input, documents);
+  // The large buffers first, while the heap is small (see VectorStore.restoreMatrix).
+  const matrix = VectorStore.restoreMatrix(identity.dimensions, manifest.files.vectors.bytes);
+  const data = new Uint8Array(manifest.files.data.bytes);
+  const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data, data), manifest.sections);
+  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input, documents, matrix);
   const textPaths = identity.space.textPaths ?? [];
   const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths, documents) : null;
   const numbers = input.idNumbers('fingerprints.ids', documents);

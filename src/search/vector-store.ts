@@ -308,8 +308,19 @@ export class VectorStore {
   }
 
   /**
-   * The store saved by `save` under `base`, exactly as it was. The graph's worker checks and loads the graph file
-   * while this thread reads and checks the vectors and links the rows. Rejects when a file fails its check or disagrees.
+   * The buffer `restore` reads a vectors file of `bytes` into: exactly the saved chunks (the last one filled up to a
+   * whole chunk). Allocated before a restore builds anything: V8 answers a large allocation outside its heap with
+   * garbage collections, which are cheap while the heap is small and cost tens of milliseconds once the restore's id
+   * maps fill it.
+   */
+  static restoreMatrix(dimensions: number, bytes: number): Float32Array {
+    return new Float32Array(Math.ceil(bytes / (dimensions * 4 * CHUNK_ROWS)) * CHUNK_ROWS * dimensions);
+  }
+
+  /**
+   * The store saved by `save` under `base`, exactly as it was, its vectors read into `matrix` (from `restoreMatrix`).
+   * The graph's worker checks and loads the graph file while this thread reads and checks the vectors and links the
+   * rows. Rejects when a file fails its check or disagrees.
    */
   static async restore(
     dimensions: number,
@@ -317,6 +328,7 @@ export class VectorStore {
     checks: { graph: FileCheck; vectors: FileCheck },
     input: SnapshotReader,
     documents: DocumentIds,
+    matrix: Float32Array,
   ): Promise<VectorStore> {
     const meta = input.json('vectors') as { rows: number; groups?: number; freeRows: number[]; freeGroups: number[] };
     if (!Number.isInteger(meta.groups)) throw new Error('vector snapshot: not stored by distinct vectors');
@@ -329,8 +341,7 @@ export class VectorStore {
     }
     const capacity = meta.rows + Math.max(1024, meta.rows >> 4);
     const store = new VectorStore(dimensions, capacity, documents);
-    // One buffer holding exactly the saved chunks (the last one filled up to a whole chunk).
-    const matrix = new Float32Array(Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions);
+    if (matrix.length !== Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions) throw new Error('vector snapshot: no room for the vectors');
     const linkRows = () => {
       store.groupCount = groups;
       store.groupSize = new Int32Array(groups);
