@@ -131,11 +131,12 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
     }
   }
   const base = path.join(dir, manifest.generation);
-  // The large buffers first, while the heap is small (see VectorStore.restoreMatrix).
-  const matrix = VectorStore.restoreMatrix(identity.dimensions, manifest.files.vectors.bytes);
+  // The graph and vectors load while the data file is read and parsed; the large buffers are allocated first, while
+  // the heap is small (see VectorStore.beginRestore).
+  const vectorsUnderway = VectorStore.beginRestore(identity.dimensions, base, manifest.files);
   const data = new Uint8Array(manifest.files.data.bytes);
   const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data, data), manifest.sections);
-  const vectors = await VectorStore.restore(identity.dimensions, base, manifest.files, input, documents, matrix);
+  const vectors = await VectorStore.restore(vectorsUnderway, input, documents);
   const textPaths = identity.space.textPaths ?? [];
   const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths, documents) : null;
   const numbers = input.idNumbers('fingerprints.ids', documents);

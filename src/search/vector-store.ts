@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import { MetricKind, ScalarKind } from 'usearch';
 import { DocumentIds, RowIds, grownTo } from './document-ids';
 import { HostedGraph } from './graph-host';
-import { readChecked, writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
+import { writeChunks, type FileCheck, type SnapshotReader, type SnapshotWriter } from './snapshot';
 import { TopK } from './top-k';
 
 /**
@@ -130,20 +130,13 @@ export class VectorStore {
     readonly dimensions: number,
     initialCapacity = 1024,
     documents = new DocumentIds(),
+    graph = newGraph(dimensions),
   ) {
     this.rows = new RowIds(documents, initialCapacity);
     this.groupOfRow = new Int32Array(initialCapacity);
     this.nextInGroup = new Int32Array(initialCapacity);
     this.prevInGroup = new Int32Array(initialCapacity);
-    this.graph = new HostedGraph({
-      dimensions,
-      metric: MetricKind.Cos,
-      quantization: HNSW.quantization,
-      connectivity: HNSW.connectivity,
-      expansion_add: HNSW.expansionAdd,
-      expansion_search: HNSW.expansionSearch,
-      multi: false,
-    });
+    this.graph = graph;
   }
 
   /** Number of vectors held (ids, not distinct vectors). */
@@ -308,28 +301,28 @@ export class VectorStore {
   }
 
   /**
-   * The buffer `restore` reads a vectors file of `bytes` into: exactly the saved chunks (the last one filled up to a
-   * whole chunk). Allocated before a restore builds anything: V8 answers a large allocation outside its heap with
-   * garbage collections, which are cheap while the heap is small and cost tens of milliseconds once the restore's id
-   * maps fill it.
+   * Starts restoring the store saved by `save` under `base`, before anything else of the snapshot is read: the graph's
+   * worker checks and loads the graph file, then reads and checks the vectors file into shared memory, while the API
+   * thread reads the snapshot's data file and links the rows (`restore`). The vectors' buffer is allocated here, first:
+   * V8 answers a large allocation outside its heap with garbage collections, cheap while the heap is small, tens of
+   * milliseconds once a restore's id maps fill it.
    */
-  static restoreMatrix(dimensions: number, bytes: number): Float32Array {
-    return new Float32Array(Math.ceil(bytes / (dimensions * 4 * CHUNK_ROWS)) * CHUNK_ROWS * dimensions);
+  static beginRestore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }): RestoreUnderway {
+    const graph = newGraph(dimensions);
+    // Exactly the saved chunks, the last one filled up to a whole chunk.
+    const matrix = new Float32Array(new SharedArrayBuffer(Math.ceil(checks.vectors.bytes / (dimensions * 4 * CHUNK_ROWS)) * CHUNK_ROWS * dimensions * 4));
+    const loaded = Promise.all([graph.load(`${base}.graph`, checks.graph), graph.readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer))]);
+    // Awaited by `restore`; a caller that fails before calling it must not leave it unhandled.
+    loaded.catch(() => undefined);
+    return { dimensions, checks, graph, matrix, loaded };
   }
 
   /**
-   * The store saved by `save` under `base`, exactly as it was, its vectors read into `matrix` (from `restoreMatrix`).
-   * The graph's worker checks and loads the graph file while this thread reads and checks the vectors and links the
-   * rows. Rejects when a file fails its check or disagrees.
+   * The store saved by `save`, exactly as it was: links the rows from `input` (the snapshot's data file) while the
+   * reads begun by `beginRestore` finish. Rejects when a file fails its check or disagrees.
    */
-  static async restore(
-    dimensions: number,
-    base: string,
-    checks: { graph: FileCheck; vectors: FileCheck },
-    input: SnapshotReader,
-    documents: DocumentIds,
-    matrix: Float32Array,
-  ): Promise<VectorStore> {
+  static async restore(underway: RestoreUnderway, input: SnapshotReader, documents: DocumentIds): Promise<VectorStore> {
+    const { dimensions, checks, matrix } = underway;
     const meta = input.json('vectors') as { rows: number; groups?: number; freeRows: number[]; freeGroups: number[] };
     if (!Number.isInteger(meta.groups)) throw new Error('vector snapshot: not stored by distinct vectors');
     const groups = meta.groups!;
@@ -340,33 +333,25 @@ export class VectorStore {
       throw new Error('vector snapshot: rows disagree');
     }
     const capacity = meta.rows + Math.max(1024, meta.rows >> 4);
-    const store = new VectorStore(dimensions, capacity, documents);
-    if (matrix.length !== Math.ceil(groups / CHUNK_ROWS) * CHUNK_ROWS * dimensions) throw new Error('vector snapshot: no room for the vectors');
-    const linkRows = () => {
-      store.groupCount = groups;
-      store.groupSize = new Int32Array(groups);
-      store.groupHead = new Int32Array(groups).fill(-1);
-      store.rows = RowIds.restore(documents, numbers, capacity);
-      for (let row = 0; row < numbers.length; row++) {
-        if (numbers[row] < 0) continue;
-        const group = groupOfRow[row];
-        if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
-        store.link(row, group);
-      }
-      for (let group = 0; group < groups; group++) {
-        if (store.groupSize[group] === 0) continue;
-        store.liveGroups++;
-        store.addHash(hashes[group] >>> 0, group);
-      }
-      store.freeRows = meta.freeRows;
-      store.freeGroups = meta.freeGroups;
-    };
-    const [graph] = await Promise.all([
-      store.graph.load(`${base}.graph`, checks.graph),
-      readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer)),
-      // After the reads are under way; in Promise.all, so that a failed check found meanwhile is not left unhandled.
-      Promise.resolve().then(linkRows),
-    ]);
+    const store = new VectorStore(dimensions, capacity, documents, underway.graph);
+    store.groupCount = groups;
+    store.groupSize = new Int32Array(groups);
+    store.groupHead = new Int32Array(groups).fill(-1);
+    store.rows = RowIds.restore(documents, numbers, capacity);
+    for (let row = 0; row < numbers.length; row++) {
+      if (numbers[row] < 0) continue;
+      const group = groupOfRow[row];
+      if (!(group >= 0 && group < groups)) throw new Error('vector snapshot: a row has no group');
+      store.link(row, group);
+    }
+    for (let group = 0; group < groups; group++) {
+      if (store.groupSize[group] === 0) continue;
+      store.liveGroups++;
+      store.addHash(hashes[group] >>> 0, group);
+    }
+    store.freeRows = meta.freeRows;
+    store.freeGroups = meta.freeGroups;
+    const [graph] = await underway.loaded;
     for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions) store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
     if (graph.size !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || graph.dimensions !== dimensions) {
       throw new Error('vector snapshot: graph disagrees with rows');
@@ -491,6 +476,28 @@ export class VectorStore {
       throw new Error(`Vector of ${vector.length} dimensions given to a search space of ${this.dimensions} dimensions.`);
     }
   }
+}
+
+/** A restore begun by `VectorStore.beginRestore`. */
+export interface RestoreUnderway {
+  dimensions: number;
+  checks: { graph: FileCheck; vectors: FileCheck };
+  graph: HostedGraph;
+  matrix: Float32Array;
+  /** The graph's size and dimensions once it and the vectors are loaded. */
+  loaded: Promise<[{ size: number; dimensions: number }, void]>;
+}
+
+function newGraph(dimensions: number): HostedGraph {
+  return new HostedGraph({
+    dimensions,
+    metric: MetricKind.Cos,
+    quantization: HNSW.quantization,
+    connectivity: HNSW.connectivity,
+    expansion_add: HNSW.expansionAdd,
+    expansion_search: HNSW.expansionSearch,
+    multi: false,
+  });
 }
 
 /** Size and CRC-32 of a file written by another library (usearch). */

@@ -375,6 +375,7 @@ describe('search index snapshots under DATA_DIR', () => {
 
   it.each([
     ['a flipped byte in the vectors', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.vectors'))), /checksum/],
+    ['a truncated vectors file', (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.vectors')), 100), /bytes, expected/],
     ['a truncated graph', (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.graph')), 100), /bytes, expected/],
     ['a flipped byte in the graph', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.graph'))), /checksum/],
     ['a damaged manifest', (dir: string) => writeFileSync(path.join(dir, 'snapshot.json'), '{"format": 1, "iden'), /JSON/],

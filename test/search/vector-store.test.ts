@@ -201,7 +201,7 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
       const saved = store.save(base, out);
       const checks = { graph: await saved.graph, vectors: saved.vectors };
       const data = out.write(`${base}.data`);
-      const restored = await VectorStore.restore(DIMENSIONS, base, checks, new SnapshotReader(await readChecked(`${base}.data`, data), out.sections), new DocumentIds(), VectorStore.restoreMatrix(DIMENSIONS, checks.vectors.bytes));
+      const restored = await VectorStore.restore(VectorStore.beginRestore(DIMENSIONS, base, checks), new SnapshotReader(await readChecked(`${base}.data`, data), out.sections), new DocumentIds());
       const queries = [...shared, next(), next()];
       const answers = (s: VectorStore) => Promise.all(queries.map(async (query) => [await s.approximate(query, 160), s.exact(query, 50)]));
       expect(restored.size).toBe(store.size);
