@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '../src/embedded';
-import { SERVER_NODE_FLAGS } from './processes';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from './processes';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -131,7 +131,7 @@ function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
   const args = [...SERVER_NODE_FLAGS, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), main];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn', MONGODB_URI: '' },
+    env: { ...process.env, ...SERVER_ENV, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn', MONGODB_URI: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

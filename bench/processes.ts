@@ -10,12 +10,18 @@ export const ENGINE_SCRIPT = path.join(ROOT, 'dist', 'src', 'embedded', 'cli.js'
 export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
+const SERVER_CONFIG = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string; serverEnv?: string } }).config;
+
 /** The node flags `npm start` runs the server with (package.json `config.serverNodeFlags`). */
-export const SERVER_NODE_FLAGS: string[] = (
-  (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string } }).config?.serverNodeFlags ?? ''
-)
-  .split(/\s+/)
-  .filter(Boolean);
+export const SERVER_NODE_FLAGS: string[] = (SERVER_CONFIG?.serverNodeFlags ?? '').split(/\s+/).filter(Boolean);
+
+/** The environment variables `npm start` sets for the server (package.json `config.serverEnv`, `NAME=value` pairs). */
+export const SERVER_ENV: Record<string, string> = Object.fromEntries(
+  (SERVER_CONFIG?.serverEnv ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 
 export interface Child {
   name: string;
@@ -145,10 +151,10 @@ export function startServer(options: { dataDir: string; mongodbUri?: string }): 
     // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
     MONGODB_URI: options.mongodbUri ?? '',
   };
-  return startChild('server', SERVER_SCRIPT, env, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000, SERVER_NODE_FLAGS);
+  return startChild('server', SERVER_SCRIPT, { ...SERVER_ENV, ...env }, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000, SERVER_NODE_FLAGS);
 }
 
-/** The baseline (bench/baseline-server.ts) on `mongodbUri`, with the server's node flags so that only the code differs. */
+/** The baseline (bench/baseline-server.ts) on `mongodbUri`, with the server's node flags and environment so that only the code differs. */
 export function startBaseline(mongodbUri: string): Promise<Child> {
-  return startChild('baseline', BASELINE_SCRIPT, { MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000, SERVER_NODE_FLAGS);
+  return startChild('baseline', BASELINE_SCRIPT, { ...SERVER_ENV, MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000, SERVER_NODE_FLAGS);
 }
