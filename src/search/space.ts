@@ -65,6 +65,8 @@ export function sameSpace(a: SpaceDefinition, b: SpaceDefinition): boolean {
 
 /** Reads a dot path of a document (undefined when a step is missing). */
 export function readPath(document: Document, path: string): unknown {
+  // A top-level field (most sort keys) needs no split: a page of 50 rows reads 100 sort values.
+  if (!path.includes('.')) return document[path];
   let value: unknown = document;
   for (const key of path.split('.')) {
     if (value === null || typeof value !== 'object') return undefined;

@@ -72,16 +72,19 @@ export function createSessionLoaders(repository: SessionRepository, settings: Lo
     sessionById: createLoader<SessionRead, Session | null, string>(
       settings,
       async (reads) => {
-        const found = new Map<string, Session>();
+        // Per shape (equal shapes share one), the sessions read by id: no string key per read.
+        const byShape = new Map<SummaryShape, Map<string, Session>>();
         await Promise.all(
           [...groupBy(reads, (read) => read.shape.key).values()].map(async (group) => {
             const { shape } = group[0];
+            const sessions = new Map<string, Session>();
+            for (const read of group) byShape.set(read.shape, sessions);
             for (const summary of await repository.findSummaries([...new Set(group.map((read) => read.sessionId))], shape)) {
-              found.set(sessionReadKey({ sessionId: summary._id, shape }), sessionFromSummary(loaders, summary, shape));
+              sessions.set(summary._id, sessionFromSummary(loaders, summary, shape));
             }
           }),
         );
-        return reads.map((read) => found.get(sessionReadKey(read)) ?? null);
+        return reads.map((read) => byShape.get(read.shape)!.get(read.sessionId) ?? null);
       },
       { cacheKeyFn: sessionReadKey },
     ),

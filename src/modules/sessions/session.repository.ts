@@ -324,7 +324,11 @@ export class SessionRepository {
       const projection = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'agents'));
       return this.collection
         .find({ _id: { $in: ids } }, { projection })
-        .map((summary) => ({ ...summary, agents: [] }) as unknown as SessionSummary)
+        .map((summary) => {
+          // The driver's fresh document is completed in place, not copied.
+          (summary as Document).agents = [];
+          return summary as unknown as SessionSummary;
+        })
         .toArray();
     }
     return this.collection.aggregate<SessionSummary>([{ $match: { _id: { $in: ids } } }, summaryProjection(shape)]).toArray();
