@@ -1,4 +1,5 @@
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import { decodeAll } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { ExperienceFilter } from './experience.input';
@@ -76,7 +77,9 @@ export class ExperienceRepository {
 
   /** Documents by id, without vectors (only `fields` when given), in no particular order. */
   findByIds(ids: readonly string[], fields: string[] | null = null): Promise<ExperienceDocument[]> {
-    return this.collection.find({ experience_id: { $in: [...ids] } }, fields ? { projection: onlyFields(fields) } : WITHOUT_VECTORS).toArray();
+    return decodeAll<ExperienceDocument>(
+      this.collection.find({ experience_id: { $in: [...ids] } }, { projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection, raw: true }),
+    );
   }
 
   /** The stored vectors and their model, by id. */
@@ -98,11 +101,12 @@ export class ExperienceRepository {
     fields: string[] | null = null,
   ): Promise<ExperienceDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
-    return this.collection
-      .find(query as Filter<ExperienceDocument>, fields ? { projection: onlyFields(fields) } : WITHOUT_VECTORS)
-      .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
-      .limit(limit)
-      .toArray();
+    return decodeAll<ExperienceDocument>(
+      this.collection
+        .find(query as Filter<ExperienceDocument>, { projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection, raw: true })
+        .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
+        .limit(limit),
+    );
   }
 
   count(filter: Filter<ExperienceDocument>): Promise<number> {
