@@ -184,6 +184,16 @@ function equalityValues(condition: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/** The values and regexes of a regex condition (`/re/`, or `{$in: [...]}` holding one or more), else undefined. */
+function patternValues(condition: unknown): unknown[] | undefined {
+  if (condition instanceof RegExp) return [condition];
+  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || !Array.isArray(condition.$in)) return undefined;
+  const values: unknown[] = condition.$in;
+  return values.some((value) => value instanceof RegExp) && values.every((value) => value instanceof RegExp || isLookupValue(value))
+    ? values
+    : undefined;
+}
+
 /** The parts of a collection the planner reads. */
 export interface Searchable {
   docs: Map<string, Doc>;
@@ -254,7 +264,10 @@ function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefi
   return fewest;
 }
 
-/** The index entries (sets of ids) an equality on an index's (first) field selects, or undefined when none applies. */
+/**
+ * The index entries (sets of ids) an equality or a regex condition on an index's (first) field selects, or undefined
+ * when none applies.
+ */
 function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySet<string>[] } | undefined {
   // A single-field index first (its entries are exactly the field's values), else the leading field of a compound one.
   const usable = [...collection.indexes.values()]
@@ -263,12 +276,28 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
   for (const index of usable) {
     const entries = index.fields.length === 1 ? index.entries : index.leading;
     if (!entries) continue;
-    const values = equalityValues(filter[index.fields[0]]);
+    const condition = filter[index.fields[0]];
+    const values = equalityValues(condition) ?? patternValues(condition);
     if (!values) continue;
     const sets: ReadonlySet<string>[] = [];
+    const patterns: RegExp[] = [];
     for (const value of values) {
+      if (value instanceof RegExp) {
+        patterns.push(value);
+        continue;
+      }
       const ids = idsAt(entries, canonicalKey(value));
       if (ids) sets.push(ids);
+    }
+    // A regex matches strings only: test each distinct string the index holds (their keys are 's' + the string)
+    // instead of every document. The matcher still tests each candidate.
+    if (patterns.length) {
+      const stateless = patterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')));
+      for (const key of entries.keys()) {
+        if (key[0] !== 's') continue;
+        const text = key.slice(1);
+        if (stateless.some((pattern) => pattern.test(text))) sets.push(idsAt(entries, key)!);
+      }
     }
     return { sets };
   }

@@ -650,6 +650,40 @@ describe('sorted reads along an index', () => {
   });
 });
 
+describe('regexes on an indexed field', () => {
+  test('find and distinct with regexes in $in give the same documents with and without the index', async () => {
+    const indexed = fresh();
+    const plain = fresh();
+    await indexed.createIndex({ pattern: 1 });
+    await indexed.createIndex({ lead: 1, n: 1 });
+    const words = ['summarise_x', 'summarise', 'summary', 'plan_y', 'Summarise_z', 'deploy'];
+    const docs = Array.from({ length: 60 }, (_, n) => ({
+      _id: n,
+      n,
+      pattern: n % 10 === 0 ? [words[n % 6], 'tail'] : n % 7 === 0 ? n : words[n % 6],
+      lead: words[(n + 1) % 6],
+    }));
+    await indexed.insertMany(docs);
+    await plain.insertMany(docs);
+    const filters: Doc[] = [
+      { pattern: { $in: [/^summarise(_|$)/, /^plan/] } },
+      { pattern: { $in: [/^summarise/i, 'deploy', 14] } },
+      { pattern: /^sum/ },
+      { pattern: { $in: [/^tail$/] } },
+      { $and: [{ pattern: { $in: [/^summar/] } }, { n: { $gt: 20 } }] },
+      { lead: { $in: [/^plan/, /^deploy$/] } },
+    ];
+    for (const filter of filters) {
+      const ids = async (c: Collection<Doc>) => (await c.find(filter).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
+      const expected = await ids(plain);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await ids(indexed)).toEqual(expected);
+    }
+    const prefixes = { pattern: { $in: [/^summarise(_|$)/, /^plan/] } };
+    expect((await indexed.distinct('pattern', prefixes)).sort()).toEqual((await plain.distinct('pattern', prefixes)).sort());
+  });
+});
+
 describe('errors', () => {
   test('$inc on a string fails with 14 and leaves the document unchanged', async () => {
     const c = fresh();

@@ -1,8 +1,11 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
+import { decodeAll } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { TaskFilter } from './task.input';
 import { TASKS_COLLECTION, type SuccessMetricsDocument, type TaskDocument, type TaskLearningDocument, type TaskStatus } from './task.type';
+
+export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt'>;
 
 /** Reads leave the vectors out unless asked for, and the actions (seed 004: read a page at a time by src/modules/runs). */
 const WITHOUT_VECTORS = { projection: { embeddings: 0, actions: 0 } } as const;
@@ -52,9 +55,18 @@ export class TaskRepository {
     return this.collection.find({ taskId: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
   }
 
-  /** Tasks by id, restricted to `filter`, without their vectors and actions (what ranking candidates need). */
+  /** Tasks by id, restricted to `filter`, without their vectors and actions. */
   findCandidates(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskDocument[]> {
-    return this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection: { actions: 0, embeddings: 0 } }).toArray();
+    return this.findWithin(ids, filter, { actions: 0, embeddings: 0 });
+  }
+
+  /** What ranking a candidate reads (id, goal, its template, creation time), for these ids within `filter`. */
+  findRankingFields(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskRankingFields[]> {
+    return this.findWithin(ids, filter, { _id: 0, taskId: 1, goal: 1, goalPattern: 1, createdAt: 1 });
+  }
+
+  private findWithin<T>(ids: readonly string[], filter: Filter<TaskDocument>, projection: Document): Promise<T[]> {
+    return decodeAll<T>(this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection, raw: true }));
   }
 
   /** The distinct goal templates starting with one of `prefixes` (an indexed range). */

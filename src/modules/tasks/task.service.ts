@@ -106,9 +106,10 @@ export class TaskService {
     ]);
     const ids = [...new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds))];
     // Every candidate's cosines come from the index, which holds the vectors: reading them from MongoDB cost ~10 KB
-    // per task (two 384-d vectors), most of a search's time.
+    // per task (two 384-d vectors), most of a search's time. Ranking reads four fields of each candidate (up to 500);
+    // only the `limit` best are then read whole.
     const [found, queryCosines, goalCosines] = await Promise.all([
-      this.repository.findCandidates(ids, filter),
+      this.repository.findRankingFields(ids, filter),
       queryVector ? this.index.vectorScores(TASK_QUERY_SPACE.name, queryVector, ids) : null,
       goalVector ? this.index.vectorScores(TASK_GOAL_SPACE.name, goalVector, ids) : null,
     ]);
@@ -135,11 +136,13 @@ export class TaskService {
       { minScore: args.minSimilarity },
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
-    const tasks: SimilarTask[] = fused
-      .sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id))
-      .slice(0, args.limit)
+    const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, args.limit);
+    const whole = new Map((await this.repository.findCandidates(best.map((hit) => hit.id), filter)).map((document) => [document.taskId, document]));
+    const tasks: SimilarTask[] = best
+      // A task deleted between the two reads is left out.
+      .filter((hit) => whole.has(hit.id))
       .map((hit) => {
-        const stored = candidates.get(hit.id)!;
+        const stored = whole.get(hit.id)!;
         this.loaders.taskById.prime(stored.taskId, stored);
         const task = toTask(stored);
         return {
