@@ -2,7 +2,7 @@ import { Aggregator } from 'mingo/aggregator';
 import { Long } from 'bson';
 import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { MINGO_OPTIONS, findDocuments, mingoError, type FindSpec } from './query';
+import { MINGO_OPTIONS, findDocuments, mingoError, withMongoRegexes, type FindSpec } from './query';
 import { Store, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
@@ -154,7 +154,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
     if (mayMutateInput(rest)) input = input.map((doc) => forMingo(doc) as Doc);
     else if (rest.some((stage) => '$project' in stage)) input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
     try {
-      const aggregator = new Aggregator(rest, {
+      const aggregator = new Aggregator(withMongoRegexes(rest), {
         ...MINGO_OPTIONS,
         variables: isPlainObject(variables) ? variables : undefined,
         collectionResolver: (name: string) => (store.collection(db, name) ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc) : []),

@@ -152,6 +152,38 @@ export function mingoError(error: unknown): CommandError {
   return badValue(message);
 }
 
+/** A regex as mongod reads it: the BSON library hands the wire's `s` (dotAll) over as `g`, which no mongod regex has. */
+function mongoRegExp(pattern: RegExp): RegExp {
+  if (!pattern.global && !pattern.sticky) return pattern;
+  const flags = pattern.flags.replace(/[gys]/g, '') + (pattern.global || pattern.dotAll ? 's' : '');
+  return new RegExp(pattern.source, flags);
+}
+
+/**
+ * `value` with every regex in it as mongod reads it (see mongoRegExp), copied only where one changes: a `g` flag would
+ * also make a regex keep its position from one document's test to the next.
+ */
+export function withMongoRegexes<T>(value: T): T {
+  if (value instanceof RegExp) return mongoRegExp(value) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const read = withMongoRegexes(item);
+      if (read !== item) (copy ??= [...value])[i] = read;
+    });
+    return (copy ?? value) as T;
+  }
+  if (isPlainObject(value)) {
+    let copy: Doc | undefined;
+    for (const key of Object.keys(value)) {
+      const read = withMongoRegexes(value[key]);
+      if (read !== value[key]) (copy ??= { ...value })[key] = read;
+    }
+    return (copy ?? value) as T;
+  }
+  return value;
+}
+
 /** Compiles a query filter; throws CommandError (code 2, or 27 for `$text`) for filters mongod would reject. */
 export function compileFilter(filter: unknown): Matcher {
   if (filter === undefined || filter === null) return MATCH_ALL;
@@ -159,7 +191,7 @@ export function compileFilter(filter: unknown): Matcher {
   if (!Object.keys(filter).length) return MATCH_ALL;
   if ('$text' in filter) throw new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
   try {
-    const query = new Query(filter, MINGO_COMPUTE);
+    const query = new Query(withMongoRegexes(filter), MINGO_COMPUTE);
     return (doc) => query.test(doc);
   } catch (error) {
     throw mingoError(error);
@@ -292,7 +324,7 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
     // A regex matches strings only: test each distinct string the index holds (their keys are 's' + the string)
     // instead of every document. The matcher still tests each candidate.
     if (patterns.length) {
-      const stateless = patterns.map((pattern) => new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, '')));
+      const stateless = patterns.map(mongoRegExp);
       for (const key of entries.keys()) {
         if (key[0] !== 's') continue;
         const text = key.slice(1);

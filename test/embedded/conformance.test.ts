@@ -682,6 +682,21 @@ describe('regexes on an indexed field', () => {
     const prefixes = { pattern: { $in: [/^summarise(_|$)/, /^plan/] } };
     expect((await indexed.distinct('pattern', prefixes)).sort()).toEqual((await plain.distinct('pattern', prefixes)).sort());
   });
+
+  test('a regex sent with the g flag matches as mongod reads it: dotAll, the same for every document', async () => {
+    // The driver sends JavaScript's g as BSON's s (dotAll), which mongod applies to every document alike.
+    for (const indexes of [[], [{ text: 1 }]]) {
+      const c = fresh();
+      for (const key of indexes) await c.createIndex(key);
+      const texts = ['a\nb', 'axb', 'ab', 'a\nb', 'axb', 'a\nb', 'axb', 'ab'];
+      await c.insertMany(texts.map((text, _id) => ({ _id, text })));
+      const matching = texts.flatMap((text, id) => (text === 'ab' ? [] : [id]));
+      expect((await c.find({ text: /a.b/g }).sort({ _id: 1 }).toArray()).map((doc) => doc._id)).toEqual(matching);
+      expect((await c.find({ text: { $in: [/a.b/g] } }).sort({ _id: 1 }).toArray()).map((doc) => doc._id)).toEqual(matching);
+      const pipeline = [{ $project: { text: 1 } }, { $match: { text: /a.b/g } }, { $sort: { _id: 1 } }];
+      expect((await c.aggregate(pipeline).toArray()).map((doc) => doc._id)).toEqual(matching);
+    }
+  });
 });
 
 describe('errors', () => {
