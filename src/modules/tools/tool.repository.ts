@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { decodeAll } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
 import { toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.type';
@@ -30,8 +31,9 @@ export class ToolPerformanceRepository {
     }
   }
 
-  findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
-    return this.collection.findOne({ toolName });
+  async findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
+    const [document] = await decodeAll<ToolPerformanceDocument>(this.collection.find({ toolName }, { raw: true }).limit(1));
+    return document ?? null;
   }
 }
 

@@ -84,7 +84,7 @@ export function toToolPerformance(toolName: string, document: ToolPerformanceDoc
     successRate: figures.successRate,
     avgDuration: figures.avgDuration,
     timedExecutions: figures.timedExecutions,
-    commonErrors: figures.commonErrors.map((error) => ({ ...error, lastTaskId: error.lastTaskId ?? null })),
+    commonErrors: figures.commonErrors,
     optimalContext,
     recommendations: recommendations({
       toolName,
