@@ -1,4 +1,4 @@
-import { BSON, ObjectId, type AbstractCursor, type Document } from 'mongodb';
+import { BSON, Long, ObjectId, type Db, type Document } from 'mongodb';
 
 /**
  * The driver's decoding options (its defaults, as `MongoClient` is configured here): longs within ±2^53 become numbers,
@@ -148,13 +148,50 @@ export function decodeDocument<T = Document>(bytes: Buffer): T {
   }
 }
 
+/** A cursor's reply as decoded by `decodeDocument` (an id past ±2^53 stays a Long). */
+interface ReplyCursor {
+  id: number | Long;
+  firstBatch?: Document[];
+  nextBatch?: Document[];
+}
+
 /**
- * All documents of a cursor opened with `raw: true` (the driver then hands each over as its bytes), decoded by
- * `decodeDocument`.
+ * All documents of a `find` or `aggregate` command, run as plain commands: the reply's batches are decoded by
+ * `decodeDocument` without the driver's cursor, which parses every document's elements into arrays first (a page of
+ * 51 experiences allocated 144 KB through a raw cursor, 63 KB this way, in a scratch loop). A reply that leaves the
+ * cursor open is read on with getMore in the same session, as mongod requires.
  */
-export async function decodeAll<T>(cursor: AbstractCursor<unknown>): Promise<T[]> {
-  const raw = (await cursor.toArray()) as Buffer[];
-  const documents = new Array<T>(raw.length);
-  for (let i = 0; i < raw.length; i++) documents[i] = decodeDocument<T>(raw[i]);
-  return documents;
+export async function commandDocuments<T>(db: Db, collection: string, command: Document): Promise<T[]> {
+  const session = db.client.startSession();
+  try {
+    let cursor = decodeDocument<ReplyCursor>((await db.command(command, { session, raw: true })).cursor as Buffer);
+    const documents = (cursor.firstBatch ?? []) as T[];
+    while (typeof cursor.id === 'number' ? cursor.id !== 0 : !cursor.id.isZero()) {
+      const id = typeof cursor.id === 'number' ? Long.fromNumber(cursor.id) : cursor.id;
+      cursor = decodeDocument<ReplyCursor>((await db.command({ getMore: id, collection }, { session, raw: true })).cursor as Buffer);
+      for (const document of cursor.nextBatch ?? []) documents.push(document as T);
+    }
+    return documents;
+  } finally {
+    await session.endSession();
+  }
+}
+
+/** `find` as `commandDocuments`; `sort` in the driver's order of keys. */
+export function findDocuments<T>(
+  db: Db,
+  collection: string,
+  filter: Document,
+  options: { projection?: Document; sort?: Document; limit?: number } = {},
+): Promise<T[]> {
+  const command: Document = { find: collection, filter };
+  if (options.projection) command.projection = options.projection;
+  if (options.sort) command.sort = options.sort;
+  if (options.limit) command.limit = options.limit;
+  return commandDocuments<T>(db, collection, command);
+}
+
+/** `aggregate` as `commandDocuments`. */
+export function aggregateDocuments<T>(db: Db, collection: string, pipeline: Document[]): Promise<T[]> {
+  return commandDocuments<T>(db, collection, { aggregate: collection, pipeline, cursor: {} });
 }

@@ -1,5 +1,6 @@
 import { BSON, Binary, DBRef, Decimal128, Long, ObjectId, Timestamp, type Document } from 'mongodb';
-import { decodeDocument } from '../../src/db/bson-reader';
+import { aggregateDocuments, decodeDocument, findDocuments } from '../../src/db/bson-reader';
+import { openTestDatabase, type TestDatabase } from '../helpers/db';
 import { seedExperience } from '../fixtures/experience-seed';
 import { sessionAlice } from '../fixtures/session-alice';
 
@@ -74,5 +75,34 @@ describe('decodeDocument', () => {
     const whole = Buffer.from(BSON.serialize({ text: 'abcdef', n: 1 }));
     const truncated = whole.subarray(0, whole.length - 3);
     expect(() => decodeDocument(truncated)).toThrow(BSON.BSONError);
+  });
+});
+
+describe('findDocuments and aggregateDocuments', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await openTestDatabase();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  test('read every document, past the first batch, as the driver\'s cursors do', async () => {
+    const collection = t.db.collection<{ _id: number; n: number; text: string; at: Date }>('reader');
+    // 250 documents of ~1 KB: past the first batch's 101 documents, so the rest comes by getMore.
+    await collection.insertMany(Array.from({ length: 250 }, (_, n) => ({ _id: n, n, text: 'x'.repeat(1000), at: new Date(n) })));
+    const viaCursor = await collection.find({ n: { $gte: 10 } }, { projection: { text: 0 } }).sort({ n: -1 }).toArray();
+    t.commands.reset();
+    const found = await findDocuments<Document>(t.db, 'reader', { n: { $gte: 10 } }, { projection: { text: 0 }, sort: { n: -1 } });
+    expect(found).toStrictEqual(viaCursor);
+    expect(found).toHaveLength(240);
+    expect(t.commands.events.map((event) => event.commandName)).toEqual(['find', 'getMore']);
+    expect(await findDocuments(t.db, 'reader', {}, { sort: { n: 1 }, limit: 3 })).toStrictEqual(await collection.find({}).sort({ n: 1 }).limit(3).toArray());
+    const pipeline = [{ $match: { n: { $lt: 200 } } }, { $project: { n: 1, at: 1 } }];
+    expect(await aggregateDocuments(t.db, 'reader', pipeline)).toStrictEqual(await collection.aggregate(pipeline).toArray());
+  });
+
+  test('a server error rejects as the driver\'s cursor would', async () => {
+    await expect(aggregateDocuments(t.db, 'reader', [{ $nope: 1 }])).rejects.toMatchObject({ code: expect.any(Number) });
   });
 });

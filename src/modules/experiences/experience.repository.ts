@@ -1,5 +1,5 @@
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Document, type Filter } from 'mongodb';
-import { decodeAll } from '../../db/bson-reader';
+import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { ExperienceFilter } from './experience.input';
@@ -46,7 +46,7 @@ export function duplicateExperience(id: string | undefined): ConflictError {
 export class ExperienceRepository {
   readonly collection: Collection<ExperienceDocument>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
   }
 
@@ -77,9 +77,9 @@ export class ExperienceRepository {
 
   /** Documents by id, without vectors (only `fields` when given), in no particular order. */
   findByIds(ids: readonly string[], fields: string[] | null = null): Promise<ExperienceDocument[]> {
-    return decodeAll<ExperienceDocument>(
-      this.collection.find({ experience_id: { $in: [...ids] } }, { projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection, raw: true }),
-    );
+    return findDocuments<ExperienceDocument>(this.db, EXPERIENCES_COLLECTION, { experience_id: { $in: [...ids] } }, {
+      projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection,
+    });
   }
 
   /** The stored vectors and their model, by id. */
@@ -101,12 +101,11 @@ export class ExperienceRepository {
     fields: string[] | null = null,
   ): Promise<ExperienceDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
-    return decodeAll<ExperienceDocument>(
-      this.collection
-        .find(query as Filter<ExperienceDocument>, { projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection, raw: true })
-        .sort(sort.map((key) => [key.field, key.direction] as [string, 1 | -1]))
-        .limit(limit),
-    );
+    return findDocuments<ExperienceDocument>(this.db, EXPERIENCES_COLLECTION, query, {
+      projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection,
+      sort: Object.fromEntries(sort.map((key) => [key.field, key.direction])),
+      limit,
+    });
   }
 
   count(filter: Filter<ExperienceDocument>): Promise<number> {

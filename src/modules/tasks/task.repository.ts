@@ -1,5 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import { decodeAll } from '../../db/bson-reader';
+import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { TaskFilter } from './task.input';
@@ -36,7 +36,7 @@ export interface TaskOutcomeUpdate {
 export class TaskRepository {
   readonly collection: Collection<TaskDocument>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<TaskDocument>(TASKS_COLLECTION);
   }
 
@@ -66,7 +66,7 @@ export class TaskRepository {
   }
 
   private findWithin<T>(ids: readonly string[], filter: Filter<TaskDocument>, projection: Document): Promise<T[]> {
-    return decodeAll<T>(this.collection.find({ $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection, raw: true }));
+    return findDocuments<T>(this.db, TASKS_COLLECTION, { $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection });
   }
 
   /** The distinct goal templates starting with one of `prefixes` (an indexed range). */

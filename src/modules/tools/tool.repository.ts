@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { decodeAll } from '../../db/bson-reader';
+import { findDocuments } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
 import { toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.type';
@@ -11,7 +11,7 @@ const UPSERT_ATTEMPTS = 3;
 export class ToolPerformanceRepository {
   readonly collection: Collection<ToolPerformanceDocument>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);
   }
 
@@ -32,7 +32,7 @@ export class ToolPerformanceRepository {
   }
 
   async findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
-    const [document] = await decodeAll<ToolPerformanceDocument>(this.collection.find({ toolName }, { raw: true }).limit(1));
+    const [document] = await findDocuments<ToolPerformanceDocument>(this.db, TOOL_PERFORMANCE_COLLECTION, { toolName }, { limit: 1 });
     return document ?? null;
   }
 }
