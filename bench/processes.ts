@@ -10,14 +10,19 @@ export const ENGINE_SCRIPT = path.join(ROOT, 'dist', 'src', 'embedded', 'cli.js'
 export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
-const SERVER_CONFIG = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string; serverEnv?: string } }).config;
+const PACKAGE_CONFIG = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string; serverEnv?: string; engineNodeFlags?: string } }
+).config;
 
 /** The node flags `npm start` runs the server with (package.json `config.serverNodeFlags`). */
-export const SERVER_NODE_FLAGS: string[] = (SERVER_CONFIG?.serverNodeFlags ?? '').split(/\s+/).filter(Boolean);
+export const SERVER_NODE_FLAGS: string[] = (PACKAGE_CONFIG?.serverNodeFlags ?? '').split(/\s+/).filter(Boolean);
+
+/** The node flags `npm run db` runs the engine alone with (package.json `config.engineNodeFlags`). */
+export const ENGINE_NODE_FLAGS: string[] = (PACKAGE_CONFIG?.engineNodeFlags ?? '').split(/\s+/).filter(Boolean);
 
 /** The environment variables `npm start` sets for the server (package.json `config.serverEnv`, `NAME=value` pairs). */
 export const SERVER_ENV: Record<string, string> = Object.fromEntries(
-  (SERVER_CONFIG?.serverEnv ?? '')
+  (PACKAGE_CONFIG?.serverEnv ?? '')
     .split(/\s+/)
     .filter(Boolean)
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
@@ -130,7 +135,7 @@ export function processMemory(pid: number): { rssMB: number; peakMB: number } | 
 export function startEngine(dataDir: string, compactAfterBytes?: number): Promise<Child> {
   const env: Record<string, string> = { DATA_DIR: dataDir, DB_PORT: '0', DB_HOST: '127.0.0.1' };
   if (compactAfterBytes !== undefined) env.ENGINE_COMPACT_AFTER_BYTES = String(compactAfterBytes);
-  return startChild('engine', ENGINE_SCRIPT, env, /listening on (mongodb:\/\/\S+)/, 1_800_000);
+  return startChild('engine', ENGINE_SCRIPT, env, /listening on (mongodb:\/\/\S+)/, 1_800_000, ENGINE_NODE_FLAGS);
 }
 
 /**
