@@ -135,9 +135,9 @@ function readDocument(bytes: Buffer, start: number, isArray: boolean): Document 
 
 /**
  * One BSON document as the driver decodes it by default, with far fewer allocations for the common types (strings,
- * numbers, dates, booleans, null, ObjectIds, documents and arrays): the driver's decoder builds each short string from an array
- * of its bytes and copies its options for every document, ~2 KB per small document. Documents with any other type
- * are decoded by `BSON.deserialize` with the driver's options.
+ * numbers, dates, booleans, null, ObjectIds, documents and arrays): the driver's decoder builds each short string from
+ * an array of its bytes and copies its options for every document, ~2 KB per small document. Documents with any other
+ * type are decoded by `BSON.deserialize` with the driver's options.
  */
 export function decodeDocument<T = Document>(bytes: Buffer): T {
   try {
@@ -177,7 +177,7 @@ export async function commandDocuments<T>(db: Db, collection: string, command: D
   }
 }
 
-/** `find` as `commandDocuments`; `sort` in the driver's order of keys. */
+/** `find` as `commandDocuments`; `sort` is a document whose keys are in sort order. */
 export function findDocuments<T>(
   db: Db,
   collection: string,

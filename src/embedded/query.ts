@@ -324,11 +324,11 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
     // A regex matches strings only: test each distinct string the index holds (their keys are 's' + the string)
     // instead of every document. The matcher still tests each candidate.
     if (patterns.length) {
-      const stateless = patterns.map(mongoRegExp);
+      const asRead = patterns.map(mongoRegExp);
       for (const key of entries.keys()) {
         if (key[0] !== 's') continue;
         const text = key.slice(1);
-        if (stateless.some((pattern) => pattern.test(text))) sets.push(idsAt(entries, key)!);
+        if (asRead.some((pattern) => pattern.test(text))) sets.push(idsAt(entries, key)!);
       }
     }
     return { sets };
