@@ -52,7 +52,15 @@ interface ColdStart {
   /** Entries the server had left under DATA_DIR besides the engine's journal and snapshots when it was started. */
   persisted: string[];
   rssMB: number | null;
+  /** The first start's index build time over this start's index time (restarts only). */
+  vsBuild: number | null;
 }
+
+/**
+ * Restarts timed per target: a restore takes about half a second, and the same one took 0.29 s in one run and 0.82 s
+ * in another, so one sample says little. Each is reported; the summary gives their median.
+ */
+const RESTARTS = 3;
 
 interface Results {
   date: string;
@@ -145,7 +153,8 @@ async function seedThrough(uri: string, sizes: SeedSizes, results: Results, targ
   }
 }
 
-function coldStart(target: Target, start: string, server: Child, persisted: string[], writtenBehind: WrittenBehind | null = null): ColdStart {
+/** A server start's figures; `build` is the first start (built from MongoDB) that restores are compared with. */
+function coldStart(target: Target, start: string, server: Child, persisted: string[], build: ColdStart | null, writtenBehind: WrittenBehind | null = null): ColdStart {
   const figure: ColdStart = {
     target,
     start,
@@ -158,6 +167,7 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
     writtenBehind,
     persisted,
     rssMB: server.memory()?.rssMB ?? null,
+    vsBuild: null,
   };
   // The server's JSON log lines (LOG_LEVEL=info) before it was ready. Spaces may load concurrently: the index time
   // is the span from the earliest space's start (arrival minus its logged duration) to the last one's end.
@@ -184,6 +194,7 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
     lastSpaceEnd = Math.max(lastSpaceEnd, ms);
   }
   if (lastSpaceEnd >= firstSpaceStart) figure.indexMs = Math.round(lastSpaceEnd - firstSpaceStart);
+  if (build && figure.spacesRestored && figure.indexMs) figure.vsBuild = +(build.indexMs / figure.indexMs).toFixed(1);
   log(
     `${target}: ${start}: ready in ${(figure.ms / 1000).toFixed(1)} s (engine ${figure.engineMs === null ? '–' : (figure.engineMs / 1000).toFixed(1)} s, ` +
       `search index ${(figure.indexMs / 1000).toFixed(1)} s: ${figure.spacesBuilt} spaces built, ${figure.spacesRestored} restored), RSS ${figure.rssMB} MB`,
@@ -195,8 +206,9 @@ function coldStart(target: Target, start: string, server: Child, persisted: stri
 async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
   const persistedBefore = await serverFiles(dataDir);
   const server = await startServer({ dataDir });
+  const firstStart = coldStart('embedded', 'first start', server, persistedBefore, null);
   try {
-    results.coldStarts.push(coldStart('embedded', 'first start', server, persistedBefore));
+    results.coldStarts.push(firstStart);
     results.operations.push(...(await runOperations('embedded', server, null, ops, options, results)));
   } finally {
     await server.stop();
@@ -206,9 +218,11 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
     results.notes.push('The server left no persisted search index under DATA_DIR: a restart rebuilds it from MongoDB like the first start (not re-measured).');
     return;
   }
-  const restarted = await startServer({ dataDir });
-  results.coldStarts.push(coldStart('embedded', 'restart', restarted, persisted));
-  await restarted.stop();
+  for (let restart = 1; restart <= RESTARTS; restart++) {
+    const restarted = await startServer({ dataDir });
+    results.coldStarts.push(coldStart('embedded', `restart ${restart}/${RESTARTS}`, restarted, persisted, firstStart));
+    await restarted.stop();
+  }
 }
 
 /**
@@ -216,13 +230,20 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
  * experiences were written behind its back (see `writeBehindTheServer`), so its cold start includes a real catch-up.
  */
 async function runClients(target: Target, uri: string, dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
-  const persisted = await serverFiles(dataDir);
-  const client = await MongoClient.connect(uri, { ignoreUndefined: true });
-  const behind = await writeBehindTheServer(client.db(), WRITTEN_BEHIND).finally(() => client.close());
-  const server = await startServer({ dataDir, mongodbUri: uri });
+  const build = results.coldStarts.find((start) => start.spacesBuilt > 0 && !start.spacesRestored) ?? null;
+  const startBehind = async (start: number): Promise<Child> => {
+    const persisted = await serverFiles(dataDir);
+    const client = await MongoClient.connect(uri, { ignoreUndefined: true });
+    const behind = await writeBehindTheServer(client.db(), WRITTEN_BEHIND).finally(() => client.close());
+    const server = await startServer({ dataDir, mongodbUri: uri });
+    results.coldStarts.push(coldStart(target, `start ${start}/${RESTARTS} (MONGODB_URI), after writes behind its back`, server, persisted, build, behind));
+    return server;
+  };
+  // The last start serves the operations.
+  for (let start = 1; start < RESTARTS; start++) await (await startBehind(start)).stop();
+  const server = await startBehind(RESTARTS);
   let baseline: Child | null = null;
   try {
-    results.coldStarts.push(coldStart(target, 'start (MONGODB_URI), after writes behind its back', server, persisted, behind));
     baseline = await startBaseline(uri);
     results.operations.push(...(await runOperations(target, server, baseline, ops, options, results)));
   } finally {
@@ -363,6 +384,13 @@ function print(results: Results): void {
       persisted: persisted.join(' ') || '–',
     })),
   );
+  for (const target of new Set(results.coldStarts.map((start) => start.target))) {
+    const restores = results.coldStarts.filter((start) => start.target === target && start.vsBuild !== null);
+    if (!restores.length) continue;
+    // One build per target, so the median ratio is the build over the median restore.
+    const median = restores.map((start) => start.vsBuild!).sort((a, b) => a - b)[restores.length >> 1];
+    console.log(`${target}: restores ${restores.map((start) => `${start.indexMs} ms (${start.vsBuild}×)`).join(', ')}; median ${median}× the build`);
+  }
   if (results.vector) {
     const { filtered, ...vector } = results.vector;
     console.log('Vector search, in process (exact vs ANN over the same vectors):');

@@ -40,7 +40,8 @@ export async function currentPosition(collection: Collection): Promise<ChangePos
  * collection instead.
  */
 export async function changesSince(collection: Collection, position: ChangePosition, max: number): Promise<Changes | null> {
-  const stream = collection.watch<Document, ChangeStreamDocument>(EVENT_FIELDS, { startAfter: position, maxAwaitTimeMS: 1 });
+  // One batch can hold every event worth following (they are small): each round trip waits for the restoring thread.
+  const stream = collection.watch<Document, ChangeStreamDocument>(EVENT_FIELDS, { startAfter: position, maxAwaitTimeMS: 1, batchSize: max + 1 });
   const written: Changes['written'] = [];
   const deleted: unknown[] = [];
   try {

@@ -95,7 +95,10 @@ export class DocumentIds {
    */
   adopt(table: Uint8Array, parse: () => string[]): Int32Array {
     if (this.adopted && Buffer.compare(this.adopted.table, table) === 0) return this.adopted.numbers;
-    const numbers = Int32Array.from(parse(), (id) => this.number(id));
+    const ids = parse();
+    // A plain loop: Int32Array.from with a mapping function took half as long again over 124k ids.
+    const numbers = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) numbers[i] = this.number(ids[i]);
     this.adopted = { table: Buffer.from(table), numbers };
     return numbers;
   }

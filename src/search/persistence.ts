@@ -136,12 +136,14 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
   const vectorsUnderway = VectorStore.beginRestore(identity.dimensions, base, manifest.files);
   const data = new Uint8Array(manifest.files.data.bytes);
   const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data, data), manifest.sections);
-  const vectors = await VectorStore.restore(vectorsUnderway, input, documents);
+  // Links the vector rows now, resolves once the graph is loaded: the rest is restored meanwhile.
+  const vectorsRestored = VectorStore.restore(vectorsUnderway, input, documents);
+  vectorsRestored.catch(() => undefined);
   const textPaths = identity.space.textPaths ?? [];
   const keywords = textPaths.length ? KeywordIndex.restore(input, textPaths, documents) : null;
   const numbers = input.idNumbers('fingerprints.ids', documents);
   const fingerprints = Fingerprints.restore(documents, numbers, input.float64('fingerprints.values'));
   // Snapshots saved before document keys were kept have none.
   documents.addSavedKeys(numbers, input.has('fingerprints.documentKeys') ? input.int32('fingerprints.documentKeys') : new Int32Array(numbers.length).fill(UNKNOWN_DOCUMENT));
-  return { vectors, keywords, fingerprints, documents, position: savedPosition(dir) };
+  return { vectors: await vectorsRestored, keywords, fingerprints, documents, position: savedPosition(dir) };
 }

@@ -15,6 +15,7 @@ import { KeywordIndex } from './bm25';
 import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
 import { QueryVectorCache } from './query-cache';
 import { changesSince, currentPosition, type ChangePosition, type Changes } from './changes';
+import { findDocuments } from '../db/bson-reader';
 import { hasSnapshot, loadSnapshot, saveSnapshot, savedPosition, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
 import { DocumentIds, Fingerprints } from './document-ids';
 import { RawFingerprints, UNKNOWN_DOCUMENT, documentKey, fingerprint, fingerprintProjection } from './fingerprint';
@@ -859,8 +860,7 @@ export class SearchIndex {
 
   /** Documents of a collection by `_id` as they are now (deleted ones missing), with `projection`. */
   private readDocuments(collection: string, ids: unknown[], projection: Document): Promise<Document[]> {
-    const filter: Document = { _id: { $in: ids } };
-    return this.db.collection(collection).find(filter, { projection }).toArray();
+    return findDocuments<Document>(this.db, collection, { _id: { $in: ids } }, { projection });
   }
 
   /**
@@ -876,11 +876,10 @@ export class SearchIndex {
       for (const [id, key] of ids) contents[0].documents.setKey(id, key);
       return [...new Set(contents.flatMap((space) => space.fingerprints.ids().filter((id) => !ids.has(id))))];
     }
-    const collection = this.db.collection(definition.collection);
     const found = new Set<unknown>();
     for (let from = 0; from < candidates.length; from += CATCH_UP_BATCH) {
       const batch = candidates.slice(from, from + CATCH_UP_BATCH);
-      const documents = await collection.find({ [definition.idField]: { $in: batch } }, { projection: { _id: 0, [definition.idField]: 1 } }).toArray();
+      const documents = await findDocuments<Document>(this.db, definition.collection, { [definition.idField]: { $in: batch } }, { projection: { _id: 0, [definition.idField]: 1 } });
       for (const document of documents) found.add(readPath(document, definition.idField));
     }
     return candidates.filter((id) => !found.has(id));
