@@ -124,7 +124,6 @@ async function main(): Promise<void> {
       .finally(() => inFlight--);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
   const stop = () => {
     server.close();
     server.closeAllConnections();
@@ -132,6 +131,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 }
 
 main().catch((error: unknown) => {

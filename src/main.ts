@@ -61,12 +61,6 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const running = await startHindsight(config, logger);
-  const kind = running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
-  process.stdout.write(
-    `Hindsight ${VERSION} ready (${kind}, embeddings: ${running.deps.embeddings.id}/${running.deps.embeddings.model})\n` +
-      `  GraphQL API: ${running.url}\n` +
-      `  Playground:  ${running.url} (open in a browser)\n`,
-  );
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -80,8 +74,16 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Before the ready line: a supervisor may signal as soon as it reads it, and without a handler the signal's default
+  // action kills the process unsaved (the benchmark's restarts lost their snapshots' saves so).
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const kind = running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
+  process.stdout.write(
+    `Hindsight ${VERSION} ready (${kind}, embeddings: ${running.deps.embeddings.id}/${running.deps.embeddings.model})\n` +
+      `  GraphQL API: ${running.url}\n` +
+      `  Playground:  ${running.url} (open in a browser)\n`,
+  );
 }
 
 if (require.main === module) {

@@ -21,7 +21,6 @@ function engineSettings(env: NodeJS.ProcessEnv = process.env): { host: string; p
 async function main(): Promise<void> {
   const settings = engineSettings();
   const server = await startEmbeddedServer({ ...settings, log: (line) => console.log(line) });
-  console.log(`Hindsight embedded engine listening on mongodb://${server.host}:${server.port}/`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -35,8 +34,10 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Before the line that says it listens: a signal sent on reading it must close the engine, not kill it.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  console.log(`Hindsight embedded engine listening on mongodb://${server.host}:${server.port}/`);
 }
 
 main().catch((error: unknown) => {
