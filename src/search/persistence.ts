@@ -118,8 +118,9 @@ export function hasSnapshot(dir: string): boolean {
 /**
  * Loads the snapshot under `dir`: null when there is none; rejects (saying why) when it cannot be used — saved for
  * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
+ * The files are read at once; the work on the API thread waits for `first` too (settled either way).
  */
-export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documents: DocumentIds): Promise<SpaceContents | null> {
+export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documents: DocumentIds, first: Promise<unknown> = Promise.resolve()): Promise<SpaceContents | null> {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -135,7 +136,8 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
   // the heap is small (see VectorStore.beginRestore).
   const vectorsUnderway = VectorStore.beginRestore(identity.dimensions, base, manifest.files);
   const data = new Uint8Array(manifest.files.data.bytes);
-  const input = new SnapshotReader(await readChecked(`${base}.data`, manifest.files.data, data), manifest.sections);
+  const [read] = await Promise.all([readChecked(`${base}.data`, manifest.files.data, data), first.catch(() => undefined)]);
+  const input = new SnapshotReader(read, manifest.sections);
   // Links the vector rows now, resolves once the graph is loaded: the rest is restored meanwhile.
   const vectorsRestored = VectorStore.restore(vectorsUnderway, input, documents);
   vectorsRestored.catch(() => undefined);

@@ -582,8 +582,11 @@ export class SearchIndex {
         readingBack.set(change, reading);
       }
     });
+    // The snapshots' work on this thread waits for those reads: each of their round trips would wait for it otherwise,
+    // and the catch-up after the restore with them (the files are read meanwhile, off this thread).
+    const readBack = changes.then(() => Promise.all(readingBack.values()));
     const [restored, changed, { scanning, scanned }] = await Promise.all([
-      Promise.all(persisted.map((state) => this.restore(state.definition, documents))),
+      Promise.all(persisted.map((state) => this.restore(state.definition, documents, readBack))),
       changes,
       comparing,
     ]);
@@ -638,10 +641,10 @@ export class SearchIndex {
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
-  private async restore(definition: SpaceDefinition, documents: DocumentIds): Promise<SpaceContents | null> {
+  private async restore(definition: SpaceDefinition, documents: DocumentIds, first?: Promise<unknown>): Promise<SpaceContents | null> {
     const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
-      return await loadSnapshot(dir, this.identity(definition), documents);
+      return await loadSnapshot(dir, this.identity(definition), documents, first);
     } catch (error) {
       this.options.logger.warn('search snapshot not used: rebuilding from MongoDB', {
         space: definition.name,
