@@ -406,6 +406,37 @@ describe('search index snapshots under DATA_DIR', () => {
     ]);
   });
 
+  it('the spaces of a collection are saved at one moment: a write made while their files are written is caught up by each alike', async () => {
+    let afterFirstSave: (() => void) | null = null;
+    const logger = createLogger('info', (line) => {
+      if ((JSON.parse(line) as { message?: string }).message !== 'search space saved') return;
+      const write = afterFirstSave;
+      afterFirstSave = null;
+      write?.();
+    });
+    const index = await loaded(searchIndexes({ logger }));
+    const late = { item_id: 'late', text: 'late words', title: 'late title', embeddings: { text: Array.from(next()), title: Array.from(next()) } };
+    let inserted: Promise<unknown> = Promise.resolve();
+    afterFirstSave = () => {
+      index.upsert(SPACE.name, late.item_id, Float32Array.from(late.embeddings.text), late.text);
+      index.upsert(OTHER.name, late.item_id, Float32Array.from(late.embeddings.title), late.title);
+      inserted = database.db.collection('items').insertOne({ ...late });
+    };
+    await index.saveSpaces(() => true);
+    await inserted;
+    try {
+      const { logger: restartLogger, lines } = capturingLogger();
+      await loaded(searchIndexes({ logger: restartLogger }));
+      // Neither snapshot holds the late write (saved one after the other, the second one did, at the first one's position).
+      expect(restoredLines(lines)).toEqual([
+        [SPACE.name, CAUGHT_UP_BY, 1, 0],
+        [OTHER.name, CAUGHT_UP_BY, 1, 0],
+      ]);
+    } finally {
+      await database.db.collection('items').deleteOne({ item_id: late.item_id });
+    }
+  });
+
   it('saves atomically: only spaces with unsaved writes are written, and a new generation replaces the old', async () => {
     const index = await loaded(searchIndexes());
     await index.saveSpaces(() => true);
