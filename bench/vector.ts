@@ -96,7 +96,8 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
   const truths: ScoredRow[][] = [];
   for (const query of queries) truths.push(await timed(exactMs, () => store.exact(query, K)));
   for (const [q, query] of queries.entries()) {
-    found += hitsAmong(truths[q], (await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch)))).slice(0, K));
+    // As the server's unfiltered search asks (SearchIndex.searchVector): max(4k, the beam) candidates, the best k kept.
+    found += hitsAmong(truths[q], await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch), K)));
   }
 
   const random = seededRandom(11);

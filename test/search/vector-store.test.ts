@@ -145,6 +145,17 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     expect(holders(store, (await store.approximate(shared[1], 160)), 'dup1-')).toHaveLength(100);
   });
 
+  it('finds the stored vector identical to the query by its hash, even where no graph walk reaches it', async () => {
+    const { store, shared } = await withDuplicates();
+    // As a graph built by parallel inserts can hold a node that no other links to: here it is not in the graph at all.
+    const internals = store as unknown as { graph: { remove(key: bigint): void }; groupOfRow: Int32Array };
+    internals.graph.remove(BigInt(internals.groupOfRow[store.rowOf('dup1-1')!]));
+    const found = await store.approximate(Float32Array.from(shared[1]), 160, 10);
+    expect(holders(store, found, 'dup1-')).toHaveLength(10);
+    for (const { score } of found) expect(score).toBeCloseTo(1, 5);
+    expect(found).toEqual(store.exact(shared[1], 10));
+  });
+
   it('addMany with an id twice keeps its last vector (a vector first seen in the batch, then left)', async () => {
     const { store, next } = await filledStore();
     const first = next();
