@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { DateTimeISO } from './graphql/date-time';
 import { ServerInfoResolver } from './modules/system/server-info.resolver';
 import { ExperienceResolver } from './modules/experiences/experience.resolver';
 import { ReembedResolver } from './modules/admin/reembed.resolver';
@@ -35,6 +36,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     // No input class carries class-validator decorators (services validate), so validating would only load and walk
     // class-validator's empty metadata for every object argument of every request.
     validate: false,
+    scalarsMap: [{ type: Date, scalar: DateTimeISO }],
   });
 }
 
