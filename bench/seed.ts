@@ -341,26 +341,36 @@ export interface WrittenBehind {
   deleted: number;
 }
 
+/** Calls of writeBehindTheServer so far (see there). */
+let writesBehind = 0;
+
 /**
  * Writes made straight through the driver, as another system sharing the database would make them while the server
  * is down: `count` experiences take another one's texts and vectors, `count` copies are inserted under new ids, and
  * `count` others are deleted. A restart must find all of them (its catch-up) to answer as a fresh build would.
  */
+
 export async function writeBehindTheServer(db: Db, count: number): Promise<WrittenBehind> {
   const collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
   const sample = await collection.find({}, { projection: { _id: 0 } }).limit(4 * count).toArray();
   if (sample.length < 4 * count) throw new Error(`writing behind the server needs ${4 * count} experiences, found ${sample.length}`);
   const [updatedOnes, donors, copied, deletedOnes] = [0, 1, 2, 3].map((part) => sample.slice(part * count, (part + 1) * count));
   const texts = ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary'] as const;
+  // Each call pairs the same documents with other donors, so that its updates change them again: a repeated call
+  // would otherwise set the values they already hold, and a restart's catch-up would have nothing to re-index.
+  const shift = ++writesBehind;
   const updated = await collection.bulkWrite(
-    updatedOnes.map((document, i) => ({
-      updateOne: {
-        filter: { experience_id: document.experience_id },
-        update: { $set: { ...Object.fromEntries(texts.map((field) => [field, donors[i][field]])), embeddings: donors[i].embeddings } },
-      },
-    })),
+    updatedOnes.map((document, i) => {
+      const donor = donors[(i + shift) % count];
+      return {
+        updateOne: {
+          filter: { experience_id: document.experience_id },
+          update: { $set: { ...Object.fromEntries(texts.map((field) => [field, donor[field]])), embeddings: donor.embeddings } },
+        },
+      };
+    }),
   );
-  const stamp = Date.now().toString(36);
+  const stamp = `${Date.now().toString(36)}-${shift}`;
   const inserted = await collection.insertMany(copied.map((document, i) => ({ ...document, experience_id: `behind-${stamp}-${i}` })));
   const deleted = await collection.deleteMany({ experience_id: { $in: deletedOnes.map((document) => document.experience_id) } });
   return { updated: updated.modifiedCount, inserted: inserted.insertedCount, deleted: deleted.deletedCount };
