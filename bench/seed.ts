@@ -349,7 +349,6 @@ let writesBehind = 0;
  * is down: `count` experiences take another one's texts and vectors, `count` copies are inserted under new ids, and
  * `count` others are deleted. A restart must find all of them (its catch-up) to answer as a fresh build would.
  */
-
 export async function writeBehindTheServer(db: Db, count: number): Promise<WrittenBehind> {
   const collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
   const sample = await collection.find({}, { projection: { _id: 0 } }).limit(4 * count).toArray();

@@ -264,7 +264,7 @@ export class VectorStore {
     if (matches.keys.length < wanted) return this.exact(query, keep);
     const top = new TopK(keep);
     // A stored vector identical to the query is found by its hash: a graph built by parallel inserts can hold a node
-    // that no other links to, which no walk reaches (seen in 1 of 6 builds of the benchmark's 100k: exact matches
+    // that no other links to, which no walk reaches (seen in 2 of 6 builds of the benchmark's 100k: exact matches
     // of queries missed, the walk's best at cosine 0.3).
     const identical = this.findGroup(query, this.hashOf(query));
     if (identical !== undefined) this.offerGroup(top, identical, this.groupScore(identical, query));
