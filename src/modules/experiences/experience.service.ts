@@ -6,8 +6,8 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
 import { isEmptyFilter } from '../../search/filter';
 import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
-import { ReembedCollection } from '../admin/reembed.targets';
-import type { ReembedService } from '../admin/reembed.service';
+import { ReembedCollection } from '../reembed/reembed.targets';
+import type { ReembedService } from '../reembed/reembed.service';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { ExperienceLoaders } from './experience.loaders';
 import {

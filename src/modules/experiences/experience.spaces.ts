@@ -1,5 +1,5 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
+import type { ReembedTarget } from '../shared/reembed-target';
 import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from './experience.type';
 
 /** The fields `ExperienceFilter` (and `similar`'s self-exclusion) filter on; Atlas needs them declared. */

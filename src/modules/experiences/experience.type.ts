@@ -2,7 +2,7 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import type { ObjectId } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
-import { EmbeddingsInfo } from '../system/server-info.type';
+import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ConnectionType } from '../shared/connection';
 
 /** The collection of seed 000. */

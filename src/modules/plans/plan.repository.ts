@@ -2,7 +2,7 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
-import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/running-totals';
+import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/tool.running-totals';
 import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocument } from './plan.type';
 
 /** Issue entries kept per pattern (most frequent first) and how many of them `commonIssues` lists. */

@@ -1,10 +1,10 @@
 import type { Db, Document, Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
-import { ReembedCollection } from '../admin/reembed.targets';
-import type { ReembedService } from '../admin/reembed.service';
+import { ReembedCollection } from '../reembed/reembed.targets';
+import type { ReembedService } from '../reembed/reembed.service';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
-import { goalPattern, goalPatternScore, unifiablePrefixes } from './goal-pattern';
+import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';

@@ -1,5 +1,5 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
+import type { ReembedTarget } from '../shared/reembed-target';
 import { PLAN_PATTERNS_COLLECTION } from './plan.type';
 
 /** The search space over plan patterns: the vector and text of each pattern's example goal; filtered on successRate. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import type { ToolExecution } from '../tools/tool.aggregation';
 import { requiredText } from '../tasks/task.validation';
-import { toolCallLine } from './compress-actions';
+import { toolCallLine } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from './run.type';
 

@@ -1,5 +1,5 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
+import type { ReembedTarget } from '../shared/reembed-target';
 import { TASKS_COLLECTION } from './task.type';
 
 /**

@@ -2,7 +2,7 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import type { ObjectId } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { AgentType } from '../insights/insight.type';
-import { goalPattern } from '../plans/goal-pattern';
+import { goalPattern } from '../plans/plan.goal-pattern';
 import { PlanStep, type PlanStepDocument } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
 import type { ActionDocument, RunSummaryDocument } from '../runs/run.type';

@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { ValidationError } from '../../errors';
-import { goalPattern } from '../plans/goal-pattern';
+import { goalPattern } from '../plans/plan.goal-pattern';
 import type { PlanStepDocument } from '../plans/plan.type';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
 import type { SuccessMetricsDocument, TaskDocument } from './task.type';

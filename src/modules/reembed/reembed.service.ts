@@ -5,7 +5,7 @@ import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo }
 import { toStoredVector } from '../../embeddings/vectors';
 import { readPath } from '../../search/space';
 import { ReembedRepository, type ReembedJobDocument } from './reembed.repository';
-import type { ReembedTarget } from './reembed.target';
+import type { ReembedTarget } from '../shared/reembed-target';
 import { REEMBED_TARGETS, ReembedCollection } from './reembed.targets';
 import { ReembedJob, ReembedState } from './reembed.type';
 

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { EmbeddingsInfo } from '../system/server-info.type';
+import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ReembedCollection } from './reembed.targets';
 
 export enum ReembedState {

@@ -3,7 +3,7 @@ import type { SpaceDefinition } from '../../search/space';
 /**
  * What `reembed` needs to know about a collection that stores vectors: where each text lives, where its vector
  * goes, and which search space indexes it. Each feature declares its target next to its search spaces and lists it
- * in `REEMBED_TARGETS` (src/modules/admin/reembed.targets.ts).
+ * in `REEMBED_TARGETS` (src/modules/reembed/reembed.targets.ts).
  */
 export interface ReembedField {
   /** Document path of the text that is embedded, e.g. `primary_goal_description`. */

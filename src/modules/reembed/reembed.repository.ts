@@ -2,7 +2,7 @@ import type { Collection, Db, Document, Filter, ObjectId } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { readPath } from '../../search/space';
-import { EMBEDDING_MODEL_PATH, type ReembedTarget } from './reembed.target';
+import { EMBEDDING_MODEL_PATH, type ReembedTarget } from '../shared/reembed-target';
 
 export const REEMBED_JOBS_COLLECTION = 'reembed_jobs';
 

@@ -2,7 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import { EXPERIENCES_REEMBED_TARGET } from '../experiences/experience.spaces';
 import { TASKS_REEMBED_TARGET } from '../tasks/task.spaces';
 import { PLAN_PATTERNS_REEMBED_TARGET } from '../plans/plan.spaces';
-import type { ReembedTarget } from './reembed.target';
+import type { ReembedTarget } from '../shared/reembed-target';
 
 /** The collections `reembed` serves. A feature that stores vectors adds its value here and its target below. */
 export enum ReembedCollection {
