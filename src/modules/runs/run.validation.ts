@@ -4,7 +4,7 @@ import type { ToolExecution } from '../tools/tool.aggregation';
 import { requiredText } from '../tasks/task.validation';
 import { toolCallLine } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
-import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from './run.type';
+import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from '../tasks/task.document';
 
 /** Tool results are cut to this many characters on write (seed 004: "truncated to ~1000 chars"). */
 export const RESULT_MAX_LENGTH = 1000;
