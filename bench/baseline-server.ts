@@ -10,9 +10,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MongoClient, type Document } from 'mongodb';
 import { databaseNameFor } from '../src/db/connection';
-import { EXPERIENCES_COLLECTION } from '../src/modules/experiences/experience.type';
-import { SESSIONS_COLLECTION } from '../src/modules/sessions/session.repository';
-import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from '../src/modules/tools/tool.type';
+import { EXPERIENCES_COLLECTION } from '../src/modules/experiences/experience.document';
+import { SESSIONS_COLLECTION } from '../src/modules/sessions/session.document';
+import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from '../src/modules/tools/tool.document';
 import { toToolPerformance } from '../src/modules/tools/tool.service';
 
 const LAST_MESSAGES = 20;

@@ -28,7 +28,7 @@ import type { EmbeddingProvider } from '../src/embeddings/provider';
 import { toStoredVector } from '../src/embeddings/vectors';
 import { createLogger, silentLogger, type Logger } from '../src/logger';
 import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces';
-import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.type';
+import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.document';
 import { buildAppSchema } from '../src/schema';
 import { createServer, type HindsightServer } from '../src/server';
 import { seededRandom } from '../test/search/support/vectors';

@@ -3,13 +3,51 @@ import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
-import { ensureIndexes } from './db/indexes';
+import { createIndexes, type CollectionIndexes } from './db/indexes';
 import type { EmbeddingProvider } from './embeddings/provider';
 import type { EmbeddingService } from './embeddings/embedding.service';
 import { createEmbeddingService } from './embeddings';
 import { SearchIndexes } from './search/search-index';
-import { SEARCH_SPACES } from './modules/search-spaces';
+import type { SpaceDefinition } from './search/space';
+import { EXPERIENCE_INDEXES } from './modules/experiences/experience.document';
+import { EXPERIENCE_SPACES, EXPERIENCES_REEMBED_TARGET } from './modules/experiences/experience.spaces';
+import { INSIGHT_INDEXES } from './modules/insights/insight.document';
+import { PLAN_INDEXES } from './modules/plans/plan.document';
+import { PLAN_PATTERNS_REEMBED_TARGET, PLAN_SPACES } from './modules/plans/plan.spaces';
+import { SESSION_INDEXES } from './modules/sessions/session.document';
+import type { ReembedTarget } from './modules/shared/reembed-target';
+import { TASK_INDEXES } from './modules/tasks/task.document';
+import { TASK_SPACES, TASKS_REEMBED_TARGET } from './modules/tasks/task.spaces';
+import { TOOL_INDEXES } from './modules/tools/tool.document';
 import packageJson from '../package.json';
+
+/**
+ * What each feature registers with the app: the indexes of the collections it stores (its `<feature>.document.ts`),
+ * its search spaces and its re-embedding target (its `<feature>.spaces.ts`). A new feature adds its entry here.
+ */
+interface FeatureRegistration {
+  indexes?: CollectionIndexes;
+  spaces?: readonly SpaceDefinition[];
+  reembedTarget?: ReembedTarget;
+}
+
+const FEATURES: readonly FeatureRegistration[] = [
+  { indexes: SESSION_INDEXES },
+  { indexes: EXPERIENCE_INDEXES, spaces: Object.values(EXPERIENCE_SPACES), reembedTarget: EXPERIENCES_REEMBED_TARGET },
+  { indexes: TASK_INDEXES, spaces: TASK_SPACES, reembedTarget: TASKS_REEMBED_TARGET },
+  { indexes: PLAN_INDEXES, spaces: PLAN_SPACES, reembedTarget: PLAN_PATTERNS_REEMBED_TARGET },
+  { indexes: TOOL_INDEXES },
+  { indexes: INSIGHT_INDEXES },
+];
+
+/** Every collection's indexes, created by `prepareDatabase`. */
+export const COLLECTION_INDEXES: readonly CollectionIndexes[] = FEATURES.flatMap((feature) => (feature.indexes ? [feature.indexes] : []));
+
+/** Every search space of the API (one per indexed vector field); defined once when the app's deps are built. */
+export const SEARCH_SPACES: readonly SpaceDefinition[] = FEATURES.flatMap((feature) => feature.spaces ?? []);
+
+/** The collections `reembed` rewrites, one per `ReembedCollection` value (by `name`); handed to the reembed service. */
+export const REEMBED_TARGETS: readonly ReembedTarget[] = FEATURES.flatMap((feature) => (feature.reembedTarget ? [feature.reembedTarget] : []));
 
 /** Long-lived dependencies shared by every request (the connection, providers, indexes); built once at startup. */
 export interface AppDeps {
@@ -53,6 +91,6 @@ export function createAppDeps(options: Pick<AppDeps, 'config' | 'logger' | 'data
 
 /** Makes a database ready to serve: its indexes exist and its in-process search spaces are loaded. */
 export async function prepareDatabase(deps: AppDeps, db: Db): Promise<void> {
-  await ensureIndexes(db, deps.config);
+  await createIndexes(db, deps.config, COLLECTION_INDEXES);
   await deps.search.forDb(db).buildAll();
 }

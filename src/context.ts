@@ -1,27 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { AppDeps } from './app';
-import { ReembedService } from './modules/admin/reembed.service';
+import { REEMBED_TARGETS, type AppDeps } from './app';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
-import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
-import { SessionRepository } from './modules/sessions/session.repository';
-import { SessionService } from './modules/sessions/session.service';
 import { InsightService } from './modules/insights/insight.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
 import { PlanPatternRepository } from './modules/plans/plan.repository';
 import { PlanService } from './modules/plans/plan.service';
-import { LearningService } from './modules/tasks/learning.service';
+import { ReembedService } from './modules/reembed/reembed.service';
+import { actionEnricherFor } from './modules/runs/run.action-enricher';
+import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
+import { RunService } from './modules/runs/run.service';
+import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
+import { SessionRepository } from './modules/sessions/session.repository';
+import { SessionService } from './modules/sessions/session.service';
+import type { LoaderSettings } from './modules/shared/loaders';
+import { LearningService } from './modules/tasks/task.learning.service';
 import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loaders';
 import { TaskRepository } from './modules/tasks/task.repository';
 import { TaskService } from './modules/tasks/task.service';
 import { ToolService } from './modules/tools/tool.service';
-import { actionEnricherFor } from './modules/runs/action-enricher';
-import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
-import { RunRepository } from './modules/runs/run.repository';
-import { RunService } from './modules/runs/run.service';
-import type { LoaderSettings } from './modules/shared/loaders';
 
 /** Who is calling: the API key's index when API_KEYS is set, else anonymous. */
 export interface Caller {
@@ -56,8 +55,14 @@ export interface Services {
   runs: RunService;
 }
 
-/** Each feature adds its loaders here (built by its `<feature>.loaders.ts`) and a getter for each in `RequestLoaders`. */
-export interface Loaders extends ExperienceLoaders, SessionLoaders, TaskLoaders, PlanLoaders, RunLoaders {}
+/** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
+export interface Loaders {
+  experiences: ExperienceLoaders;
+  sessions: SessionLoaders;
+  tasks: TaskLoaders;
+  plans: PlanLoaders;
+  runs: RunLoaders;
+}
 
 export interface ContextOptions {
   caller?: Caller;
@@ -68,67 +73,45 @@ export interface ContextOptions {
 }
 
 /**
- * A request's DataLoaders, each feature's (with its repository) created on first use of one of them: an operation
- * typically uses one or two features' loaders, and creating all 8 with 5 repositories on every request took about
- * 8 µs (1–2% of a small read's CPU). A feature's loaders are created together, as they may refer to each other.
+ * A request's DataLoaders, each feature's (with its repository) created on first use: an operation typically uses one
+ * or two features' loaders, and creating all 8 with 5 repositories on every request took about 8 µs (1–2% of a small
+ * read's CPU). A feature's loaders are created together, as they may refer to each other.
  */
 class RequestLoaders implements Loaders {
-  private experiences?: ExperienceLoaders;
-  private sessions?: SessionLoaders;
-  private tasks?: TaskLoaders;
-  private plans?: PlanLoaders;
-  private runs?: RunLoaders;
-  private sessionRepositoryInstance?: SessionRepository;
+  private experienceLoaders?: ExperienceLoaders;
+  private sessionLoaders?: SessionLoaders;
+  private taskLoaders?: TaskLoaders;
+  private planLoaders?: PlanLoaders;
+  private runLoaders?: RunLoaders;
 
   constructor(
     private readonly db: Db,
     private readonly settings: LoaderSettings,
   ) {}
 
-  /** The request's one SessionRepository, shared by its loaders and SessionService. */
-  get sessionRepository(): SessionRepository {
-    return (this.sessionRepositoryInstance ??= new SessionRepository(this.db));
+  get experiences(): ExperienceLoaders {
+    return (this.experienceLoaders ??= createExperienceLoaders(new ExperienceRepository(this.db), this.settings));
   }
-
-  get experienceById() {
-    return this.experienceLoaders().experienceById;
+  get sessions(): SessionLoaders {
+    return (this.sessionLoaders ??= createSessionLoaders(new SessionRepository(this.db), this.settings));
   }
-  get experienceVectorsById() {
-    return this.experienceLoaders().experienceVectorsById;
+  get tasks(): TaskLoaders {
+    return (this.taskLoaders ??= createTaskLoaders(new TaskRepository(this.db), this.settings));
   }
-  get sessionById() {
-    return this.sessionLoaders().sessionById;
+  get plans(): PlanLoaders {
+    return (this.planLoaders ??= createPlanLoaders(new PlanPatternRepository(this.db), this.settings));
   }
-  get messagePage() {
-    return this.sessionLoaders().messagePage;
-  }
-  get taskById() {
-    return (this.tasks ??= createTaskLoaders(new TaskRepository(this.db), this.settings)).taskById;
-  }
-  get planPatternById() {
-    return (this.plans ??= createPlanLoaders(new PlanPatternRepository(this.db), this.settings)).planPatternById;
-  }
-  get actionsPage() {
-    return this.runLoaders().actionsPage;
-  }
-  get actionToolCalls() {
-    return this.runLoaders().actionToolCalls;
-  }
-
-  private experienceLoaders(): ExperienceLoaders {
-    return (this.experiences ??= createExperienceLoaders(new ExperienceRepository(this.db), this.settings));
-  }
-  private sessionLoaders(): SessionLoaders {
-    return (this.sessions ??= createSessionLoaders(this.sessionRepository, this.settings));
-  }
-  private runLoaders(): RunLoaders {
-    return (this.runs ??= createRunLoaders(new RunRepository(this.db), this.settings));
+  get runs(): RunLoaders {
+    // Runs are stored in their task documents.
+    return (this.runLoaders ??= createRunLoaders(new TaskRepository(this.db), this.settings));
   }
 }
 
 /**
  * A request's services, each constructed on first use: an operation typically needs one or two of them, and building
- * all (with their repositories) on every request was measured at ~2% of a small read's CPU.
+ * all (with their repositories) on every request was measured at ~2% of a small read's CPU. Plain constructors, one
+ * shape: the database first (each service builds its repository from it), then the deps, loaders and other services
+ * it uses.
  */
 class RequestServices implements Services {
   private instances: Partial<Services> = {};
@@ -147,10 +130,10 @@ class RequestServices implements Services {
     return this.once('experiences', () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed));
   }
   get reembed() {
-    return this.once('reembed', () => new ReembedService(this.db, this.deps));
+    return this.once('reembed', () => new ReembedService(this.db, this.deps, REEMBED_TARGETS));
   }
   get sessions() {
-    return this.once('sessions', () => new SessionService(this.loaders.sessionRepository, this.loaders));
+    return this.once('sessions', () => new SessionService(this.db, this.loaders));
   }
   get tasks() {
     return this.once('tasks', () => new TaskService(this.db, this.deps, this.loaders, this.reembed));

@@ -2,15 +2,15 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { DateTimeISO } from './graphql/date-time';
-import { ServerInfoResolver } from './modules/system/server-info.resolver';
+import { ServerInfoResolver } from './modules/server-info/server-info.resolver';
 import { ExperienceResolver } from './modules/experiences/experience.resolver';
-import { ReembedResolver } from './modules/admin/reembed.resolver';
+import { ReembedResolver } from './modules/reembed/reembed.resolver';
 import { AgentResolver, SessionAnalyticsResolver, SessionResolver } from './modules/sessions/session.resolver';
-import { TaskResolver } from './modules/tasks/task.resolver';
+import { InsightEvidenceResolver, TaskResolver } from './modules/tasks/task.resolver';
 import { PlanResolver } from './modules/plans/plan.resolver';
 import { ToolResolver } from './modules/tools/tool.resolver';
 import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
-import { InsightEvidenceResolver, InsightResolver } from './modules/insights/insight.resolver';
+import { InsightResolver } from './modules/insights/insight.resolver';
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
 export const resolvers = [

@@ -1,22 +1,21 @@
-import type { Db } from 'mongodb';
+import type { Db, IndexDescription } from 'mongodb';
 import type { Config } from '../config';
-import { ensureExperienceIndexes } from '../modules/experiences/experience.repository';
-import { ensureSessionIndexes } from '../modules/sessions/session.repository';
-import { ensureTaskIndexes } from '../modules/tasks/task.repository';
-import { ensurePlanIndexes } from '../modules/plans/plan.repository';
-import { ensureToolIndexes } from '../modules/tools/tool.repository';
-import { ensureRunIndexes } from '../modules/runs/run.repository';
-import { ensureInsightIndexes } from '../modules/insights/insight.repository';
 
-/** Creates every feature's indexes (idempotent); run at startup. Each feature declares its own and is listed here. */
-export async function ensureIndexes(db: Db, config: Config): Promise<void> {
-  await Promise.all([
-    ensureExperienceIndexes(db),
-    ensureSessionIndexes(db, config),
-    ensureTaskIndexes(db),
-    ensurePlanIndexes(db),
-    ensureToolIndexes(db),
-    ensureRunIndexes(db),
-    ensureInsightIndexes(db),
-  ]);
+/** What index definitions may depend on: the configuration (e.g. which session metadata fields are indexed). */
+export type IndexConfig = Pick<Config, 'metadataIndexFields'>;
+
+/** The indexes of one collection, declared by the feature that stores it (in its `<feature>.document.ts`). */
+export interface CollectionIndexes {
+  collection: string;
+  /** The indexes; a function of the configuration when they depend on it. */
+  indexes: readonly IndexDescription[] | ((config: IndexConfig) => IndexDescription[]);
+}
+
+/** Creates every given collection's indexes (idempotent: existing ones with the same key and options are kept). */
+export async function createIndexes(db: Db, config: IndexConfig, definitions: readonly CollectionIndexes[]): Promise<void> {
+  await Promise.all(
+    definitions.map(({ collection, indexes }) =>
+      db.collection(collection).createIndexes(typeof indexes === 'function' ? indexes(config) : [...indexes]),
+    ),
+  );
 }

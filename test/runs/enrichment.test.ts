@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import type { AppDeps } from '../../src/app';
-import { actionEnricherFor, type ActionEnricher } from '../../src/modules/runs/action-enricher';
+import { actionEnricherFor, type ActionEnricher } from '../../src/modules/runs/run.action-enricher';
 import { startFakeOpenAI, type ChatAnswer, type FakeOpenAI, type RecordedChatRequest } from '../embeddings/fake-openai';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { op, taskInput } from './fixture';

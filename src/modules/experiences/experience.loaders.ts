@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { ExperienceRepository } from './experience.repository';
-import type { ExperienceDocument } from './experience.type';
+import type { ExperienceDocument } from './experience.document';
 
 export type ExperienceVectors = Pick<ExperienceDocument, 'experience_id' | 'embeddings' | 'embedding_model'>;
 

@@ -3,7 +3,7 @@ import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { ExperienceFilter } from './experience.input';
-import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.type';
+import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
@@ -147,21 +147,4 @@ export class ExperienceRepository {
   delete(id: string): Promise<ExperienceDocument | null> {
     return this.collection.findOneAndDelete({ experience_id: id }, WITHOUT_VECTORS);
   }
-}
-
-/**
- * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
- * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
- * session_id; tags (multikey); final_outcome. Idempotent.
- */
-export async function ensureExperienceIndexes(db: Db): Promise<void> {
-  await db.collection(EXPERIENCES_COLLECTION).createIndexes([
-    { key: { experience_id: 1 }, name: 'experience_id_unique', unique: true },
-    { key: { timestamp: 1, experience_id: 1 }, name: 'timestamp' },
-    { key: { initiating_agent_id: 1, timestamp: 1 }, name: 'initiating_agent_id_timestamp' },
-    { key: { workflow_id: 1 }, name: 'workflow_id' },
-    { key: { session_id: 1 }, name: 'session_id' },
-    { key: { tags: 1 }, name: 'tags' },
-    { key: { final_outcome: 1 }, name: 'final_outcome' },
-  ]);
 }

@@ -78,7 +78,7 @@ export class ExperienceResolver {
   // Only the root's sessionId: a root typed as Experience is copied into a new Experience by type-graphql on every call
   // (the roots are plain objects), measured at ~2% of the CPU of a page of 50 experiences with their sessions.
   session(@Root('sessionId') sessionId: string | null, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Session | null> {
-    return sessionId ? ctx.loaders.sessionById.load({ sessionId, shape: sessionShape(info) }) : Promise.resolve(null);
+    return sessionId ? ctx.loaders.sessions.sessionById.load({ sessionId, shape: sessionShape(info) }) : Promise.resolve(null);
   }
 
   @FieldResolver(() => [ExperienceSearchHit], { description: 'Other experiences with the closest primary goal, best first.' })

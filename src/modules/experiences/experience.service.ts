@@ -6,8 +6,7 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
 import { isEmptyFilter } from '../../search/filter';
 import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
-import { ReembedCollection } from '../admin/reembed.targets';
-import type { ReembedService } from '../admin/reembed.service';
+import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { ExperienceLoaders } from './experience.loaders';
 import {
@@ -20,8 +19,9 @@ import {
   type SearchExperiencesArgs,
   type UpdateExperienceInput,
 } from './experience.input';
+import type { ExperienceDocument } from './experience.document';
 import { ExperienceRepository, duplicateExperience, experienceFilterQuery } from './experience.repository';
-import { EXPERIENCE_SPACES } from './experience.spaces';
+import { EXPERIENCE_SPACES, EXPERIENCES_REEMBED_TARGET } from './experience.spaces';
 import {
   EXPERIENCE_FIELDS,
   ExperienceField,
@@ -29,7 +29,6 @@ import {
   toExperience,
   toExperienceEmbeddings,
   type Experience,
-  type ExperienceDocument,
   type ExperienceEmbeddings,
   type ExperienceSearchHit,
 } from './experience.type';
@@ -109,8 +108,8 @@ export class ExperienceService {
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
-    private readonly loaders: ExperienceLoaders,
-    private readonly reembed: ReembedService,
+    private readonly loaders: { experiences: ExperienceLoaders },
+    private readonly vectorModels: VectorModelCheck,
   ) {
     this.repository = new ExperienceRepository(db);
   }
@@ -121,12 +120,12 @@ export class ExperienceService {
 
   /** The experience, or null when the id is unknown. */
   async get(id: string): Promise<Experience | null> {
-    const document = await this.loaders.experienceById.load(id);
+    const document = await this.loaders.experiences.experienceById.load(id);
     return document && toExperience(document);
   }
 
   private async getOrFail(id: string): Promise<ExperienceDocument> {
-    const document = await this.loaders.experienceById.load(id);
+    const document = await this.loaders.experiences.experienceById.load(id);
     if (!document) throw notFound(id);
     return document;
   }
@@ -150,7 +149,7 @@ export class ExperienceService {
       count: () => this.repository.count(filter),
       toNode: (document) => {
         // A partial document must not answer another read of the same experience.
-        if (!fields) this.loaders.experienceById.prime(document.experience_id, document);
+        if (!fields) this.loaders.experiences.experienceById.prime(document.experience_id, document);
         return toExperience(document);
       },
     });
@@ -184,7 +183,7 @@ export class ExperienceService {
     for (const document of documents) {
       this.indexFields(document, EXPERIENCE_FIELDS);
       const { embeddings: _vectors, ...stored } = document;
-      this.loaders.experienceById.prime(document.experience_id, stored);
+      this.loaders.experiences.experienceById.prime(document.experience_id, stored);
     }
     return documents.map(toExperience);
   }
@@ -251,8 +250,8 @@ export class ExperienceService {
       );
       this.indexFields({ ...updated, embeddings: vectors }, touched);
     }
-    this.loaders.experienceById.clear(id).prime(id, updated);
-    this.loaders.experienceVectorsById.clear(id);
+    this.loaders.experiences.experienceById.clear(id).prime(id, updated);
+    this.loaders.experiences.experienceVectorsById.clear(id);
     return toExperience(updated);
   }
 
@@ -262,7 +261,7 @@ export class ExperienceService {
     if (Object.keys(document).length === 0) throw new ValidationError('signals must set at least one key.', 'signals');
     const updated = await this.repository.mergeFeedback(id, document);
     if (!updated) throw notFound(id);
-    this.loaders.experienceById.clear(id).prime(id, updated);
+    this.loaders.experiences.experienceById.clear(id).prime(id, updated);
     return toExperience(updated);
   }
 
@@ -271,14 +270,14 @@ export class ExperienceService {
     const deleted = await this.repository.delete(id);
     if (!deleted) throw notFound(id);
     for (const field of EXPERIENCE_FIELDS) this.index.remove(EXPERIENCE_SPACES[field].name, id);
-    this.loaders.experienceById.clear(id);
-    this.loaders.experienceVectorsById.clear(id);
+    this.loaders.experiences.experienceById.clear(id);
+    this.loaders.experiences.experienceVectorsById.clear(id);
     return toExperience(deleted);
   }
 
   /** The stored vectors of an experience. */
   async embeddings(id: string): Promise<ExperienceEmbeddings | null> {
-    const row = await this.loaders.experienceVectorsById.load(id);
+    const row = await this.loaders.experiences.experienceVectorsById.load(id);
     return row && toExperienceEmbeddings(row.embeddings);
   }
 
@@ -375,7 +374,7 @@ export class ExperienceService {
   }
 
   private async queryVector(query: string): Promise<Float32Array> {
-    await this.reembed.assertVectorsCurrent(ReembedCollection.EXPERIENCES);
+    await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
     return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedOne(query));
   }
 
@@ -391,7 +390,7 @@ export class ExperienceService {
       const found = new Map((await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]));
       documents = ids.map((id) => found.get(id) ?? null);
     } else {
-      documents = await this.loaders.experienceById.loadMany(ids);
+      documents = await this.loaders.experiences.experienceById.loadMany(ids);
     }
     return fused.flatMap((hit, i) => {
       const document = documents[i];
@@ -412,15 +411,15 @@ export class ExperienceService {
   /** Experiences whose primary goal is closest to this one's (itself excluded), best first. */
   async similar(experience: Experience, limit: number): Promise<ExperienceSearchHit[]> {
     checkLimit(limit, 'limit');
-    await this.reembed.assertVectorsCurrent(ReembedCollection.EXPERIENCES);
-    const stored = await this.loaders.experienceVectorsById.load(experience.experienceId);
+    await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
+    const stored = await this.loaders.experiences.experienceVectorsById.load(experience.experienceId);
     const vector =
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
     // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
     const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, { vector, k: limit + 1 });
     const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, limit);
-    const documents = await this.loaders.experienceById.loadMany(others.map((match) => match.id));
+    const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     return others.flatMap((match, i) => {
       const document = documents[i];
       if (!document || document instanceof Error) return [];

@@ -1,6 +1,6 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
-import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from './experience.type';
+import type { ReembedTarget } from '../shared/reembed-target';
+import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from './experience.document';
 
 /** The fields `ExperienceFilter` (and `similar`'s self-exclusion) filter on; Atlas needs them declared. */
 const FILTER_FIELDS = [
@@ -35,6 +35,7 @@ export const EXPERIENCE_SPACES: Readonly<Record<ExperienceField, SpaceDefinition
 
 /** The fields `reembed(collection: EXPERIENCES)` rewrites. */
 export const EXPERIENCES_REEMBED_TARGET: ReembedTarget = {
+  name: 'EXPERIENCES',
   collection: EXPERIENCES_COLLECTION,
   idField: 'experience_id',
   fields: EXPERIENCE_FIELDS.map((field) => ({ textPath: field, space: EXPERIENCE_SPACES[field] })),

@@ -1,12 +1,10 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import type { ObjectId } from 'mongodb';
-import type { EmbeddingModelInfo } from '../../embeddings/model-check';
-import { EmbeddingsInfo } from '../system/server-info.type';
+import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ConnectionType } from '../shared/connection';
+import { EXPERIENCE_FIELDS, ExperienceField, embeddingKey, type ExperienceDocument } from './experience.document';
 
-/** The collection of seed 000. */
-export const EXPERIENCES_COLLECTION = 'eat_agent_experiences';
+export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
 /** How an experience ended; stored as the seed's lowercase strings (the enum's values). */
 export enum ExperienceOutcome {
@@ -19,48 +17,10 @@ registerEnumType(ExperienceOutcome, {
   name: 'ExperienceOutcome',
   description: "Final outcome of an experience; stored as 'success', 'failure', 'partial_success' or 'abandoned'.",
 });
-
-/** The four embeddable fields of seed 000; each value is the stored field name. */
-export enum ExperienceField {
-  PRIMARY_GOAL = 'primary_goal_description',
-  SUB_TASK = 'sub_task_description',
-  INPUT_CONTEXT = 'input_context_summary',
-  OUTPUT_SUMMARY = 'output_summary',
-}
 registerEnumType(ExperienceField, {
   name: 'ExperienceField',
   description: 'An embeddable text field of an experience; each has its own vector and its own search space.',
 });
-
-export const EXPERIENCE_FIELDS: readonly ExperienceField[] = Object.values(ExperienceField);
-
-/** Where the seed keeps a field's vector: `embeddings.<field>_embedding`. */
-export function embeddingKey(field: ExperienceField): `${ExperienceField}_embedding` {
-  return `${field}_embedding`;
-}
-
-/** A document of `eat_agent_experiences`, with the seed's field names; `embedding_model` is Hindsight's addition. */
-export interface ExperienceDocument {
-  _id?: ObjectId;
-  experience_id: string;
-  primary_goal_description: string;
-  sub_task_description: string;
-  initiating_agent_id: string;
-  involved_components?: string[] | null;
-  input_context_summary?: string | null;
-  key_decisions_made?: unknown;
-  final_outcome: string;
-  output_summary?: string | null;
-  feedback_signals?: Record<string, unknown> | null;
-  /** ISODate; a string is tolerated on read (documents imported from JSON). */
-  timestamp: Date | string;
-  version: number;
-  workflow_id?: string | null;
-  session_id?: string | null;
-  tags?: string[] | null;
-  embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
-  embedding_model?: EmbeddingModelInfo | null;
-}
 
 @ObjectType({ simpleResolvers: true, description: 'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.' })
 export class FeedbackSignals {

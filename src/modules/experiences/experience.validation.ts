@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
-import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.type';
+import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
 
 /** The fields an experience cannot lack (seed 000's **Required** fields that the caller provides). */
 const REQUIRED_TEXT = ['primaryGoalDescription', 'subTaskDescription', 'initiatingAgentId'] as const;

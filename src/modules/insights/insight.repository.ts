@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
-import { AGENT_INSIGHTS_COLLECTION, type AgentInsightDocument, type AgentType, type EvidenceDocument, type InsightType } from './insight.type';
+import { AGENT_INSIGHTS_COLLECTION, type AgentInsightDocument, type AgentType, type EvidenceDocument, type InsightType } from './insight.document';
 
 /**
  * Confidence rules (documented in the README):
@@ -123,13 +123,4 @@ export class AgentInsightRepository {
   find(filter: Filter<AgentInsightDocument>, limit: number): Promise<AgentInsightDocument[]> {
     return this.collection.find(filter).sort({ confidence: -1, createdAt: -1, insightId: 1 }).limit(limit).toArray();
   }
-}
-
-/** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */
-export async function ensureInsightIndexes(db: Db): Promise<void> {
-  await db.collection(AGENT_INSIGHTS_COLLECTION).createIndexes([
-    { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
-    { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
-    { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
-  ]);
 }

@@ -1,8 +1,7 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { Task, toTask } from '../tasks/task.type';
 import { AgentInsightsArgs, RecordInsightInput } from './insight.input';
-import { AgentInsight, AgentInsightsResult, InsightEvidence } from './insight.type';
+import { AgentInsight, AgentInsightsResult } from './insight.type';
 
 @Resolver(() => AgentInsight)
 export class InsightResolver {
@@ -26,14 +25,5 @@ export class InsightResolver {
   @Mutation(() => AgentInsight, { description: 'Deletes an insight; returns it.' })
   deleteInsight(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentInsight> {
     return ctx.services.insights.delete(id);
-  }
-}
-
-@Resolver(() => InsightEvidence)
-export class InsightEvidenceResolver {
-  @FieldResolver(() => Task, { nullable: true, description: 'The task (batched per request); null when it was not recorded.' })
-  async task(@Root() evidence: InsightEvidence, @Ctx() ctx: Context): Promise<Task | null> {
-    const document = await ctx.loaders.taskById.load(evidence.taskId);
-    return document && toTask(document);
   }
 }

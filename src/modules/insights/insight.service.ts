@@ -2,7 +2,8 @@ import type { Db } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import { AgentInsightRepository, INITIAL_CONFIDENCE, insightKey, type InsightReport } from './insight.repository';
-import { toAgentInsight, type AgentInsight, type AgentInsightDocument, type AgentInsightsResult, type AgentType, type EvidenceDocument, type InsightType } from './insight.type';
+import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
+import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
 
 export const MAX_INSIGHT_LENGTH = 2000;
 export const MAX_INSIGHTS_LIMIT = 100;

@@ -1,52 +1,13 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { ObjectId } from 'mongodb';
+import { AgentType, InsightType, type AgentInsightDocument, type EvidenceDocument } from './insight.document';
 
-/** The collection of seed 002's AgentInsight. */
-export const AGENT_INSIGHTS_COLLECTION = 'agent_insights';
+export { AgentType, InsightType };
 
-/** The agents of seed 002; stored as its lowercase strings (the enum's values). */
-export enum AgentType {
-  THOUGHT = 'thought',
-  PLANNER = 'planner',
-  EXECUTOR = 'executor',
-}
 registerEnumType(AgentType, { name: 'AgentType', description: "An agent of the pipeline; stored as 'thought', 'planner' or 'executor'." });
-
-/** Kinds of insight (seed 002 insightType); stored as its lowercase strings. */
-export enum InsightType {
-  PATTERNS = 'patterns',
-  OPTIMIZATIONS = 'optimizations',
-  WARNINGS = 'warnings',
-}
 registerEnumType(InsightType, {
   name: 'InsightType',
   description: "What an insight is about; stored as 'patterns', 'optimizations' or 'warnings'.",
 });
-
-export interface EvidenceDocument {
-  taskId: string;
-  description: string;
-}
-
-/**
- * A document of `agent_insights`: the seed's fields (agentType, type, insight, confidence, evidence, createdAt,
- * lastValidated) plus its id, the normalised text it is deduplicated by, and how much evidence it has gathered.
- */
-export interface AgentInsightDocument {
-  _id?: ObjectId;
-  insightId: string;
-  agentType: AgentType;
-  type: InsightType;
-  insight: string;
-  /** Lower-cased, whitespace-collapsed `insight`: the same text of one agent and type is one insight. */
-  key: string;
-  confidence: number;
-  /** The latest MAX_EVIDENCE pieces of evidence, oldest first. */
-  evidence: EvidenceDocument[];
-  evidenceCount: number;
-  createdAt: Date;
-  lastValidated: Date | null;
-}
 
 @ObjectType({ simpleResolvers: true, description: 'A past task that supports an insight.' })
 export class InsightEvidence {

@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { PlanPatternRepository } from './plan.repository';
-import type { PlanPatternDocument } from './plan.type';
+import type { PlanPatternDocument } from './plan.document';
 
 export interface PlanLoaders {
   /** Plan patterns (without vectors) by patternId; null for an unknown id. */

@@ -2,8 +2,8 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
-import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/running-totals';
-import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocument } from './plan.type';
+import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/tool.running-totals';
+import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocument } from './plan.document';
 
 /** Issue entries kept per pattern (most frequent first) and how many of them `commonIssues` lists. */
 export const MAX_ISSUE_ENTRIES = 50;
@@ -129,18 +129,4 @@ export class PlanPatternRepository {
   count(filter: Filter<PlanPatternDocument>): Promise<number> {
     return this.collection.countDocuments(filter);
   }
-}
-
-/**
- * Seed 002: goalPattern, successRate, usageCount (goalPattern also serves the prefix lookups of pattern matching; a
- * text index is not created: keyword relevance comes from the search subsystem's BM25). patternId is unique.
- */
-export async function ensurePlanIndexes(db: Db): Promise<void> {
-  await db.collection(PLAN_PATTERNS_COLLECTION).createIndexes([
-    { key: { patternId: 1 }, name: 'patternId_unique', unique: true },
-    { key: { goalPattern: 1, usageCount: -1 }, name: 'goalPattern_usageCount' },
-    { key: { successRate: -1 }, name: 'successRate' },
-    { key: { usageCount: -1 }, name: 'usageCount' },
-    { key: { lastUsed: -1, patternId: -1 }, name: 'lastUsed_patternId' },
-  ]);
 }

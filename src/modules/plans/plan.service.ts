@@ -1,16 +1,16 @@
 import type { Db, Document, Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
-import { ReembedCollection } from '../admin/reembed.targets';
-import type { ReembedService } from '../admin/reembed.service';
+import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
-import { goalPattern, goalPatternScore, unifiablePrefixes } from './goal-pattern';
+import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
-import { PLAN_GOAL_SPACE } from './plan.spaces';
-import { toPlanPattern, type PlanPattern, type PlanPatternDocument, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
+import { PLAN_GOAL_SPACE, PLAN_PATTERNS_REEMBED_TARGET } from './plan.spaces';
+import type { PlanPatternDocument } from './plan.document';
+import { toPlanPattern, type PlanPattern, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
 
 export const MAX_PLANS_LIMIT = 100;
 /** Candidates fetched from each list (semantic, goal pattern) per requested plan, and at least. */
@@ -34,14 +34,14 @@ export class PlanService {
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
-    private readonly loaders: PlanLoaders,
-    private readonly reembed: ReembedService,
+    private readonly loaders: { plans: PlanLoaders },
+    private readonly vectorModels: VectorModelCheck,
   ) {
     this.repository = new PlanPatternRepository(db);
   }
 
   async get(id: string): Promise<PlanPattern | null> {
-    const document = await this.loaders.planPatternById.load(id);
+    const document = await this.loaders.plans.planPatternById.load(id);
     return document && toPlanPattern(document);
   }
 
@@ -59,7 +59,7 @@ export class PlanService {
       fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
       count: () => this.repository.count(filter),
       toNode: (document) => {
-        this.loaders.planPatternById.prime(document.patternId, document);
+        this.loaders.plans.planPatternById.prime(document.patternId, document);
         return toPlanPattern(document);
       },
     });
@@ -79,7 +79,7 @@ export class PlanService {
     if (!Number.isFinite(args.minSuccessRate) || args.minSuccessRate < 0 || args.minSuccessRate > 1) {
       throw new ValidationError('minSuccessRate must be a number from 0 to 1.', 'minSuccessRate');
     }
-    await this.reembed.assertVectorsCurrent(ReembedCollection.PLAN_PATTERNS);
+    await this.vectorModels.assertVectorsCurrent(PLAN_PATTERNS_REEMBED_TARGET);
     const filter: Filter<PlanPatternDocument> = { successRate: { $gte: args.minSuccessRate } };
     const template = goalPattern(goal);
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);

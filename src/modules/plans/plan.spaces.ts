@@ -1,6 +1,6 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
-import { PLAN_PATTERNS_COLLECTION } from './plan.type';
+import type { ReembedTarget } from '../shared/reembed-target';
+import { PLAN_PATTERNS_COLLECTION } from './plan.document';
 
 /** The search space over plan patterns: the vector and text of each pattern's example goal; filtered on successRate. */
 export const PLAN_GOAL_SPACE: SpaceDefinition = {
@@ -17,6 +17,7 @@ export const PLAN_SPACES: readonly SpaceDefinition[] = [PLAN_GOAL_SPACE];
 
 /** The field `reembed(collection: PLAN_PATTERNS)` rewrites. */
 export const PLAN_PATTERNS_REEMBED_TARGET: ReembedTarget = {
+  name: 'PLAN_PATTERNS',
   collection: PLAN_PATTERNS_COLLECTION,
   idField: 'patternId',
   fields: [{ textPath: 'exampleGoal', space: PLAN_GOAL_SPACE }],

@@ -1,44 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import type { ObjectId } from 'mongodb';
-import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { ConnectionType } from '../shared/connection';
-
-/** The collection of seed 002's PlanPattern. */
-export const PLAN_PATTERNS_COLLECTION = 'plan_patterns';
-
-export interface PlanStepDocument {
-  id: string;
-  action: string;
-  order: number;
-}
-
-/**
- * A document of `plan_patterns`: the seed's fields (patternId, goalPattern, stepSequence, successRate,
- * avgExecutionTime, commonIssues, createdAt, lastUsed, usageCount) plus the counts the rates are computed from, the
- * steps and goal of the first run learned into it, and that goal's vector for semantic matching.
- */
-export interface PlanPatternDocument {
-  _id?: ObjectId;
-  patternId: string;
-  goalPattern: string;
-  stepSequence: string[];
-  successRate: number;
-  avgExecutionTime: number;
-  commonIssues: string[];
-  createdAt: Date;
-  lastUsed: Date;
-  usageCount: number;
-  steps: PlanStepDocument[];
-  exampleGoal: string;
-  successCount: number;
-  failureCount: number;
-  totalExecutionTime: number;
-  /** Issue counts of failed runs, most frequent first; `commonIssues` lists their texts. */
-  issues: Array<{ issue: string; count: number }>;
-  embeddings?: { goal_embedding?: number[] } | null;
-  embedding_model?: EmbeddingModelInfo | null;
-}
+import type { PlanPatternDocument, PlanStepDocument } from './plan.document';
 
 @ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {

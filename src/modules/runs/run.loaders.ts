@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
-import type { CompressionView, RunRepository } from './run.repository';
-import type { ActionDocument } from './run.type';
+import type { ActionDocument } from '../tasks/task.document';
+import type { CompressionView, TaskRepository } from '../tasks/task.repository';
 
 export interface RunLoaders {
   /**
@@ -18,7 +18,7 @@ export function actionsKey(taskId: string, fromIteration: number, limit: number)
   return JSON.stringify([taskId, fromIteration, limit]);
 }
 
-export function createRunLoaders(repository: RunRepository, settings: LoaderSettings): RunLoaders {
+export function createRunLoaders(repository: TaskRepository, settings: LoaderSettings): RunLoaders {
   return {
     actionsPage: createLoader(settings, async (keys) => {
       // One aggregation per distinct page (fromIteration, limit) asked for in this tick.

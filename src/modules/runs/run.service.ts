@@ -1,14 +1,14 @@
 import type { Db } from 'mongodb';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import type { TaskLoaders } from '../tasks/task.loaders';
+import { TaskRepository, type TaskWithAction } from '../tasks/task.repository';
 import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
 import { recordToolExecutions } from '../tools/tool.service';
-import type { ActionEnricher } from './action-enricher';
-import { compressActions } from './compress-actions';
+import type { ActionEnricher } from './run.action-enricher';
+import { compressActions } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { actionsKey, type RunLoaders } from './run.loaders';
-import { RunRepository, type TaskWithAction } from './run.repository';
 import { StuckReason, toAction, type Action, type Relevance, type RecordActionResult, type StuckTask } from './run.type';
 import { failingCalls, newAction, toolExecutions, truncate } from './run.validation';
 
@@ -22,14 +22,15 @@ const APPEND_ATTEMPTS = 3;
  * runs. Every recorded tool call also counts in tool performance, through `recordToolExecutions`.
  */
 export class RunService {
-  private readonly repository: RunRepository;
+  /** Runs live in their task documents (seed 004), which only the tasks repository writes. */
+  private readonly repository: TaskRepository;
 
   constructor(
     private readonly db: Db,
-    private readonly loaders: RunLoaders & TaskLoaders,
+    private readonly loaders: { runs: RunLoaders; tasks: TaskLoaders },
     private readonly enricher: ActionEnricher | null,
   ) {
-    this.repository = new RunRepository(db);
+    this.repository = new TaskRepository(db);
   }
 
   /**
@@ -42,16 +43,16 @@ export class RunService {
     const appended = { action, failing: failingCalls(action) };
     let task: TaskWithAction | null = null;
     for (let attempt = 1; !task; attempt++) {
-      task = await this.repository.append(id, iteration, appended);
+      task = await this.repository.appendAction(id, iteration, appended);
       if (!task) {
         const refusal = await this.appendRefusal(id, iteration);
         if (refusal || attempt === APPEND_ATTEMPTS) throw refusal ?? new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, { taskId: id });
       }
     }
     const { actions: [stored], ...document } = task;
-    this.loaders.taskById.clear(id).prime(id, document);
-    this.loaders.actionToolCalls.clear(id);
-    this.loaders.actionsPage.clearAll();
+    this.loaders.tasks.taskById.clear(id).prime(id, document);
+    this.loaders.runs.actionToolCalls.clear(id);
+    this.loaders.runs.actionsPage.clearAll();
     if (stored.tool_calls.length) {
       // Cut to the longest context tool performance accepts (a goal pattern can be longer).
       const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
@@ -91,13 +92,13 @@ export class RunService {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_LIMIT) {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
     }
-    const actions = await this.loaders.actionsPage.load(actionsKey(taskId, fromIteration, limit));
+    const actions = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
     return (actions ?? []).map(toAction);
   }
 
   /** The attempts of a task (seed 004 compress_actions), derived from its stored actions. */
   async attempts(taskId: string, minRelevance: Relevance): Promise<string[]> {
-    return compressActions((await this.loaders.actionToolCalls.load(taskId)) ?? [], minRelevance);
+    return compressActions((await this.loaders.runs.actionToolCalls.load(taskId)) ?? [], minRelevance);
   }
 
   /**
@@ -111,7 +112,7 @@ export class RunService {
     }
     const rows = await this.repository.findStuck(minIterations, status ?? null, limit);
     return rows.map(({ run, ...document }) => {
-      this.loaders.taskById.prime(document.taskId, document);
+      this.loaders.tasks.taskById.prime(document.taskId, document);
       const [longest] = [...run.failing_calls].sort((a, b) => b.streak - a.streak);
       const reasons: StuckReason[] = [];
       if (run.stuck_streak >= minIterations) reasons.push(StuckReason.PROGRESS_STUCK);

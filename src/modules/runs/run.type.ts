@@ -1,96 +1,17 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { ActionMode, ActionProgress, Relevance, ToolOutcome, type ActionDocument, type ToolCallDocument } from '../tasks/task.document';
 import { Task } from '../tasks/task.type';
 
-/** Reasoning mode of an iteration; stored as the seed's 'fast' | 'deep'. */
-export enum ActionMode {
-  FAST = 'fast',
-  DEEP = 'deep',
-}
-registerEnumType(ActionMode, { name: 'ActionMode', description: "FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'." });
+export { ActionMode, ActionProgress, Relevance, ToolOutcome };
 
-/** Seed 004's ToolOutcome; stored as its lower-case values. */
-export enum ToolOutcome {
-  SUCCESS = 'success',
-  FAILURE = 'failure',
-  ERROR = 'error',
-  TIMEOUT = 'timeout',
-}
+registerEnumType(ActionMode, { name: 'ActionMode', description: "FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'." });
 registerEnumType(ToolOutcome, {
   name: 'ToolOutcome',
   description: 'SUCCESS: expected output; FAILURE: ran but failed (e.g. file not found); ERROR: crashed; TIMEOUT: exceeded its time limit.',
 });
-
-/** Trajectory of an iteration (phase 2); stored as 'advancing' | 'stuck' | 'regressing', '' when not assessed. */
-export enum ActionProgress {
-  ADVANCING = 'advancing',
-  STUCK = 'stuck',
-  REGRESSING = 'regressing',
-}
 registerEnumType(ActionProgress, { name: 'ActionProgress', description: "How the iteration moved the goal; stored lower-case, '' (null here) when not assessed." });
-
-/** Goal relevance of a tool call (phase 2); stored as 'high' | 'medium' | 'low', '' when not rated. */
-export enum Relevance {
-  HIGH = 'high',
-  MEDIUM = 'medium',
-  LOW = 'low',
-}
 registerEnumType(Relevance, { name: 'Relevance', description: "Goal relevance of a tool call; stored lower-case, '' (null here) when not rated." });
-
-/** A stored tool call (seed 004 `tool_calls[]`, plus `result_truncated`). */
-export interface ToolCallDocument {
-  name: string;
-  args: Record<string, unknown>;
-  /** Cut to RESULT_MAX_LENGTH characters on write. */
-  result: string;
-  result_truncated: boolean;
-  outcome: ToolOutcome;
-  /** Milliseconds; null when not reported. */
-  execution_time: number | null;
-  insights: string;
-  learning: string;
-  relevance: Relevance | '';
-}
-
-/** A stored iteration (seed 004 `actions[]`). */
-export interface ActionDocument {
-  iteration: number;
-  timestamp: Date;
-  mode: ActionMode;
-  thinking: string;
-  planning: string;
-  reflection: string;
-  approach: string;
-  tool_calls: ToolCallDocument[];
-  synthesis: string;
-  progress: ActionProgress | '';
-  hypothesis: { belief: string; test: string };
-}
-
-/** A failing call repeated by the latest iterations (`key`: hash of tool name and canonical arguments). */
-export interface FailingCallDocument {
-  key: string;
-  tool: string;
-  /** Phase-1 line of its latest occurrence. */
-  call: string;
-  /** Consecutive latest iterations that had it failing. */
-  streak: number;
-}
-
-/**
- * Hindsight's addition to a task with actions (`tasks.run`), kept by the same atomic update that appends an action,
- * so that stuckTasks is one indexed query.
- */
-export interface RunSummaryDocument {
-  last_iteration: number;
-  last_action_at: Date;
-  /** Consecutive latest iterations reporting progress 'stuck'. */
-  stuck_streak: number;
-  /** The failing calls of the latest iteration, each with its streak. */
-  failing_calls: FailingCallDocument[];
-  /** max(stuck_streak, longest failing-call streak). */
-  stuck_iterations: number;
-}
 
 @ObjectType({ simpleResolvers: true, description: 'What the agent believes and how the iteration tests it (phase 2).' })
 export class Hypothesis {

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import type { ToolExecution } from '../tools/tool.aggregation';
 import { requiredText } from '../tasks/task.validation';
-import { toolCallLine } from './compress-actions';
+import { toolCallLine } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
-import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from './run.type';
+import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from '../tasks/task.document';
 
 /** Tool results are cut to this many characters on write (seed 004: "truncated to ~1000 chars"). */
 export const RESULT_MAX_LENGTH = 1000;

@@ -1,57 +1,14 @@
 import { MongoServerError, type Collection, type Db, type Document } from 'mongodb';
 import { aggregateDocuments, findDocuments } from '../../db/bson-reader';
-import type { Config } from '../../config';
 import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
-
-/**
- * The only code touching the `sessions` collection. Documents keep seed 001's shape exactly (snake_case,
- * `_id` = `session_id`, agents keyed by id, BSON dates except agent_data's ISO strings), so a store written
- * by the agent SDKs is served as it is and what Hindsight writes reads back in those SDKs.
- */
-
-export const SESSIONS_COLLECTION = 'sessions';
-
-/** MongoDB's maximum document size (16 MiB). */
-export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
-
-export interface EventLoopMetricsDocument {
-  accumulated_metrics?: { latencyMs?: number };
-  accumulated_usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
-}
-
-export interface MessageDocument {
-  message_id: number;
-  role: string;
-  content: unknown;
-  created_at: Date;
-  updated_at: Date;
-  event_loop_metrics?: EventLoopMetricsDocument;
-}
-
-export interface AgentDocument {
-  agent_data: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-  messages: MessageDocument[];
-}
-
-export interface FeedbackDocument {
-  rating: 'up' | 'down' | null;
-  comment: string;
-  created_at: Date;
-}
-
-export interface SessionDocument {
-  _id: string;
-  session_id: string;
-  session_type: string;
-  created_at: Date;
-  updated_at: Date;
-  metadata: Record<string, unknown>;
-  feedbacks: FeedbackDocument[];
-  agents: Record<string, AgentDocument>;
-}
+import {
+  MAX_DOCUMENT_BYTES,
+  SESSIONS_COLLECTION,
+  type FeedbackDocument,
+  type MessageDocument,
+  type SessionDocument,
+} from './session.document';
 
 /**
  * An agent without its messages: counts, token sums, the last message and pages of messages, computed in the
@@ -282,17 +239,7 @@ function translateWriteError(error: unknown, field: string): never {
   throw error;
 }
 
-/** Creates the indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create). */
-export async function ensureSessionIndexes(db: Db, config: Pick<Config, 'metadataIndexFields'>): Promise<void> {
-  await db
-    .collection(SESSIONS_COLLECTION)
-    .createIndexes([
-      { key: { created_at: 1 } },
-      { key: { updated_at: 1 } },
-      ...config.metadataIndexFields.map((field) => ({ key: { [`metadata.${field}`]: 1 } })),
-    ]);
-}
-
+/** The only code touching the `sessions` collection (documents in seed 001's shape: session.document.ts). */
 export class SessionRepository {
   private readonly collection: Collection<SessionDocument>;
 

@@ -2,7 +2,7 @@ import { getArgumentValues, Kind, type FieldNode, type GraphQLObjectType, type G
 import { fieldNodesAt, subfields } from '../shared/selection';
 import type { MessagesArgs } from './session.input';
 import { summaryShape, type MessageWindow, type SummaryShape } from './session.repository';
-import { messageWindow } from './session.service';
+import { messageWindow } from './session.validation';
 
 /** The stored field each field of Message reads. */
 const STORED_MESSAGE_FIELDS: Record<string, string> = {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Double, Int32, calculateObjectSize } from 'bson';
-import type { Document } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
-import { LazyEdge, decodeCursor, forwardPage, pageInfoOf, pageSize, type Connection, type SortKey } from '../shared/connection';
+import { LazyEdge, forwardPage, pageInfoOf, type Connection, type SortKey } from '../shared/connection';
+import { MAX_DOCUMENT_BYTES, type FeedbackDocument, type SessionDocument } from './session.document';
 import {
   SessionFeedbackFilter,
   SessionGroupBy,
@@ -11,7 +11,6 @@ import {
   type AddFeedbackInput,
   type AppendMessageInput,
   type CreateSessionInput,
-  type EventLoopMetricsInput,
   type MessagesArgs,
   type SessionFilter,
   type SessionsArgs,
@@ -19,165 +18,48 @@ import {
   type UpsertAgentInput,
 } from './session.input';
 import { sessionFromSummary, type SessionLoaders } from './session.loaders';
-import {
-  FULL_SUMMARY,
-  MAX_DOCUMENT_BYTES,
-  type MessageWindow,
-  type SummaryShape,
-  type EventLoopMetricsDocument,
-  type FeedbackDocument,
-  type NewMessage,
-  type SessionDocument,
-  type SessionRepository,
-} from './session.repository';
+import { FULL_SUMMARY, SessionRepository, type NewMessage, type SummaryShape } from './session.repository';
 import { Agent, Feedback, Message, Session, SessionAnalytics, ValueCount } from './session.type';
-
-/** Limits of seed 001 ("Field Length Constraints" and "Data Validation"). */
-export const LIMITS = {
-  sessionIdLength: 255,
-  sessionTypeLength: 50,
-  agentIdLength: 255,
-  contentBytes: 100 * 1024,
-  commentBytes: 10 * 1024,
-  metadataBytes: 1024 * 1024,
-  /** Messages per appendMessages call. */
-  appendBatch: 500,
-} as const;
-
-/** Bytes a value adds to a BSON document (as the value of a one-letter key), for size checks before writing. */
-function bsonBytes(value: unknown): number {
-  return calculateObjectSize({ v: value });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
+import {
+  LIMITS,
+  bsonBytes,
+  checkAgentId,
+  checkAppendBatch,
+  checkComment,
+  checkContent,
+  checkKeys,
+  checkMetadataPath,
+  checkMetadataSize,
+  checkMetadataUpdate,
+  checkNewSession,
+  isoTimestamp,
+  messageWindow,
+  metricsDocument,
+} from './session.validation';
 
 /**
- * Rejects keys MongoDB would read as operators (leading `$`) or cannot store (NUL), at any depth; with
- * `dotsAllowed` false also keys with a dot (metadata, where a dot means a nested path).
- */
-function checkKeys(value: unknown, field: string, dotsAllowed: boolean, at = ''): void {
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => checkKeys(item, field, dotsAllowed, `${at}[${index}]`));
-    return;
-  }
-  if (!isPlainObject(value)) return;
-  for (const [key, child] of Object.entries(value)) {
-    const where = at ? `${at}.${key}` : key;
-    if (key.startsWith('$')) throw new ValidationError(`${field}: keys must not start with $ (${where}).`, field);
-    if (key.includes('\0')) throw new ValidationError(`${field}: keys must not contain NUL (${where}).`, field);
-    if (!dotsAllowed && key.includes('.')) {
-      throw new ValidationError(`${field}: keys must not contain a dot; nest objects instead (${where}).`, field);
-    }
-    checkKeys(child, field, dotsAllowed, where);
-  }
-}
-
-/** A metadata dot path (`priority`, `custom_data.tier`): non-empty segments, none starting with $. */
-function checkMetadataPath(path: string, field: string): void {
-  const segments = path.split('.');
-  if (segments.some((segment) => segment === '' || segment.startsWith('$') || segment.includes('\0'))) {
-    throw new ValidationError(`${field}: "${path}" is not a metadata path (dot-separated keys, none empty or starting with $).`, field);
-  }
-}
-
-function checkMetadataSize(bytes: number, field: string): void {
-  if (bytes > LIMITS.metadataBytes) {
-    throw new ValidationError(`${field}: metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`, field);
-  }
-}
-
-/** Agent ids become field names (`agents.<agentId>`): no dot, no leading $. */
-function checkAgentId(agentId: string, field: string): void {
-  if (agentId.length === 0 || agentId.length > LIMITS.agentIdLength) {
-    throw new ValidationError(`${field} must have 1 to ${LIMITS.agentIdLength} characters.`, field);
-  }
-  if (agentId.includes('.') || agentId.startsWith('$') || agentId.includes('\0')) {
-    throw new ValidationError(`${field} must not contain a dot or NUL, nor start with $.`, field);
-  }
-}
-
-/** Message content: a string or an array of content blocks (objects), at most 100 KB. */
-function checkContent(content: unknown, field: string): void {
-  const isBlocks = Array.isArray(content) && content.every(isPlainObject);
-  if (typeof content !== 'string' && !isBlocks) {
-    throw new ValidationError(`${field} must be a string or an array of content blocks (objects).`, field);
-  }
-  checkKeys(content, field, true);
-  const bytes = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : bsonBytes(content);
-  if (bytes > LIMITS.contentBytes) {
-    throw new ValidationError(`${field} may hold at most ${LIMITS.contentBytes} bytes (100 KB); it has ${bytes}.`, field);
-  }
-}
-
-/** Metrics as the seed stores them; totalTokens defaults to input + output. Undefined when nothing is given. */
-function metricsDocument(input: EventLoopMetricsInput | null | undefined, field: string): EventLoopMetricsDocument | undefined {
-  if (!input) return undefined;
-  for (const [name, value] of Object.entries(input)) {
-    if (value !== null && value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new ValidationError(`${field}.${name} must be a non-negative number.`, `${field}.${name}`);
-    }
-  }
-  const { latencyMs, inputTokens, outputTokens } = input;
-  const totalTokens = input.totalTokens ?? (inputTokens != null && outputTokens != null ? inputTokens + outputTokens : null);
-  const usage = Object.fromEntries(
-    Object.entries({ inputTokens, outputTokens, totalTokens }).filter(([, value]) => value !== null && value !== undefined),
-  );
-  const metrics: EventLoopMetricsDocument = {
-    ...(latencyMs != null ? { accumulated_metrics: { latencyMs } } : {}),
-    ...(Object.keys(usage).length ? { accumulated_usage: usage } : {}),
-  };
-  return Object.keys(metrics).length ? metrics : undefined;
-}
-
-/** An SDK timestamp: kept as the ISO string it is, when it parses as a date. */
-function isoTimestamp(value: unknown, field: string): string {
-  if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-    throw new ValidationError(`${field} must be an ISO 8601 date string.`, field);
-  }
-  return value;
-}
-
-/** The message id held by a cursor of `Agent.messages`. */
-function messageCursor(cursor: string, argument: string): number {
-  const [value] = decodeCursor(cursor, argument, 1);
-  const id = value instanceof Int32 || value instanceof Double ? value.valueOf() : value;
-  if (typeof id !== 'number' || !Number.isInteger(id)) throw new ValidationError(`${argument} is not a cursor of this list.`, argument);
-  return id;
-}
-
-/**
- * The window and page size that `Agent.messages` arguments ask for, returning the stored message `fields` (null:
- * whole messages); invalid arguments are BAD_USER_INPUT.
- */
-export function messageWindow(args: MessagesArgs, fields: string[] | null = null): { window: MessageWindow; size: number; backward: boolean } {
-  if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
-  const backward = args.last != null;
-  const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
-  const window: MessageWindow = {
-    role: args.role ?? null,
-    afterId: args.after ? messageCursor(args.after, 'after') : null,
-    beforeId: args.before ? messageCursor(args.before, 'before') : null,
-    take: backward ? -size : size,
-    fields,
-  };
-  return { window, size, backward };
-}
-
-/**
- * The sessions feature: rules and validation of seed 001, coordination of the repository and the
+ * The sessions feature: seed 001's rules (session.validation.ts), coordination of the repository and the
  * per-request loaders (cleared or primed after every write).
  */
 export class SessionService {
+  private repositoryInstance?: SessionRepository;
+
   constructor(
-    private readonly repository: SessionRepository,
-    private readonly loaders: SessionLoaders,
+    private readonly db: Db,
+    private readonly loaders: { sessions: SessionLoaders },
   ) {}
+
+  /**
+   * Built on first use: reads by id go through the loaders (which have their own), and a repository costs ~1.5-3 µs
+   * (the driver's Collection), which a `session(id)` read would otherwise pay twice.
+   */
+  private get repository(): SessionRepository {
+    return (this.repositoryInstance ??= new SessionRepository(this.db));
+  }
 
   /** The session read with `shape` (default: everything), or NOT_FOUND. */
   async session(sessionId: string, shape: SummaryShape = FULL_SUMMARY): Promise<Session> {
-    const session = await this.loaders.sessionById.load({ sessionId, shape });
+    const session = await this.loaders.sessions.sessionById.load({ sessionId, shape });
     if (!session) throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
     return session;
   }
@@ -198,9 +80,9 @@ export class SessionService {
       fetch: (after, order, limit) => this.repository.findSummaryPage(filter, after, order, limit, shape),
       count: () => this.repository.count(filter),
       toNode: (summary) => {
-        const session = sessionFromSummary(this.loaders, summary, shape);
+        const session = sessionFromSummary(this.loaders.sessions, summary, shape);
         const read = { sessionId: summary._id, shape };
-        this.loaders.sessionById.clear(read).prime(read, session);
+        this.loaders.sessions.sessionById.clear(read).prime(read, session);
         return session;
       },
     });
@@ -219,7 +101,7 @@ export class SessionService {
    */
   async messages(agent: Agent, args: MessagesArgs, fields: string[] | null = null): Promise<Connection<Message>> {
     const { window, size, backward } = messageWindow(args, fields);
-    const page = await this.loaders.messagePage.load({ sessionId: agent.sessionId, agentId: agent.agentId, window });
+    const page = await this.loaders.sessions.messagePage.load({ sessionId: agent.sessionId, agentId: agent.agentId, window });
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
@@ -262,12 +144,7 @@ export class SessionService {
 
   async createSession(input: CreateSessionInput): Promise<Session> {
     const sessionId = input.sessionId ?? randomUUID();
-    if (sessionId.length === 0 || sessionId.length > LIMITS.sessionIdLength || !/^\p{ASCII}*$/u.test(sessionId)) {
-      throw new ValidationError(`input.sessionId must have 1 to ${LIMITS.sessionIdLength} ASCII characters.`, 'input.sessionId');
-    }
-    if (input.sessionType.length === 0 || input.sessionType.length > LIMITS.sessionTypeLength) {
-      throw new ValidationError(`input.sessionType must have 1 to ${LIMITS.sessionTypeLength} characters.`, 'input.sessionType');
-    }
+    checkNewSession(sessionId, input.sessionType);
     const metadata = input.metadata ?? {};
     checkKeys(metadata, 'input.metadata', false);
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
@@ -285,7 +162,7 @@ export class SessionService {
     };
     await this.repository.insert(document);
     const session = Session.fromSummary({ ...document, agents: [] });
-    this.loaders.sessionById.clearAll().prime({ sessionId, shape: FULL_SUMMARY }, session);
+    this.loaders.sessions.sessionById.clearAll().prime({ sessionId, shape: FULL_SUMMARY }, session);
     return session;
   }
 
@@ -325,9 +202,7 @@ export class SessionService {
    */
   async appendMessages(sessionId: string, agentId: string, inputs: AppendMessageInput[], fieldOf: (index: number) => string): Promise<Message[]> {
     checkAgentId(agentId, 'agentId');
-    if (inputs.length === 0 || inputs.length > LIMITS.appendBatch) {
-      throw new ValidationError(`Append 1 to ${LIMITS.appendBatch} messages at a time.`, 'inputs');
-    }
+    checkAppendBatch(inputs.length);
     const messages: NewMessage[] = inputs.map((input, index) => {
       const field = fieldOf(index);
       checkContent(input.content, `${field}.content`);
@@ -362,15 +237,8 @@ export class SessionService {
 
   /** Partial merge: one `$set` per key (a key with dots sets a nested field); the metadata stays within 1 MB. */
   async updateMetadata(sessionId: string, metadata: Record<string, unknown>): Promise<Session> {
+    checkMetadataUpdate(metadata);
     const paths = Object.keys(metadata);
-    paths.forEach((path) => checkMetadataPath(path, 'metadata'));
-    checkKeys(Object.values(metadata), 'metadata', false);
-    const sorted = [...paths].sort();
-    sorted.forEach((path, index) => {
-      if (index > 0 && path.startsWith(`${sorted[index - 1]}.`)) {
-        throw new ValidationError(`metadata: "${sorted[index - 1]}" and "${path}" overlap.`, 'metadata');
-      }
-    });
     const entries = paths.map((path): [string, unknown, number] => [path, metadata[path], bsonBytes(metadata[path])]);
     const addedBytes = entries.reduce((sum, [, , bytes]) => sum + bytes, 0);
     checkMetadataSize(addedBytes, 'metadata');
@@ -394,10 +262,7 @@ export class SessionService {
   }
 
   async addFeedback(sessionId: string, input: AddFeedbackInput): Promise<Feedback> {
-    const bytes = Buffer.byteLength(input.comment, 'utf8');
-    if (bytes > LIMITS.commentBytes) {
-      throw new ValidationError(`input.comment may hold at most ${LIMITS.commentBytes} bytes (10 KB); it has ${bytes}.`, 'input.comment');
-    }
+    checkComment(input.comment);
     const feedback: FeedbackDocument = { rating: input.rating ?? null, comment: input.comment, created_at: new Date() };
     if (!(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
       await this.explainMiss(sessionId, 'input');
@@ -443,8 +308,8 @@ export class SessionService {
   /** Drops what this request's loaders hold about a session after a write to it. */
   private forget(): void {
     // Cached under one key per shape it was read with: clear them all (a request writes to one session or few).
-    this.loaders.sessionById.clearAll();
-    this.loaders.messagePage.clearAll();
+    this.loaders.sessions.sessionById.clearAll();
+    this.loaders.sessions.messagePage.clearAll();
   }
 
   /**

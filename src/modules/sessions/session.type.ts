@@ -2,7 +2,8 @@ import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import type { Document } from 'mongodb';
 import { ConnectionType } from '../shared/connection';
-import type { AgentSummary, FeedbackDocument, MessageDocument, SessionSummary } from './session.repository';
+import type { FeedbackDocument, MessageDocument } from './session.document';
+import type { AgentSummary, SessionSummary } from './session.repository';
 
 /** Stored as the seed's lower-case strings; GraphQL shows the upper-case names. */
 export enum MessageRole {

@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
 import type { TaskRepository } from './task.repository';
-import type { TaskDocument } from './task.type';
+import type { TaskDocument } from './task.document';
 
 export interface TaskLoaders {
   /** Tasks (without vectors) by taskId; null for an unknown id. */

@@ -1,9 +1,10 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../../context';
+import { InsightEvidence } from '../insights/insight.type';
 import { PlanPattern, toPlanPattern } from '../plans/plan.type';
 import type { Connection } from '../shared/connection';
 import { LearnFromTaskInput, RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
-import { LearnResult, SimilarTasksResult, Task, TaskConnection } from './task.type';
+import { LearnResult, SimilarTasksResult, Task, TaskConnection, toTask } from './task.type';
 
 @Resolver(() => Task)
 export class TaskResolver {
@@ -42,7 +43,17 @@ export class TaskResolver {
   })
   async plan(@Root() task: Task, @Ctx() ctx: Context): Promise<PlanPattern | null> {
     const id = task.patternId ?? task.planId;
-    const document = id ? await ctx.loaders.planPatternById.load(id) : null;
+    const document = id ? await ctx.loaders.plans.planPatternById.load(id) : null;
     return document && toPlanPattern(document);
+  }
+}
+
+/** The task an insight's evidence names: here, since insights know nothing of tasks (tasks record insights). */
+@Resolver(() => InsightEvidence)
+export class InsightEvidenceResolver {
+  @FieldResolver(() => Task, { nullable: true, description: 'The task (batched per request); null when it was not recorded.' })
+  async task(@Root() evidence: InsightEvidence, @Ctx() ctx: Context): Promise<Task | null> {
+    const document = await ctx.loaders.tasks.taskById.load(evidence.taskId);
+    return document && toTask(document);
   }
 }

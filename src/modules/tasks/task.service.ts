@@ -2,17 +2,17 @@ import type { Db, Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
-import { ReembedCollection } from '../admin/reembed.targets';
-import type { ReembedService } from '../admin/reembed.service';
-import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/goal-pattern';
+import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse } from '../../search/fusion';
+import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository, taskFilterQuery } from './task.repository';
 import { SIMILARITY_WEIGHTS, vectorPart } from './task.similarity';
-import { TASK_GOAL_SPACE, TASK_QUERY_SPACE } from './task.spaces';
-import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, type Task, type TaskDocument } from './task.type';
+import { TASK_GOAL_SPACE, TASK_QUERY_SPACE, TASKS_REEMBED_TARGET } from './task.spaces';
+import type { TaskDocument } from './task.document';
+import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, type Task } from './task.type';
 import { newTaskDocument } from './task.validation';
 
 export const MAX_SIMILAR_LIMIT = 100;
@@ -27,8 +27,8 @@ export class TaskService {
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
-    private readonly loaders: TaskLoaders,
-    private readonly reembed: ReembedService,
+    private readonly loaders: { tasks: TaskLoaders },
+    private readonly vectorModels: VectorModelCheck,
   ) {
     this.repository = new TaskRepository(db);
   }
@@ -38,7 +38,7 @@ export class TaskService {
   }
 
   async get(id: string): Promise<Task | null> {
-    const document = await this.loaders.taskById.load(id);
+    const document = await this.loaders.tasks.taskById.load(id);
     return document && toTask(document);
   }
 
@@ -56,7 +56,7 @@ export class TaskService {
       fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit),
       count: () => this.repository.count(filter),
       toNode: (document) => {
-        this.loaders.taskById.prime(document.taskId, document);
+        this.loaders.tasks.taskById.prime(document.taskId, document);
         return toTask(document);
       },
     });
@@ -72,7 +72,7 @@ export class TaskService {
     this.index.upsert(TASK_QUERY_SPACE.name, document.taskId, queryVector, document.originalQuery);
     this.index.upsert(TASK_GOAL_SPACE.name, document.taskId, goalVector, document.goal);
     const { embeddings: _vectors, ...stored } = document;
-    this.loaders.taskById.prime(document.taskId, stored);
+    this.loaders.tasks.taskById.prime(document.taskId, stored);
     return toTask(stored);
   }
 
@@ -91,7 +91,7 @@ export class TaskService {
     if (!Number.isFinite(args.minSimilarity) || args.minSimilarity < 0 || args.minSimilarity > 1) {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
-    await this.reembed.assertVectorsCurrent(ReembedCollection.TASKS);
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = args.status != null ? { status: args.status } : {};
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
@@ -143,7 +143,7 @@ export class TaskService {
       .filter((hit) => whole.has(hit.id))
       .map((hit) => {
         const stored = whole.get(hit.id)!;
-        this.loaders.taskById.prime(stored.taskId, stored);
+        this.loaders.tasks.taskById.prime(stored.taskId, stored);
         const task = toTask(stored);
         return {
           taskId: task.taskId,

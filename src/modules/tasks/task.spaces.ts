@@ -1,6 +1,6 @@
 import type { SpaceDefinition } from '../../search/space';
-import type { ReembedTarget } from '../admin/reembed.target';
-import { TASKS_COLLECTION } from './task.type';
+import type { ReembedTarget } from '../shared/reembed-target';
+import { TASKS_COLLECTION } from './task.document';
 
 /**
  * Two search spaces over `tasks`: the vector and the text (for BM25) of the original query, and of the goal.
@@ -29,6 +29,7 @@ export const TASK_SPACES: readonly SpaceDefinition[] = [TASK_QUERY_SPACE, TASK_G
 
 /** The fields `reembed(collection: TASKS)` rewrites. */
 export const TASKS_REEMBED_TARGET: ReembedTarget = {
+  name: 'TASKS',
   collection: TASKS_COLLECTION,
   idField: 'taskId',
   fields: [

@@ -1,21 +1,13 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { ObjectId } from 'mongodb';
-import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { AgentType } from '../insights/insight.type';
-import { goalPattern } from '../plans/goal-pattern';
-import { PlanStep, type PlanStepDocument } from '../plans/plan.type';
+import type { PlanStepDocument } from '../plans/plan.document';
+import { goalPattern } from '../plans/plan.goal-pattern';
+import { PlanStep } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
-import type { ActionDocument, RunSummaryDocument } from '../runs/run.type';
+import { TaskStatus, type TaskDocument } from './task.document';
 
-/** The collection of seed 002's TaskSimilarity records (seed 004 adds `actions` to them). */
-export const TASKS_COLLECTION = 'tasks';
+export { TaskStatus };
 
-/** How a task ended; stored as the seed's lowercase strings (the enum's values). */
-export enum TaskStatus {
-  COMPLETED = 'completed',
-  FAILED = 'failed',
-  PAUSED = 'paused',
-}
 registerEnumType(TaskStatus, { name: 'TaskStatus', description: "Stored as 'completed', 'failed' or 'paused'." });
 
 /** The final outcome learnFromTask accepts. */
@@ -24,53 +16,6 @@ export enum TaskOutcome {
   FAILED = 'failed',
 }
 registerEnumType(TaskOutcome, { name: 'TaskOutcome', description: "How a finished task ended; stored as 'completed' or 'failed'." });
-
-export interface SuccessMetricsDocument {
-  /** Milliseconds. */
-  executionTime: number;
-  stepsCompleted: number;
-  retries: number;
-  userInputsRequired: number;
-}
-
-/** What learnFromTask has done for a task: the claim that makes it count once, its finished parts, its answer. */
-export interface TaskLearningDocument {
-  state: 'applying' | 'learned';
-  claimId: string;
-  claimedAt: Date;
-  /** Parts already applied (a retry after an interrupted claim skips them). */
-  done?: { pattern?: boolean; tools?: boolean };
-  result?: { patternsLearned: number; insightsStored: number; patternId: string | null };
-  learnedAt?: Date;
-}
-
-/**
- * A document of `tasks`: seed 002's TaskSimilarity fields (taskId, originalQuery, goal, planId, status,
- * successMetrics, createdAt) plus the goal's template, the plan's steps, the agent, the pattern it was learned into,
- * the vectors of query and goal, and the learning state.
- */
-export interface TaskDocument {
-  _id?: ObjectId;
-  taskId: string;
-  originalQuery: string;
-  goal: string;
-  planId: string | null;
-  status: TaskStatus;
-  successMetrics: SuccessMetricsDocument;
-  createdAt: Date;
-  goalPattern: string;
-  steps: PlanStepDocument[];
-  agentType: AgentType | null;
-  context: string | null;
-  patternId: string | null;
-  embeddings?: { originalQuery_embedding?: number[]; goal_embedding?: number[] } | null;
-  embedding_model?: EmbeddingModelInfo | null;
-  learning?: TaskLearningDocument | null;
-  /** Seed 004: the run's iterations (src/modules/runs); left out of task reads, which page them separately. */
-  actions?: ActionDocument[];
-  /** The run summary stuckTasks reads, kept by the update that appends an action. */
-  run?: RunSummaryDocument;
-}
 
 @ObjectType({ simpleResolvers: true, description: 'How a run went (seed 002 successMetrics).' })
 export class SuccessMetrics {

@@ -1,9 +1,9 @@
 import { ObjectId } from 'mongodb';
 import { ValidationError } from '../../errors';
-import { goalPattern } from '../plans/goal-pattern';
-import type { PlanStepDocument } from '../plans/plan.type';
+import { goalPattern } from '../plans/plan.goal-pattern';
+import type { PlanStepDocument } from '../plans/plan.document';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
-import type { SuccessMetricsDocument, TaskDocument } from './task.type';
+import type { SuccessMetricsDocument, TaskDocument } from './task.document';
 
 export const MAX_TEXT_LENGTH = 10_000;
 export const MAX_ID_LENGTH = 200;

@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb';
-import { mergeCountedEntries, plus, ratio, topEntries } from './running-totals';
+import { mergeCountedEntries, plus, ratio, topEntries } from './tool.running-totals';
 
 /**
  * Tool performance is kept as running aggregates, one document per tool, changed by one atomic update pipeline per

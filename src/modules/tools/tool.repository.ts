@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
 import { toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
-import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.type';
+import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
 
 /** Attempts of an upsert that lost the insert race to a concurrent upsert of the same tool (E11000). */
 const UPSERT_ATTEMPTS = 3;
@@ -35,12 +35,4 @@ export class ToolPerformanceRepository {
     const [document] = await findDocuments<ToolPerformanceDocument>(this.db, TOOL_PERFORMANCE_COLLECTION, { toolName }, { limit: 1 });
     return document ?? null;
   }
-}
-
-/** Seed 002: `toolName` (unique: one aggregate per tool) and `lastUpdated`. */
-export async function ensureToolIndexes(db: Db): Promise<void> {
-  await db.collection(TOOL_PERFORMANCE_COLLECTION).createIndexes([
-    { key: { toolName: 1 }, name: 'toolName_unique', unique: true },
-    { key: { lastUpdated: -1 }, name: 'lastUpdated' },
-  ]);
 }

@@ -3,7 +3,8 @@ import { ValidationError } from '../../errors';
 import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
-import type { ToolPerformance, ToolPerformanceDocument } from './tool.type';
+import type { ToolPerformanceDocument } from './tool.document';
+import type { ToolPerformance } from './tool.type';
 
 /** At most this many executions per `recordToolExecutions` call. */
 export const MAX_EXECUTIONS_PER_CALL = 1000;

@@ -1,25 +1,5 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import type { ObjectId } from 'mongodb';
 import type { ContextStats, ErrorStats, ExecutionCounts } from './tool.aggregation';
-
-/** The collection of seed 002's ToolPerformance. */
-export const TOOL_PERFORMANCE_COLLECTION = 'tool_performance';
-
-/**
- * A document of `tool_performance`: the seed's fields (toolName, totalExecutions, successCount, failureCount,
- * avgDuration, commonErrors, optimalContext, lastUpdated) plus the sums the averages are computed from and the
- * per-context counters.
- */
-export interface ToolPerformanceDocument extends ExecutionCounts {
-  _id?: ObjectId;
-  toolName: string;
-  avgDuration: number;
-  commonErrors: ErrorStats[];
-  optimalContext: string[];
-  lastUpdated: Date;
-  createdAt: Date;
-  contexts?: ContextStats[];
-}
 
 // simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
 @ObjectType({ simpleResolvers: true, description: 'An error of a tool in one context, with how often it occurred.' })

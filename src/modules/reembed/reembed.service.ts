@@ -4,10 +4,10 @@ import type { AppDeps } from '../../app';
 import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
 import { toStoredVector } from '../../embeddings/vectors';
 import { readPath } from '../../search/space';
-import { ReembedRepository, type ReembedJobDocument } from './reembed.repository';
-import type { ReembedTarget } from './reembed.target';
-import { REEMBED_TARGETS, ReembedCollection } from './reembed.targets';
-import { ReembedJob, ReembedState } from './reembed.type';
+import type { ReembedTarget, VectorModelCheck } from '../shared/reembed-target';
+import type { ReembedJobDocument } from './reembed.document';
+import { ReembedRepository } from './reembed.repository';
+import { ReembedCollection, ReembedJob, ReembedState } from './reembed.type';
 
 /** Documents per step: their texts go to the embedder in one call (split into provider batches by it). */
 const DOCUMENTS_PER_STEP = 64;
@@ -46,14 +46,22 @@ function toJob(collection: ReembedCollection, document: ReembedJobDocument, now:
  * `DOCUMENTS_PER_STEP` documents; progress lives in `reembed_jobs`, and since only documents not yet labelled with
  * the current model are read, an interrupted job resumes where it stopped.
  */
-export class ReembedService {
+export class ReembedService implements VectorModelCheck {
   private readonly repository: ReembedRepository;
 
+  /** `targets`: every feature's target, one per `ReembedCollection` value (listed by the app). */
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
+    private readonly targets: readonly ReembedTarget[],
   ) {
     this.repository = new ReembedRepository(db);
+  }
+
+  private target(collection: ReembedCollection): ReembedTarget {
+    const target = this.targets.find((candidate) => candidate.name === collection);
+    if (!target) throw new Error(`No re-embedding target is registered for ${collection}.`);
+    return target;
   }
 
   /**
@@ -61,7 +69,7 @@ export class ReembedService {
    * running it is returned instead. A previous run that failed or was interrupted is resumed (its count kept).
    */
   async start(collection: ReembedCollection): Promise<ReembedJob> {
-    const target = REEMBED_TARGETS[collection];
+    const target = this.target(collection);
     const model = this.deps.embedder.signature;
     const now = new Date();
     const previous = await this.repository.findJob(target.collection);
@@ -91,16 +99,15 @@ export class ReembedService {
 
   /** The latest job of `collection`, or null when it was never re-embedded. */
   async status(collection: ReembedCollection): Promise<ReembedJob | null> {
-    const job = await this.repository.findJob(REEMBED_TARGETS[collection].collection);
+    const job = await this.repository.findJob(this.target(collection).collection);
     return job && toJob(collection, job, new Date());
   }
 
   /**
-   * Throws `EmbeddingModelMismatchError` when some document of `collection` is not labelled with the current
-   * embedder (another model, or none recorded). A passed check is remembered for a short while per database.
+   * Throws `EmbeddingModelMismatchError` when some document of `target` is not labelled with the current embedder
+   * (another model, or none recorded). A passed check is remembered for a short while per database.
    */
-  async assertVectorsCurrent(collection: ReembedCollection): Promise<void> {
-    const target = REEMBED_TARGETS[collection];
+  async assertVectorsCurrent(target: ReembedTarget): Promise<void> {
     const model = this.deps.embedder.signature;
     const key = verificationKey(target.collection, model);
     if ((verifiedUntil.get(this.db)?.get(key) ?? 0) > Date.now()) return;
@@ -111,7 +118,7 @@ export class ReembedService {
       check = this.repository
         .findOtherModel(target, model)
         .then((other) => {
-          if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, collection);
+          if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, target.name);
           this.markVerified(key);
         })
         .finally(() => inFlight.delete(key));

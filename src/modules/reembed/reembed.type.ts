@@ -1,6 +1,19 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { EmbeddingsInfo } from '../system/server-info.type';
-import { ReembedCollection } from './reembed.targets';
+import { EmbeddingsInfo } from '../server-info/server-info.type';
+
+/**
+ * The collections `reembed` serves. A feature that stores vectors adds its value here and declares a `ReembedTarget`
+ * with that name (the app lists the targets).
+ */
+export enum ReembedCollection {
+  EXPERIENCES = 'EXPERIENCES',
+  TASKS = 'TASKS',
+  PLAN_PATTERNS = 'PLAN_PATTERNS',
+}
+registerEnumType(ReembedCollection, {
+  name: 'ReembedCollection',
+  description: 'A collection whose stored vectors `reembed` can rewrite with the current embedder.',
+});
 
 export enum ReembedState {
   RUNNING = 'running',

@@ -1,7 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
-import { ReembedCollection } from './reembed.targets';
-import { ReembedJob } from './reembed.type';
+import { ReembedCollection, ReembedJob } from './reembed.type';
 
 @Resolver()
 export class ReembedResolver {

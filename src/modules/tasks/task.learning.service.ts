@@ -9,13 +9,15 @@ import { checkInsightText, type InsightService } from '../insights/insight.servi
 import type { PlanLoaders } from '../plans/plan.loaders';
 import { PlanPatternRepository } from '../plans/plan.repository';
 import { PLAN_GOAL_SPACE } from '../plans/plan.spaces';
-import { planPatternId, type PlanStepDocument } from '../plans/plan.type';
+import type { PlanStepDocument } from '../plans/plan.document';
+import { planPatternId } from '../plans/plan.type';
 import type { ToolExecution } from '../tools/tool.aggregation';
 import { recordToolExecutions } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository } from './task.repository';
-import { TaskOutcome, TaskStatus, taskGoalPattern, type LearnResult, type TaskDocument } from './task.type';
+import type { TaskDocument } from './task.document';
+import { TaskOutcome, TaskStatus, taskGoalPattern, type LearnResult } from './task.type';
 import { checkMetrics, requiredText } from './task.validation';
 
 /** A claim older than this is taken to be an interrupted learnFromTask, and may be taken over. */
@@ -78,7 +80,7 @@ export class LearningService {
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
-    private readonly loaders: TaskLoaders & PlanLoaders,
+    private readonly loaders: { tasks: TaskLoaders; plans: PlanLoaders },
     private readonly insights: InsightService,
   ) {
     this.tasks = new TaskRepository(db);
@@ -98,7 +100,7 @@ export class LearningService {
     const now = new Date();
     const status = input.status === TaskOutcome.COMPLETED ? TaskStatus.COMPLETED : TaskStatus.FAILED;
     const task = await this.tasks.claimLearning(taskId, { status, successMetrics: metrics, planId }, claimId, now, LEARNING_LEASE_MS);
-    this.loaders.taskById.clear(taskId);
+    this.loaders.tasks.taskById.clear(taskId);
     if (!task) return this.answerForUnclaimed(taskId);
 
     const done = task.learning?.done ?? {};
@@ -124,7 +126,7 @@ export class LearningService {
     }
     const result = { patternsLearned: plan.patternId ? 1 : 0, insightsStored, patternId: plan.patternId };
     await this.tasks.finishLearning(taskId, claimId, result, new Date());
-    if (plan.patternId) this.loaders.planPatternById.clear(plan.patternId);
+    if (plan.patternId) this.loaders.plans.planPatternById.clear(plan.patternId);
     return { success: true, ...result, alreadyLearned: false };
   }
 
@@ -139,7 +141,7 @@ export class LearningService {
 
   /** The plan pattern and steps of the run (see the class comment). */
   private async runPlan(task: TaskDocument, planId: string | null): Promise<RunPlan> {
-    const named = planId ? await this.loaders.planPatternById.load(planId) : null;
+    const named = planId ? await this.loaders.plans.planPatternById.load(planId) : null;
     if (named) return { patternId: named.patternId, goalPattern: named.goalPattern, steps: task.steps?.length ? task.steps : named.steps };
     const steps = task.steps ?? [];
     const template = taskGoalPattern(task);

@@ -2,25 +2,8 @@ import type { Collection, Db, Document, Filter, ObjectId } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { readPath } from '../../search/space';
-import { EMBEDDING_MODEL_PATH, type ReembedTarget } from './reembed.target';
-
-export const REEMBED_JOBS_COLLECTION = 'reembed_jobs';
-
-/** One re-embedding run per collection (`_id` = the collection's name); a new run replaces the finished one. */
-export interface ReembedJobDocument {
-  _id: string;
-  run_id: string;
-  state: 'running' | 'done' | 'failed';
-  processed: number;
-  total: number;
-  started_at: Date;
-  finished_at: Date | null;
-  error: string | null;
-  /** The embedder this run writes vectors with. */
-  model: EmbeddingModelInfo;
-  /** A running job whose lease has passed was interrupted (its process stopped); `reembed` resumes it. */
-  lease_until: Date;
-}
+import { EMBEDDING_MODEL_PATH, type ReembedTarget } from '../shared/reembed-target';
+import { REEMBED_JOBS_COLLECTION, type ReembedJobDocument } from './reembed.document';
 
 /**
  * Documents not labelled with `model` in `embedding_model` (another model, or none recorded): their vectors cannot

@@ -2,8 +2,8 @@ import type { SpaceDefinition } from '../../search/space';
 
 /**
  * What `reembed` needs to know about a collection that stores vectors: where each text lives, where its vector
- * goes, and which search space indexes it. Each feature declares its target next to its search spaces and lists it
- * in `REEMBED_TARGETS` (src/modules/admin/reembed.targets.ts).
+ * goes, and which search space indexes it. Each feature that stores vectors declares its target next to its search
+ * spaces; the app hands the list to the reembed feature, which no feature imports.
  */
 export interface ReembedField {
   /** Document path of the text that is embedded, e.g. `primary_goal_description`. */
@@ -13,6 +13,8 @@ export interface ReembedField {
 }
 
 export interface ReembedTarget {
+  /** Its `ReembedCollection` value in the API, e.g. `EXPERIENCES`. */
+  name: string;
   /** MongoDB collection, e.g. `eat_agent_experiences`. */
   collection: string;
   /** Unique string id of a document (what the search spaces are keyed by), e.g. `experience_id`. */
@@ -22,3 +24,12 @@ export interface ReembedTarget {
 
 /** Where every document that stores vectors records the embedder that made them (see src/embeddings/model-check.ts). */
 export const EMBEDDING_MODEL_PATH = 'embedding_model';
+
+/**
+ * The guard features call before comparing vectors: implemented by the reembed feature's service and handed to
+ * feature services by `createContext`, so features depend on this interface only.
+ */
+export interface VectorModelCheck {
+  /** Throws `EmbeddingModelMismatchError` when some document of `target` was not embedded by the current embedder. */
+  assertVectorsCurrent(target: ReembedTarget): Promise<void>;
+}

@@ -4,8 +4,8 @@ import type { AppDeps } from '../../app';
 import type { Logger } from '../../logger';
 import { isTransient, retryAfterMs } from '../../embeddings/openai.provider';
 import { backoffDelayMs, withRetries, type RetryPolicy } from '../../embeddings/retry';
-import { RunRepository, type ActionEnrichment } from './run.repository';
-import { Relevance, type ActionDocument } from './run.type';
+import { Relevance, type ActionDocument } from '../tasks/task.document';
+import { TaskRepository, type ActionEnrichment } from '../tasks/task.repository';
 import { MAX_COMPRESSION_LENGTH, MAX_REASONING_LENGTH, truncate } from './run.validation';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -143,7 +143,7 @@ export class ActionEnricher {
         tool_calls: action.tool_calls.map((call) => ({ name: call.name, args: call.args, outcome: call.outcome, result: call.result })),
       }),
     );
-    await new RunRepository(job.db).enrich(job.taskId, action.iteration, parseEnrichment(content, action));
+    await new TaskRepository(job.db).enrichAction(job.taskId, action.iteration, parseEnrichment(content, action));
     this.logger.debug('action enriched', { taskId: job.taskId, iteration: action.iteration });
   }
 

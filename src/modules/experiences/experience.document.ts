@@ -1,0 +1,62 @@
+import type { ObjectId } from 'mongodb';
+import type { CollectionIndexes } from '../../db/indexes';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+
+/** The collection of seed 000. */
+export const EXPERIENCES_COLLECTION = 'eat_agent_experiences';
+
+/** The four embeddable fields of seed 000; each value is the stored field name. */
+export enum ExperienceField {
+  PRIMARY_GOAL = 'primary_goal_description',
+  SUB_TASK = 'sub_task_description',
+  INPUT_CONTEXT = 'input_context_summary',
+  OUTPUT_SUMMARY = 'output_summary',
+}
+
+export const EXPERIENCE_FIELDS: readonly ExperienceField[] = Object.values(ExperienceField);
+
+/** Where the seed keeps a field's vector: `embeddings.<field>_embedding`. */
+export function embeddingKey(field: ExperienceField): `${ExperienceField}_embedding` {
+  return `${field}_embedding`;
+}
+
+/** A document of `eat_agent_experiences`, with the seed's field names; `embedding_model` is Hindsight's addition. */
+export interface ExperienceDocument {
+  _id?: ObjectId;
+  experience_id: string;
+  primary_goal_description: string;
+  sub_task_description: string;
+  initiating_agent_id: string;
+  involved_components?: string[] | null;
+  input_context_summary?: string | null;
+  key_decisions_made?: unknown;
+  final_outcome: string;
+  output_summary?: string | null;
+  feedback_signals?: Record<string, unknown> | null;
+  /** ISODate; a string is tolerated on read (documents imported from JSON). */
+  timestamp: Date | string;
+  version: number;
+  workflow_id?: string | null;
+  session_id?: string | null;
+  tags?: string[] | null;
+  embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
+  embedding_model?: EmbeddingModelInfo | null;
+}
+
+/**
+ * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
+ * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
+ * session_id; tags (multikey); final_outcome.
+ */
+export const EXPERIENCE_INDEXES: CollectionIndexes = {
+  collection: EXPERIENCES_COLLECTION,
+  indexes: [
+    { key: { experience_id: 1 }, name: 'experience_id_unique', unique: true },
+    { key: { timestamp: 1, experience_id: 1 }, name: 'timestamp' },
+    { key: { initiating_agent_id: 1, timestamp: 1 }, name: 'initiating_agent_id_timestamp' },
+    { key: { workflow_id: 1 }, name: 'workflow_id' },
+    { key: { session_id: 1 }, name: 'session_id' },
+    { key: { tags: 1 }, name: 'tags' },
+    { key: { final_outcome: 1 }, name: 'final_outcome' },
+  ],
+};

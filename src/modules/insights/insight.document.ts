@@ -1,0 +1,54 @@
+import type { ObjectId } from 'mongodb';
+import type { CollectionIndexes } from '../../db/indexes';
+
+/** The collection of seed 002's AgentInsight. */
+export const AGENT_INSIGHTS_COLLECTION = 'agent_insights';
+
+/** The agents of seed 002; stored as its lowercase strings (the enum's values). */
+export enum AgentType {
+  THOUGHT = 'thought',
+  PLANNER = 'planner',
+  EXECUTOR = 'executor',
+}
+
+/** Kinds of insight (seed 002 insightType); stored as its lowercase strings. */
+export enum InsightType {
+  PATTERNS = 'patterns',
+  OPTIMIZATIONS = 'optimizations',
+  WARNINGS = 'warnings',
+}
+
+export interface EvidenceDocument {
+  taskId: string;
+  description: string;
+}
+
+/**
+ * A document of `agent_insights`: the seed's fields (agentType, type, insight, confidence, evidence, createdAt,
+ * lastValidated) plus its id, the normalised text it is deduplicated by, and how much evidence it has gathered.
+ */
+export interface AgentInsightDocument {
+  _id?: ObjectId;
+  insightId: string;
+  agentType: AgentType;
+  type: InsightType;
+  insight: string;
+  /** Lower-cased, whitespace-collapsed `insight`: the same text of one agent and type is one insight. */
+  key: string;
+  confidence: number;
+  /** The latest MAX_EVIDENCE pieces of evidence, oldest first. */
+  evidence: EvidenceDocument[];
+  evidenceCount: number;
+  createdAt: Date;
+  lastValidated: Date | null;
+}
+
+/** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */
+export const INSIGHT_INDEXES: CollectionIndexes = {
+  collection: AGENT_INSIGHTS_COLLECTION,
+  indexes: [
+    { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
+    { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
+    { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
+  ],
+};

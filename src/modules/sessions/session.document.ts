@@ -1,0 +1,60 @@
+import type { CollectionIndexes } from '../../db/indexes';
+
+/**
+ * The `sessions` collection as stored. Documents keep seed 001's shape exactly (snake_case,
+ * `_id` = `session_id`, agents keyed by id, BSON dates except agent_data's ISO strings), so a store written
+ * by the agent SDKs is served as it is and what Hindsight writes reads back in those SDKs.
+ */
+
+export const SESSIONS_COLLECTION = 'sessions';
+
+/** MongoDB's maximum document size (16 MiB). */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+export interface EventLoopMetricsDocument {
+  accumulated_metrics?: { latencyMs?: number };
+  accumulated_usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+}
+
+export interface MessageDocument {
+  message_id: number;
+  role: string;
+  content: unknown;
+  created_at: Date;
+  updated_at: Date;
+  event_loop_metrics?: EventLoopMetricsDocument;
+}
+
+export interface AgentDocument {
+  agent_data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  messages: MessageDocument[];
+}
+
+export interface FeedbackDocument {
+  rating: 'up' | 'down' | null;
+  comment: string;
+  created_at: Date;
+}
+
+export interface SessionDocument {
+  _id: string;
+  session_id: string;
+  session_type: string;
+  created_at: Date;
+  updated_at: Date;
+  metadata: Record<string, unknown>;
+  feedbacks: FeedbackDocument[];
+  agents: Record<string, AgentDocument>;
+}
+
+/** The indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create), plus configured metadata fields. */
+export const SESSION_INDEXES: CollectionIndexes = {
+  collection: SESSIONS_COLLECTION,
+  indexes: (config) => [
+    { key: { created_at: 1 } },
+    { key: { updated_at: 1 } },
+    ...config.metadataIndexFields.map((field) => ({ key: { [`metadata.${field}`]: 1 } })),
+  ],
+};
