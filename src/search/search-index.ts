@@ -1,6 +1,6 @@
 import { BSON, type Db, type Document } from 'mongodb';
 import type { VectorSearchMode } from '../config';
-import { UnavailableError } from '../errors';
+import { ServiceUnavailableError } from '../coded-error';
 import type { Logger } from '../logger';
 import {
   ATLAS_CANDIDATES_PER_RESULT,
@@ -527,7 +527,7 @@ export class SearchIndex {
       try {
         await this.build(space);
       } catch (error) {
-        throw new UnavailableError(`The search index of ${space} could not be loaded; retry later.`, { space });
+        throw new ServiceUnavailableError(`The search index of ${space} could not be loaded; retry later.`, { space });
       }
     }
     return state;
