@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Query, Resolver, buildSchema } from 'type-graphql';
 import { BadInputError, ServiceUnavailableError } from '../../src/coded-error';
 import { UnavailableError, ValidationError } from '../../src/errors';
-import { createServer, type HindsightServer } from '../../src/server';
+import { createServer, type HindsightServer } from '../../src/http/server';
 import { createTestApp, type TestApp } from '../helpers/app';
 
 const DOWN = 'Embedding endpoint http://127.0.0.1:9/v1 failed: it is unreachable: ECONNREFUSED.';
