@@ -13,4 +13,20 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // search and embeddings serve every feature: they import none, and nothing of GraphQL (ARCHITECTURE.md).
+    files: ['src/search/**/*.ts', 'src/embeddings/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/modules', '**/modules/**'], message: 'search and embeddings import no feature module.' },
+            { group: ['**/errors'], message: 'Throw a CodedError (src/coded-error.ts): formatError answers it as the GraphQL error of its code.' },
+            { group: ['graphql', 'type-graphql', '@apollo/*'], message: 'search and embeddings know nothing of GraphQL.' },
+          ],
+        },
+      ],
+    },
+  },
 );

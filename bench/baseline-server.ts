@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   let requests = 0;
   let inFlight = 0;
   let databaseCommands = 0;
-  // Counted as the server counts them (src/server.ts): one pool checkout per command.
+  // Counted as the server counts them (src/http/routes.ts): one pool checkout per command.
   client.on('connectionCheckedOut', () => databaseCommands++);
 
   const routes: Record<string, (query: URLSearchParams) => Promise<unknown>> = {

@@ -17,7 +17,7 @@ import { startEmbeddedServer } from '../src/embedded';
 import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import { silentLogger } from '../src/logger';
 import { buildAppSchema } from '../src/schema';
-import { createServer } from '../src/server';
+import { createServer } from '../src/http/server';
 import { monitorCommands } from '../test/helpers/db';
 
 /** Parents per list: every relation below is resolved for this many parents. */

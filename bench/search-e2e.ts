@@ -30,7 +30,7 @@ import { createLogger, silentLogger, type Logger } from '../src/logger';
 import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces';
 import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.document';
 import { buildAppSchema } from '../src/schema';
-import { createServer, type HindsightServer } from '../src/server';
+import { createServer, type HindsightServer } from '../src/http/server';
 import { seededRandom } from '../test/search/support/vectors';
 import { experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { MongoServerError } from 'mongodb';
+import { CodedError } from './coded-error';
 import type { Logger } from './logger';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
@@ -36,7 +37,10 @@ export class ForbiddenError extends GraphQLError {
   }
 }
 
-/** A dependency (embedding endpoint, vector index) is unavailable; the request may be retried. */
+/**
+ * A dependency (embedding endpoint, vector index) is unavailable; the request may be retried. Search and embeddings
+ * throw coded-error.ts's ServiceUnavailableError instead, which clients see as this.
+ */
 export class UnavailableError extends GraphQLError {
   constructor(message: string, extensions: Record<string, unknown> = {}) {
     super(message, { extensions: { code: 'SERVICE_UNAVAILABLE', ...extensions } });
@@ -75,11 +79,14 @@ function isArgumentCoercionError(error: unknown): boolean {
 }
 
 /**
- * Apollo `formatError`: client errors pass through; anything else becomes INTERNAL_SERVER_ERROR with an
+ * Apollo `formatError`: client errors pass through, those raised below GraphQL ({@link CodedError}: search,
+ * embeddings) as the GraphQLError of their code would; anything else becomes INTERNAL_SERVER_ERROR with an
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
 export function createErrorFormatter(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof CodedError) return { ...formatted, message: original.message, extensions: { ...original.extensions } };
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
@@ -88,7 +95,6 @@ export function createErrorFormatter(logger: Logger) {
     if (isArgumentCoercionError(error)) {
       return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'BAD_USER_INPUT' } };
     }
-    const original = unwrapResolverError(error);
     const errorId = randomUUID();
     logger.error('unexpected error', {
       errorId,

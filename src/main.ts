@@ -5,7 +5,7 @@ import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './db/connection';
 import { createEmbeddingProvider } from './embeddings';
 import { buildAppSchema } from './schema';
-import { createServer } from './server';
+import { createServer } from './http/server';
 import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
 
 export interface RunningHindsight {

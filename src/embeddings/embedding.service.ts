@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Binary, MongoBulkWriteError, type Collection, type WriteError } from 'mongodb';
-import { ValidationError } from '../errors';
+import { BadInputError } from '../coded-error';
 import type { EmbeddingModelInfo } from './model-check';
 import { inBatches, type EmbeddingProvider } from './provider';
 import { fromStoredVector } from './vectors';
@@ -47,12 +47,12 @@ export class EmbeddingService {
 
   /**
    * One L2-normalised vector per text, in order (equal texts share one Float32Array: do not mutate). Texts must
-   * contain something besides whitespace (ValidationError otherwise). Provider failures propagate
-   * (UnavailableError); vectors already embedded by earlier batches of the call stay cached.
+   * contain something besides whitespace (BadInputError otherwise). Provider failures propagate
+   * (ServiceUnavailableError); vectors already embedded by earlier batches of the call stay cached.
    */
   async embed(texts: string[]): Promise<Float32Array[]> {
     const blank = texts.findIndex((text) => text.trim() === '');
-    if (blank !== -1) throw new ValidationError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
+    if (blank !== -1) throw new BadInputError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
     const keys = new Map<string, string>();
     for (const text of texts) if (!keys.has(text)) keys.set(text, this.cacheKey(text));
 

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { UnavailableError } from '../errors';
+import { ServiceUnavailableError } from '../coded-error';
 import { inBatches, normalize, type EmbeddingProvider } from './provider';
 
 /**
@@ -127,7 +127,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     this.pending.clear();
   }
 
-  private unavailable(reason: Error): UnavailableError {
-    return new UnavailableError(`The local embedding model failed: ${reason.message.replace(/\.$/, '')}.`, { provider: 'local', model: this.model });
+  private unavailable(reason: Error): ServiceUnavailableError {
+    return new ServiceUnavailableError(`The local embedding model failed: ${reason.message.replace(/\.$/, '')}.`, { provider: 'local', model: this.model });
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { BadInputError } from '../coded-error';
 
 /**
  * Which embedder made a set of vectors. Stored as `embedding_model` on every document that stores vectors, so
@@ -25,7 +25,7 @@ export function sameEmbeddingModel(a: EmbeddingModelInfo, b: EmbeddingModelInfo)
  * Code BAD_USER_INPUT with `extensions.reason = 'EMBEDDING_MODEL_MISMATCH'`, plus `collection`, `stored`
  * (null when unrecorded) and `current`, so clients can tell it apart from other input errors.
  */
-export class EmbeddingModelMismatchError extends ValidationError {
+export class EmbeddingModelMismatchError extends BadInputError {
   constructor(
     readonly collection: string,
     readonly stored: EmbeddingModelInfo | null,
@@ -37,7 +37,6 @@ export class EmbeddingModelMismatchError extends ValidationError {
     super(
       `The vectors in ${collection} ${made}, but the server now embeds with ${describeEmbeddingModel(current)}; ` +
         `they cannot be compared. Re-embed them with the mutation reembed(collection: ${collection}).`,
-      undefined,
       { reason: 'EMBEDDING_MODEL_MISMATCH', collection, stored, current },
     );
   }

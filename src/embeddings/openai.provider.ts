@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { UnavailableError } from '../errors';
+import { ServiceUnavailableError } from '../coded-error';
 import { inBatches, normalize, type EmbeddingProvider } from './provider';
 import { backoffDelayMs, withRetries, type RetryPolicy } from './retry';
 
@@ -36,7 +36,7 @@ export interface OpenAIProviderOptions {
 /**
  * Embeddings from an OpenAI-compatible `/embeddings` endpoint through the official client. Requests carry at most
  * `batchSize` texts and are sent one after the other; each is retried with exponential backoff (the client's own
- * retries are off so this policy is the only one). Every failure is an `UnavailableError` naming the endpoint.
+ * retries are off so this policy is the only one). Every failure is a `ServiceUnavailableError` naming the endpoint.
  */
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'openai';
@@ -136,7 +136,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     });
   }
 
-  private unavailable(error: unknown, attempts: number, timedOut: boolean): UnavailableError {
+  private unavailable(error: unknown, attempts: number, timedOut: boolean): ServiceUnavailableError {
     const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
     if (timedOut) {
       return this.failure(`it did not answer within ${this.options.timeoutMs} ms${tries}`);
@@ -150,8 +150,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     return this.failure(error instanceof Error ? error.message : String(error));
   }
 
-  private failure(reason: string, extensions: Record<string, unknown> = {}): UnavailableError {
-    return new UnavailableError(`Embedding endpoint ${this.baseURL} failed: ${reason.replace(/\.$/, '')}.`, {
+  private failure(reason: string, extensions: Record<string, unknown> = {}): ServiceUnavailableError {
+    return new ServiceUnavailableError(`Embedding endpoint ${this.baseURL} failed: ${reason.replace(/\.$/, '')}.`, {
       provider: 'openai',
       url: this.baseURL,
       ...extensions,

@@ -151,7 +151,7 @@ export class FastPath {
     } catch {
       return false;
     }
-    // As server.ts writes Apollo's response, so that the headers Node adds come out the same.
+    // As graphql-bridge.ts (src/http) writes Apollo's response, so that the headers Node adds come out the same.
     res.setHeader('content-type', contentType);
     res.statusCode = 200;
     res.end(payload);

@@ -1,5 +1,9 @@
 import type { Collection, Db, Document } from 'mongodb';
-import type { SpaceDefinition } from './space';
+import { fromStoredVector } from '../embeddings/vectors';
+import { firstPassing, isEmptyFilter, type Restriction } from './filter';
+import { readPath, type SpaceDefinition } from './space';
+import type { VectorHit } from './types';
+import { rowDot, unitVector } from './vector-store';
 
 /**
  * Atlas Vector Search (VECTOR_SEARCH=atlas). Each space gets one `vectorSearch` index on its collection, created at
@@ -11,7 +15,7 @@ import type { SpaceDefinition } from './space';
  *
  * Queries are `$vectorSearch` aggregations ({@link buildVectorSearchPipeline}). Atlas only pre-filters on fields
  * declared as `filter` fields and with a subset of MQL ({@link toVectorSearchFilter}); other filters are resolved
- * through MongoDB into an id list (see SearchIndex.searchVector).
+ * through MongoDB into an id list ({@link searchAtlas}). Vectors stay in MongoDB: nothing of them is held in process.
  */
 
 /** Atlas `$vectorSearch` never considers more than this many candidates. */
@@ -184,4 +188,72 @@ function sameFields(a: Document | undefined, b: Document): boolean {
       .sort()
       .join('\n');
   return canonical(a) === canonical(b);
+}
+
+/** Resolves search filters on a space's collection (see filter.ts), shared with the in-process search. */
+export interface FilterResolver {
+  restrict(definition: SpaceDefinition, filter: Document | null | undefined): Promise<Restriction>;
+}
+
+/**
+ * The `k` documents of the space's `collection` nearest to the unit `vector`, best first, among those that pass
+ * `filter`: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact search
+ * when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists checked
+ * against the filter (`filters` resolves it).
+ */
+export async function searchAtlas(
+  collection: Collection,
+  definition: SpaceDefinition,
+  vector: Float32Array,
+  k: number,
+  filter: Document | null | undefined,
+  filters: FilterResolver,
+): Promise<VectorHit[]> {
+  const run = async (limit: number, options: { filter?: Document; exact?: boolean }): Promise<VectorHit[]> => {
+    const capped = Math.min(limit, ATLAS_MAX_CANDIDATES);
+    const pipeline = buildVectorSearchPipeline({
+      index: vectorSearchIndexName(definition),
+      path: definition.vectorPath,
+      queryVector: vector,
+      numCandidates: Math.min(ATLAS_MAX_CANDIDATES, capped * ATLAS_CANDIDATES_PER_RESULT),
+      limit: capped,
+      idField: definition.idField,
+      ...options,
+    });
+    const rows = await collection.aggregate(pipeline).toArray();
+    return rows.flatMap((row) => {
+      const id = readPath(row, definition.idField);
+      return typeof id === 'string' ? [{ id, score: cosineFromAtlasScore(Number(row.score)) }] : [];
+    });
+  };
+  if (isEmptyFilter(filter)) return run(k, {});
+  const translated = toVectorSearchFilter(filter!, new Set([definition.idField, ...(definition.filterFields ?? [])]));
+  if (translated) {
+    const hits = await run(k, { filter: translated });
+    return hits.length < k ? run(k, { filter: translated, exact: true }) : hits;
+  }
+  const restriction = await filters.restrict(definition, filter);
+  switch (restriction.kind) {
+    case 'all':
+      return run(k, {});
+    case 'ids':
+      return restriction.ids.size ? run(k, { filter: { [definition.idField]: { $in: [...restriction.ids] } }, exact: true }) : [];
+    case 'check':
+      return firstPassing((n) => run(n, {}), k, restriction.passing);
+  }
+}
+
+/**
+ * The cosine similarity of the unit `vector` with each listed document's stored vector, in order (null for a document
+ * without one of the same dimensions): read from the documents, since atlas mode holds no vectors in process.
+ */
+export async function storedVectorScores(collection: Collection, definition: SpaceDefinition, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+  const found = new Map<string, number>();
+  const cursor = collection.find({ [definition.idField]: { $in: [...ids] } }, { projection: { _id: 0, [definition.idField]: 1, [definition.vectorPath]: 1 } });
+  for await (const document of cursor) {
+    const stored = fromStoredVector(readPath(document, definition.vectorPath));
+    const other = stored && stored.length === vector.length ? unitVector(stored) : null;
+    if (other) found.set(String(readPath(document, definition.idField)), rowDot(other, 0, vector));
+  }
+  return ids.map((id) => found.get(id) ?? null);
 }

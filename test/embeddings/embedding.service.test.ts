@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Binary, type Collection } from 'mongodb';
-import { ValidationError } from '../../src/errors';
+import { BadInputError } from '../../src/coded-error';
 import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocument } from '../../src/embeddings/embedding.service';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai.provider';
@@ -115,8 +115,8 @@ describe('EmbeddingService', () => {
     const provider = new CountingProvider(new HashEmbeddingProvider(16));
     const service = new EmbeddingService(provider, cache, { batchSize: 64 });
     const error = await service.embed(['fine', '   ']).catch((reason: unknown) => reason);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).message).toBe('Cannot embed an empty text (text 2 of 2).');
+    expect(error).toBeInstanceOf(BadInputError);
+    expect((error as BadInputError).message).toBe('Cannot embed an empty text (text 2 of 2).');
     expect(provider.calls).toEqual([]);
   });
 

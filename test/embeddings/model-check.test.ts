@@ -1,4 +1,4 @@
-import { ValidationError } from '../../src/errors';
+import { BadInputError } from '../../src/coded-error';
 import { assertSameEmbeddingModel, EmbeddingModelMismatchError } from '../../src/embeddings/model-check';
 
 const current = { provider: 'openai', model: 'text-embedding-3-small', dimensions: 1536 };
@@ -8,7 +8,7 @@ function thrown(run: () => void): EmbeddingModelMismatchError {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(EmbeddingModelMismatchError);
-    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toBeInstanceOf(BadInputError);
     return error as EmbeddingModelMismatchError;
   }
   throw new Error('expected an EmbeddingModelMismatchError');

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { UnavailableError } from '../../src/errors';
+import { ServiceUnavailableError } from '../../src/coded-error';
 import { createEmbeddingProvider } from '../../src/embeddings';
 import { OpenAIEmbeddingProvider, type OpenAIProviderOptions } from '../../src/embeddings/openai.provider';
 import { normalize } from '../../src/embeddings/provider';
@@ -20,13 +20,13 @@ function options(baseURL: string, overrides: Partial<OpenAIProviderOptions> = {}
   return { apiKey: 'test-key', baseURL, model: 'fake-embed', dimensions: 8, batchSize: 64, timeoutMs: 5000, maxRetries: 0, ...overrides };
 }
 
-async function failure(promise: Promise<unknown>): Promise<UnavailableError> {
+async function failure(promise: Promise<unknown>): Promise<ServiceUnavailableError> {
   const error = await promise.then(
     () => undefined,
     (reason: unknown) => reason,
   );
-  expect(error).toBeInstanceOf(UnavailableError);
-  return error as UnavailableError;
+  expect(error).toBeInstanceOf(ServiceUnavailableError);
+  return error as ServiceUnavailableError;
 }
 
 const texts = (n: number) => Array.from({ length: n }, (_, i) => `text number ${i}`);

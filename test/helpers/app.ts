@@ -8,7 +8,7 @@ import { createContext, type ContextOptions } from '../../src/context';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
 import { buildAppSchema } from '../../src/schema';
-import { createServer, type HindsightServer } from '../../src/server';
+import { createServer, type HindsightServer } from '../../src/http/server';
 import { openTestDatabase, type TestDatabase } from './db';
 import { testTarget } from './target';
 

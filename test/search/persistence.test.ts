@@ -11,7 +11,7 @@ import { buildAppSchema } from '../../src/schema';
 import { snapshotDir } from '../../src/search/persistence';
 import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
 import type { SpaceDefinition } from '../../src/search/space';
-import { createServer } from '../../src/server';
+import { createServer } from '../../src/http/server';
 import { createTestApp } from '../helpers/app';
 import { openTestDatabase, type TestDatabase } from '../helpers/db';
 import { testTarget } from '../helpers/target';

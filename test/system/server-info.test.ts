@@ -4,7 +4,7 @@ import { createContext } from '../../src/context';
 import { createLogger } from '../../src/logger';
 import { ServerInfoResolver } from '../../src/modules/server-info/server-info.resolver';
 import { NotFoundError } from '../../src/errors';
-import { createServer } from '../../src/server';
+import { createServer } from '../../src/http/server';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { ServerInfoDocument } from '../generated/graphql';
 

@@ -1,0 +1,108 @@
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import type { GraphQLSchema } from 'graphql';
+import type { AppDeps } from '../app';
+import { createContext, type Context } from '../context';
+import { createErrorFormatter } from '../errors';
+import { compiledExecution } from '../graphql/compiled-execution';
+import { FastPath } from '../graphql/fast-path';
+import { authenticate, sendUnauthenticated } from './auth';
+import { parseJsonBody, readBody } from './body';
+import type { GraphQLCounters, Route } from './routes';
+
+/**
+ * POST/GET /graphql (GET also serves the playground to browsers): the caller's key, the body, then the fast path
+ * (src/graphql/fast-path.ts), which answers repeated reads without Apollo's pipeline with the same answer, else Apollo.
+ */
+export class GraphQLBridge implements Route, GraphQLCounters {
+  readonly path = '/graphql';
+  /** GraphQL requests since start, and those being answered now (GET /metrics). */
+  requests = 0;
+  inFlight = 0;
+
+  private constructor(
+    readonly apollo: ApolloServer<Context>,
+    private readonly fastPath: FastPath,
+    private readonly deps: AppDeps,
+  ) {}
+
+  /** Starts Apollo for `schema`; its drain plugin stops `httpServer` gracefully on `apollo.stop()`. */
+  static async create(deps: AppDeps, schema: GraphQLSchema, httpServer: http.Server): Promise<GraphQLBridge> {
+    const { config, logger } = deps;
+    const apollo = new ApolloServer<Context>({
+      gateway: compiledExecution(schema, logger),
+      formatError: createErrorFormatter(logger),
+      includeStacktraceInErrorResponses: false,
+      // The fast path validates with graphql's specified rules, which is what Apollo validates with as configured here:
+      // introspection on, no maxRecursiveSelections, no validationRules. Changing one of these changes both.
+      introspection: true,
+      // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
+      // exited, so the search index was never saved either.
+      stopOnTerminationSignals: false,
+      // None of these has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
+      // needs to see every operation must make the fast path hand requests to Apollo.
+      plugins: [
+        // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
+        // (responses are never cached): measured ~15-20% of the CPU of a nested read.
+        ApolloServerPluginCacheControlDisabled(),
+        // Apollo would install usage reporting on its own when APOLLO_KEY and APOLLO_GRAPH_REF are set; it would miss the
+        // fast path's requests, so it is off rather than partial.
+        ApolloServerPluginUsageReportingDisabled(),
+        ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
+        ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      ],
+    });
+    await apollo.start();
+    return new GraphQLBridge(apollo, new FastPath(schema, logger), deps);
+  }
+
+  /** Requests the fast path answered since start (GET /metrics). */
+  get fastPathAnswered(): number {
+    return this.fastPath.answered;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    this.requests++;
+    this.inFlight++;
+    return this.answer(req, res, url).finally(() => this.inFlight--);
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const { deps } = this;
+    const caller = authenticate(req, deps.config.apiKeys);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const search = url.search;
+    const wantsPage = method === 'GET' && !search && (req.headers.accept ?? '').includes('text/html');
+    if (!caller && !wantsPage) {
+      sendUnauthenticated(res);
+      return;
+    }
+    const context = () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } });
+    let body: unknown;
+    if (method === 'POST') {
+      body = parseJsonBody(await readBody(req));
+      if (await this.fastPath.answer(req, res, body, context)) return;
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
+    const response = await this.apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest,
+      context: async () => context(),
+    });
+    for (const [key, value] of response.headers) res.setHeader(key, value);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+}

@@ -1,0 +1,70 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApolloServer } from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
+import type { AppDeps } from '../app';
+import type { Context } from '../context';
+import { GraphQLBridge } from './graphql-bridge';
+import { HttpError, sendJson } from './reply';
+import { healthRoute, matchRoute, metricsRoute, readyRoute, type Route } from './routes';
+
+export interface HindsightServer {
+  apollo: ApolloServer<Context>;
+  httpServer: http.Server;
+  /** Starts listening; resolves with the GraphQL URL. */
+  listen(port: number, host: string): Promise<string>;
+  /** Stops accepting, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), a JSON
+ * 404 for anything else. Reused by main and by the tests.
+ */
+export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promise<HindsightServer> {
+  const { logger } = deps;
+  const httpServer = http.createServer();
+  const graphql = await GraphQLBridge.create(deps, schema, httpServer);
+  // First match wins (see Route): /graphql is first, as nearly every request is one.
+  const routes: Route[] = [graphql, metricsRoute(graphql, deps.database.client), healthRoute(deps), readyRoute(deps)];
+
+  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const respond = async () => {
+      const route = matchRoute(routes, req.method, url.pathname);
+      if (route) return route.handle(req, res, url);
+      sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}. The API is at /graphql.` });
+    };
+    respond().catch((error: unknown) => {
+      if (error instanceof HttpError) {
+        if (!res.headersSent) sendJson(res, error.status, { errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
+        return;
+      }
+      logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) });
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  });
+
+  return {
+    apollo: graphql.apollo,
+    httpServer,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject);
+          const address = httpServer.address() as AddressInfo;
+          const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+          resolve(`http://${shownHost}:${address.port}/graphql`);
+        });
+      });
+    },
+    async stop() {
+      // The drain plugin stops accepting and waits for in-flight requests before closing idle connections.
+      await graphql.apollo.stop();
+      for (const route of routes) route.close?.();
+      if (httpServer.listening) await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import { BSON, type Db, type Document } from 'mongodb';
+import { searchAtlas, storedVectorScores, type FilterResolver } from './atlas';
+import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
+import type { SpaceDefinition } from './space';
+import type { SpaceLifecycle } from './space-lifecycle';
+import type { KeywordHit, KeywordQuery, SearchOptions, SpaceRegistry, VectorHit, VectorQuery } from './types';
+import { HNSW, unitVector, type ScoredRow, type VectorStore } from './vector-store';
+
+/**
+ * Vector and keyword search over the spaces of one database: the request path. Each search waits for its space to be
+ * ready (see {@link SpaceLifecycle.ready}), then reads the space's in-process vectors and BM25 index as they are at
+ * that moment; in atlas mode vector search runs `$vectorSearch` (atlas.ts). Filters are MongoDB filters on the
+ * space's collection and apply before the limit: see `searchVector`.
+ */
+export class SpaceQuery implements FilterResolver {
+  /** Filter resolutions in flight, shared by concurrent searches with the same collection and filter. */
+  private readonly resolving = new Map<string, Promise<Restriction>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly registry: SpaceRegistry,
+    private readonly lifecycle: SpaceLifecycle,
+  ) {}
+
+  private get options(): SearchOptions {
+    return this.registry.options;
+  }
+
+  /**
+   * The `k` documents whose vectors are most similar (cosine) to `query.vector`, best first, among those that pass
+   * `query.filter`. In memory mode:
+   * - no filter: the HNSW graph proposes max(4k, HNSW.expansionSearch) candidates, all re-scored exactly;
+   * - a filter that at most {@link EXACT_SEARCH_MAX} documents pass: an exact scan over exactly those (recall 1.0);
+   * - a broader filter: growing HNSW candidate lists (4k, 16k, …) checked against the filter until k pass.
+   * In atlas mode: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact
+   * search when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists.
+   */
+  async searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
+    checkK(query.k);
+    const state = await this.lifecycle.ready(space);
+    if (query.vector.length !== this.options.dimensions) {
+      throw new Error(`Query vector of ${query.vector.length} dimensions for search space ${JSON.stringify(space)} of ${this.options.dimensions}.`);
+    }
+    const unit = unitVector(query.vector);
+    if (!unit) return [];
+    if (this.options.mode === 'atlas') return searchAtlas(this.db.collection(state.definition.collection), state.definition, unit, query.k, query.filter, this);
+    const restriction = await this.restrict(state.definition, query.filter);
+    // Read the store only now, and name the rows of the store that found them: a rebuild may replace it during awaits.
+    const hits = (store: VectorStore, rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: store.idOf(row), score }));
+    // The best `keep` rows of max(n, HNSW.expansionSearch) graph candidates.
+    const approximate = async (n: number, keep = n) => {
+      const store = state.vectors!;
+      return hits(store, await store.approximate(unit, Math.max(n, HNSW.expansionSearch), keep));
+    };
+    switch (restriction.kind) {
+      case 'all':
+        if (query.exact) return hits(state.vectors!, state.vectors!.exact(unit, query.k));
+        return approximate(4 * query.k, query.k);
+      case 'ids': {
+        const rows = [...restriction.ids].map((id) => state.vectors!.rowOf(id)).filter((row): row is number => row !== undefined);
+        return hits(state.vectors!, state.vectors!.exact(unit, query.k, rows));
+      }
+      case 'check':
+        return firstPassing(approximate, query.k, restriction.passing);
+    }
+  }
+
+  /**
+   * The `k` documents whose texts score highest by BM25 for `query.text`, best first, among those that pass
+   * `query.filter` (before the limit, as in `searchVector`). Documents with no query term are never returned.
+   * @throws Error for a space without text paths.
+   */
+  async searchKeyword(space: string, query: KeywordQuery): Promise<KeywordHit[]> {
+    checkK(query.k);
+    const paths = this.registry.space(space).textPaths ?? [];
+    if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
+    const state = await this.lifecycle.ready(space);
+    const restriction = await this.restrict(state.definition, query.filter);
+    // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
+    const rank = (n: number, allowed?: (id: string) => boolean) =>
+      state.keywords!.top(query.text, n, { allowed }).map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
+    switch (restriction.kind) {
+      case 'all':
+        return rank(query.k);
+      case 'ids':
+        return rank(query.k, (id) => restriction.ids.has(id));
+      case 'check':
+        return firstPassing((n) => rank(n), query.k, restriction.passing);
+    }
+  }
+
+  /**
+   * The cosine similarity of `vector` with each listed document's vector in the space, in order (null for a document
+   * without one). Hybrid search completes the vector part of candidates found by keyword with it. Memory mode reads
+   * the index; atlas mode reads the documents' vectors.
+   */
+  async vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+    const state = await this.lifecycle.ready(space);
+    const unit = unitVector(vector);
+    if (!unit || unit.length !== this.options.dimensions) return ids.map(() => null);
+    if (state.vectors) return state.vectors.scoresOf(ids, unit);
+    return storedVectorScores(this.db.collection(state.definition.collection), state.definition, unit, ids);
+  }
+
+  /**
+   * Each listed document's keyword score for `text` in the space, in order: what `searchKeyword` reports for it, or
+   * null when it has no query term. Hybrid search completes the keyword part of candidates found by vector with it.
+   */
+  async keywordScores(space: string, text: string, ids: readonly string[]): Promise<Array<KeywordHit | null>> {
+    const paths = this.registry.space(space).textPaths ?? [];
+    if (!paths.length) return ids.map(() => null);
+    const state = await this.lifecycle.ready(space);
+    return state.keywords!.scoreOf(text, ids).map((hit) => hit && { id: hit.id, score: hit.score, bm25: hit.bm25, field: paths[hit.field] });
+  }
+
+  /**
+   * Resolves a filter (see {@link resolveFilter}) once for all concurrent searches with the same collection, id
+   * field and filter: a hybrid search over several spaces of one collection costs one query, not one per space.
+   */
+  restrict(definition: SpaceDefinition, filter: Document | null | undefined): Promise<Restriction> {
+    if (isEmptyFilter(filter)) return Promise.resolve({ kind: 'all' });
+    const key = [definition.collection, definition.idField, BSON.EJSON.stringify(filter!, { relaxed: false })].join('\0');
+    let pending = this.resolving.get(key);
+    if (!pending) {
+      pending = resolveFilter(this.db.collection(definition.collection), definition.idField, filter).finally(() => this.resolving.delete(key));
+      this.resolving.set(key, pending);
+    }
+    return pending;
+  }
+}
+
+function checkK(k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+}

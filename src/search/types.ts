@@ -1,0 +1,68 @@
+import type { Document } from 'mongodb';
+import type { VectorSearchMode } from '../config';
+import type { Logger } from '../logger';
+import type { SpaceDefinition } from './space';
+
+/** A vector search result: the document id and its cosine similarity to the query, in [-1, 1]. */
+export interface VectorHit {
+  id: string;
+  score: number;
+}
+
+/** A keyword search result. */
+export interface KeywordHit {
+  id: string;
+  /** BM25 normalised to [0, 1]: min(1, bm25 / Σ idf of the query's terms) — see `KeywordIndex` (bm25.ts). */
+  score: number;
+  /** The raw BM25 score. */
+  bm25: number;
+  /** The text path (one of the space's `textPaths`) that contributed most. */
+  field: string;
+}
+
+export interface VectorQuery {
+  /** The query vector (any length-preserving scale: it is normalised); must have the space's dimensions. */
+  vector: Float32Array;
+  /** Number of results wanted (integer ≥ 1). */
+  k: number;
+  /** A MongoDB filter on the space's collection, applied before the limit: `k` results whenever `k` documents pass. */
+  filter?: Document | null;
+  /**
+   * Memory mode: scan every vector instead of walking the graph (the baseline ANN is measured against). A filter
+   * that lists at most EXACT_SEARCH_MAX documents is scanned exactly anyway.
+   */
+  exact?: boolean;
+}
+
+export interface KeywordQuery {
+  text: string;
+  k: number;
+  /** As for {@link VectorQuery.filter}. */
+  filter?: Document | null;
+}
+
+/** The texts of a document for a space: one string for a space with one text path, else strings by path. */
+export type SpaceTexts = string | Readonly<Record<string, string | null | undefined>>;
+
+export interface SearchOptions {
+  /** `memory`: in-process HNSW (usearch) + exact re-ranking; `atlas`: Atlas `$vectorSearch`. */
+  mode: VectorSearchMode;
+  /** Dimensions of the current embedder's vectors: stored vectors of another size are not indexed. */
+  dimensions: number;
+  logger: Logger;
+  /**
+   * Memory mode: where spaces are saved (`<persistDir>/<db>/<space>/`, by `save` and the auto-save) and restored
+   * from at the next start. Unset: spaces are always built from MongoDB.
+   */
+  persistDir?: string;
+  /** The embedder's identity (e.g. `hash/feature-hash-v1-384`): a snapshot saved under another one is not used. */
+  model?: string;
+}
+
+/** What the parts of a database's index read from the search subsystem: the options and the space definitions. */
+export interface SpaceRegistry {
+  readonly options: SearchOptions;
+  /** The definition of a space; throws for an unknown name. */
+  space(name: string): SpaceDefinition;
+  readonly spaces: SpaceDefinition[];
+}
