@@ -1,8 +1,7 @@
 import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { startEmbeddedServer, type EmbeddedServer } from '../embedded';
-import { canStartEngineThread, startEngineThread } from '../embedded/thread';
+import { canStartEngineThread, startEmbeddedServer, startEngineThread, type EmbeddedServer } from '@hindsight/engine';
 
 export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
 

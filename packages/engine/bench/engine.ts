@@ -1,14 +1,15 @@
 /**
- * Embedded engine benchmark (`npm run bench:engine`): throughput and latency through the official driver (to the
- * engine's Unix socket, or TCP loopback), including the sessions repository's append to 40 KB sessions, then
- * restart time with 100k documents of ~1 KB recovered from a snapshot only and from a journal only.
+ * Embedded engine benchmark (`npm run bench` in this package, `npm run bench:engine` at the repository root):
+ * throughput and latency through the official driver (to the engine's Unix socket, or TCP loopback), including the
+ * sessions repository's append to 40 KB sessions, then restart time with 100k documents of ~1 KB recovered from a
+ * snapshot only and from a journal only.
  * Prints a table and writes bench/engine-results.json.
  */
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, type Collection } from 'mongodb';
-import { startEmbeddedServer, type EmbeddedServer } from '../src/embedded';
+import { startEmbeddedServer, type EmbeddedServer } from '../src';
 
 const PHASE_MS = Number(process.env.BENCH_PHASE_MS ?? 3000);
 const RESTART_DOCS = Number(process.env.BENCH_RESTART_DOCS ?? 100_000);

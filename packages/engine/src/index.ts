@@ -6,6 +6,8 @@ import { listen } from './server';
 import { VectorSpill } from './spill';
 import { Store } from './store';
 
+export { canStartEngineThread, startEngineThread, type EngineThreadMessage } from './thread';
+
 export interface EmbeddedServerOptions {
   /** Directory of the journal and snapshots (created if missing). */
   dataDir: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { BSON } from 'bson';
 import { MongoClient, MongoServerError, type ChangeStream, type ChangeStreamDocument, type Document, type ResumeToken } from 'mongodb';
-import { startEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions } from '../../src/embedded';
+import { startEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions } from '../src';
 
 /** Test documents: scalar ids, like the seed data. */
 interface Item {

@@ -3,7 +3,7 @@
  * default and against mongod with TEST_TARGET=mongod, so every expectation here is mongod's behaviour.
  */
 import { Decimal128, Long, MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, ServerApiVersion, type Collection, type Document } from 'mongodb';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
+import { openTestDatabase, type TestDatabase } from './support/db';
 
 /** Documents of any shape, with any `_id` type (the suite is about the server, not the driver's typings). */
 type Doc = any;

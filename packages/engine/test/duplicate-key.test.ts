@@ -1,6 +1,6 @@
 /** Unique indexes through the driver: mongod's 11000 errors, with nothing half-applied. Runs on mongod too. */
 import { MongoBulkWriteError, MongoServerError, ObjectId, type Collection } from 'mongodb';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
+import { openTestDatabase, type TestDatabase } from './support/db';
 
 let t: TestDatabase;
 let seq = 0;

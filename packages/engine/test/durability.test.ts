@@ -9,7 +9,7 @@ import {
   type DurableState,
   type IndexSpec,
   type JournalOp,
-} from '../../src/embedded/durability';
+} from '../src/durability';
 
 /** The engine's side of the contract, reduced to Maps: a write applies in memory first, then appends. */
 class MapState implements DurableState {

@@ -1,10 +1,10 @@
 /** Engine behaviour that needs a clock or has no mongod equivalent, checked on the Engine directly. */
 import { BSON, Long, ObjectId, type Document } from 'bson';
-import type { JournalOp } from '../../src/embedded/durability';
-import { Engine } from '../../src/embedded/commands';
-import { CursorManager } from '../../src/embedded/cursors';
-import { findDocuments } from '../../src/embedded/query';
-import { Index, Store } from '../../src/embedded/store';
+import type { JournalOp } from '../src/durability';
+import { Engine } from '../src/commands';
+import { CursorManager } from '../src/cursors';
+import { findDocuments } from '../src/query';
+import { Index, Store } from '../src/store';
 
 /** Test stand-in for the DurableLog: records what the engine appends. */
 class RecordingJournal {

@@ -1,7 +1,7 @@
 import { Aggregator } from 'mingo/aggregator';
-import { NotCompiled, compileProject } from '../../src/embedded/expressions';
-import { MINGO_OPTIONS } from '../../src/embedded/query';
-import type { Doc } from '../../src/embedded/values';
+import { NotCompiled, compileProject } from '../src/expressions';
+import { MINGO_OPTIONS } from '../src/query';
+import type { Doc } from '../src/values';
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute));
 const message = (id: number, role: string, extra: Doc = {}) => ({ message_id: id, role, content: `m${id}`, created_at: at(id), ...extra });

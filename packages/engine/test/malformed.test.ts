@@ -4,10 +4,10 @@
  */
 import net from 'node:net';
 import { BSON, type Document } from 'bson';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
-import { testTarget } from '../helpers/target';
+import { openTestDatabase, type TestDatabase } from './support/db';
+import { testTarget } from './support/target';
 
-const describeEngine = testTarget() === 'embedded' ? describe : describe.skip;
+const describeEngine = testTarget() === 'engine' ? describe : describe.skip;
 
 let t: TestDatabase;
 /** Where the test database listens: a Unix socket path (the embedded engine's URI) or TCP host and port. */

@@ -3,8 +3,8 @@
  * sort returns: every expectation is a reference computed here by filtering and sorting in plain JS.
  */
 import type { Document } from 'bson';
-import { findDocuments, type FindSpec, type Searchable } from '../../src/embedded/query';
-import { Collection } from '../../src/embedded/store';
+import { findDocuments, type FindSpec, type Searchable } from '../src/query';
+import { Collection } from '../src/store';
 
 type Doc = Document;
 const BASE = Date.UTC(2025, 0, 1);

@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BSON, Binary, Decimal128, Double, Int32, Long, MinKey, ObjectId, Timestamp, type Document } from 'bson';
-import { Engine } from '../../src/embedded/commands';
-import { DurableLog, type JournalOp } from '../../src/embedded/durability';
-import { applyPatch, diffDocuments } from '../../src/embedded/patch';
-import { Store } from '../../src/embedded/store';
-import { immutableSize } from '../../src/embedded/values';
+import { Engine } from '../src/commands';
+import { DurableLog, type JournalOp } from '../src/durability';
+import { applyPatch, diffDocuments } from '../src/patch';
+import { Store } from '../src/store';
+import { immutableSize } from '../src/values';
 
 const bytes = (doc: Document) => Buffer.from(BSON.serialize(doc)).toString('hex');
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, type Collection, type Document } from 'mongodb';
-import { compiled } from '../helpers/build';
+import { compiled } from './support/build';
 
 /**
  * The engine runs as a child process (the compiled CLI) and is killed with SIGKILL in the middle of a stream of
@@ -231,7 +231,7 @@ describe('embedded engine killed with SIGKILL under concurrent writes', () => {
   let engine: Engine | undefined;
 
   beforeAll(async () => {
-    cli = compiled('src/embedded/cli.js');
+    cli = compiled('src/cli.js');
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-sigkill-'));
   }, 180_000);
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedServer } from '../../src/embedded';
+import { startEmbeddedServer } from '../src';
 
 interface Row {
   _id: number;

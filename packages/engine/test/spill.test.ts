@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { BSON, type Document } from 'bson';
 import { MongoClient } from 'mongodb';
-import { ChangeLog } from '../../src/embedded/changes';
-import { Engine } from '../../src/embedded/commands';
-import { startEmbeddedServer } from '../../src/embedded';
-import { VectorSpill } from '../../src/embedded/spill';
-import { Store } from '../../src/embedded/store';
+import { ChangeLog } from '../src/changes';
+import { Engine } from '../src/commands';
+import { startEmbeddedServer } from '../src';
+import { VectorSpill } from '../src/spill';
+import { Store } from '../src/store';
 
 /** A 384-d vector; `float32` ones hold only float32 values (as vectors made from a Float32Array do). */
 function vector(seed: number, float32 = true, length = 384): number[] {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import type { EmbeddedServer } from '../../src/embedded';
-import { compiled } from '../helpers/build';
+import type { EmbeddedServer } from '../src';
+import { compiled } from './support/build';
 
 interface Item {
   _id: number;
@@ -12,9 +12,9 @@ interface Item {
 }
 
 /** The engine thread as npm start runs it: the compiled module, whose Worker entry is compiled JavaScript too. */
-function threadModule(): typeof import('../../src/embedded/thread') {
+function threadModule(): typeof import('../src/thread') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(compiled('src/embedded/thread.js'));
+  return require(compiled('src/thread.js'));
 }
 
 describe('the embedded engine in its own thread', () => {
