@@ -9,9 +9,9 @@
 import { Aggregator } from 'mingo/aggregator';
 import { Timestamp } from 'bson';
 import { parseResumeToken, resumeToken, type ChangeEvent, type ChangeLog } from './changes';
-import { BATCH_BYTES } from './cursors';
 import { CommandError, ErrorCode, badValue, typeMismatch } from './errors';
-import { MINGO_OPTIONS, compileFilter, mingoError } from './query';
+import { MINGO_OPTIONS, compileFilter, mingoError } from './filter';
+import { BATCH_BYTES } from './limits';
 import { bsonSize, bsonTypeName, isPlainObject, type Doc } from './values';
 
 /** How long a getMore waits for events when the client names no maxTimeMS (mongod's awaitData default). */

@@ -1,11 +1,10 @@
 import { Long } from 'bson';
 import type { ChangeStreamCursor } from './change-streams';
 import { CommandError, ErrorCode } from './errors';
+import { BATCH_BYTES } from './limits';
 import type { Projector } from './projection';
 import { bsonSize, type Doc } from './values';
 
-/** Bytes of documents per reply batch: well under the 16 MiB a reply may carry. */
-export const BATCH_BYTES = 8 * 1024 * 1024;
 /** Documents in a first batch when the client names no batchSize (mongod's default). */
 export const DEFAULT_FIRST_BATCH = 101;
 /** Idle cursors are closed after this long (mongod's default cursorTimeoutMillis). */

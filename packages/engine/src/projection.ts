@@ -1,6 +1,6 @@
 import { Aggregator } from 'mingo/aggregator';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { MINGO_COMPUTE, compileFilter, mingoError, type Matcher } from './query';
+import { MINGO_COMPUTE, compileFilter, mingoError, type Matcher } from './filter';
 import { isPlainObject, type Doc } from './values';
 
 type Leaf =

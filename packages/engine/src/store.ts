@@ -3,7 +3,7 @@ import { ChangeLog } from './changes';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
 import { applyPatch, diffDocuments } from './patch';
-import { compileFilter, type Matcher } from './query';
+import { compileFilter, type Matcher } from './filter';
 import { SortedList } from './sorted-list';
 import type { VectorSpill } from './spill';
 import { canonicalKey, compareValues, formatValue, isPlainObject, markStored, pathValues, type Doc } from './values';

@@ -1,6 +1,7 @@
 /** Entry of the engine thread (see thread.ts): starts the engine, reports to the parent, closes on request. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { startEmbeddedServer, type EmbeddedServerOptions } from './index';
+import { startEmbeddedServer } from './index';
+import type { EmbeddedServerOptions } from './options';
 import type { EngineThreadMessage } from './thread';
 
 const post = (message: EngineThreadMessage) => parentPort!.postMessage(message);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedServer, EmbeddedServerOptions } from './index';
+import type { EmbeddedServer, EmbeddedServerOptions } from './options';
 
 /** What the engine thread posts to the thread that started it. */
 export type EngineThreadMessage =

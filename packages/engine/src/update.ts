@@ -3,7 +3,7 @@ import { evalExpr } from 'mingo/core';
 import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
 import { positionalIndex } from './projection';
-import { MINGO_COMPUTE, compileFilter, mingoError } from './query';
+import { MINGO_COMPUTE, compileFilter, mingoError } from './filter';
 import {
   bsonTypeName,
   canonicalKey,

@@ -1,6 +1,6 @@
 import { Aggregator } from 'mingo/aggregator';
 import { NotCompiled, compileProject } from '../src/expressions';
-import { MINGO_OPTIONS } from '../src/query';
+import { MINGO_OPTIONS } from '../src/filter';
 import type { Doc } from '../src/values';
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute));
