@@ -1,20 +1,24 @@
+/**
+ * The engine's public API: start it in this process (`startEmbeddedServer`) or in a worker thread
+ * (`startEngineThread`), with `EngineOptions`; either way clients connect with the official driver to its `uri`.
+ */
 import path from 'node:path';
 import { ChangeLog, dataDirId } from './changes';
 import { Engine } from './commands';
 import { DurableLog } from './durability';
-import type { EmbeddedServer, EmbeddedServerOptions } from './options';
+import type { EmbeddedServer, EngineOptions } from './options';
 import { listen } from './server';
 import { VectorSpill } from './spill';
 import { Store } from './store';
 
-export type { EmbeddedServer, EmbeddedServerOptions } from './options';
-export { canStartEngineThread, startEngineThread, type EngineThreadMessage } from './thread';
+export type { EmbeddedServer, EngineOptions } from './options';
+export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type EngineThreadOptions } from './thread';
 
 /**
  * Starts the embedded MongoDB-compatible engine: recovers `dataDir` (snapshot + journal), then serves the
  * wire protocol so the official driver can use it like a standalone mongod.
  */
-export async function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(options: EngineOptions): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
   const changes = new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedServer, EmbeddedServerOptions } from './options';
+import type { EmbeddedServer, EngineOptions } from './options';
 
 /** What the engine thread posts to the thread that started it. */
 export type EngineThreadMessage =
@@ -10,6 +10,13 @@ export type EngineThreadMessage =
   | { kind: 'log'; line: string }
   | { kind: 'closed' }
   | { kind: 'failed'; message: string };
+
+/** The engine's options, with the log (posted from the thread) required, and what to do if the thread dies. */
+export interface EngineThreadOptions extends EngineOptions {
+  log: (line: string) => void;
+  /** Runs if the thread dies after it started. */
+  onCrash: (error: Error) => void;
+}
 
 /** The compiled entry of the engine thread; absent when the sources run uncompiled (ts-jest), see `canStartEngineThread`. */
 const ENTRY = path.join(__dirname, 'thread-entry.js');
@@ -43,7 +50,7 @@ export function canStartEngineThread(): boolean {
  * garbage collection of the documents it holds (half a gigabyte of heap at 100k experiences) no longer pauses the API,
  * and API and engine work run in parallel. `onCrash` runs if the thread dies after it started.
  */
-export function startEngineThread(options: Omit<EmbeddedServerOptions, 'log'> & { log: (line: string) => void; onCrash: (error: Error) => void }): Promise<EmbeddedServer> {
+export function startEngineThread(options: EngineThreadOptions): Promise<EmbeddedServer> {
   const { log, onCrash, ...workerData } = options;
   if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) v8.setFlagsFromString(`--heap-growing-percent=${ENGINE_HEAP_GROWING_PERCENT}`);
   const worker = new Worker(ENTRY, { workerData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { BSON } from 'bson';
 import { MongoClient, MongoServerError, type ChangeStream, type ChangeStreamDocument, type Document, type ResumeToken } from 'mongodb';
-import { startEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions } from '../src';
+import { startEmbeddedServer, type EmbeddedServer, type EngineOptions } from '../src';
 
 /** Test documents: scalar ids, like the seed data. */
 interface Item {
@@ -23,7 +23,7 @@ async function tempDir(): Promise<string> {
 }
 
 /** An engine on `dataDir` and a client of it (both closed after each test). */
-async function start(dataDir: string, options: Partial<EmbeddedServerOptions> = {}): Promise<{ server: EmbeddedServer; client: MongoClient; stop: () => Promise<void> }> {
+async function start(dataDir: string, options: Partial<EngineOptions> = {}): Promise<{ server: EmbeddedServer; client: MongoClient; stop: () => Promise<void> }> {
   const server = await startEmbeddedServer({ dataDir, port: 0, ...options });
   const client = await new MongoClient(server.uri, { monitorCommands: true }).connect();
   const entry = { server, client };
