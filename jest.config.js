@@ -1,14 +1,27 @@
-/** Integration tests share one embedded engine (started in globalSetup); each test file uses its own database. */
+/**
+ * Every test: the app's (one embedded engine for the run, started in globalSetup; each test file uses its own
+ * database) and the engine package's (its own jest config).
+ */
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-  },
-  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  setupFiles: ['reflect-metadata'],
-  testTimeout: 60000,
+  // Run-wide options: jest reads these here only, not from the projects' configs.
   maxWorkers: 2,
+  testTimeout: 60000,
+  projects: [
+    {
+      displayName: 'app',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      transform: {
+        '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+      },
+      // Test files run the engine's sources, as the typecheck sees them. globalSetup runs outside jest's module
+      // registry, so its shared engine is the build (`npm test` builds first), as are spawned servers' engine threads.
+      moduleNameMapper: { '^@hindsight/engine$': '<rootDir>/packages/engine/src/index.ts' },
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      setupFiles: ['reflect-metadata'],
+    },
+    '<rootDir>/packages/engine',
+  ],
 };

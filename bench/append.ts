@@ -13,7 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedServer } from '../src/embedded';
+import { startEmbeddedServer } from '@hindsight/engine';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from './processes';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);

@@ -13,7 +13,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createAppDeps, prepareDatabase } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { startEmbeddedServer } from '../src/embedded';
+import { startEmbeddedServer } from '@hindsight/engine';
 import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import { silentLogger } from '../src/logger';
 import { buildAppSchema } from '../src/schema';

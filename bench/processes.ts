@@ -6,7 +6,7 @@ import { DIMENSIONS } from './seed';
 
 /** Compiled entry points, relative to the repository root (`npm run bench` builds them first). */
 export const ROOT = path.resolve(__dirname, '..', '..');
-export const ENGINE_SCRIPT = path.join(ROOT, 'dist', 'src', 'embedded', 'cli.js');
+export const ENGINE_SCRIPT = require.resolve('@hindsight/engine/cli');
 export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 

@@ -9,8 +9,8 @@
  * Targets, in this order (the data written by one is seen by the next):
  * - embedded: the server as users run it by default, with its engine in-process under DATA_DIR. Started twice: the
  *   first start builds the search index from MongoDB, the restart loads what the first one persisted (if anything).
- * - shared: the engine alone (`dist/src/embedded/cli.js`) on the same DATA_DIR, with the GraphQL server and the
- *   baseline both connecting to it through MONGODB_URI: same database, same path to it, so req/s ratios are the
+ * - shared: the engine alone (`npm run db`: the @hindsight/engine CLI) on the same DATA_DIR, with the GraphQL server
+ *   and the baseline both connecting to it through MONGODB_URI: same database, same path to it, so req/s ratios are the
  *   GraphQL overhead. Only the operations that have a baseline run here.
  * - mongod: the same against a real mongod (TEST_MONGODB_URI, MONGOMS_SYSTEM_BINARY or a cached binary; never
  *   downloaded), seeded separately; skipped with a note when none is available.

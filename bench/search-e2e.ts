@@ -22,7 +22,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { createAppDeps, prepareDatabase, type AppDeps } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { startEmbeddedServer } from '../src/embedded';
+import { startEmbeddedServer } from '@hindsight/engine';
 import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import type { EmbeddingProvider } from '../src/embeddings/provider';
 import { toStoredVector } from '../src/embeddings/vectors';

@@ -17,8 +17,6 @@ export interface Config {
   mongodbUri: string | undefined;
   mongodbDb: string | undefined;
   dataDir: string;
-  dbPort: number;
-  dbHost: string;
   engineCompactAfterBytes: number;
   engineChangeLogEvents: number;
   embeddingsProvider: EmbeddingsProviderName;
@@ -161,22 +159,6 @@ export const VARIABLES = [
     defaultText: './data',
     expected: 'a directory path',
     parse: (raw) => path.resolve(optional(raw) ?? './data'),
-  }),
-  define({
-    name: 'DB_PORT',
-    key: 'dbPort',
-    description: 'Port of the engine started alone by `npm run db`.',
-    defaultText: '27017',
-    expected: 'an integer from 0 to 65535',
-    parse: (raw) => integer(0, 65535, 27017)('DB_PORT', raw),
-  }),
-  define({
-    name: 'DB_HOST',
-    key: 'dbHost',
-    description: 'Interface the engine started by `npm run db` listens on.',
-    defaultText: '127.0.0.1',
-    expected: 'a host name or IP address',
-    parse: (raw) => optional(raw) ?? '127.0.0.1',
   }),
   define({
     name: 'ENGINE_COMPACT_AFTER_BYTES',

@@ -1,8 +1,7 @@
 import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { startEmbeddedServer, type EmbeddedServer } from '../embedded';
-import { canStartEngineThread, startEngineThread } from '../embedded/thread';
+import { canStartEngineThread, startEmbeddedServer, startEngineThread, type EmbeddedServer, type EngineOptions } from '@hindsight/engine';
 
 export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
 
@@ -49,7 +48,7 @@ export async function connectDatabase(
       compactAfterBytes: config.engineCompactAfterBytes,
       changeLogEvents: config.engineChangeLogEvents,
       log: (line: string) => logger.info(line, { component: 'embedded-engine' }),
-    };
+    } satisfies EngineOptions;
     // Its own thread when compiled (npm start); in this thread when the sources run uncompiled (ts-jest).
     const thread = canStartEngineThread();
     embedded = thread

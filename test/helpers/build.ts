@@ -10,6 +10,6 @@ export const ROOT = path.resolve(__dirname, '../..');
  */
 export function compiled(relative: string): string {
   const file = path.join(ROOT, 'dist', relative);
-  if (!existsSync(file)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(file)) execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   return file;
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedServer } from '../../src/embedded';
+import { startEmbeddedServer } from '@hindsight/engine';
 import { URI_VARIABLE, localMongodBinary, testTarget } from './target';
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { silentLogger } from '../../src/logger';
 import { startHindsight, type RunningHindsight } from '../../src/main';
-import { startEmbeddedServer } from '../../src/embedded';
+import { startEmbeddedServer } from '@hindsight/engine';
 
 const SERVER_INFO = '{ serverInfo { database { kind } } }';
 

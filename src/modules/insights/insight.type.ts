@@ -1,5 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { AgentType, InsightType, type AgentInsightDocument, type EvidenceDocument } from './insight.document';
+import { AgentType, InsightType, type AgentInsightDocument } from './insight.document';
 
 export { AgentType, InsightType };
 

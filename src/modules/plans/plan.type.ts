@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { ConnectionType } from '../shared/connection';
-import type { PlanPatternDocument, PlanStepDocument } from './plan.document';
+import type { PlanPatternDocument } from './plan.document';
 
 @ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {

@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ActionMode, ActionProgress, Relevance, ToolOutcome, type ActionDocument, type ToolCallDocument } from '../tasks/task.document';
+import { ActionMode, ActionProgress, Relevance, ToolOutcome, type ActionDocument } from '../tasks/task.document';
 import { Task } from '../tasks/task.type';
 
 export { ActionMode, ActionProgress, Relevance, ToolOutcome };

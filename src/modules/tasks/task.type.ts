@@ -1,6 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { AgentType } from '../insights/insight.type';
-import type { PlanStepDocument } from '../plans/plan.document';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import { PlanStep } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';

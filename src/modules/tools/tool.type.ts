@@ -1,5 +1,4 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import type { ContextStats, ErrorStats, ExecutionCounts } from './tool.aggregation';
 
 // simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
 @ObjectType({ simpleResolvers: true, description: 'An error of a tool in one context, with how often it occurred.' })

@@ -1,0 +1,146 @@
+/** Engine behaviour that needs a clock or has no mongod equivalent, checked on the Engine directly. */
+import { BSON, Long, ObjectId, type Document } from 'bson';
+import type { JournalOp } from '../src/durability';
+import { Engine } from '../src/commands';
+import { CursorManager } from '../src/cursors';
+import { findDocuments } from '../src/query';
+import { Index, Store } from '../src/store';
+
+/** Test stand-in for the DurableLog: records what the engine appends. */
+class RecordingJournal {
+  readonly appends: JournalOp[][] = [];
+  async append(ops: JournalOp[]): Promise<void> {
+    this.appends.push(ops);
+  }
+}
+
+let journal: RecordingJournal;
+let engine: Engine;
+const run = (command: Document): Promise<Document> => engine.execute({ ...command, $db: 'db' }, 1);
+
+beforeEach(() => {
+  journal = new RecordingJournal();
+  engine = new Engine(new Store(), journal);
+});
+afterEach(() => engine.close());
+
+test('a write command appends one journal record with every op; reads append nothing', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+  expect(journal.appends).toHaveLength(1);
+  // The clock op first: the wall time of the record's change events.
+  expect(journal.appends[0].map((op) => op.t)).toEqual(['clock', 'createColl', 'put', 'put']);
+  await run({ update: 'c', updates: [{ q: {}, u: { $set: { x: 1 } }, multi: true }] });
+  expect(journal.appends[1].map((op) => op.t)).toEqual(['clock', 'patch', 'patch']);
+  await run({ find: 'c', filter: {} });
+  await run({ update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { x: 1 } } }] }); // no change: nothing to journal
+  expect(journal.appends).toHaveLength(2);
+});
+
+test('a write that fails half-way journals what it did apply', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }] });
+  const reply = await run({ insert: 'c', documents: [{ _id: 2 }, { _id: 1 }, { _id: 3 }] });
+  expect(reply.n).toBe(1);
+  expect(reply.writeErrors).toHaveLength(1);
+  expect(journal.appends[1]).toEqual([{ t: 'clock', wall: expect.any(Number) }, { t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } }]);
+});
+
+test('the TTL pass removes documents whose date is older than expireAfterSeconds, and journals it', async () => {
+  const now = new Date('2025-01-01T12:00:00Z');
+  await run({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_1', expireAfterSeconds: 60 }] });
+  await run({
+    insert: 'c',
+    documents: [
+      { _id: 'old', at: new Date(now.getTime() - 61_000) },
+      { _id: 'fresh', at: new Date(now.getTime() - 10_000) },
+      { _id: 'array', at: [new Date(now.getTime() - 3600_000), new Date(now.getTime())] },
+      { _id: 'not-a-date', at: 'yesterday' },
+    ],
+  });
+  expect(await engine.expireDocuments(now)).toBe(2);
+  const left = await run({ find: 'c', filter: {}, sort: { _id: 1 } });
+  expect(left.cursor.firstBatch.map((doc: Document) => doc._id)).toEqual(['fresh', 'not-a-date']);
+  expect(journal.appends.at(-1)!.map((op) => op.t)).toEqual(['clock', 'del', 'del']);
+  // TTL deletes are change events like any other delete.
+  const { changes } = engine.store;
+  const last = [changes.lastSeq - 1, changes.lastSeq].map((seq) => changes.event(seq));
+  expect(last.map((event) => [event.type, event.id])).toEqual([
+    ['delete', 'old'],
+    ['delete', 'array'],
+  ]);
+  expect(changes.visibleSeq).toBe(changes.lastSeq);
+});
+
+test('idle cursors expire and then answer CursorNotFound', async () => {
+  const cursors = new CursorManager(30);
+  try {
+    const reply = cursors.firstBatch('db.c', { docs: [{ a: 1 }, { a: 2 }, { a: 3 }] }, 1, false);
+    const id = reply.cursor.id as Long;
+    expect(cursors.getMore(id, 'db.c', 1).cursor.nextBatch).toEqual([{ a: 2 }]);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(cursors.size).toBe(0);
+    expect(() => cursors.getMore(id, 'db.c', 1)).toThrow(expect.objectContaining({ code: 43 }));
+  } finally {
+    cursors.close();
+  }
+});
+
+test('a getMore on another namespace is refused', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1 }, { _id: 2 }] });
+  const first = await run({ find: 'c', filter: {}, batchSize: 1 });
+  const reply = await run({ getMore: first.cursor.id, collection: 'other' });
+  expect(reply).toMatchObject({ ok: 0, code: 13 });
+});
+
+test('non-simple collations are refused rather than ignored', async () => {
+  const reply = await run({ find: 'c', filter: {}, collation: { locale: 'en', strength: 2 } });
+  expect(reply).toMatchObject({ ok: 0, code: 238, codeName: 'NotImplemented' });
+  const simple = await run({ find: 'c', filter: {}, collation: { locale: 'simple' } });
+  expect(simple.ok).toBe(1);
+});
+
+test('$bsonSize (used by the session repository) measures documents', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1, s: 'abc' }] });
+  const reply = await run({ aggregate: 'c', pipeline: [{ $project: { _id: 0, size: { $bsonSize: '$$ROOT' } } }], cursor: {} });
+  expect(reply.cursor.firstBatch).toEqual([{ size: 4 + (1 + 4 + 4) + (1 + 2 + 4 + 4) + 1 }]);
+  const filtered = await run({ find: 'c', filter: { $expr: { $lte: [{ $bsonSize: '$$ROOT' }, 10] } } });
+  expect(filtered.cursor.firstBatch).toEqual([]);
+});
+
+test('sizes measured incrementally after copy-on-write updates match a full encoding', async () => {
+  await run({ insert: 'c', documents: [{ _id: 's', agents: { a1: { messages: [] } }, meta: { n: 1 } }] });
+  for (let i = 0; i < 30; i++) {
+    await run({
+      update: 'c',
+      updates: [{ q: { _id: 's' }, u: { $push: { 'agents.a1.messages': { id: i, text: 'é'.repeat(i), at: new Date(), ref: new ObjectId() } }, $inc: { 'meta.n': 0.5 }, $set: { [`agents.a${i % 3}.seen`]: i } } }],
+    });
+    const measured = await run({ find: 'c', filter: { _id: 's', $expr: { $gte: [{ $bsonSize: '$$ROOT' }, 0] } }, projection: { _id: 0, size: { $bsonSize: '$$ROOT' } } });
+    const stored = (await run({ find: 'c', filter: { _id: 's' } })).cursor.firstBatch[0];
+    expect(measured.cursor.firstBatch[0].size).toBe(BSON.calculateObjectSize(stored));
+  }
+});
+
+test('an equality on the first field of a compound index reads only the documents that index lists', () => {
+  const index = new Index({ v: 2, key: { agent: 1, at: 1 }, name: 'agent_at' });
+  const docs = Array.from({ length: 50 }, (_, i) => ({ _id: i, agent: `a${i % 5}`, at: i, tags: [`t${i % 3}`] }));
+  for (const doc of docs) index.add(index.keysOf(doc), String(doc._id), doc._id);
+  // Any scan of the collection fails: the planner must go through the index.
+  const collection = {
+    docs: Object.assign(new Map(docs.map((doc) => [String(doc._id), doc])), {
+      values(): never {
+        throw new Error('scanned the collection');
+      },
+    }),
+    records: new Map(docs.map((doc) => [String(doc._id), doc._id])),
+    indexes: new Map([[index.spec.name, index]]),
+  };
+  const found = findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } }, sort: { at: 1 } });
+  expect(found.map((doc) => doc._id)).toEqual([22, 27, 32, 37, 42, 47]);
+  expect(findDocuments(collection, { filter: { agent: { $in: ['a0', 'a1'] } } })).toHaveLength(20);
+  // After a document leaves the index, the lookup no longer lists it.
+  index.remove(index.keysOf(docs[22]), '22', 22);
+  expect(findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } } }).map((doc) => doc._id)).not.toContain(22);
+  // Nor does a clause of a top-level $and (how a filtered search checks its candidates).
+  expect(findDocuments(collection, { filter: { $and: [{ at: { $lt: 10 } }, { agent: 'a3' }] } }).map((doc) => doc._id)).toEqual([3, 8]);
+  // A condition on the second field alone cannot use it.
+  expect(() => findDocuments(collection, { filter: { at: 3 } })).toThrow('scanned the collection');
+});

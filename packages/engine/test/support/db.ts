@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { URI_VARIABLE } from './target';
+
+export interface TestDatabase {
+  client: MongoClient;
+  db: Db;
+  uri: string;
+  /** Commands the client sent since the last `reset()`, handshakes and pings left out. */
+  commands: CommandLog;
+  /** Drops this file's database and closes the client. */
+  close(): Promise<void>;
+}
+
+export class CommandLog {
+  readonly events: CommandStartedEvent[] = [];
+
+  reset(): void {
+    this.events.length = 0;
+  }
+
+  /** Commands of one name (e.g. `find`, `aggregate`) sent to one collection, or all of them. */
+  count(commandName?: string, collection?: string): number {
+    return this.events.filter(
+      (event) =>
+        (!commandName || event.commandName === commandName) &&
+        (!collection || event.command[event.commandName] === collection),
+    ).length;
+  }
+}
+
+const IGNORED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions', 'buildInfo']);
+
+/** A fresh, uniquely named database on the run's test server (the engine, or mongod). */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const uri = process.env[URI_VARIABLE];
+  if (!uri) throw new Error(`${URI_VARIABLE} is not set: run the tests through jest (globalSetup starts the server).`);
+  const client = new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true });
+  const commands = new CommandLog();
+  client.on('commandStarted', (event) => {
+    if (!IGNORED_COMMANDS.has(event.commandName)) commands.events.push(event);
+  });
+  await client.connect();
+  const db = client.db(`test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`);
+  return {
+    client,
+    db,
+    uri,
+    commands,
+    async close() {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
