@@ -1,7 +1,7 @@
 /** Integration tests share one embedded engine (started in globalSetup); each test file uses its own database. */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages/engine/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],

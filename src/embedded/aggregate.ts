@@ -3,7 +3,7 @@ import { Long } from 'bson';
 import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { MINGO_OPTIONS, findDocuments, mingoError, withMongoRegexes, type FindSpec } from './query';
-import { Store, withIdFirst } from './store';
+import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
 import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
@@ -120,7 +120,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
   }
 
   // Fold the leading $match/$sort/$skip/$limit into one planned find.
-  const spec: FindSpec = {};
+  const spec: FindSpec = { variables: isPlainObject(variables) ? variables : undefined };
   let at = 0;
   if (stages[at] && '$match' in stages[at] && isPlainObject(stages[at].$match)) spec.filter = stages[at++].$match;
   if (stages[at] && '$sort' in stages[at] && isPlainObject(stages[at].$sort)) spec.sort = stages[at++].$sort;
@@ -196,9 +196,11 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
   const whenMatched = spec.whenMatched ?? 'merge';
   const whenNotMatched = spec.whenNotMatched ?? 'insert';
   const collection = store.ensureCollection(target.db, target.coll, ops);
+  let onIndex = ID_INDEX;
   if (!(on.length === 1 && on[0] === '_id')) {
-    const covered = [...collection.indexes.values()].some((index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)));
-    if (!covered) throw new CommandError(51183, 'Cannot find index to verify that join fields will be unique');
+    const covering = [...collection.indexes.values()].find((index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)));
+    if (!covering) throw new CommandError(51183, 'Cannot find index to verify that join fields will be unique');
+    onIndex = covering.spec;
   }
   const pipelineUpdate = Array.isArray(whenMatched) ? compileUpdate(whenMatched) : undefined;
   for (const result of results) {
@@ -214,7 +216,8 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
     let next: Doc;
     if (pipelineUpdate) next = pipelineUpdate.apply(existing, { isInsert: false });
     else if (whenMatched === 'keepExisting') continue;
-    else if (whenMatched === 'fail') throw new CommandError(ErrorCode.DuplicateKey, `$merge with whenMatched: fail found an existing document with the same values for the 'on' fields`);
+    // mongod inserts for whenMatched: 'fail', so the error is the unique index's own duplicate key error.
+    else if (whenMatched === 'fail') throw duplicateKeyError(`${target.db}.${target.coll}`, onIndex, Object.keys(onIndex.key).map((field) => filter[field]));
     else if (whenMatched === 'replace') next = { ...result, _id: existing._id };
     else next = { ...existing, ...result, _id: existing._id };
     if (canonicalKey(next._id) !== canonicalKey(existing._id)) next._id = existing._id;

@@ -5,7 +5,7 @@ import { openChangeStream, streamGetMore } from './change-streams';
 import { CursorManager, DEFAULT_FIRST_BATCH } from './cursors';
 import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
 import { compileProjection } from './projection';
-import { compileFilter, findDocuments } from './query';
+import { compileFilter, findDocuments, letVariables } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
 import { MAX_MESSAGE_SIZE } from './wire';
@@ -37,6 +37,9 @@ const MAX_BSON_SIZE = 16 * 1024 * 1024;
 const TTL_MONITOR_INTERVAL_MS = 60_000;
 const MAX_WIRE_VERSION = 21; // MongoDB 7.0
 const SERVER_VERSION = '7.0.0';
+
+/** mongod's code for a field its IDL parser does not know (no code name: `Location40415`). */
+const UNKNOWN_FIELD = 40415;
 
 /** Fields that make a command part of a transaction, which a standalone server refuses. */
 const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
@@ -204,6 +207,23 @@ function validateId(doc: Doc): void {
   if (Array.isArray(id) || id instanceof RegExp || id === undefined) {
     throw new CommandError(ErrorCode.InvalidIdField, `The '_id' value cannot be of type ${bsonTypeName(id)}`);
   }
+  const dollar = isPlainObject(id) ? dollarPrefixedField(id) : undefined;
+  if (dollar !== undefined) {
+    throw new CommandError(ErrorCode.DollarPrefixedFieldName, `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+  }
+}
+
+/** DBRef's own fields are the only `$`-prefixed names mongod stores inside an `_id` document. */
+const DBREF_FIELDS = new Set(['$ref', '$id', '$db']);
+
+/** The first `$`-prefixed field name at any depth of `doc` (arrays included), other than DBRef's; undefined if none. */
+function dollarPrefixedField(doc: Doc): string | undefined {
+  for (const [key, value] of Object.entries(doc)) {
+    if (key.startsWith('$') && !DBREF_FIELDS.has(key)) return key;
+    const nested = isPlainObject(value) ? dollarPrefixedField(value) : Array.isArray(value) ? dollarPrefixedField({ ...value }) : undefined;
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
 }
 
 const ok = (reply: Doc = {}): Doc => ({ ...reply, ok: 1 });
@@ -258,7 +278,8 @@ function find(command: Document, { db, engine }: CommandContext): Doc {
   const limit = rawLimit === undefined ? undefined : Math.abs(rawLimit);
   const batchSize = nonNegative(optionalCount(command, 'batchSize', 'find'), 'batchSize');
   const project = compileProjection(projection);
-  const docs = findDocuments(engine.store.collection(db, name), { filter, sort, skip, limit });
+  const variables = letVariables(command, 'find');
+  const docs = findDocuments(engine.store.collection(db, name), { filter, sort, skip, limit, variables });
   const singleBatch = command.singleBatch === true || (rawLimit !== undefined && rawLimit < 0);
   return engine.cursors.firstBatch(`${db}.${name}`, { docs, project, filter }, batchSize, singleBatch);
 }
@@ -341,7 +362,7 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
   if (pipeline.slice(1).some((stage) => isPlainObject(stage) && '$changeStream' in stage)) {
     throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
   }
-  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, command.let);
+  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, letVariables(command, 'aggregate'));
   const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
   return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
 }
@@ -388,11 +409,11 @@ function updateStatement(
   name: string,
   filter: Doc | undefined,
   update: CompiledUpdate,
-  options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean },
+  options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean; variables?: Doc },
   ops: JournalOp[],
 ): UpdateOutcome {
-  if (update.kind !== 'operators' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
-  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1 });
+  if (update.kind === 'replacement' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
+  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1, variables: options.variables });
   if (matches.length) {
     let modified = 0;
     let value: Doc | null = null;
@@ -423,6 +444,11 @@ function update(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'update');
   const statements = requireArray(command, 'updates', 'update');
   const ordered = command.ordered !== false;
+  const variables = letVariables(command, 'update');
+  // An update statement's `sort` came with 8.0: the 7.0 this engine reports refuses the whole command as its parser does.
+  if (statements.some((statement) => isPlainObject(statement) && statement.sort !== undefined)) {
+    throw new CommandError(UNKNOWN_FIELD, "BSON field 'update.updates.sort' is an unknown field.");
+  }
   const writeErrors: Doc[] = [];
   const upserted: Doc[] = [];
   let n = 0;
@@ -432,11 +458,9 @@ function update(command: Document, { db, engine, ops }: CommandContext): Doc {
       const statement = statements[i];
       if (!isPlainObject(statement)) throw typeMismatch('update statements must be objects');
       const filter = optionalObject(statement, 'q', 'update.updates');
-      const compiled = compileUpdate(statement.u, statement.arrayFilters);
-      const sort = optionalObject(statement, 'sort', 'update.updates');
+      const compiled = compileUpdate(statement.u, statement.arrayFilters, variables);
       const multi = statement.multi === true;
-      if (sort && multi) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify sort with multi=true');
-      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, sort }, ops);
+      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, variables }, ops);
       if (outcome.upsertedId !== undefined) {
         n++;
         upserted.push({ index: i, _id: outcome.upsertedId });
@@ -461,6 +485,7 @@ function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'delete');
   const statements = requireArray(command, 'deletes', 'delete');
   const ordered = command.ordered !== false;
+  const variables = letVariables(command, 'delete');
   const writeErrors: Doc[] = [];
   let n = 0;
   for (let i = 0; i < statements.length; i++) {
@@ -471,7 +496,7 @@ function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
       const limit = toNumber(statement.limit);
       if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${String(statement.limit)}`);
       const collection = engine.store.collection(db, name);
-      const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined });
+      const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined, variables });
       for (const doc of matches) collection!.remove(doc, ops);
       n += matches.length;
     } catch (error) {
@@ -494,17 +519,18 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
   if (!removeDoc && command.update === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
   if (removeDoc && (upsert || returnNew)) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true or new=true and remove=true');
   const project = compileProjection(fields);
+  const variables = letVariables(command, 'findAndModify');
   const collection = engine.store.collection(db, name);
   let value: Doc | null = null;
   let lastErrorObject: Doc;
   if (removeDoc) {
-    const [doc] = findDocuments(collection, { filter, sort, limit: 1 });
+    const [doc] = findDocuments(collection, { filter, sort, limit: 1, variables });
     if (doc) collection!.remove(doc, ops);
     value = doc ?? null;
     lastErrorObject = { n: doc ? 1 : 0 };
   } else {
-    const compiled = compileUpdate(command.update, command.arrayFilters);
-    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew }, ops);
+    const compiled = compileUpdate(command.update, command.arrayFilters, variables);
+    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew, variables }, ops);
     value = outcome.value ?? null;
     lastErrorObject =
       outcome.upsertedId !== undefined

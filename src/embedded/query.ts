@@ -184,14 +184,39 @@ export function withMongoRegexes<T>(value: T): T {
   return value;
 }
 
-/** Compiles a query filter; throws CommandError (code 2, or 27 for `$text`) for filters mongod would reject. */
-export function compileFilter(filter: unknown): Matcher {
+/**
+ * A command's `let` as the variables its expressions see: each value is an expression, evaluated once before the
+ * command runs (so `{$rand: {}}` is one number for every document), as mongod does. Undefined without `let`.
+ */
+export function letVariables(command: Doc, commandName: string): Doc | undefined {
+  const spec = command.let;
+  if (spec === undefined) return undefined;
+  if (!isPlainObject(spec)) {
+    throw new CommandError(ErrorCode.TypeMismatch, `BSON field '${commandName}.let' is the wrong type '${bsonTypeName(spec)}', expected type 'object'`);
+  }
+  const variables: Doc = {};
+  try {
+    for (const [name, expression] of Object.entries(spec)) {
+      if (!/^[a-z\u0080-\uffff]/.test(name)) throw new CommandError(16870, `'${name}' starts with an invalid character for a user variable name`);
+      variables[name] = evalExpr({}, expression, { ...MINGO_OPTIONS, variables });
+    }
+  } catch (error) {
+    throw mingoError(error);
+  }
+  return variables;
+}
+
+/**
+ * Compiles a query filter; throws CommandError (code 2, or 27 for `$text`) for filters mongod would reject.
+ * `variables` (a command's `let`) are visible to `$expr` as `$$name`.
+ */
+export function compileFilter(filter: unknown, variables?: Doc): Matcher {
   if (filter === undefined || filter === null) return MATCH_ALL;
   if (!isPlainObject(filter)) throw new CommandError(ErrorCode.TypeMismatch, "'filter' must be an object");
   if (!Object.keys(filter).length) return MATCH_ALL;
   if ('$text' in filter) throw new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
   try {
-    const query = new Query(withMongoRegexes(filter), MINGO_COMPUTE);
+    const query = new Query(withMongoRegexes(filter), variables ? { ...MINGO_OPTIONS, variables } : MINGO_COMPUTE);
     return (doc) => query.test(doc);
   } catch (error) {
     throw mingoError(error);
@@ -582,6 +607,8 @@ function* matching(docs: Iterable<Doc>, match: Matcher): Generator<Doc> {
 
 export interface FindSpec {
   filter?: Doc;
+  /** The command's `let` variables (see letVariables), for `$expr` in the filter. */
+  variables?: Doc;
   sort?: Doc;
   skip?: number;
   limit?: number;
@@ -594,10 +621,10 @@ export interface FindSpec {
  */
 export function findDocuments(collection: Searchable | undefined, spec: FindSpec): Doc[] {
   if (!collection) {
-    compileFilter(spec.filter);
+    compileFilter(spec.filter, spec.variables);
     return [];
   }
-  const match = compileFilter(spec.filter);
+  const match = compileFilter(spec.filter, spec.variables);
   // { $natural: ±1 } is storage order, which is insertion order here.
   const natural = spec.sort && Object.keys(spec.sort).length === 1 ? spec.sort.$natural : undefined;
   const keys = natural === undefined ? parseSort(spec.sort) : undefined;
