@@ -2,7 +2,7 @@ import { Aggregator } from 'mingo/aggregator';
 import { Long } from 'bson';
 import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { MINGO_OPTIONS, findDocuments, mingoError, withMongoRegexes, type FindSpec } from './query';
+import { MINGO_OPTIONS, compileFilter, findDocuments, mingoError, withMongoRegexes, type FindSpec } from './query';
 import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
@@ -104,11 +104,12 @@ function outputTarget(db: string, spec: unknown, stage: '$out' | '$merge'): Targ
  * (so `_id` and index lookups apply); the rest runs in mingo. `$out` and `$merge` write into the store
  * (their journal ops are appended to `ops`) and the pipeline then returns no documents, as in mongod.
  */
-export function runAggregate(store: Store, db: string, collection: string | undefined, pipeline: unknown[], ops: JournalOp[], variables: unknown): Doc[] {
+export function runAggregate(store: Store, db: string, collection: string | undefined, pipeline: unknown[], ops: JournalOp[], variables: unknown, collation?: Doc): Doc[] {
   const stages = pipeline.map((stage, index) => {
     stageName(stage, index);
     return stage as Doc;
   });
+  if (collation) checkCollatedPipeline(stages, collation);
   let output: { stage: '$out' | '$merge'; spec: unknown } | undefined;
   const last = stages[stages.length - 1];
   if (last && ('$out' in last || '$merge' in last)) {
@@ -120,7 +121,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
   }
 
   // Fold the leading $match/$sort/$skip/$limit into one planned find.
-  const spec: FindSpec = { variables: isPlainObject(variables) ? variables : undefined };
+  const spec: FindSpec = { variables: isPlainObject(variables) ? variables : undefined, collation };
   let at = 0;
   if (stages[at] && '$match' in stages[at] && isPlainObject(stages[at].$match)) spec.filter = stages[at++].$match;
   if (stages[at] && '$sort' in stages[at] && isPlainObject(stages[at].$sort)) spec.sort = stages[at++].$sort;
@@ -157,6 +158,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
       const aggregator = new Aggregator(withMongoRegexes(rest), {
         ...MINGO_OPTIONS,
         variables: isPlainObject(variables) ? variables : undefined,
+        collation: collation as never,
         collectionResolver: (name: string) => (store.collection(db, name) ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc) : []),
       });
       results = aggregator.run(input) as Doc[];
@@ -172,6 +174,27 @@ export function runAggregate(store: Store, db: string, collection: string | unde
   if (output.stage === '$out') writeOut(store, target, results, ops);
   else merge(store, target, output.spec as Doc, results, ops);
   return [];
+}
+
+/** Stages that honour a collation here (their filters through compileFilter, $sort through mingo's collator). */
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count']);
+
+/** A `$group` that compares nothing: one constant group of `{$sum: <number>}` counts (countDocuments' own). */
+function countsOnly(group: unknown): boolean {
+  if (!isPlainObject(group)) return false;
+  const { _id: id, ...fields } = group;
+  const constant = id === null || typeof id === 'number' || (typeof id === 'string' && !id.startsWith('$'));
+  return constant && Object.values(fields).every((field) => isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$sum === 'number');
+}
+
+/** Refuses (238) a pipeline that would ignore a non-simple collation somewhere ($group keys, expressions...). */
+function checkCollatedPipeline(stages: Doc[], collation: Doc): void {
+  for (const stage of stages) {
+    const name = Object.keys(stage)[0];
+    if (name === '$group' && countsOnly(stage.$group)) continue;
+    if (!COLLATED_STAGES.has(name)) throw new CommandError(ErrorCode.NotImplemented, `${name} with a non-simple collation is not supported by the embedded engine`);
+    if (name === '$match') compileFilter(stage.$match, undefined, collation);
+  }
 }
 
 /** $out: the target's documents are replaced by the results; its indexes stay. */

@@ -19,6 +19,8 @@ export interface EmbeddedServerOptions {
   compactAfterBytes?: number;
   /** Change events kept for change streams to resume from (default 1,000,000; see changes.ts). */
   changeLogEvents?: number;
+  /** Serve test-only commands (`configureFailPoint`), like mongod's `enableTestCommands=1`. Default false. */
+  enableTestCommands?: boolean;
 }
 
 export interface EmbeddedServer {
@@ -50,7 +52,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
     spill.close();
     throw error;
   }
-  const engine = new Engine(store, journal, log);
+  const engine = new Engine(store, journal, log, { enableTestCommands: options.enableTestCommands });
   let server;
   try {
     server = await listen(engine, host, options.port ?? 27017, log, localSocketPath(options.dataDir));

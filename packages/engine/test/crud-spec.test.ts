@@ -27,7 +27,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-crud-spec-'));
-  server = await startEmbeddedServer({ dataDir, port: 0, host: '127.0.0.1' });
+  server = await startEmbeddedServer({ dataDir, port: 0, host: '127.0.0.1', enableTestCommands: true });
   admin = await new MongoClient(server.uri).connect();
 });
 
