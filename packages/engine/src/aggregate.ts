@@ -2,9 +2,9 @@ import { Aggregator } from 'mingo/aggregator';
 import { Long } from 'bson';
 import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
-import { MINGO_OPTIONS, mingoError, withMongoRegexes } from './filter';
+import { MINGO_OPTIONS, compileFilter, mingoError, withMongoRegexes } from './filter';
 import { findDocuments, type FindSpec } from './query';
-import { Store, withIdFirst } from './store';
+import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
 import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
@@ -105,11 +105,12 @@ function outputTarget(db: string, spec: unknown, stage: '$out' | '$merge'): Targ
  * (so `_id` and index lookups apply); the rest runs in mingo. `$out` and `$merge` write into the store
  * (their journal ops are appended to `ops`) and the pipeline then returns no documents, as in mongod.
  */
-export function runAggregate(store: Store, db: string, collection: string | undefined, pipeline: unknown[], ops: JournalOp[], variables: unknown): Doc[] {
+export function runAggregate(store: Store, db: string, collection: string | undefined, pipeline: unknown[], ops: JournalOp[], variables: unknown, collation?: Doc): Doc[] {
   const stages = pipeline.map((stage, index) => {
     stageName(stage, index);
     return stage as Doc;
   });
+  if (collation) checkCollatedPipeline(stages, collation);
   let output: { stage: '$out' | '$merge'; spec: unknown } | undefined;
   const last = stages[stages.length - 1];
   if (last && ('$out' in last || '$merge' in last)) {
@@ -121,7 +122,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
   }
 
   // Fold the leading $match/$sort/$skip/$limit into one planned find.
-  const spec: FindSpec = {};
+  const spec: FindSpec = { variables: isPlainObject(variables) ? variables : undefined, collation };
   let at = 0;
   if (stages[at] && '$match' in stages[at] && isPlainObject(stages[at].$match)) spec.filter = stages[at++].$match;
   if (stages[at] && '$sort' in stages[at] && isPlainObject(stages[at].$sort)) spec.sort = stages[at++].$sort;
@@ -158,6 +159,7 @@ export function runAggregate(store: Store, db: string, collection: string | unde
       const aggregator = new Aggregator(withMongoRegexes(rest), {
         ...MINGO_OPTIONS,
         variables: isPlainObject(variables) ? variables : undefined,
+        collation: collation as never,
         collectionResolver: (name: string) => (store.collection(db, name) ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc) : []),
       });
       results = aggregator.run(input) as Doc[];
@@ -173,6 +175,27 @@ export function runAggregate(store: Store, db: string, collection: string | unde
   if (output.stage === '$out') writeOut(store, target, results, ops);
   else merge(store, target, output.spec as Doc, results, ops);
   return [];
+}
+
+/** Stages that honour a collation here (their filters through compileFilter, $sort through mingo's collator). */
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count']);
+
+/** A `$group` that compares nothing: one constant group of `{$sum: <number>}` counts (countDocuments' own). */
+function countsOnly(group: unknown): boolean {
+  if (!isPlainObject(group)) return false;
+  const { _id: id, ...fields } = group;
+  const constant = id === null || typeof id === 'number' || (typeof id === 'string' && !id.startsWith('$'));
+  return constant && Object.values(fields).every((field) => isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$sum === 'number');
+}
+
+/** Refuses (238) a pipeline that would ignore a non-simple collation somewhere ($group keys, expressions...). */
+function checkCollatedPipeline(stages: Doc[], collation: Doc): void {
+  for (const stage of stages) {
+    const name = Object.keys(stage)[0];
+    if (name === '$group' && countsOnly(stage.$group)) continue;
+    if (!COLLATED_STAGES.has(name)) throw new CommandError(ErrorCode.NotImplemented, `${name} with a non-simple collation is not supported by the embedded engine`);
+    if (name === '$match') compileFilter(stage.$match, undefined, collation);
+  }
 }
 
 /** $out: the target's documents are replaced by the results; its indexes stay. */
@@ -197,9 +220,11 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
   const whenMatched = spec.whenMatched ?? 'merge';
   const whenNotMatched = spec.whenNotMatched ?? 'insert';
   const collection = store.ensureCollection(target.db, target.coll, ops);
+  let onIndex = ID_INDEX;
   if (!(on.length === 1 && on[0] === '_id')) {
-    const covered = [...collection.indexes.values()].some((index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)));
-    if (!covered) throw new CommandError(51183, 'Cannot find index to verify that join fields will be unique');
+    const covering = [...collection.indexes.values()].find((index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)));
+    if (!covering) throw new CommandError(51183, 'Cannot find index to verify that join fields will be unique');
+    onIndex = covering.spec;
   }
   const pipelineUpdate = Array.isArray(whenMatched) ? compileUpdate(whenMatched) : undefined;
   for (const result of results) {
@@ -215,7 +240,8 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
     let next: Doc;
     if (pipelineUpdate) next = pipelineUpdate.apply(existing, { isInsert: false });
     else if (whenMatched === 'keepExisting') continue;
-    else if (whenMatched === 'fail') throw new CommandError(ErrorCode.DuplicateKey, `$merge with whenMatched: fail found an existing document with the same values for the 'on' fields`);
+    // mongod inserts for whenMatched: 'fail', so the error is the unique index's own duplicate key error.
+    else if (whenMatched === 'fail') throw duplicateKeyError(`${target.db}.${target.coll}`, onIndex, Object.keys(onIndex.key).map((field) => filter[field]));
     else if (whenMatched === 'replace') next = { ...result, _id: existing._id };
     else next = { ...existing, ...result, _id: existing._id };
     if (canonicalKey(next._id) !== canonicalKey(existing._id)) next._id = existing._id;

@@ -4,7 +4,7 @@ import { runAggregate } from './aggregate';
 import { openChangeStream, streamGetMore } from './change-streams';
 import { CursorManager, DEFAULT_FIRST_BATCH } from './cursors';
 import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
-import { compileFilter } from './filter';
+import { compileFilter, letVariables, parseCollation, stringOrder } from './filter';
 import { compileProjection } from './projection';
 import { findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
@@ -39,29 +39,82 @@ const TTL_MONITOR_INTERVAL_MS = 60_000;
 const MAX_WIRE_VERSION = 21; // MongoDB 7.0
 const SERVER_VERSION = '7.0.0';
 
+/** mongod's code for a field its IDL parser does not know (no code name: `Location40415`). */
+const UNKNOWN_FIELD = 40415;
+
 /** Fields that make a command part of a transaction, which a standalone server refuses. */
 const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
 
-/** Collations other than `simple` would change string comparison; refusing them beats silently wrong results. */
-function rejectCollation(command: Document): void {
-  const statements = [command, ...(['updates', 'deletes'] as const).flatMap((field) => (Array.isArray(command[field]) ? command[field] : []))];
-  for (const statement of statements) {
-    const collation = isPlainObject(statement) ? statement.collation : undefined;
-    if (collation !== undefined && !(isPlainObject(collation) && collation.locale === 'simple')) {
-      throw new CommandError(ErrorCode.NotImplemented, 'collation is not supported by the embedded engine (only { locale: "simple" })');
-    }
+/** Commands that apply a `collation` (see parseCollation) to their own filter, sort or values. */
+const COLLATING_COMMANDS = new Set(['find', 'count', 'distinct', 'aggregate', 'update', 'delete', 'findAndModify', 'findandmodify']);
+
+/**
+ * A collation anywhere else (a collection's or an index's default) would change how stored strings compare, which
+ * the engine does not do: refused with NotImplemented rather than answered in binary order.
+ */
+function rejectCollation(name: string, command: Document): void {
+  if (COLLATING_COMMANDS.has(name)) return;
+  const collation = command.collation;
+  if (collation !== undefined && !(isPlainObject(collation) && collation.locale === 'simple')) {
+    throw new CommandError(ErrorCode.NotImplemented, `collation on ${name} is not supported by the embedded engine (only { locale: "simple" })`);
   }
+}
+
+const refuseCollated = (what: string): CommandError =>
+  new CommandError(ErrorCode.NotImplemented, `${what} with a non-simple collation is not supported by the embedded engine`);
+
+/** Refuses the parts of an update whose comparisons a collation would change and the engine does not collate. */
+function checkCollatedUpdate(update: unknown, arrayFilters: unknown): void {
+  if (Array.isArray(update)) throw refuseCollated('a pipeline update');
+  if (arrayFilters !== undefined) throw refuseCollated('arrayFilters');
+  if (!isPlainObject(update)) return;
+  for (const [op, fields] of Object.entries(update)) {
+    if (op === '$addToSet' || op === '$pull' || op === '$pullAll') throw refuseCollated(op);
+    const paths = isPlainObject(fields) ? Object.keys(fields) : [];
+    if (paths.some((path) => path.split('.').some((segment) => segment === '$' || segment.startsWith('$[')))) throw refuseCollated('a positional update');
+  }
+}
+
+/**
+ * Thrown by Engine.execute when a `failCommand` fail point with `closeConnection` fires: the server closes the
+ * connection without replying, as mongod does.
+ */
+export class CloseConnection extends Error {
+  constructor(command: string) {
+    super(`fail point closed the connection on '${command}'`);
+    this.name = 'CloseConnection';
+  }
+}
+
+/** mongod's `failCommand` fail point, as the drivers' spec tests configure it (only the fields supported here). */
+interface FailCommand {
+  /** How many more commands it fails (Infinity for alwaysOn). */
+  remaining: number;
+  commands: Set<string>;
+  errorCode?: number;
+  errorLabels?: string[];
+  closeConnection: boolean;
+}
+
+const FAIL_COMMAND_FIELDS = new Set(['failCommands', 'errorCode', 'errorLabels', 'closeConnection']);
+
+export interface EngineOptions {
+  /** Serve test-only commands (`configureFailPoint`), as mongod does with `enableTestCommands=1`. Default false. */
+  enableTestCommands?: boolean;
 }
 
 /** The engine: storage, cursors and the journal, executing one command at a time. */
 export class Engine {
   readonly cursors = new CursorManager();
   private readonly ttlMonitor: NodeJS.Timeout;
+  /** The `failCommand` fail point while it is on. */
+  failCommand?: FailCommand;
 
   constructor(
     readonly store: Store,
     private readonly journal: Journal,
     private readonly log: (line: string) => void = () => undefined,
+    readonly options: EngineOptions = {},
   ) {
     this.ttlMonitor = setInterval(() => {
       this.expireDocuments(new Date()).catch((error: unknown) => this.log(`embedded engine: TTL pass failed: ${String(error)}`));
@@ -95,8 +148,9 @@ export class Engine {
   }
 
   /**
-   * Runs a command and returns its reply document. Never throws: failures become `{ ok: 0, code, codeName, errmsg }`.
-   * The writes of a command are applied synchronously and made durable before the returned promise resolves.
+   * Runs a command and returns its reply document. Failures become `{ ok: 0, code, codeName, errmsg }`; the only
+   * throw is CloseConnection (a fail point's closeConnection). The writes of a command are applied synchronously
+   * and made durable before the returned promise resolves.
    */
   async execute(command: Document, connectionId: number): Promise<Document> {
     const name = Object.keys(command)[0];
@@ -105,17 +159,19 @@ export class Engine {
     try {
       const handler = name !== undefined && Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
       if (!handler) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name ?? ''}'`);
+      this.fireFailPoint(name!);
       if (TRANSACTION_FIELDS.some((field) => field in command)) {
         throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
       }
       const db = command.$db;
       if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
       if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
-      rejectCollation(command);
+      rejectCollation(name!, command);
       const result = handler(command, { db, engine: this, connectionId, ops });
       // Awaited only when it is a promise: a write must reach `commit` in the tick that applied it.
       reply = result instanceof Promise ? await result : result;
     } catch (error) {
+      if (error instanceof CloseConnection) throw error;
       reply = asCommandError(error).toReply();
     }
     if (ops.length) {
@@ -126,6 +182,16 @@ export class Engine {
       }
     }
     return reply;
+  }
+
+  /** Fails `command` as the `failCommand` fail point says, if it is on and names it. */
+  private fireFailPoint(command: string): void {
+    const point = this.failCommand;
+    if (!point || !point.commands.has(command)) return;
+    if (--point.remaining <= 0) this.failCommand = undefined;
+    if (point.closeConnection) throw new CloseConnection(command);
+    const labels = point.errorLabels ? { errorLabels: point.errorLabels } : {};
+    throw new CommandError(point.errorCode ?? ErrorCode.InternalError, `Failing command ${command} via 'failCommand' failpoint`, labels);
   }
 
   close(): void {
@@ -205,6 +271,23 @@ function validateId(doc: Doc): void {
   if (Array.isArray(id) || id instanceof RegExp || id === undefined) {
     throw new CommandError(ErrorCode.InvalidIdField, `The '_id' value cannot be of type ${bsonTypeName(id)}`);
   }
+  const dollar = isPlainObject(id) ? dollarPrefixedField(id) : undefined;
+  if (dollar !== undefined) {
+    throw new CommandError(ErrorCode.DollarPrefixedFieldName, `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+  }
+}
+
+/** DBRef's own fields are the only `$`-prefixed names mongod stores inside an `_id` document. */
+const DBREF_FIELDS = new Set(['$ref', '$id', '$db']);
+
+/** The first `$`-prefixed field name at any depth of `doc` (arrays included), other than DBRef's; undefined if none. */
+function dollarPrefixedField(doc: Doc): string | undefined {
+  for (const [key, value] of Object.entries(doc)) {
+    if (key.startsWith('$') && !DBREF_FIELDS.has(key)) return key;
+    const nested = isPlainObject(value) ? dollarPrefixedField(value) : Array.isArray(value) ? dollarPrefixedField({ ...value }) : undefined;
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
 }
 
 const ok = (reply: Doc = {}): Doc => ({ ...reply, ok: 1 });
@@ -259,7 +342,9 @@ function find(command: Document, { db, engine }: CommandContext): Doc {
   const limit = rawLimit === undefined ? undefined : Math.abs(rawLimit);
   const batchSize = nonNegative(optionalCount(command, 'batchSize', 'find'), 'batchSize');
   const project = compileProjection(projection);
-  const docs = findDocuments(engine.store.collection(db, name), { filter, sort, skip, limit });
+  const variables = letVariables(command, 'find');
+  const collation = parseCollation(command.collation);
+  const docs = findDocuments(engine.store.collection(db, name), { filter, sort, skip, limit, variables, collation });
   const singleBatch = command.singleBatch === true || (rawLimit !== undefined && rawLimit < 0);
   return engine.cursors.firstBatch(`${db}.${name}`, { docs, project, filter }, batchSize, singleBatch);
 }
@@ -296,12 +381,13 @@ function count(command: Document, { db, engine }: CommandContext): Doc {
   const filter = optionalObject(command, 'query', 'count');
   const skip = nonNegative(optionalCount(command, 'skip', 'count'), 'skip');
   const limit = optionalCount(command, 'limit', 'count');
+  const collation = parseCollation(command.collation);
   const collection = engine.store.collection(db, name);
   if (collection && (!filter || !Object.keys(filter).length)) {
     const total = Math.max(collection.docs.size - (skip ?? 0), 0);
     return ok({ n: limit ? Math.min(total, Math.abs(limit)) : total });
   }
-  return ok({ n: findDocuments(collection, { filter, skip, limit: limit && Math.abs(limit) }).length });
+  return ok({ n: findDocuments(collection, { filter, skip, limit: limit && Math.abs(limit), collation }).length });
 }
 
 function distinct(command: Document, { db, engine }: CommandContext): Doc {
@@ -309,8 +395,21 @@ function distinct(command: Document, { db, engine }: CommandContext): Doc {
   const key = command.key;
   if (typeof key !== 'string') throw typeMismatch(`BSON field 'distinct.key' is the wrong type '${bsonTypeName(key)}', expected type 'string'`);
   const filter = optionalObject(command, 'query', 'distinct');
+  const collation = parseCollation(command.collation);
+  const docs = findDocuments(engine.store.collection(db, name), { filter, collation });
+  if (collation) {
+    // Values equal under the collation are one value: the first found stands for them, as in mongod.
+    const order = stringOrder(collation);
+    const values: unknown[] = [];
+    for (const doc of docs) {
+      for (const value of pathValues(doc, key)) {
+        if (value !== undefined && !values.some((seen) => compareValues(seen, value, order) === 0)) values.push(value);
+      }
+    }
+    return ok({ values: values.sort((a, b) => compareValues(a, b, order)) });
+  }
   const seen = new Map<string, unknown>();
-  for (const doc of findDocuments(engine.store.collection(db, name), { filter })) {
+  for (const doc of docs) {
     for (const value of pathValues(doc, key)) {
       if (value === undefined) continue;
       const canonical = canonicalKey(value);
@@ -342,7 +441,8 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
   if (pipeline.slice(1).some((stage) => isPlainObject(stage) && '$changeStream' in stage)) {
     throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
   }
-  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, command.let);
+  const collation = parseCollation(command.collation);
+  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, letVariables(command, 'aggregate'), collation);
   const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
   return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
 }
@@ -389,11 +489,11 @@ function updateStatement(
   name: string,
   filter: Doc | undefined,
   update: CompiledUpdate,
-  options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean },
+  options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean; variables?: Doc; collation?: Doc },
   ops: JournalOp[],
 ): UpdateOutcome {
-  if (update.kind !== 'operators' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
-  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1 });
+  if (update.kind === 'replacement' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
+  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1, variables: options.variables, collation: options.collation });
   if (matches.length) {
     let modified = 0;
     let value: Doc | null = null;
@@ -424,6 +524,11 @@ function update(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'update');
   const statements = requireArray(command, 'updates', 'update');
   const ordered = command.ordered !== false;
+  const variables = letVariables(command, 'update');
+  // An update statement's `sort` came with 8.0: the 7.0 this engine reports refuses the whole command as its parser does.
+  if (statements.some((statement) => isPlainObject(statement) && statement.sort !== undefined)) {
+    throw new CommandError(UNKNOWN_FIELD, "BSON field 'update.updates.sort' is an unknown field.");
+  }
   const writeErrors: Doc[] = [];
   const upserted: Doc[] = [];
   let n = 0;
@@ -433,11 +538,11 @@ function update(command: Document, { db, engine, ops }: CommandContext): Doc {
       const statement = statements[i];
       if (!isPlainObject(statement)) throw typeMismatch('update statements must be objects');
       const filter = optionalObject(statement, 'q', 'update.updates');
-      const compiled = compileUpdate(statement.u, statement.arrayFilters);
-      const sort = optionalObject(statement, 'sort', 'update.updates');
+      const collation = parseCollation(statement.collation);
+      if (collation) checkCollatedUpdate(statement.u, statement.arrayFilters);
+      const compiled = compileUpdate(statement.u, statement.arrayFilters, variables);
       const multi = statement.multi === true;
-      if (sort && multi) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify sort with multi=true');
-      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, sort }, ops);
+      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, variables, collation }, ops);
       if (outcome.upsertedId !== undefined) {
         n++;
         upserted.push({ index: i, _id: outcome.upsertedId });
@@ -462,6 +567,7 @@ function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'delete');
   const statements = requireArray(command, 'deletes', 'delete');
   const ordered = command.ordered !== false;
+  const variables = letVariables(command, 'delete');
   const writeErrors: Doc[] = [];
   let n = 0;
   for (let i = 0; i < statements.length; i++) {
@@ -472,7 +578,8 @@ function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
       const limit = toNumber(statement.limit);
       if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${String(statement.limit)}`);
       const collection = engine.store.collection(db, name);
-      const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined });
+      const collation = parseCollation(statement.collation);
+      const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined, variables, collation });
       for (const doc of matches) collection!.remove(doc, ops);
       n += matches.length;
     } catch (error) {
@@ -495,17 +602,20 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
   if (!removeDoc && command.update === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
   if (removeDoc && (upsert || returnNew)) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true or new=true and remove=true');
   const project = compileProjection(fields);
+  const variables = letVariables(command, 'findAndModify');
+  const collation = parseCollation(command.collation);
+  if (collation && !removeDoc) checkCollatedUpdate(command.update, command.arrayFilters);
   const collection = engine.store.collection(db, name);
   let value: Doc | null = null;
   let lastErrorObject: Doc;
   if (removeDoc) {
-    const [doc] = findDocuments(collection, { filter, sort, limit: 1 });
+    const [doc] = findDocuments(collection, { filter, sort, limit: 1, variables, collation });
     if (doc) collection!.remove(doc, ops);
     value = doc ?? null;
     lastErrorObject = { n: doc ? 1 : 0 };
   } else {
-    const compiled = compileUpdate(command.update, command.arrayFilters);
-    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew }, ops);
+    const compiled = compileUpdate(command.update, command.arrayFilters, variables);
+    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew, variables, collation }, ops);
     value = outcome.value ?? null;
     lastErrorObject =
       outcome.upsertedId !== undefined
@@ -656,6 +766,10 @@ function normalizeIndexSpec(raw: unknown): IndexSpec {
   const name = raw.name ?? defaultIndexName(key);
   if (typeof name !== 'string' || !name) throw typeMismatch('The index name must be a non-empty string');
   if (raw.partialFilterExpression !== undefined) compileFilter(raw.partialFilterExpression);
+  // A collated index would compare its keys (uniqueness) by the collation; the engine's indexes compare binary.
+  if (raw.collation !== undefined && parseCollation(raw.collation)) {
+    throw new CommandError(ErrorCode.NotImplemented, 'an index with a non-simple collation is not supported by the embedded engine');
+  }
   const spec: IndexSpec = { v: 2, key, name };
   for (const [option, value] of Object.entries(raw)) {
     if (option === 'key' || option === 'name' || option === 'v' || option === 'ns' || option === 'background') continue;
@@ -768,7 +882,37 @@ function transactionCommand(): Doc {
   throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
 }
 
+/** `configureFailPoint` (a test command): only `failCommand`, with the modes `off`, `alwaysOn` and `{times}`. */
+function configureFailPoint(command: Document, { db, engine }: CommandContext): Doc {
+  if (!engine.options.enableTestCommands) throw new CommandError(ErrorCode.CommandNotFound, "no such command: 'configureFailPoint'");
+  if (db !== 'admin') throw new CommandError(ErrorCode.Unauthorized, 'configureFailPoint may only be run against the admin database.');
+  const name = command.configureFailPoint;
+  if (name !== 'failCommand') throw new CommandError(ErrorCode.NotImplemented, `fail point '${String(name)}' is not supported by the embedded engine`);
+  const mode = command.mode;
+  if (mode === 'off') {
+    engine.failCommand = undefined;
+    return ok({ count: 0 });
+  }
+  const times = mode === 'alwaysOn' ? Infinity : isPlainObject(mode) && Object.keys(mode).join() === 'times' ? toNumber(mode.times) : undefined;
+  if (times === undefined || !(times > 0)) throw badValue(`unsupported fail point mode ${JSON.stringify(mode)}`);
+  const data = optionalObject(command, 'data', 'configureFailPoint') ?? {};
+  const unsupported = Object.keys(data).filter((field) => !FAIL_COMMAND_FIELDS.has(field));
+  if (unsupported.length) throw new CommandError(ErrorCode.NotImplemented, `failCommand data fields not supported by the embedded engine: ${unsupported.join(', ')}`);
+  if (!Array.isArray(data.failCommands) || !data.failCommands.every((c: unknown) => typeof c === 'string')) {
+    throw badValue("'failCommands' must be an array of command names");
+  }
+  engine.failCommand = {
+    remaining: times,
+    commands: new Set(data.failCommands as string[]),
+    errorCode: toNumber(data.errorCode),
+    errorLabels: Array.isArray(data.errorLabels) ? (data.errorLabels as string[]) : undefined,
+    closeConnection: data.closeConnection === true,
+  };
+  return ok({ count: 0 });
+}
+
 const HANDLERS: Record<string, Handler> = {
+  configureFailPoint,
   hello: (command, context) => hello(context.connectionId, false),
   isMaster: (command, context) => hello(context.connectionId, true),
   ismaster: (command, context) => hello(context.connectionId, true),

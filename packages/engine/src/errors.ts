@@ -14,6 +14,7 @@ export const ErrorCode = {
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  DollarPrefixedFieldName: 52,
   InvalidIdField: 53,
   CommandNotFound: 59,
   ImmutableField: 66,

@@ -42,29 +42,121 @@ function queryValues(doc: unknown, path: string): unknown[] {
 
 const isNullish = (value: unknown): boolean => value === null || value === undefined;
 
-function equalsQueryValue(candidate: unknown, value: unknown): boolean {
+export type StringOrder = (a: string, b: string) => number;
+
+/** What mingo hands a query operator: the options of its Query, which carry the command's collation if any. */
+type OperatorOptions = { collation?: Doc } | undefined;
+
+const collators = new Map<string, StringOrder>();
+
+/**
+ * The string order of a collation spec that parseCollation accepted (locale, strength 1–3), through ICU as mongod;
+ * undefined for none. Collators are cached: building one costs far more than a query.
+ */
+export function stringOrder(collation: Doc | undefined): StringOrder | undefined {
+  if (!collation) return undefined;
+  const key = `${String(collation.locale)}/${String(collation.strength ?? 3)}`;
+  let order = collators.get(key);
+  if (!order) {
+    const collator = new Intl.Collator(String(collation.locale).replace(/_/g, '-'), { sensitivity: SENSITIVITY[Number(collation.strength ?? 3)], usage: 'sort' });
+    order = (a, b) => collator.compare(a, b);
+    collators.set(key, order);
+  }
+  return order;
+}
+
+/** ICU strengths 1–3 as Intl sensitivities: base letters; plus accents; plus case. */
+const SENSITIVITY: Record<number, Intl.CollatorOptions['sensitivity']> = { 1: 'base', 2: 'accent', 3: 'variant' };
+
+/** Collation fields mongod accepts, at the values that change nothing beyond `locale` and `strength`. */
+const COLLATION_DEFAULTS: Record<string, unknown> = {
+  caseLevel: false,
+  caseFirst: 'off',
+  numericOrdering: false,
+  alternate: 'non-ignorable',
+  maxVariable: 'punct',
+  normalization: false,
+  backwards: false,
+};
+
+/**
+ * A command's (or statement's) `collation`: undefined for none or `{locale: "simple"}`, else the spec. The engine
+ * implements `locale` with `strength` 1–3 for string comparisons in filters, sorts and distinct; anything else is
+ * refused with NotImplemented (238) rather than answered with another order.
+ */
+export function parseCollation(value: unknown): Doc | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'collation' is the wrong type '${bsonTypeName(value)}', expected type 'object'`);
+  if (value.locale === undefined) throw new CommandError(40414, "BSON field 'collation.locale' is missing but a required field");
+  if (typeof value.locale !== 'string') throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'collation.locale' is the wrong type '${bsonTypeName(value.locale)}', expected type 'string'`);
+  const refuse = (what: string) => new CommandError(ErrorCode.NotImplemented, `collation ${what} is not supported by the embedded engine (only locale with strength 1-3)`);
+  for (const [field, setting] of Object.entries(value)) {
+    if (field === 'locale' || field === 'version') continue;
+    if (field === 'strength') {
+      const strength = typeof setting === 'number' ? setting : Number(setting?.valueOf());
+      if (![1, 2, 3, 4, 5].includes(strength)) throw badValue(`Field 'strength' must be an integer 1 through 5. Got: ${String(setting)}`);
+      if (strength > 3) throw refuse(`strength ${strength}`);
+      continue;
+    }
+    if (!(field in COLLATION_DEFAULTS)) throw new CommandError(40415, `BSON field 'collation.${field}' is an unknown field.`);
+    if (setting !== COLLATION_DEFAULTS[field]) throw refuse(`${field}: ${JSON.stringify(setting)}`);
+  }
+  if (value.locale === 'simple') return undefined;
+  const locale = value.locale.replace(/_/g, '-');
+  let supported: string[];
+  try {
+    supported = Intl.Collator.supportedLocalesOf([locale]);
+  } catch {
+    supported = [];
+  }
+  if (!supported.length) throw refuse(`locale '${value.locale}'`);
+  return { locale: value.locale, strength: value.strength === undefined ? 3 : Number(value.strength.valueOf()) };
+}
+
+/** Query operators whose comparisons honour a collation here; a filter using any other is refused under one. */
+const COLLATED_QUERY_OPERATORS = new Set([
+  '$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$type', '$and', '$or', '$nor', '$not', '$regex', '$options', '$size', '$mod', '$elemMatch', '$comment',
+]);
+
+/** Refuses (238) a filter with an operator that would ignore the collation (mingo's $all, $expr...). */
+function checkCollatedFilter(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(checkCollatedFilter);
+  if (!isPlainObject(value)) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.startsWith('$') && !COLLATED_QUERY_OPERATORS.has(key)) {
+      throw new CommandError(ErrorCode.NotImplemented, `${key} with a non-simple collation is not supported by the embedded engine`);
+    }
+    checkCollatedFilter(inner);
+  }
+}
+
+function equalsQueryValue(candidate: unknown, value: unknown, order?: StringOrder): boolean {
   if (value === null) return isNullish(candidate);
   if (value instanceof RegExp && typeof candidate === 'string') return value.test(candidate);
-  return compareValues(candidate, value) === 0;
+  return compareValues(candidate, value, order) === 0;
 }
 
 function comparator(test: (order: number) => boolean, matchesNull: boolean) {
-  return (selector: string, value: unknown) => {
+  return (selector: string, value: unknown, options?: OperatorOptions) => {
     const rank = typeRank(value);
+    const order = stringOrder(options?.collation);
     return (doc: Doc) =>
       queryValues(doc, selector).some((candidate) =>
-        value === null ? matchesNull && isNullish(candidate) : typeRank(candidate) === rank && test(compareValues(candidate, value)),
+        value === null ? matchesNull && isNullish(candidate) : typeRank(candidate) === rank && test(compareValues(candidate, value, order)),
       );
   };
 }
 
-function inList(selector: string, value: unknown) {
+function inList(selector: string, value: unknown, options?: OperatorOptions) {
   if (!Array.isArray(value)) throw badValue('$in needs an array');
-  return (doc: Doc) => queryValues(doc, selector).some((candidate) => value.some((item) => equalsQueryValue(candidate, item)));
+  const order = stringOrder(options?.collation);
+  return (doc: Doc) => queryValues(doc, selector).some((candidate) => value.some((item) => equalsQueryValue(candidate, item, order)));
 }
 
-const equals = (selector: string, value: unknown) => (doc: Doc) =>
-  queryValues(doc, selector).some((candidate) => equalsQueryValue(candidate, value));
+const equals = (selector: string, value: unknown, options?: OperatorOptions) => {
+  const order = stringOrder(options?.collation);
+  return (doc: Doc) => queryValues(doc, selector).some((candidate) => equalsQueryValue(candidate, value, order));
+};
 
 /**
  * Comparison operators with mongod's semantics over bson values: numbers compare across number/Long/
@@ -73,8 +165,8 @@ const equals = (selector: string, value: unknown) => (doc: Doc) =>
  */
 const COMPARISON_OPERATORS = {
   $eq: equals,
-  $ne: (selector: string, value: unknown) => {
-    const eq = equals(selector, value);
+  $ne: (selector: string, value: unknown, options?: OperatorOptions) => {
+    const eq = equals(selector, value, options);
     return (doc: Doc) => !eq(doc);
   },
   $gt: comparator((order) => order > 0, false),
@@ -82,8 +174,8 @@ const COMPARISON_OPERATORS = {
   $lt: comparator((order) => order < 0, false),
   $lte: comparator((order) => order <= 0, true),
   $in: inList,
-  $nin: (selector: string, value: unknown) => {
-    const found = inList(selector, value);
+  $nin: (selector: string, value: unknown, options?: OperatorOptions) => {
+    const found = inList(selector, value, options);
     return (doc: Doc) => !found(doc);
   },
 };
@@ -186,14 +278,41 @@ export function withMongoRegexes<T>(value: T): T {
   return value;
 }
 
-/** Compiles a query filter; throws CommandError (code 2, or 27 for `$text`) for filters mongod would reject. */
-export function compileFilter(filter: unknown): Matcher {
+/**
+ * A command's `let` as the variables its expressions see: each value is an expression, evaluated once before the
+ * command runs (so `{$rand: {}}` is one number for every document), as mongod does. Undefined without `let`.
+ */
+export function letVariables(command: Doc, commandName: string): Doc | undefined {
+  const spec = command.let;
+  if (spec === undefined) return undefined;
+  if (!isPlainObject(spec)) {
+    throw new CommandError(ErrorCode.TypeMismatch, `BSON field '${commandName}.let' is the wrong type '${bsonTypeName(spec)}', expected type 'object'`);
+  }
+  const variables: Doc = {};
+  try {
+    for (const [name, expression] of Object.entries(spec)) {
+      if (!/^[a-z\u0080-\uffff]/.test(name)) throw new CommandError(16870, `'${name}' starts with an invalid character for a user variable name`);
+      variables[name] = evalExpr({}, expression, { ...MINGO_OPTIONS, variables });
+    }
+  } catch (error) {
+    throw mingoError(error);
+  }
+  return variables;
+}
+
+/**
+ * Compiles a query filter; throws CommandError (code 2, or 27 for `$text`) for filters mongod would reject.
+ * `variables` (a command's `let`) are visible to `$expr` as `$$name`.
+ */
+export function compileFilter(filter: unknown, variables?: Doc, collation?: Doc): Matcher {
   if (filter === undefined || filter === null) return MATCH_ALL;
   if (!isPlainObject(filter)) throw new CommandError(ErrorCode.TypeMismatch, "'filter' must be an object");
   if (!Object.keys(filter).length) return MATCH_ALL;
   if ('$text' in filter) throw new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
+  if (collation) checkCollatedFilter(filter);
   try {
-    const query = new Query(withMongoRegexes(filter), MINGO_COMPUTE);
+    const options = variables || collation ? { ...MINGO_OPTIONS, variables, collation: collation as never } : MINGO_COMPUTE;
+    const query = new Query(withMongoRegexes(filter), options);
     return (doc) => query.test(doc);
   } catch (error) {
     throw mingoError(error);

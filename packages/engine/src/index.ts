@@ -31,7 +31,7 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
     spill.close();
     throw error;
   }
-  const engine = new Engine(store, journal, log);
+  const engine = new Engine(store, journal, log, { enableTestCommands: options.enableTestCommands });
   let server;
   try {
     server = await listen(engine, host, options.port ?? 27017, log, localSocketPath(options.dataDir));

@@ -20,6 +20,8 @@ export interface EngineOptions {
   compactAfterBytes?: number;
   /** Change events kept, across restarts, for change streams to resume from. Default 1,000,000. */
   changeLogEvents?: number;
+  /** Serve test-only commands (`configureFailPoint`), as mongod does with `enableTestCommands=1`. Default false. */
+  enableTestCommands?: boolean;
 }
 
 /** A started engine. */

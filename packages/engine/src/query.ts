@@ -1,6 +1,6 @@
 /** Finds: the candidates a filter allows through `_id` and the indexes, then sort, skip and limit, as mongod answers. */
 import { CommandError, badValue } from './errors';
-import { compileFilter, mongoRegExp, type Matcher } from './filter';
+import { compileFilter, mongoRegExp, stringOrder, type Matcher, type StringOrder } from './filter';
 import type { SortedList } from './sorted-list';
 import { idsAt, type Index, type OrderedEntry } from './store';
 import { canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';
@@ -164,15 +164,15 @@ function parseSort(sort: unknown): SortKey[] | undefined {
 }
 
 /** A comparator for sort keys, with mongod's rule for arrays (min element ascending, max descending). */
-function compareBy(keys: SortKey[]): (a: Doc, b: Doc) => number {
+function compareBy(keys: SortKey[], strings?: StringOrder): (a: Doc, b: Doc) => number {
   const sortValue = (doc: Doc, path: string, dir: number): unknown => {
     const values = pathValues(doc, path);
     if (values.length === 1) return values[0];
-    return values.reduce((best, value) => (compareValues(value, best) * dir < 0 ? value : best));
+    return values.reduce((best, value) => (compareValues(value, best, strings) * dir < 0 ? value : best));
   };
   return (a, b) => {
     for (const { path, dir } of keys) {
-      const order = compareValues(sortValue(a, path, dir), sortValue(b, path, dir));
+      const order = compareValues(sortValue(a, path, dir), sortValue(b, path, dir), strings);
       if (order) return order * dir;
     }
     return 0;
@@ -389,6 +389,10 @@ function* matching(docs: Iterable<Doc>, match: Matcher): Generator<Doc> {
 
 export interface FindSpec {
   filter?: Doc;
+  /** The command's `let` variables (see letVariables), for `$expr` in the filter. */
+  variables?: Doc;
+  /** A non-simple collation (see parseCollation) for string comparisons in the filter and the sort. */
+  collation?: Doc;
   sort?: Doc;
   skip?: number;
   limit?: number;
@@ -401,16 +405,17 @@ export interface FindSpec {
  */
 export function findDocuments(collection: Searchable | undefined, spec: FindSpec): Doc[] {
   if (!collection) {
-    compileFilter(spec.filter);
+    compileFilter(spec.filter, spec.variables, spec.collation);
     return [];
   }
-  const match = compileFilter(spec.filter);
+  const match = compileFilter(spec.filter, spec.variables, spec.collation);
   // { $natural: ±1 } is storage order, which is insertion order here.
   const natural = spec.sort && Object.keys(spec.sort).length === 1 ? spec.sort.$natural : undefined;
   const keys = natural === undefined ? parseSort(spec.sort) : undefined;
   const skip = spec.skip ?? 0;
   const limit = spec.limit && spec.limit > 0 ? spec.limit : Infinity;
-  const { docs, listed, exact } = candidates(collection, spec.filter);
+  // Index keys and _id lookups compare strings binary: under a collation every document is tested and sorted.
+  const { docs, listed, exact } = spec.collation ? { docs: collection.docs.values(), listed: undefined, exact: false } : candidates(collection, spec.filter);
   const out: Doc[] = [];
   if (natural === -1) {
     for (const doc of docs) if (exact || match(doc)) out.push(doc);
@@ -429,7 +434,7 @@ export function findDocuments(collection: Searchable | undefined, spec: FindSpec
     }
     return out;
   }
-  const walk = planWalk(collection, spec.filter ?? {}, keys);
+  const walk = spec.collation ? undefined : planWalk(collection, spec.filter ?? {}, keys);
   if (walk) {
     // A lookup costs the L documents it lists; a walk through R entries finds the wanted ones after about
     // wanted·R/L entries when those documents are spread evenly (R at most).
@@ -437,7 +442,7 @@ export function findDocuments(collection: Searchable | undefined, spec: FindSpec
     const read = (listed: number) => (limit === Infinity ? range : Math.min(range, ((skip + limit) * range) / listed));
     if (listed === undefined || read(listed) <= listed) return walkIndex(collection, walk, match, keys, skip, limit);
   }
-  const order = compareBy(keys);
+  const order = compareBy(keys, stringOrder(spec.collation));
   const matches = exact ? docs : matching(docs, match);
   if (limit !== Infinity) return smallest(matches, skip + limit, order).slice(skip);
   return [...matches].sort(order).slice(skip);

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
-import { Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
+import { CloseConnection, Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
 import { CommandError, ErrorCode } from './errors';
 import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, type Request } from './wire';
 
@@ -55,7 +55,7 @@ export async function listen(engine: Engine, host: string, port: number, log: (l
               socket.uncork();
             }
           } catch (error) {
-            drop(error instanceof ProtocolError ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`);
+            drop(error instanceof ProtocolError || error instanceof CloseConnection ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`);
           }
         });
       }

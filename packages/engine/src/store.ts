@@ -204,10 +204,10 @@ function removeId(map: Map<string, KeyIds>, key: string, id: string): void {
   else if (!ids.size) map.delete(key);
 }
 
-const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
+export const ID_INDEX: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 /** The mongod error for a unique index violation, with keyPattern/keyValue as the driver exposes them. */
-function duplicateKeyError(ns: string, spec: IndexSpec, values: unknown[]): CommandError {
+export function duplicateKeyError(ns: string, spec: IndexSpec, values: unknown[]): CommandError {
   const fields = Object.keys(spec.key);
   const keyValue: Doc = {};
   fields.forEach((field, i) => (keyValue[field] = values[i] ?? null));

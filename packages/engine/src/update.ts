@@ -3,7 +3,7 @@ import { evalExpr } from 'mingo/core';
 import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
 import { positionalIndex } from './projection';
-import { MINGO_COMPUTE, compileFilter, mingoError } from './filter';
+import { MINGO_COMPUTE, MINGO_OPTIONS, compileFilter, mingoError } from './filter';
 import {
   bsonTypeName,
   canonicalKey,
@@ -44,9 +44,12 @@ interface Operation {
   value: unknown;
 }
 
-/** Compiles an update document, replacement or pipeline, rejecting what mongod rejects before touching any document. */
-export function compileUpdate(update: unknown, arrayFilters?: unknown): CompiledUpdate {
-  if (Array.isArray(update)) return compilePipeline(update, arrayFilters);
+/**
+ * Compiles an update document, replacement or pipeline, rejecting what mongod rejects before touching any document.
+ * `variables` (the command's `let`, see letVariables) are visible to a pipeline's expressions.
+ */
+export function compileUpdate(update: unknown, arrayFilters?: unknown, variables?: Doc): CompiledUpdate {
+  if (Array.isArray(update)) return compilePipeline(update, arrayFilters, variables);
   if (!isPlainObject(update)) throw failedToParse('Update argument must be either an object or an array');
   const keys = Object.keys(update);
   if (!keys.some((key) => key.startsWith('$'))) {
@@ -74,7 +77,7 @@ const immutableId = (value: unknown): CommandError =>
     `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(value)}`,
   );
 
-function compilePipeline(stages: unknown[], arrayFilters: unknown): CompiledUpdate {
+function compilePipeline(stages: unknown[], arrayFilters: unknown, variables: Doc | undefined): CompiledUpdate {
   if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || arrayFilters.length)) {
     throw new CommandError(ErrorCode.FailedToParse, 'arrayFilters may not be specified for pipeline-style updates');
   }
@@ -86,11 +89,12 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown): CompiledUpda
   }
   let aggregator: Aggregator;
   try {
-    aggregator = new Aggregator(stages as Doc[], MINGO_COMPUTE);
+    aggregator = new Aggregator(stages as Doc[], variables ? { ...MINGO_OPTIONS, variables } : MINGO_COMPUTE);
   } catch (error) {
     throw mingoError(error);
   }
-  const setStages = compileSetStages(stages as Doc[]);
+  // The copy-on-write path evaluates with the shared options, which carry no variables.
+  const setStages = variables ? undefined : compileSetStages(stages as Doc[]);
   const viaMingo = (doc: Doc): Doc | undefined => aggregator.run([deepCopy(doc)])[0] as Doc | undefined;
   return {
     kind: 'pipeline',
@@ -102,7 +106,9 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown): CompiledUpda
         throw mingoError(error);
       }
       if (!result) throw badValue('The update pipeline produced no document');
-      if (doc._id !== undefined && (!('_id' in result) || canonicalKey(result._id) !== canonicalKey(doc._id))) {
+      // A pipeline that drops `_id` ($replaceRoot, $project, $unset) keeps the document's own, as in mongod.
+      if (doc._id !== undefined && result._id === undefined) result = { _id: doc._id, ...result };
+      if (doc._id !== undefined && canonicalKey(result._id) !== canonicalKey(doc._id)) {
         throw immutableId(result._id);
       }
       return result;

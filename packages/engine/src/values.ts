@@ -88,8 +88,13 @@ function compareNumbers(a: unknown, b: unknown): number {
   return cmp(x, y);
 }
 
-/** Total order over BSON values as mongod sorts them (arrays compared element-wise, as inside documents). */
-export function compareValues(a: unknown, b: unknown): number {
+const binaryOrder = (a: string, b: string): number => cmp(a, b);
+
+/**
+ * Total order over BSON values as mongod sorts them (arrays compared element-wise, as inside documents).
+ * `compareStrings` orders string values (a collation's; binary by default); field names always compare binary.
+ */
+export function compareValues(a: unknown, b: unknown, compareStrings: (a: string, b: string) => number = binaryOrder): number {
   if (a === b) return 0;
   const ra = typeRank(a);
   const rb = typeRank(b);
@@ -98,7 +103,7 @@ export function compareValues(a: unknown, b: unknown): number {
     case 3:
       return compareNumbers(a, b);
     case 4:
-      return cmp(a as string, b as string);
+      return compareStrings(a as string, b as string);
     case 5: {
       const ka = Object.keys(a as Doc);
       const kb = Object.keys(b as Doc);
@@ -109,7 +114,7 @@ export function compareValues(a: unknown, b: unknown): number {
         if (byType) return byType;
         const byName = cmp(ka[i], kb[i]);
         if (byName) return byName;
-        const byValue = compareValues(va, vb);
+        const byValue = compareValues(va, vb, compareStrings);
         if (byValue) return byValue;
       }
       return cmp(ka.length, kb.length);
@@ -118,7 +123,7 @@ export function compareValues(a: unknown, b: unknown): number {
       const xa = a as unknown[];
       const xb = b as unknown[];
       for (let i = 0; i < Math.min(xa.length, xb.length); i++) {
-        const c = compareValues(xa[i], xb[i]);
+        const c = compareValues(xa[i], xb[i], compareStrings);
         if (c) return c;
       }
       return cmp(xa.length, xb.length);

@@ -91,11 +91,31 @@ test('a getMore on another namespace is refused', async () => {
   expect(reply).toMatchObject({ ok: 0, code: 13 });
 });
 
-test('non-simple collations are refused rather than ignored', async () => {
-  const reply = await run({ find: 'c', filter: {}, collation: { locale: 'en', strength: 2 } });
-  expect(reply).toMatchObject({ ok: 0, code: 238, codeName: 'NotImplemented' });
-  const simple = await run({ find: 'c', filter: {}, collation: { locale: 'simple' } });
-  expect(simple.ok).toBe(1);
+test('a locale collation with strength 1-3 applies to filters and sorts; other collations are refused, not ignored', async () => {
+  await run({ insert: 'c', documents: [{ _id: 1, x: 'b' }, { _id: 2, x: 'A' }, { _id: 3, x: 'a' }, { _id: 4, x: 'á' }] });
+  await run({ createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
+  const ids = async (command: Document) => (await run(command)).cursor.firstBatch.map((doc: Document) => doc._id);
+  // Strength 1 ignores case and accents, 2 only case, 3 neither; the binary index on x must not answer these.
+  expect(await ids({ find: 'c', filter: { x: 'a' }, collation: { locale: 'en', strength: 1 } })).toEqual([2, 3, 4]);
+  expect(await ids({ find: 'c', filter: { x: 'a' }, collation: { locale: 'en', strength: 2 } })).toEqual([2, 3]);
+  expect(await ids({ find: 'c', filter: { x: 'a' }, collation: { locale: 'en_US' } })).toEqual([3]);
+  expect(await ids({ find: 'c', filter: { x: { $gt: 'a' } }, collation: { locale: 'en', strength: 1 } })).toEqual([1]);
+  expect(await ids({ find: 'c', filter: {}, sort: { x: 1, _id: 1 }, collation: { locale: 'en' } })).toEqual([3, 2, 4, 1]);
+  expect(await ids({ find: 'c', filter: {}, sort: { x: 1 }, collation: { locale: 'simple' } })).toEqual([2, 3, 1, 4]);
+  const refused = [
+    { find: 'c', filter: {}, collation: { locale: 'en', numericOrdering: true } },
+    { find: 'c', filter: {}, collation: { locale: 'en', strength: 4 } },
+    { find: 'c', filter: { x: { $all: ['a'] } }, collation: { locale: 'en', strength: 2 } },
+    { aggregate: 'c', pipeline: [{ $group: { _id: '$x' } }], cursor: {}, collation: { locale: 'en', strength: 2 } },
+    { update: 'c', updates: [{ q: {}, u: { $addToSet: { tags: 'A' } }, collation: { locale: 'en', strength: 2 } }] },
+    { createIndexes: 'c', indexes: [{ key: { y: 1 }, name: 'y_1', unique: true, collation: { locale: 'en', strength: 2 } }] },
+    { create: 'collated', collation: { locale: 'en', strength: 2 } },
+  ];
+  for (const command of refused) {
+    const reply = await run(command);
+    const error = reply.writeErrors?.[0] ?? reply;
+    expect({ command, code: error.code }).toEqual({ command, code: 238 });
+  }
 });
 
 test('$bsonSize (used by the session repository) measures documents', async () => {
