@@ -18,7 +18,7 @@ import { SESSIONS_COLLECTION, type AgentDocument, type MessageDocument, type Ses
 import type { RecordTaskInput } from '../src/modules/tasks/task.input';
 import { TASKS_COLLECTION, TaskStatus } from '../src/modules/tasks/task.document';
 import { newTaskDocument } from '../src/modules/tasks/task.validation';
-import { recordToolExecutions } from '../src/modules/tools/tool.service';
+import { ToolService } from '../src/modules/tools/tool.service';
 import type { ToolExecution } from '../src/modules/tools/tool.aggregation';
 import { seededRandom } from '../test/search/support/vectors';
 
@@ -320,6 +320,7 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
 
 async function seedTools(db: Db, toolNames: string[]): Promise<void> {
   const r = seededRandom(4);
+  const tools = new ToolService(db);
   for (const toolName of toolNames) {
     const executions: ToolExecution[] = Array.from({ length: EXECUTIONS_PER_TOOL }, () => {
       const success = r() < 0.85;
@@ -331,7 +332,7 @@ async function seedTools(db: Db, toolNames: string[]): Promise<void> {
         context: pick(r, CONTEXTS),
       };
     });
-    await recordToolExecutions(db, executions);
+    await tools.recordExecutions(executions, 'inputs');
   }
 }
 

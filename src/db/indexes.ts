@@ -11,7 +11,10 @@ export interface CollectionIndexes {
   indexes: readonly IndexDescription[] | ((config: IndexConfig) => IndexDescription[]);
 }
 
-/** Creates every given collection's indexes (idempotent: existing ones with the same key and options are kept). */
+/**
+ * Creates every given collection's indexes (idempotent: existing ones with the same key and options are kept). It
+ * reads and writes no documents, which stay the business of each collection's one repository (src/modules).
+ */
 export async function createIndexes(db: Db, config: IndexConfig, definitions: readonly CollectionIndexes[]): Promise<void> {
   await Promise.all(
     definitions.map(({ collection, indexes }) =>

@@ -2,6 +2,8 @@ import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Document,
 import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import type { VectorDocuments } from '../shared/reembed-target';
+import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 
@@ -44,10 +46,15 @@ export function duplicateExperience(id: string | undefined): ConflictError {
 
 /** The only code touching `eat_agent_experiences`. */
 export class ExperienceRepository {
-  readonly collection: Collection<ExperienceDocument>;
+  private readonly collection: Collection<ExperienceDocument>;
 
   constructor(private readonly db: Db) {
     this.collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
+  }
+
+  /** The documents as re-embedding sees them, laid out as the feature's `ReembedTarget` says. */
+  vectorDocuments(layout: VectorLayout): VectorDocuments {
+    return vectorDocuments(this.collection, layout);
   }
 
   /** Ids among `ids` that are already taken. */

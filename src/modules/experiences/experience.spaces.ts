@@ -1,6 +1,7 @@
 import type { SpaceDefinition } from '../../search/space';
 import type { ReembedTarget } from '../shared/reembed-target';
 import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from './experience.document';
+import { ExperienceRepository } from './experience.repository';
 
 /** The fields `ExperienceFilter` (and `similar`'s self-exclusion) filter on; Atlas needs them declared. */
 const FILTER_FIELDS = [
@@ -39,4 +40,5 @@ export const EXPERIENCES_REEMBED_TARGET: ReembedTarget = {
   collection: EXPERIENCES_COLLECTION,
   idField: 'experience_id',
   fields: EXPERIENCE_FIELDS.map((field) => ({ textPath: field, space: EXPERIENCE_SPACES[field] })),
+  documents: (db) => new ExperienceRepository(db).vectorDocuments(EXPERIENCES_REEMBED_TARGET),
 };

@@ -82,7 +82,7 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
 
 /** The only code touching `agent_insights`. */
 export class AgentInsightRepository {
-  readonly collection: Collection<AgentInsightDocument>;
+  private readonly collection: Collection<AgentInsightDocument>;
 
   constructor(db: Db) {
     this.collection = db.collection<AgentInsightDocument>(AGENT_INSIGHTS_COLLECTION);

@@ -2,6 +2,8 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import { isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import type { VectorDocuments } from '../shared/reembed-target';
+import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import { mergeCountedEntries, plus, ratio, topEntries } from '../tools/tool.running-totals';
 import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocument } from './plan.document';
 
@@ -71,10 +73,15 @@ export function learnedRunPipeline(run: LearnedRun, now: Date): Document[] {
 
 /** The only code touching `plan_patterns`. */
 export class PlanPatternRepository {
-  readonly collection: Collection<PlanPatternDocument>;
+  private readonly collection: Collection<PlanPatternDocument>;
 
   constructor(db: Db) {
     this.collection = db.collection<PlanPatternDocument>(PLAN_PATTERNS_COLLECTION);
+  }
+
+  /** The documents as re-embedding sees them, laid out as the feature's `ReembedTarget` says. */
+  vectorDocuments(layout: VectorLayout): VectorDocuments {
+    return vectorDocuments(this.collection, layout);
   }
 
   /** Adds a run to its pattern in one atomic update, creating the pattern; says whether it was created. */

@@ -1,6 +1,7 @@
 import type { SpaceDefinition } from '../../search/space';
 import type { ReembedTarget } from '../shared/reembed-target';
 import { PLAN_PATTERNS_COLLECTION } from './plan.document';
+import { PlanPatternRepository } from './plan.repository';
 
 /** The search space over plan patterns: the vector and text of each pattern's example goal; filtered on successRate. */
 export const PLAN_GOAL_SPACE: SpaceDefinition = {
@@ -21,4 +22,5 @@ export const PLAN_PATTERNS_REEMBED_TARGET: ReembedTarget = {
   collection: PLAN_PATTERNS_COLLECTION,
   idField: 'patternId',
   fields: [{ textPath: 'exampleGoal', space: PLAN_GOAL_SPACE }],
+  documents: (db) => new PlanPatternRepository(db).vectorDocuments(PLAN_PATTERNS_REEMBED_TARGET),
 };

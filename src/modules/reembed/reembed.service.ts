@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app';
 import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
 import { toStoredVector } from '../../embeddings/vectors';
 import { readPath } from '../../search/space';
-import type { ReembedTarget, VectorModelCheck } from '../shared/reembed-target';
+import type { ReembedTarget, VectorDocuments, VectorModelCheck } from '../shared/reembed-target';
 import type { ReembedJobDocument } from './reembed.document';
 import { ReembedRepository } from './reembed.repository';
 import { ReembedCollection, ReembedJob, ReembedState } from './reembed.type';
@@ -48,6 +48,8 @@ function toJob(collection: ReembedCollection, document: ReembedJobDocument, now:
  */
 export class ReembedService implements VectorModelCheck {
   private readonly repository: ReembedRepository;
+  /** Each target's documents, through its feature's repository; built on first use. */
+  private readonly documentsOf = new Map<ReembedTarget, VectorDocuments>();
 
   /** `targets`: every feature's target, one per `ReembedCollection` value (listed by the app). */
   constructor(
@@ -64,6 +66,12 @@ export class ReembedService implements VectorModelCheck {
     return target;
   }
 
+  private documents(target: ReembedTarget): VectorDocuments {
+    let documents = this.documentsOf.get(target);
+    if (!documents) this.documentsOf.set(target, (documents = target.documents(this.db)));
+    return documents;
+  }
+
   /**
    * Starts re-embedding `collection` with the current embedder and returns the job at once; when a job is already
    * running it is returned instead. A previous run that failed or was interrupted is resumed (its count kept).
@@ -74,7 +82,7 @@ export class ReembedService implements VectorModelCheck {
     const now = new Date();
     const previous = await this.repository.findJob(target.collection);
     if (previous?.state === 'running' && previous.lease_until > now) return toJob(collection, previous, now);
-    const pending = await this.repository.countOtherModel(target, model);
+    const pending = await this.documents(target).countOtherModel(model);
     const resumed = previous && previous.state !== 'done' && sameEmbeddingModel(previous.model, model) ? previous : null;
     const processed = resumed?.processed ?? 0;
     const acquired = await this.repository.acquire(
@@ -115,8 +123,8 @@ export class ReembedService implements VectorModelCheck {
     if (!inFlight) verifying.set(this.db, (inFlight = new Map()));
     let check = inFlight.get(key);
     if (!check) {
-      check = this.repository
-        .findOtherModel(target, model)
+      check = this.documents(target)
+        .findOtherModel(model)
         .then((other) => {
           if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, target.name);
           this.markVerified(key);
@@ -140,7 +148,7 @@ export class ReembedService implements VectorModelCheck {
     try {
       let after: ObjectId | null = null;
       for (;;) {
-        const documents = await this.repository.nextBatch(target, job.model, after, DOCUMENTS_PER_STEP);
+        const documents = await this.documents(target).nextBatch(job.model, after, DOCUMENTS_PER_STEP);
         if (documents.length === 0) break;
         after = documents[documents.length - 1]._id as ObjectId;
         await this.reembedDocuments(target, documents, job.model);
@@ -177,7 +185,8 @@ export class ReembedService implements VectorModelCheck {
     await Promise.all(
       documents.map(async (document, i) => {
         const own = slots[i].map((slot) => (slot === -1 ? null : vectors[slot]));
-        const written = await this.repository.writeVectors(target, document, own.map((vector) => vector && toStoredVector(vector)), model);
+        const stored = own.map((vector) => vector && toStoredVector(vector));
+        const written = await this.documents(target).writeVectors(document, stored, model);
         if (!written) return;
         const id = String(readPath(document, target.idField));
         target.fields.forEach((field, f) => {

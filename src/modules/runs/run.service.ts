@@ -4,7 +4,7 @@ import type { TaskLoaders } from '../tasks/task.loaders';
 import { TaskRepository, type TaskWithAction } from '../tasks/task.repository';
 import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
-import { recordToolExecutions } from '../tools/tool.service';
+import type { ToolService } from '../tools/tool.service';
 import type { ActionEnricher } from './run.action-enricher';
 import { compressActions } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
@@ -19,7 +19,7 @@ const APPEND_ATTEMPTS = 3;
 
 /**
  * Agent runs (seed 004) on recorded tasks: appending iterations, reading them, deriving attempts, finding stuck
- * runs. Every recorded tool call also counts in tool performance, through `recordToolExecutions`.
+ * runs. Every recorded tool call also counts in tool performance, through the request's `ToolService`.
  */
 export class RunService {
   /** Runs live in their task documents (seed 004), which only the tasks repository writes. */
@@ -29,6 +29,7 @@ export class RunService {
     private readonly db: Db,
     private readonly loaders: { runs: RunLoaders; tasks: TaskLoaders },
     private readonly enricher: ActionEnricher | null,
+    private readonly tools: ToolService,
   ) {
     this.repository = new TaskRepository(db);
   }
@@ -56,7 +57,7 @@ export class RunService {
     if (stored.tool_calls.length) {
       // Cut to the longest context tool performance accepts (a goal pattern can be longer).
       const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
-      await recordToolExecutions(this.db, toolExecutions(stored, context, id), 'input.toolCalls');
+      await this.tools.recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls');
     }
     this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
     return { taskId: id, action: toAction(stored), task: toTask(document) };

@@ -1,3 +1,5 @@
+import type { Db, Document, ObjectId } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import type { SpaceDefinition } from '../../search/space';
 
 /**
@@ -20,7 +22,30 @@ export interface ReembedTarget {
   /** Unique string id of a document (what the search spaces are keyed by), e.g. `experience_id`. */
   idField: string;
   fields: readonly ReembedField[];
+  /** Its documents in `db`, through the repository of the feature that stores them. */
+  documents(db: Db): VectorDocuments;
 }
+
+/**
+ * The documents of one collection that stores vectors, as re-embedding and the vector model check see them. Each
+ * feature's repository hands out its own collection's (built by `vectorDocuments` of ./vector-documents.ts), so
+ * reembed reaches a collection only through the repository of the feature that stores it.
+ */
+export interface VectorDocuments {
+  /** Number of documents whose vectors were not made by `model`. */
+  countOtherModel(model: EmbeddingModelInfo): Promise<number>;
+  /** One document whose vectors were not made by `model` (its id and recorded model), or null when none. */
+  findOtherModel(model: EmbeddingModelInfo): Promise<Document | null>;
+  /** The next `limit` documents after `afterId` (by `_id`) still to re-embed, with their id and texts. */
+  nextBatch(model: EmbeddingModelInfo, afterId: ObjectId | null, limit: number): Promise<Document[]>;
+  /**
+   * Writes one document's new vectors (a null vector removes the stored one) and labels it with `model`, provided
+   * its texts are still those that were embedded. False when a concurrent update changed them (that update wrote
+   * vectors of the current model itself).
+   */
+  writeVectors(document: Document, vectors: (number[] | null)[], model: EmbeddingModelInfo): Promise<boolean>;
+}
+
 
 /** Where every document that stores vectors records the embedder that made them (see src/embeddings/model-check.ts). */
 export const EMBEDDING_MODEL_PATH = 'embedding_model';

@@ -12,7 +12,7 @@ import { PLAN_GOAL_SPACE } from '../plans/plan.spaces';
 import type { PlanStepDocument } from '../plans/plan.document';
 import { planPatternId } from '../plans/plan.type';
 import type { ToolExecution } from '../tools/tool.aggregation';
-import { recordToolExecutions } from '../tools/tool.service';
+import type { ToolService } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository } from './task.repository';
@@ -82,6 +82,7 @@ export class LearningService {
     private readonly deps: AppDeps,
     private readonly loaders: { tasks: TaskLoaders; plans: PlanLoaders },
     private readonly insights: InsightService,
+    private readonly tools: ToolService,
   ) {
     this.tasks = new TaskRepository(db);
     this.plans = new PlanPatternRepository(db);
@@ -111,7 +112,8 @@ export class LearningService {
     }
     if (input.countToolExecutions && plan.steps.length && !done.tools) {
       const context = task.context ?? plan.goalPattern;
-      await recordToolExecutions(this.db, stepExecutions(plan.steps, input.status, metrics.stepsCompleted, context, taskId), 'input');
+      const executions = stepExecutions(plan.steps, input.status, metrics.stepsCompleted, context, taskId);
+      await this.tools.recordExecutions(executions, 'input');
       await this.tasks.markLearned(taskId, claimId, 'tools');
     }
     let insightsStored = 0;

@@ -2,6 +2,8 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import type { VectorDocuments } from '../shared/reembed-target';
+import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { TaskFilter } from './task.input';
 import {
   TASKS_COLLECTION,
@@ -68,10 +70,15 @@ export interface TaskOutcomeUpdate {
 
 /** The only code touching `tasks`: the tasks themselves, their learning state, and their runs (seed 004). */
 export class TaskRepository {
-  readonly collection: Collection<TaskDocument>;
+  private readonly collection: Collection<TaskDocument>;
 
   constructor(private readonly db: Db) {
     this.collection = db.collection<TaskDocument>(TASKS_COLLECTION);
+  }
+
+  /** The documents as re-embedding sees them, laid out as the feature's `ReembedTarget` says. */
+  vectorDocuments(layout: VectorLayout): VectorDocuments {
+    return vectorDocuments(this.collection, layout);
   }
 
   /** Inserts a task; a taskId that exists already is CONFLICT. */

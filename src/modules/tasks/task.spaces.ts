@@ -1,6 +1,7 @@
 import type { SpaceDefinition } from '../../search/space';
 import type { ReembedTarget } from '../shared/reembed-target';
 import { TASKS_COLLECTION } from './task.document';
+import { TaskRepository } from './task.repository';
 
 /**
  * Two search spaces over `tasks`: the vector and the text (for BM25) of the original query, and of the goal.
@@ -36,4 +37,5 @@ export const TASKS_REEMBED_TARGET: ReembedTarget = {
     { textPath: 'originalQuery', space: TASK_QUERY_SPACE },
     { textPath: 'goal', space: TASK_GOAL_SPACE },
   ],
+  documents: (db) => new TaskRepository(db).vectorDocuments(TASKS_REEMBED_TARGET),
 };

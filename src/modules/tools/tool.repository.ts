@@ -9,7 +9,7 @@ const UPSERT_ATTEMPTS = 3;
 
 /** The only code touching `tool_performance`. */
 export class ToolPerformanceRepository {
-  readonly collection: Collection<ToolPerformanceDocument>;
+  private readonly collection: Collection<ToolPerformanceDocument>;
 
   constructor(private readonly db: Db) {
     this.collection = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);

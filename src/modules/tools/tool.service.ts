@@ -6,7 +6,7 @@ import { ToolPerformanceRepository } from './tool.repository';
 import type { ToolPerformanceDocument } from './tool.document';
 import type { ToolPerformance } from './tool.type';
 
-/** At most this many executions per `recordToolExecutions` call. */
+/** At most this many executions per `recordExecutions` call. */
 export const MAX_EXECUTIONS_PER_CALL = 1000;
 const MAX_NAME_LENGTH = 200;
 
@@ -40,23 +40,6 @@ function checkExecutions(executions: readonly ToolExecution[], field: string): T
       taskId: execution.taskId ?? null,
     };
   });
-}
-
-/**
- * Adds tool executions to the tools' running aggregates: one atomic update per distinct tool (concurrent callers
- * give exact totals), so reading a tool's performance is one indexed read. The one write path of tool performance:
- * the executor's reports, `learnFromTask`'s plan steps and recorded agent runs all come through here.
- * Returns the updated documents, one per distinct tool in first-seen order.
- */
-export async function recordToolExecutions(
-  db: Db,
-  executions: readonly ToolExecution[],
-  field = 'inputs',
-): Promise<ToolPerformanceDocument[]> {
-  const deltas = summarizeExecutions(checkExecutions(executions, field));
-  const repository = new ToolPerformanceRepository(db);
-  const now = new Date();
-  return Promise.all(deltas.map((delta) => repository.apply(delta, now)));
 }
 
 const NO_COUNTS: ExecutionCounts = {
@@ -99,23 +82,38 @@ export function toToolPerformance(toolName: string, document: ToolPerformanceDoc
   };
 }
 
-/** Tool performance for one request: recording executions and reading a tool's figures. */
+/**
+ * Tool performance for one request: recording executions and reading a tool's figures. The one way to tool
+ * performance: the executor's reports (`record`, `recordMany`), `learnFromTask`'s plan steps and recorded agent runs
+ * (`recordExecutions`, through the request's service) all come through here.
+ */
 export class ToolService {
   private readonly repository: ToolPerformanceRepository;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.repository = new ToolPerformanceRepository(db);
+  }
+
+  /**
+   * Adds tool executions to the tools' running aggregates: one atomic update per distinct tool (concurrent callers
+   * give exact totals), so reading a tool's performance is one indexed read. `field` is the input's path for error
+   * messages. Returns the updated documents, one per distinct tool in first-seen order.
+   */
+  async recordExecutions(executions: readonly ToolExecution[], field: string): Promise<ToolPerformanceDocument[]> {
+    const deltas = summarizeExecutions(checkExecutions(executions, field));
+    const now = new Date();
+    return Promise.all(deltas.map((delta) => this.repository.apply(delta, now)));
   }
 
   /** Records one execution; returns the tool's figures after it. */
   async record(execution: ToolExecution): Promise<ToolPerformance> {
-    const [document] = await recordToolExecutions(this.db, [execution], 'input');
+    const [document] = await this.recordExecutions([execution], 'input');
     return toToolPerformance(document.toolName, document, null);
   }
 
   /** Records a batch; returns each affected tool's figures, in first-seen order. */
   async recordMany(executions: readonly ToolExecution[]): Promise<ToolPerformance[]> {
-    const documents = await recordToolExecutions(this.db, executions, 'inputs');
+    const documents = await this.recordExecutions(executions, 'inputs');
     return documents.map((document) => toToolPerformance(document.toolName, document, null));
   }
 
