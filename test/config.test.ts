@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, VARIABLES, loadConfig } from '../../src/config';
+import { ConfigError, VARIABLES, loadConfig } from '../src/config';
 
 describe('config', () => {
   it('gives every variable its default when the environment is empty', () => {
@@ -49,7 +49,7 @@ describe('config', () => {
   });
 
   it('.env.example and the README document every variable', () => {
-    const root = path.resolve(__dirname, '../..');
+    const root = path.resolve(__dirname, '..');
     const example = readFileSync(path.join(root, '.env.example'), 'utf8');
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
     for (const variable of VARIABLES) {

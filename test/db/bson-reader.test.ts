@@ -1,8 +1,8 @@
 import { BSON, Binary, DBRef, Decimal128, Long, ObjectId, Timestamp, type Document } from 'mongodb';
 import { aggregateDocuments, decodeDocument, findDocuments } from '../../src/db/bson-reader';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
-import { seedExperience } from '../fixtures/experience-seed';
-import { sessionAlice } from '../fixtures/session-alice';
+import { openTestDatabase, type TestDatabase } from '../support/db';
+import { seedExperience } from '../support/fixtures/experience-seed';
+import { sessionAlice } from '../support/fixtures/session-alice';
 
 /** What the driver hands over for these bytes with its default options (what `decodeDocument` must match). */
 const driverDecode = (bytes: Buffer) =>

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const support = path.join(__dirname, 'support');
+const support = path.join(__dirname, '../support/offline');
 
 interface OfflineResult {
   signature: { provider: string; model: string; dimensions: number };

@@ -1,7 +1,7 @@
 import { execute, getIntrospectionQuery, parse } from 'graphql';
 import { createContext } from '../../src/context';
 import { buildAppSchema } from '../../src/schema';
-import { createTestApp, type TestApp } from '../helpers/app';
+import { createTestApp, type TestApp } from '../support/app';
 
 /**
  * Operations run compiled by graphql-jit (src/graphql/compiled-execution.ts): answers are graphql-js's, including

@@ -1,6 +1,6 @@
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { DateTimeISO, isoString } from '../../src/graphql/date-time';
-import { seededRandom } from '../search/support/vectors';
+import { seededRandom } from '../support/vectors';
 
 describe('DateTimeISO', () => {
   it('writes the same text as Date.toISOString, across years, leap days and the ends of the fast range', () => {

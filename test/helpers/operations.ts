@@ -7,7 +7,7 @@ import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinition
  * operation with the fragments it uses, ready to execute. Tests thereby run exactly the committed documents.
  */
 export function operationsFrom(file: string): (name: string) => string {
-  const document = parse(readFileSync(path.join(__dirname, '../operations', file), 'utf8'));
+  const document = parse(readFileSync(path.join(__dirname, '../support/operations', file), 'utf8'));
   const fragments = new Map(
     document.definitions
       .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../helpers/app';
+import { createTestApp, type TestApp } from '../support/app';
 
 interface Metrics {
   graphqlRequests: number;

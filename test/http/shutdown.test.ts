@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { compiled } from '../helpers/build';
+import { compiled } from '../support/build';
 
 interface Started {
   child: ChildProcess;

@@ -12,10 +12,10 @@ import { snapshotDir } from '../../src/search/persistence';
 import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
 import type { SpaceDefinition } from '../../src/search/space';
 import { createServer } from '../../src/server';
-import { createTestApp } from '../helpers/app';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
-import { testTarget } from '../helpers/target';
-import { embeddingLikeVectors } from './support/vectors';
+import { createTestApp } from '../support/app';
+import { openTestDatabase, type TestDatabase } from '../support/db';
+import { testTarget } from '../support/target';
+import { embeddingLikeVectors } from '../support/vectors';
 
 const DIMENSIONS = 16;
 const COUNT = 1000;

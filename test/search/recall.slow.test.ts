@@ -1,5 +1,5 @@
 import { HNSW, VectorStore } from '../../src/search/vector-store';
-import { embeddingLikeVectors } from './support/vectors';
+import { embeddingLikeVectors } from '../support/vectors';
 
 const COUNT = 20_000;
 const DIMENSIONS = 384;

@@ -1,6 +1,6 @@
-import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op } from './operations';
+import { HashEmbeddingProvider } from '../../../src/embeddings/hash.provider';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op } from '../../history/operations';
 
 const GOALS = ['Create a shipment for facility HAN', 'List orders in Berlin', 'Create an invoice for customer C-1001', 'Get weather in Oslo for 3 days'];
 

@@ -1,8 +1,8 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { seedExperience, withSeedVectors } from '../fixtures/experience-seed';
-import { CountingHashProvider } from '../fixtures/experience-providers';
-import { sessionAlice } from '../fixtures/session-alice';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
+import { CountingHashProvider } from '../../support/fixtures/experience-providers';
+import { sessionAlice } from '../../support/fixtures/session-alice';
+import { op } from '../../experiences/operations';
 
 const COLLECTION = 'eat_agent_experiences';
 
@@ -198,7 +198,7 @@ describe('experiences: records, updates, lists', () => {
 
   it('a batch whose insert races a concurrent duplicate is rolled back whole (unique index, CONFLICT)', async () => {
     // Bypass the service's pre-check: the id is taken between the check and the insert.
-    const { ExperienceRepository } = await import('../../src/modules/experiences/experience.repository');
+    const { ExperienceRepository } = await import('../../../src/modules/experiences/experience.repository');
     const repository = new ExperienceRepository(app.db);
     await repository.insertAll([{ experience_id: 'race-taken', primary_goal_description: 'a', sub_task_description: 'b', initiating_agent_id: 'c', final_outcome: 'success', timestamp: new Date(), version: 1 }]);
     const attempt = repository.insertAll(

@@ -1,10 +1,10 @@
-import { loadConfig } from '../../src/config';
-import { createEmbeddingProvider } from '../../src/embeddings';
-import type { EmbeddingProvider } from '../../src/embeddings/provider';
-import { tokenize } from '../../src/search/tokenize';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { distractors, targets, type CorpusExperience } from '../fixtures/experience-corpus';
-import { op } from './operations';
+import { loadConfig } from '../../../src/config';
+import { createEmbeddingProvider } from '../../../src/embeddings';
+import type { EmbeddingProvider } from '../../../src/embeddings/provider';
+import { tokenize } from '../../../src/search/tokenize';
+import { createTestApp, type TestApp } from '../../support/app';
+import { distractors, targets, type CorpusExperience } from '../../support/fixtures/experience-corpus';
+import { op } from '../../experiences/operations';
 
 /** The only test that loads the real local model (Universal Sentence Encoder lite, 512-d); slow by nature. */
 jest.setTimeout(15 * 60_000);

@@ -1,8 +1,8 @@
-import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
-import { createTestApp, type ExecutionResult, type TestApp } from '../helpers/app';
-import { seedExperience, withSeedVectors } from '../fixtures/experience-seed';
-import { CountingHashProvider } from '../fixtures/experience-providers';
-import { op } from './operations';
+import { HashEmbeddingProvider } from '../../../src/embeddings/hash.provider';
+import { createTestApp, type ExecutionResult, type TestApp } from '../../support/app';
+import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
+import { CountingHashProvider } from '../../support/fixtures/experience-providers';
+import { op } from '../../experiences/operations';
 
 const COLLECTION = 'eat_agent_experiences';
 

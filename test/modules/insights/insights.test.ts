@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op } from '../../history/operations';
 
 /** Tasks as seed 002's TaskSimilarity model has them, inserted as they are (no goalPattern, no vectors). */
 const seedTasks = ['690b0000000000000000000a', '690b0000000000000000000b', '690b0000000000000000000c'].map((taskId, i) => ({

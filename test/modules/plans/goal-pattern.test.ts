@@ -1,4 +1,4 @@
-import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../../src/modules/plans/goal-pattern';
+import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../../../src/modules/plans/goal-pattern';
 
 describe('goalPattern', () => {
   it.each([

@@ -1,10 +1,10 @@
-import { ConfigError, loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import type { AppDeps } from '../../src/app';
-import { actionEnricherFor, type ActionEnricher } from '../../src/modules/runs/action-enricher';
-import { startFakeOpenAI, type ChatAnswer, type FakeOpenAI, type RecordedChatRequest } from '../embeddings/fake-openai';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op, taskInput } from './fixture';
+import { ConfigError, loadConfig } from '../../../src/config';
+import { createLogger } from '../../../src/logger';
+import type { AppDeps } from '../../../src/app';
+import { actionEnricherFor, type ActionEnricher } from '../../../src/modules/runs/action-enricher';
+import { startFakeOpenAI, type ChatAnswer, type FakeOpenAI, type RecordedChatRequest } from '../../support/fake-openai';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op, taskInput } from '../../support/fixtures/debug-run';
 
 const GOAL = 'Restore the nightly database backup';
 const CALLS = [

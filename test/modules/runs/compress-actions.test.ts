@@ -1,4 +1,4 @@
-import { argsSummary, compressActions, relevanceAtLeast, toolCallLine, type CompressibleAction } from '../../src/modules/runs/compress-actions';
+import { argsSummary, compressActions, relevanceAtLeast, toolCallLine, type CompressibleAction } from '../../../src/modules/runs/compress-actions';
 
 /**
  * Seed 004's own examples: the tools "search" and "read_file", the attempts

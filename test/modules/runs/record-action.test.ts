@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op, taskInput } from './fixture';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op, taskInput } from '../../support/fixtures/debug-run';
 
 const fast = (thinking: string, extra: Record<string, unknown> = {}) => ({ mode: 'FAST', thinking, ...extra });
 

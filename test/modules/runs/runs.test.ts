@@ -1,6 +1,6 @@
 import type { CommandSucceededEvent } from 'mongodb';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { LOGIN_SOURCE, PHASE1_ATTEMPTS, PHASE2_ATTEMPTS, debugRun, expectedAction, op, taskInput, type ActionInput } from './fixture';
+import { createTestApp, type TestApp } from '../../support/app';
+import { LOGIN_SOURCE, PHASE1_ATTEMPTS, PHASE2_ATTEMPTS, debugRun, expectedAction, op, taskInput, type ActionInput } from '../../support/fixtures/debug-run';
 
 const PHASE1_TASK = 'run-debug-login';
 const PHASE2_TASK = 'run-debug-signup';

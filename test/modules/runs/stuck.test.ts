@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op, taskInput } from './fixture';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op, taskInput } from '../../support/fixtures/debug-run';
 
 type Call = { name: string; args?: Record<string, unknown>; outcome: string; result?: string };
 type Step = { progress?: string; toolCalls?: Call[] };

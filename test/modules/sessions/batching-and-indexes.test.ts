@@ -1,6 +1,6 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { SessionRepository } from '../../src/modules/sessions/session.repository';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { SessionRepository } from '../../../src/modules/sessions/session.repository';
+import { op } from '../../sessions/operations';
 
 const SESSIONS = 50;
 

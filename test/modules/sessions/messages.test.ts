@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op } from '../../sessions/operations';
 
 async function createSessionWithAgent(app: TestApp, sessionId: string, agentId = 'agent'): Promise<void> {
   await app.run(op('CreateSession'), { input: { sessionId } });

@@ -1,6 +1,6 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { sessionAlice } from '../fixtures/session-alice';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { sessionAlice } from '../../support/fixtures/session-alice';
+import { op } from '../../sessions/operations';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
 

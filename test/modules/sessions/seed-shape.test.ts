@@ -1,7 +1,7 @@
 import { Int32 } from 'bson';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { sessionAlice } from '../fixtures/session-alice';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { sessionAlice } from '../../support/fixtures/session-alice';
+import { op } from '../../sessions/operations';
 
 const iso = (date: Date) => date.toISOString();
 

@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { PARENTS, seedRelations, sessionId } from '../../bench/batching';
+import { createTestApp, type TestApp } from '../../support/app';
+import { PARENTS, seedRelations, sessionId } from '../../support/relations';
 
 /** One of the benchmark's list operations, at a short and a long list length. */
 interface ListCase {

@@ -1,9 +1,9 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { RELATIONS, measureRelation, seedRelations, type BatchingFigures, type CountingRunner } from '../../bench/batching';
+import { createTestApp, type TestApp } from '../../support/app';
+import { RELATIONS, measureRelation, seedRelations, type BatchingFigures, type CountingRunner } from '../../support/relations';
 
 /**
- * The batching proof, relation by relation (the matrix is bench/batching.ts's RELATIONS, the figures the benchmark
- * prints): resolving a relation on a list of parents costs one read per loader, and as many reads as parents when
+ * The batching proof, relation by relation (the matrix is RELATIONS of test/support/relations.ts, the figures
+ * bench/batching.ts prints): resolving a relation on a list of parents costs one read per loader, and as many reads as parents when
  * the test-only switch `createContext(deps, { batching: false })` turns the loaders' batching and caching off.
  */
 describe('DataLoader batching: one read per relation, whatever the number of parents', () => {

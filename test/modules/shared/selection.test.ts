@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../helpers/app';
+import { createTestApp, type TestApp } from '../../support/app';
 
 /**
  * Reads fetch what the operation selects (session.selection.ts, the lazy totalCount of shared/connection.ts): the

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { Query, Resolver, buildSchema } from 'type-graphql';
-import { createContext } from '../../src/context';
-import { createLogger } from '../../src/logger';
-import { ServerInfoResolver } from '../../src/modules/system/server-info.resolver';
-import { NotFoundError } from '../../src/errors';
-import { createServer } from '../../src/server';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { ServerInfoDocument } from '../generated/graphql';
+import { createContext } from '../../../src/context';
+import { createLogger } from '../../../src/logger';
+import { ServerInfoResolver } from '../../../src/modules/system/server-info.resolver';
+import { NotFoundError } from '../../../src/errors';
+import { createServer } from '../../../src/server';
+import { createTestApp, type TestApp } from '../../support/app';
+import { ServerInfoDocument } from '../../support/generated/graphql';
 
 @Resolver()
 class FailingResolver {

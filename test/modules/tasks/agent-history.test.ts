@@ -1,8 +1,8 @@
-import { rankPlan } from '../../src/modules/plans/plan.ranking';
-import { SIMILARITY_WEIGHTS } from '../../src/modules/tasks/task.similarity';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { DIRECT_PLAN, LOOKUP_PLAN, SHORT_CODE_ERROR, VALIDATED_PLAN, historyFixture, recordHistory, type FixtureTask } from './fixture';
-import { op } from './operations';
+import { rankPlan } from '../../../src/modules/plans/plan.ranking';
+import { SIMILARITY_WEIGHTS } from '../../../src/modules/tasks/task.similarity';
+import { createTestApp, type TestApp } from '../../support/app';
+import { DIRECT_PLAN, LOOKUP_PLAN, SHORT_CODE_ERROR, VALIDATED_PLAN, historyFixture, recordHistory, type FixtureTask } from '../../support/fixtures/task-history';
+import { op } from '../../history/operations';
 
 /** The seed's three example usages, and the rankings, over a recorded history of 52 tasks (hash embedder). */
 describe('agent history over 52 recorded tasks', () => {

@@ -1,6 +1,6 @@
-import { planPatternId } from '../../src/modules/plans/plan.type';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op } from './operations';
+import { planPatternId } from '../../../src/modules/plans/plan.type';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op } from '../../history/operations';
 
 const STEPS = [{ action: 'find_report' }, { action: 'archive_report' }];
 const ARCHIVE_PATTERN = planPatternId('archive_report_*', ['find_report', 'archive_report']);

@@ -1,9 +1,9 @@
-import { loadConfig } from '../../src/config';
-import { createEmbeddingProvider } from '../../src/embeddings';
-import type { EmbeddingProvider } from '../../src/embeddings/provider';
-import { createTestApp, type TestApp } from '../helpers/app';
-import { historyFixture, recordHistory, type FixtureTask } from './fixture';
-import { op } from './operations';
+import { loadConfig } from '../../../src/config';
+import { createEmbeddingProvider } from '../../../src/embeddings';
+import type { EmbeddingProvider } from '../../../src/embeddings/provider';
+import { createTestApp, type TestApp } from '../../support/app';
+import { historyFixture, recordHistory, type FixtureTask } from '../../support/fixtures/task-history';
+import { op } from '../../history/operations';
 
 /** similarTasks with the offline sentence model (Universal Sentence Encoder lite) over the 52-task history. */
 jest.setTimeout(5 * 60_000);

@@ -1,5 +1,5 @@
-import { createTestApp, type TestApp } from '../helpers/app';
-import { op } from './operations';
+import { createTestApp, type TestApp } from '../../support/app';
+import { op } from '../../history/operations';
 
 function input(i: number, overrides: Record<string, unknown> = {}) {
   return {

@@ -1,5 +1,5 @@
 /**
- * Child process of local.provider.test.ts (run under no-network.js): loads the local model, embeds a few
+ * Child process of test/embeddings/local.provider.slow.test.ts (run under no-network.js): loads the local model, embeds a few
  * sentences, prints the vectors' sizes, norms and the pairwise similarities the test checks as JSON.
  */
 import { LocalEmbeddingProvider } from '../../../src/embeddings/local.provider';
