@@ -2,11 +2,11 @@ import { createTestApp, type TestApp } from '../../support/app';
 import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
 import { CountingHashProvider } from '../../support/fixtures/experience-providers';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { op } from '../../experiences/operations';
+import { type ExperienceOutcome, type RecordExperienceInput, AddExperienceFeedbackDocument, DeleteExperienceDocument, ExperienceDocument, ExperienceSessionDocument, ExperienceWithEmbeddingsDocument, ExperiencesDocument, RecordExperienceDocument, RecordExperiencesDocument, UpdateExperienceDocument } from '../../support/generated/graphql';
 
 const COLLECTION = 'eat_agent_experiences';
 
-function minimal(overrides: Record<string, unknown> = {}) {
+function minimal(overrides: Partial<RecordExperienceInput> = {}): RecordExperienceInput {
   return {
     primaryGoalDescription: 'Book a flight from London to New York.',
     subTaskDescription: 'Search British Airways flights.',
@@ -27,7 +27,7 @@ describe('experiences: records, updates, lists', () => {
   it("serves the seed's example document, inserted as it is, with every field", async () => {
     const stored = await withSeedVectors(app.deps.embeddings);
     await app.db.collection(COLLECTION).insertOne({ ...stored });
-    const { experience } = await app.run(op('Experience'), { id: seedExperience.experience_id });
+    const { experience } = await app.run(ExperienceDocument, { id: seedExperience.experience_id });
     expect(experience).toEqual({
       experienceId: 'a1b2c3d4-e5f6-7890-1234-567890abcdef',
       primaryGoalDescription: 'Book a flight from London to New York for next week.',
@@ -55,8 +55,8 @@ describe('experiences: records, updates, lists', () => {
       tags: ['flight_booking', 'international', 'british_airways'],
       embeddingModel: null,
     });
-    const { experience: vectors } = await app.run(op('ExperienceWithEmbeddings'), { id: seedExperience.experience_id });
-    expect(vectors.embeddings).toEqual({
+    const { experience: vectors } = await app.run(ExperienceWithEmbeddingsDocument, { id: seedExperience.experience_id });
+    expect(vectors!.embeddings).toEqual({
       primaryGoalDescription: stored.embeddings.primary_goal_description_embedding,
       subTaskDescription: stored.embeddings.sub_task_description_embedding,
       inputContextSummary: stored.embeddings.input_context_summary_embedding,
@@ -65,12 +65,12 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('experience(id) is null for an unknown id', async () => {
-    expect((await app.run(op('Experience'), { id: 'no-such-experience' })).experience).toBeNull();
+    expect((await app.run(ExperienceDocument, { id: 'no-such-experience' })).experience).toBeNull();
   });
 
   it("recordExperience stores the seed's fields, a UUID, timestamp now, version 1 and four labelled vectors", async () => {
     const before = Date.now();
-    const { recordExperience } = await app.run(op('RecordExperience'), {
+    const { recordExperience } = await app.run(RecordExperienceDocument, {
       input: minimal({
         involvedComponents: ['flight_search_api_v2'],
         inputContextSummary: 'Business class, morning departures.',
@@ -118,8 +118,8 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('stores each outcome as the seed\'s lowercase string and serves it as the enum', async () => {
-    const outcomes = ['SUCCESS', 'FAILURE', 'PARTIAL_SUCCESS', 'ABANDONED'];
-    const { recordExperiences } = await app.run(op('RecordExperiences'), {
+    const outcomes: ExperienceOutcome[] = ['SUCCESS', 'FAILURE', 'PARTIAL_SUCCESS', 'ABANDONED'];
+    const { recordExperiences } = await app.run(RecordExperiencesDocument, {
       inputs: outcomes.map((finalOutcome, i) => minimal({ experienceId: `outcome-${i}`, finalOutcome })),
     });
     const stored = await app.db
@@ -128,12 +128,12 @@ describe('experiences: records, updates, lists', () => {
       .sort({ experience_id: 1 })
       .toArray();
     expect(stored.map((doc) => doc.final_outcome)).toEqual(['success', 'failure', 'partial_success', 'abandoned']);
-    const served = await Promise.all(outcomes.map((_, i) => app.run(op('Experience'), { id: `outcome-${i}` })));
-    expect(served.map((data) => data.experience.finalOutcome)).toEqual(outcomes);
+    const served = await Promise.all(outcomes.map((_, i) => app.run(ExperienceDocument, { id: `outcome-${i}` })));
+    expect(served.map((data) => data.experience!.finalOutcome)).toEqual(outcomes);
   });
 
   it('keeps a given experienceId and timestamp and omits absent optional fields', async () => {
-    await app.run(op('RecordExperience'), { input: minimal({ experienceId: 'chosen-id', timestamp: '2024-01-02T03:04:05.000Z', version: 2 }) });
+    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'chosen-id', timestamp: '2024-01-02T03:04:05.000Z', version: 2 }) });
     const stored = await app.db.collection(COLLECTION).findOne({ experience_id: 'chosen-id' });
     expect(stored!.timestamp).toEqual(new Date('2024-01-02T03:04:05.000Z'));
     expect(stored!.version).toBe(2);
@@ -143,15 +143,16 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('rejects missing required fields with BAD_USER_INPUT naming each one', async () => {
-    const absent = await app.execute(op('RecordExperience'), {
-      input: { subTaskDescription: 'x', initiatingAgentId: 'agent' },
+    const absent = await app.execute(RecordExperienceDocument, {
+      // Required fields left out on purpose.
+      input: { subTaskDescription: 'x', initiatingAgentId: 'agent' } as RecordExperienceInput,
     });
     expect(absent.errors!.every((error) => error.extensions?.code === 'BAD_USER_INPUT')).toBe(true);
     const messages = absent.errors!.map((error) => error.message).join('\n');
     expect(messages).toContain('primaryGoalDescription');
     expect(messages).toContain('finalOutcome');
 
-    const blank = await app.execute(op('RecordExperience'), {
+    const blank = await app.execute(RecordExperienceDocument, {
       input: minimal({ primaryGoalDescription: '  ', initiatingAgentId: '' }),
     });
     expect(blank.errors).toHaveLength(1);
@@ -161,7 +162,7 @@ describe('experiences: records, updates, lists', () => {
       fields: ['input.primaryGoalDescription', 'input.initiatingAgentId'],
     });
 
-    const inBatch = await app.execute(op('RecordExperiences'), { inputs: [minimal(), minimal({ subTaskDescription: ' ' })] });
+    const inBatch = await app.execute(RecordExperiencesDocument, { inputs: [minimal(), minimal({ subTaskDescription: ' ' })] });
     expect(inBatch.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputs[1].subTaskDescription' });
   });
 
@@ -174,23 +175,23 @@ describe('experiences: records, updates, lists', () => {
       [{ experienceId: ' ' }, 'input.experienceId'],
     ];
     for (const [overrides, field] of cases) {
-      const result = await app.execute(op('RecordExperience'), { input: minimal(overrides) });
+      const result = await app.execute(RecordExperienceDocument, { input: minimal(overrides) });
       expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
   });
 
   it('a duplicate experienceId is CONFLICT and a batch containing one stores nothing', async () => {
-    await app.run(op('RecordExperience'), { input: minimal({ experienceId: 'dup-1' }) });
-    const single = await app.execute(op('RecordExperience'), { input: minimal({ experienceId: 'dup-1' }) });
+    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'dup-1' }) });
+    const single = await app.execute(RecordExperienceDocument, { input: minimal({ experienceId: 'dup-1' }) });
     expect(single.errors![0].extensions).toMatchObject({ code: 'CONFLICT', experienceId: 'dup-1' });
 
-    const batch = await app.execute(op('RecordExperiences'), {
+    const batch = await app.execute(RecordExperiencesDocument, {
       inputs: [minimal({ experienceId: 'dup-new-a' }), minimal({ experienceId: 'dup-1' }), minimal({ experienceId: 'dup-new-b' })],
     });
     expect(batch.errors![0].extensions).toMatchObject({ code: 'CONFLICT', experienceId: 'dup-1' });
     expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: { $in: ['dup-new-a', 'dup-new-b'] } })).toBe(0);
 
-    const repeated = await app.execute(op('RecordExperiences'), {
+    const repeated = await app.execute(RecordExperiencesDocument, {
       inputs: [minimal({ experienceId: 'twice' }), minimal({ experienceId: 'twice' })],
     });
     expect(repeated.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', experienceId: 'twice' });
@@ -210,12 +211,12 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('updateExperience changes only the given fields and re-embeds only the changed embeddable ones', async () => {
-    await app.run(op('RecordExperience'), {
+    await app.run(RecordExperienceDocument, {
       input: minimal({ experienceId: 'upd-1', inputContextSummary: 'Aisle seat.', outputSummary: 'Two options.', tags: ['a'], workflowId: 'wf' }),
     });
     const before = await app.db.collection(COLLECTION).findOne({ experience_id: 'upd-1' });
     provider.requests.length = 0;
-    const { updateExperience } = await app.run(op('UpdateExperience'), {
+    const { updateExperience } = await app.run(UpdateExperienceDocument, {
       id: 'upd-1',
       input: { subTaskDescription: 'Search Virgin Atlantic flights.', outputSummary: null, tags: ['a', 'b'], workflowId: null },
     });
@@ -237,7 +238,7 @@ describe('experiences: records, updates, lists', () => {
     expect(after).not.toHaveProperty('workflow_id');
 
     provider.requests.length = 0;
-    await app.run(op('UpdateExperience'), { id: 'upd-1', input: { primaryGoalDescription: 'Book a flight from London to New York.' } });
+    await app.run(UpdateExperienceDocument, { id: 'upd-1', input: { primaryGoalDescription: 'Book a flight from London to New York.' } });
     expect(provider.requests).toEqual([]);
   });
 
@@ -251,7 +252,7 @@ describe('experiences: records, updates, lists', () => {
       ),
       embedding_model: { provider: 'openai', model: 'text-embedding-3-small', dimensions: 384 },
     });
-    await app.run(op('UpdateExperience'), { id: 'imported-1', input: { tags: ['x'] } });
+    await app.run(UpdateExperienceDocument, { id: 'imported-1', input: { tags: ['x'] } });
     const after = await app.db.collection(COLLECTION).findOne({ experience_id: 'imported-1' });
     expect(after!.embedding_model).toEqual(app.deps.embedder.signature);
     const expected = await app.deps.embeddings.embed([
@@ -269,21 +270,21 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('updateExperience refuses to clear a required field and is NOT_FOUND for an unknown id', async () => {
-    await app.run(op('RecordExperience'), { input: minimal({ experienceId: 'upd-2' }) });
-    const cleared = await app.execute(op('UpdateExperience'), { id: 'upd-2', input: { primaryGoalDescription: null, finalOutcome: null } });
+    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'upd-2' }) });
+    const cleared = await app.execute(UpdateExperienceDocument, { id: 'upd-2', input: { primaryGoalDescription: null, finalOutcome: null } });
     expect(cleared.errors![0].extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       fields: ['input.primaryGoalDescription', 'input.finalOutcome'],
     });
-    const unknown = await app.execute(op('UpdateExperience'), { id: 'nope', input: { tags: [] } });
+    const unknown = await app.execute(UpdateExperienceDocument, { id: 'nope', input: { tags: [] } });
     expect(unknown.errors![0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('addExperienceFeedback merges signals into feedback_signals and keeps the other keys', async () => {
-    await app.run(op('RecordExperience'), {
+    await app.run(RecordExperienceDocument, {
       input: minimal({ experienceId: 'fb-1', feedbackSignals: { userRating: 2, comment: 'slow', extra: { channel: 'chat' } } }),
     });
-    const { addExperienceFeedback } = await app.run(op('AddExperienceFeedback'), {
+    const { addExperienceFeedback } = await app.run(AddExperienceFeedbackDocument, {
       id: 'fb-1',
       signals: { userRating: 5, correctionNeeded: true, extra: { reviewer: 'lead' } },
     });
@@ -295,22 +296,22 @@ describe('experiences: records, updates, lists', () => {
       data: { user_rating: 5, comment: 'slow', channel: 'chat', correction_needed: true, reviewer: 'lead' },
     });
 
-    await app.run(op('RecordExperience'), { input: minimal({ experienceId: 'fb-2' }) });
-    const first = await app.run(op('AddExperienceFeedback'), { id: 'fb-2', signals: { errorType: 'API_error' } });
-    expect(first.addExperienceFeedback.feedbackSignals.data).toEqual({ error_type: 'API_error' });
+    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'fb-2' }) });
+    const first = await app.run(AddExperienceFeedbackDocument, { id: 'fb-2', signals: { errorType: 'API_error' } });
+    expect(first.addExperienceFeedback.feedbackSignals!.data).toEqual({ error_type: 'API_error' });
 
-    const empty = await app.execute(op('AddExperienceFeedback'), { id: 'fb-2', signals: {} });
+    const empty = await app.execute(AddExperienceFeedbackDocument, { id: 'fb-2', signals: {} });
     expect(empty.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'signals' });
-    const unknown = await app.execute(op('AddExperienceFeedback'), { id: 'nope', signals: { userRating: 1 } });
+    const unknown = await app.execute(AddExperienceFeedbackDocument, { id: 'nope', signals: { userRating: 1 } });
     expect(unknown.errors![0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('deleteExperience removes the experience; deleting it again is NOT_FOUND', async () => {
-    await app.run(op('RecordExperience'), { input: minimal({ experienceId: 'del-1' }) });
-    expect((await app.run(op('DeleteExperience'), { id: 'del-1' })).deleteExperience.experienceId).toBe('del-1');
-    expect((await app.run(op('Experience'), { id: 'del-1' })).experience).toBeNull();
+    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'del-1' }) });
+    expect((await app.run(DeleteExperienceDocument, { id: 'del-1' })).deleteExperience.experienceId).toBe('del-1');
+    expect((await app.run(ExperienceDocument, { id: 'del-1' })).experience).toBeNull();
     expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: 'del-1' })).toBe(0);
-    const again = await app.execute(op('DeleteExperience'), { id: 'del-1' });
+    const again = await app.execute(DeleteExperienceDocument, { id: 'del-1' });
     expect(again.errors![0].extensions?.code).toBe('NOT_FOUND');
   });
 
@@ -337,7 +338,7 @@ describe('experiences: filters, pagination, session', () => {
   beforeAll(async () => {
     app = await createTestApp();
     const at = (minute: number) => new Date(Date.UTC(2024, 6, 1, 12, minute)).toISOString();
-    await app.run(op('RecordExperiences'), {
+    await app.run(RecordExperiencesDocument, {
       inputs: [
         minimal({ experienceId: 'f1', initiatingAgentId: 'agent-a', workflowId: 'wf-1', sessionId: 's-1', finalOutcome: 'SUCCESS', tags: ['travel', 'flight'], involvedComponents: ['search_api'], timestamp: at(1) }),
         minimal({ experienceId: 'f2', initiatingAgentId: 'agent-a', workflowId: 'wf-2', sessionId: 's-1', finalOutcome: 'FAILURE', tags: ['travel'], involvedComponents: ['search_api', 'db'], timestamp: at(2) }),
@@ -353,7 +354,7 @@ describe('experiences: filters, pagination, session', () => {
   afterAll(() => app.close());
 
   async function ids(filter: Record<string, unknown>): Promise<string[]> {
-    const { experiences } = await app.run(op('Experiences'), { filter, orderBy: { field: 'TIMESTAMP', direction: 'ASC' } });
+    const { experiences } = await app.run(ExperiencesDocument, { filter, orderBy: { field: 'TIMESTAMP', direction: 'ASC' } });
     expect(experiences.totalCount).toBe(experiences.edges.length);
     return experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId);
   }
@@ -376,7 +377,7 @@ describe('experiences: filters, pagination, session', () => {
     let after: string | null = null;
     let pages = 0;
     for (;;) {
-      const { experiences }: any = await app.run(op('Experiences'), { first: 3, after });
+      const { experiences }: any = await app.run(ExperiencesDocument, { first: 3, after });
       expect(experiences.totalCount).toBe(7);
       seen.push(...experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId));
       pages++;
@@ -385,13 +386,13 @@ describe('experiences: filters, pagination, session', () => {
     }
     expect(pages).toBe(3);
     expect(seen).toEqual(['f7', 'f5', 'f6', 'f4', 'f3', 'f2', 'f1']);
-    const ascending = await app.run(op('Experiences'), { orderBy: { direction: 'ASC' }, first: 4 });
+    const ascending = await app.run(ExperiencesDocument, { orderBy: { direction: 'ASC' }, first: 4 });
     expect(ascending.experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId)).toEqual(['f1', 'f2', 'f3', 'f4']);
   });
 
   it('first outside 1..500 and a foreign cursor are BAD_USER_INPUT', async () => {
-    expect((await app.execute(op('Experiences'), { first: 0 })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
-    expect((await app.execute(op('Experiences'), { after: 'garbage' })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect((await app.execute(ExperiencesDocument, { first: 0 })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect((await app.execute(ExperiencesDocument, { after: 'garbage' })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
   });
 
   it('Experience.session resolves the sessions of a whole list with one read of the sessions collection', async () => {
@@ -404,7 +405,7 @@ describe('experiences: filters, pagination, session', () => {
     expect(sessions).toEqual({ f1: null, f2: null, f3: null, f4: null, f5: sessionAlice.session_id, f6: sessionAlice.session_id, f7: null });
     const sessionReads = app.commands.events.filter((event) => event.command[event.commandName] === 'sessions');
     expect(sessionReads).toHaveLength(1);
-    const { experience } = await app.run(op('ExperienceSession'), { id: 'f5' });
-    expect(experience.session).toEqual({ sessionId: sessionAlice.session_id });
+    const { experience } = await app.run(ExperienceSessionDocument, { id: 'f5' });
+    expect(experience!.session).toEqual({ sessionId: sessionAlice.session_id });
   });
 });

@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from '../../../src/embeddings/provider';
 import { tokenize } from '../../../src/search/tokenize';
 import { createTestApp, type TestApp } from '../../support/app';
 import { distractors, targets, type CorpusExperience } from '../../support/fixtures/experience-corpus';
-import { op } from '../../experiences/operations';
+import { RecordExperiencesDocument, SearchExperiencesDocument } from '../../support/generated/graphql';
 
 /** The only test that loads the real local model (Universal Sentence Encoder lite, 512-d); slow by nature. */
 jest.setTimeout(15 * 60_000);
@@ -29,7 +29,7 @@ describe('retrieval quality with the local model', () => {
     app = await createTestApp({ embeddings: provider });
     const corpus = [...targets, ...distractors(CORPUS_SIZE - targets.length)];
     for (let start = 0; start < corpus.length; start += 250) {
-      await app.run(op('RecordExperiences'), { inputs: corpus.slice(start, start + 250).map(input) });
+      await app.run(RecordExperiencesDocument, { inputs: corpus.slice(start, start + 250).map(input) });
     }
   });
   afterAll(async () => {
@@ -51,12 +51,12 @@ describe('retrieval quality with the local model', () => {
   it(`finds the experience a paraphrase describes among ${CORPUS_SIZE}: hit@3 >= 0.8 in the default (HYBRID) mode`, async () => {
     expect(await app.db.collection('eat_agent_experiences').countDocuments()).toBe(CORPUS_SIZE);
     const report: Record<string, { hitAt1: number; hitAt3: number; misses: string[] }> = {};
-    for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
+    for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD'] as const) {
       let hitAt1 = 0;
       let hitAt3 = 0;
       const misses: string[] = [];
       for (const target of targets) {
-        const { searchExperiences } = await app.run(op('SearchExperiences'), { query: target.query, limit: 3, mode });
+        const { searchExperiences } = await app.run(SearchExperiencesDocument, { query: target.query, limit: 3, mode });
         const ids = searchExperiences.map((hit: { experience: { experienceId: string } }) => hit.experience.experienceId);
         if (ids[0] === target.experienceId) hitAt1++;
         if (ids.includes(target.experienceId)) hitAt3++;

@@ -1,8 +1,8 @@
 import { HashEmbeddingProvider } from '../../../src/embeddings/hash.provider';
-import { createTestApp, type ExecutionResult, type TestApp } from '../../support/app';
+import { createTestApp, type ExecutionResult, type Operation, type TestApp } from '../../support/app';
 import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
 import { CountingHashProvider } from '../../support/fixtures/experience-providers';
-import { op } from '../../experiences/operations';
+import { type SearchMode, type ExperienceOutcome, type RecordExperienceInput, type SearchExperiencesQueryVariables, type ReembedStatusQuery, type ReembedStatusQueryVariables, DeleteExperienceDocument, RecordExperienceDocument, RecordExperiencesDocument, ReembedDocument, ReembedStatusDocument, SearchExperiencesDocument, SimilarExperiencesDocument, UpdateExperienceDocument } from '../../support/generated/graphql';
 
 const COLLECTION = 'eat_agent_experiences';
 
@@ -21,9 +21,9 @@ function experience(
   inputContextSummary: string | null,
   outputSummary: string | null,
   initiatingAgentId: string,
-  finalOutcome: string,
+  finalOutcome: ExperienceOutcome,
   tags: string[],
-) {
+): RecordExperienceInput {
   return { experienceId, primaryGoalDescription, subTaskDescription, inputContextSummary, outputSummary, initiatingAgentId, finalOutcome, tags };
 }
 
@@ -47,12 +47,12 @@ const ids = (hits: Hit[]) => hits.map((hit) => hit.experience.experienceId);
 
 describe('searchExperiences', () => {
   let app: TestApp;
-  const search = async (variables: Record<string, unknown>): Promise<Hit[]> =>
-    (await app.run(op('SearchExperiences'), variables)).searchExperiences;
+  const search = async (variables: SearchExperiencesQueryVariables): Promise<Hit[]> =>
+    (await app.run(SearchExperiencesDocument, variables)).searchExperiences;
 
   beforeAll(async () => {
     app = await createTestApp();
-    await app.run(op('RecordExperiences'), { inputs: [...BASE, ...CLUSTER] });
+    await app.run(RecordExperiencesDocument, { inputs: [...BASE, ...CLUSTER] });
   });
   afterAll(() => app.close());
 
@@ -140,37 +140,37 @@ describe('searchExperiences', () => {
       [{ query: 'flight', limit: 0 }, 'limit'],
       [{ query: 'flight', limit: 101 }, 'limit'],
     ] as const) {
-      const result = await app.execute(op('SearchExperiences'), variables);
+      const result = await app.execute(SearchExperiencesDocument, variables);
       expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
   });
 
   it('every write keeps the index current: record, update, delete', async () => {
-    const find = async (query: string, mode: string) => ids(await search({ query, mode, limit: 5 }));
-    await app.run(op('RecordExperience'), {
+    const find = async (query: string, mode: SearchMode) => ids(await search({ query, mode, limit: 5 }));
+    await app.run(RecordExperienceDocument, {
       input: { experienceId: 'lab', primaryGoalDescription: 'Calibrate the quantum spectrometer', subTaskDescription: 'Measure the baseline', initiatingAgentId: 'agent-lab', finalOutcome: 'SUCCESS' },
     });
     expect(await find('quantum spectrometer', 'KEYWORD')).toEqual(['lab']);
     expect((await find('Calibrate the quantum spectrometer', 'VECTOR'))[0]).toBe('lab');
 
-    await app.run(op('UpdateExperience'), { id: 'lab', input: { primaryGoalDescription: 'Calibrate the optical telescope' } });
+    await app.run(UpdateExperienceDocument, { id: 'lab', input: { primaryGoalDescription: 'Calibrate the optical telescope' } });
     expect(await find('quantum spectrometer', 'KEYWORD')).toEqual([]);
     expect(await find('optical telescope', 'KEYWORD')).toEqual(['lab']);
     const [top] = await search({ query: 'Calibrate the optical telescope', mode: 'VECTOR' });
     expect(top.experience.experienceId).toBe('lab');
     expect(top.vectorScore).toBeCloseTo(1, 5);
 
-    await app.run(op('DeleteExperience'), { id: 'lab' });
+    await app.run(DeleteExperienceDocument, { id: 'lab' });
     expect(await find('optical telescope', 'KEYWORD')).toEqual([]);
     expect(await find('Calibrate the optical telescope', 'VECTOR')).not.toContain('lab');
   });
 
   it('Experience.similar returns other experiences by primary goal, never itself', async () => {
-    const { experience } = await app.run(op('SimilarExperiences'), { id: 'near-0', limit: 3 });
-    expect(experience.similar).toHaveLength(3);
-    expect(ids(experience.similar)).not.toContain('near-0');
-    expect(ids(experience.similar).every((id: string) => id === 'flight' || id.startsWith('near-'))).toBe(true);
-    expect(experience.similar.every((hit: Hit) => hit.matchedField === 'PRIMARY_GOAL')).toBe(true);
+    const { experience } = await app.run(SimilarExperiencesDocument, { id: 'near-0', limit: 3 });
+    expect(experience!.similar).toHaveLength(3);
+    expect(ids(experience!.similar)).not.toContain('near-0');
+    expect(ids(experience!.similar).every((id: string) => id === 'flight' || id.startsWith('near-'))).toBe(true);
+    expect(experience!.similar.every((hit: Hit) => hit.matchedField === 'PRIMARY_GOAL')).toBe(true);
   });
 
   it("reads only the fields the hits select, and those partial reads answer no other read of the request", async () => {
@@ -199,9 +199,9 @@ describe('searchExperiences', () => {
         { query: 'invoice totals', mode: 'KEYWORD' },
         { query: 'certificates for the balancers', mode: 'HYBRID' },
         { query: 'Book a flight', filter: { initiatingAgentId: 'agent-b' }, limit: 3 },
-      ]) {
+      ] satisfies SearchExperiencesQueryVariables[]) {
         const before = await search(variables);
-        const after: ExecutionResult = await restarted.execute(op('SearchExperiences'), variables, sameDb);
+        const after: ExecutionResult = await restarted.execute(SearchExperiencesDocument, variables, sameDb);
         expect(after.errors).toBeUndefined();
         expect(after.data!.searchExperiences).toEqual(before);
       }
@@ -216,7 +216,7 @@ describe('recordExperiences embedding requests', () => {
     const provider = new CountingHashProvider(384);
     const app = await createTestApp({ embeddings: provider, config: { embeddingBatchSize: 16 } });
     try {
-      const inputs = Array.from({ length: 30 }, (_, i) => ({
+      const inputs = Array.from({ length: 30 }, (_, i): RecordExperienceInput => ({
         primaryGoalDescription: `Goal number ${i}`,
         subTaskDescription: `Sub-task number ${i}`,
         inputContextSummary: `Context number ${i}`,
@@ -224,7 +224,7 @@ describe('recordExperiences embedding requests', () => {
         initiatingAgentId: 'agent',
         finalOutcome: 'SUCCESS',
       }));
-      await app.run(op('RecordExperiences'), { inputs });
+      await app.run(RecordExperiencesDocument, { inputs });
       const unique = 30 * 3 + 1;
       expect(provider.texts).toBe(unique);
       expect(provider.requests).toHaveLength(Math.ceil(unique / 16));
@@ -240,7 +240,7 @@ describe('embedding model mismatch and reembed', () => {
   let source: TestApp;
   beforeAll(async () => {
     source = await createTestApp();
-    const inputs = Array.from({ length: 70 }, (_, i) => ({
+    const inputs = Array.from({ length: 70 }, (_, i): RecordExperienceInput => ({
       experienceId: `exp-${String(i).padStart(2, '0')}`,
       primaryGoalDescription: `Prepare report number ${i} for the finance team`,
       subTaskDescription: `Collect the figures of month ${i % 12}`,
@@ -248,7 +248,7 @@ describe('embedding model mismatch and reembed', () => {
       initiatingAgentId: 'agent-report',
       finalOutcome: 'SUCCESS',
     }));
-    await source.run(op('RecordExperiences'), { inputs });
+    await source.run(RecordExperiencesDocument, { inputs });
   });
   afterAll(() => source.close());
 
@@ -258,19 +258,17 @@ describe('embedding model mismatch and reembed', () => {
     const sameDb = { db: app.client.db(source.db.databaseName) };
     return {
       app,
-      execute: (name: string, variables: Record<string, unknown>) => app.execute(op(name), variables, sameDb),
-      async run(name: string, variables: Record<string, unknown>) {
-        const result = await app.execute(op(name), variables, sameDb);
-        if (result.errors) throw new Error(JSON.stringify(result.errors));
-        return result.data!;
-      },
+      execute: <TData, TVariables>(document: Operation<TData, TVariables>, variables: NoInfer<TVariables>) =>
+        app.execute(document, variables, sameDb),
+      run: <TData, TVariables>(document: Operation<TData, TVariables>, variables: NoInfer<TVariables>) =>
+        app.run(document, variables, sameDb),
     };
   }
 
-  async function finished(run: (name: string, variables: Record<string, unknown>) => Promise<Record<string, any>>) {
+  async function finished(run: (document: typeof ReembedStatusDocument, variables: ReembedStatusQueryVariables) => Promise<ReembedStatusQuery>) {
     for (let i = 0; i < 200; i++) {
-      const { reembedStatus } = await run('ReembedStatus', { collection: 'EXPERIENCES' });
-      if (reembedStatus.state !== 'RUNNING') return reembedStatus;
+      const { reembedStatus } = await run(ReembedStatusDocument, { collection: 'EXPERIENCES' });
+      if (reembedStatus && reembedStatus.state !== 'RUNNING') return reembedStatus;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('reembed did not finish');
@@ -278,28 +276,28 @@ describe('embedding model mismatch and reembed', () => {
 
   it('an imported document without embedding_model makes search a clear error instead of a silent score', async () => {
     await source.db.collection(COLLECTION).insertOne(await withSeedVectors(source.deps.embeddings));
-    const result = await source.execute(op('SearchExperiences'), { query: 'flight' });
+    const result = await source.execute(SearchExperiencesDocument, { query: 'flight' });
     expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'EMBEDDING_MODEL_MISMATCH', stored: null });
     expect(result.errors![0].message).toMatch(/reembed/);
     // Keyword search compares no vectors: it still works.
-    const keyword = await source.execute(op('SearchExperiences'), { query: 'British Airways', mode: 'KEYWORD' });
+    const keyword = await source.execute(SearchExperiencesDocument, { query: 'British Airways', mode: 'KEYWORD' });
     expect(keyword.errors).toBeUndefined();
   });
 
   it('after a provider change, search is refused; reembed rewrites every vector in the background and search works again', async () => {
     const other = await withOtherEmbedder(256);
     try {
-      const refused = await other.execute('SearchExperiences', { query: 'Prepare report number 7 for the finance team' });
+      const refused = await other.execute(SearchExperiencesDocument, { query: 'Prepare report number 7 for the finance team' });
       expect(refused.errors![0].extensions).toMatchObject({
         code: 'BAD_USER_INPUT',
         reason: 'EMBEDDING_MODEL_MISMATCH',
         current: { provider: 'hash', model: 'feature-hash-v1-256', dimensions: 256 },
       });
-      const similar = await other.execute('SimilarExperiences', { id: 'exp-07' });
+      const similar = await other.execute(SimilarExperiencesDocument, { id: 'exp-07' });
       expect(similar.errors![0].extensions).toMatchObject({ reason: 'EMBEDDING_MODEL_MISMATCH' });
 
-      expect((await other.run('ReembedStatus', { collection: 'EXPERIENCES' })).reembedStatus).toBeNull();
-      const { reembed } = await other.run('Reembed', { collection: 'EXPERIENCES' });
+      expect((await other.run(ReembedStatusDocument, { collection: 'EXPERIENCES' })).reembedStatus).toBeNull();
+      const { reembed } = await other.run(ReembedDocument, { collection: 'EXPERIENCES' });
       expect(reembed).toMatchObject({ collection: 'EXPERIENCES', state: 'RUNNING', processed: 0, total: 71, finishedAt: null, error: null });
       const done = await finished(other.run);
       expect(done).toMatchObject({ id: reembed.id, state: 'DONE', processed: 71, total: 71, model: { dimensions: 256 } });
@@ -311,14 +309,14 @@ describe('embedding model mismatch and reembed', () => {
         expect(document.embeddings.primary_goal_description_embedding).toHaveLength(256);
         expect(Boolean(document.embeddings.output_summary_embedding)).toBe(Boolean(document.output_summary));
       }
-      const { searchExperiences } = await other.run('SearchExperiences', { query: 'Prepare report number 7 for the finance team', mode: 'VECTOR', limit: 1 });
+      const { searchExperiences } = await other.run(SearchExperiencesDocument, { query: 'Prepare report number 7 for the finance team', mode: 'VECTOR', limit: 1 });
       expect(searchExperiences[0]).toMatchObject({ experience: { experienceId: 'exp-07' }, matchedField: 'PRIMARY_GOAL' });
       expect(searchExperiences[0].vectorScore).toBeCloseTo(1, 5);
-      const { searchExperiences: seed } = await other.run('SearchExperiences', { query: seedExperience.primary_goal_description, mode: 'VECTOR', limit: 1 });
+      const { searchExperiences: seed } = await other.run(SearchExperiencesDocument, { query: seedExperience.primary_goal_description, mode: 'VECTOR', limit: 1 });
       expect(seed[0].experience.experienceId).toBe(seedExperience.experience_id);
 
       // Nothing left to do: a new run finishes at once.
-      const again = (await other.run('Reembed', { collection: 'EXPERIENCES' })).reembed;
+      const again = (await other.run(ReembedDocument, { collection: 'EXPERIENCES' })).reembed;
       expect(again).toMatchObject({ state: 'DONE', processed: 0, total: 0 });
     } finally {
       await other.app.close();
@@ -333,7 +331,7 @@ describe('embedding model mismatch and reembed', () => {
       const total = await source.db.collection(COLLECTION).countDocuments();
       const running = { run_id: 'elsewhere', state: 'running', processed: 5, total, started_at: new Date(), finished_at: null, error: null, model };
       await jobs.replaceOne({ _id: COLLECTION }, { ...running, lease_until: new Date(Date.now() + 60_000) }, { upsert: true });
-      const { reembed } = await other.run('Reembed', { collection: 'EXPERIENCES' });
+      const { reembed } = await other.run(ReembedDocument, { collection: 'EXPERIENCES' });
       expect(reembed).toMatchObject({ id: 'elsewhere', state: 'RUNNING', processed: 5 });
       expect(await source.db.collection(COLLECTION).countDocuments({ 'embedding_model.dimensions': 128 })).toBe(0);
 
@@ -348,9 +346,9 @@ describe('embedding model mismatch and reembed', () => {
           { $set: { embeddings: { primary_goal_description_embedding: Array.from(primary), sub_task_description_embedding: Array.from(subTask) }, embedding_model: model } },
         );
       }
-      expect((await other.run('ReembedStatus', { collection: 'EXPERIENCES' })).reembedStatus.state).toBe('INTERRUPTED');
+      expect((await other.run(ReembedStatusDocument, { collection: 'EXPERIENCES' })).reembedStatus!.state).toBe('INTERRUPTED');
 
-      const resumed = (await other.run('Reembed', { collection: 'EXPERIENCES' })).reembed;
+      const resumed = (await other.run(ReembedDocument, { collection: 'EXPERIENCES' })).reembed;
       expect(resumed).toMatchObject({ state: 'RUNNING', processed: 5, total });
       expect(resumed.id).not.toBe('elsewhere');
       expect(new Date(resumed.startedAt)).toEqual(started);

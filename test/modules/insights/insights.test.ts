@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { op } from '../../history/operations';
+import { type RecordInsightInput, AgentInsightsDocument, AgentInsightsWithTasksDocument, DeleteInsightDocument, RecordInsightDocument, ValidateInsightDocument } from '../../support/generated/graphql';
 
 /** Tasks as seed 002's TaskSimilarity model has them, inserted as they are (no goalPattern, no vectors). */
 const seedTasks = ['690b0000000000000000000a', '690b0000000000000000000b', '690b0000000000000000000c'].map((taskId, i) => ({
@@ -21,7 +21,7 @@ describe('agent insights', () => {
   });
   afterAll(() => app.close());
 
-  const record = (input: Record<string, unknown>) => app.run(op('RecordInsight'), { input }).then((data) => data.recordInsight);
+  const record = (input: RecordInsightInput) => app.run(RecordInsightDocument, { input }).then((data) => data.recordInsight);
 
   it('dedupes an insight by agent, type and text, and raises its confidence with each new supporting task', async () => {
     const first = await record({
@@ -54,13 +54,13 @@ describe('agent insights', () => {
 
   it('validateInsight stamps lastValidated, raises confidence when valid and halves it when not', async () => {
     const insight = await record({ agentType: 'EXECUTOR', type: 'OPTIMIZATIONS', insight: 'Use ObjectId for facilityId', confidence: 0.6 });
-    const valid = (await app.run(op('ValidateInsight'), { id: insight.id, valid: true })).validateInsight;
+    const valid = (await app.run(ValidateInsightDocument, { id: insight.id, valid: true })).validateInsight;
     expect(valid.confidence).toBeCloseTo(1 - 0.4 * 0.75, 12);
-    expect(Date.parse(valid.lastValidated)).toBeGreaterThan(Date.now() - 60_000);
-    const refuted = (await app.run(op('ValidateInsight'), { id: insight.id, valid: false })).validateInsight;
+    expect(Date.parse(valid.lastValidated!)).toBeGreaterThan(Date.now() - 60_000);
+    const refuted = (await app.run(ValidateInsightDocument, { id: insight.id, valid: false })).validateInsight;
     expect(refuted.confidence).toBeCloseTo((1 - 0.4 * 0.75) / 2, 12);
 
-    const missing = await app.execute(op('ValidateInsight'), { id: 'ins_nope', valid: true });
+    const missing = await app.execute(ValidateInsightDocument, { id: 'ins_nope', valid: true });
     expect(missing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
@@ -69,18 +69,18 @@ describe('agent insights', () => {
     await record({ agentType: 'THOUGHT', type: 'WARNINGS', insight: 'Short codes are ambiguous', confidence: 0.7 });
     await record({ agentType: 'THOUGHT', type: 'PATTERNS', insight: 'Ask for the facility when missing', confidence: 0.3 });
 
-    const all = (await app.run(op('AgentInsights'), { agentType: 'THOUGHT' })).agentInsights;
+    const all = (await app.run(AgentInsightsDocument, { agentType: 'THOUGHT' })).agentInsights;
     expect(all.insights.map((insight: any) => insight.confidence)).toEqual([0.9, 0.7, 0.3]);
     expect(all.count).toBe(3);
-    const patterns = (await app.run(op('AgentInsights'), { agentType: 'THOUGHT', insightType: 'PATTERNS' })).agentInsights;
+    const patterns = (await app.run(AgentInsightsDocument, { agentType: 'THOUGHT', insightType: 'PATTERNS' })).agentInsights;
     expect(patterns.insights.map((insight: any) => insight.insight)).toEqual([
       'Similar queries used facility lookup first',
       'Ask for the facility when missing',
     ]);
-    const confident = (await app.run(op('AgentInsights'), { agentType: 'THOUGHT', minConfidence: 0.5, limit: 1 })).agentInsights;
+    const confident = (await app.run(AgentInsightsDocument, { agentType: 'THOUGHT', minConfidence: 0.5, limit: 1 })).agentInsights;
     expect(confident.insights.map((insight: any) => insight.confidence)).toEqual([0.9]);
 
-    const bad = await app.execute(op('AgentInsights'), { agentType: 'THOUGHT', minConfidence: 1.5 });
+    const bad = await app.execute(AgentInsightsDocument, { agentType: 'THOUGHT', minConfidence: 1.5 });
     expect(bad.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'minConfidence' });
   });
 
@@ -97,7 +97,7 @@ describe('agent insights', () => {
     });
     await record({ agentType: 'EXECUTOR', type: 'WARNINGS', insight: 'Validate facility codes', evidence: [{ taskId: t1, description: 'bad code' }] });
     app.commands.reset();
-    const { agentInsights } = await app.run(op('AgentInsightsWithTasks'), { agentType: 'EXECUTOR', insightType: 'WARNINGS' });
+    const { agentInsights } = await app.run(AgentInsightsWithTasksDocument, { agentType: 'EXECUTOR', insightType: 'WARNINGS' });
     expect(app.commands.count('find', 'tasks')).toBe(1);
     const evidence = agentInsights.insights.flatMap((insight: any) => insight.evidence);
     expect(evidence).toEqual(
@@ -111,8 +111,8 @@ describe('agent insights', () => {
 
   it('deleteInsight removes it and returns it; a second delete is NOT_FOUND', async () => {
     const insight = await record({ agentType: 'PLANNER', type: 'OPTIMIZATIONS', insight: 'Batch the lookups' });
-    expect((await app.run(op('DeleteInsight'), { id: insight.id })).deleteInsight).toEqual({ id: insight.id });
-    const again = await app.execute(op('DeleteInsight'), { id: insight.id });
+    expect((await app.run(DeleteInsightDocument, { id: insight.id })).deleteInsight).toEqual({ id: insight.id });
+    const again = await app.execute(DeleteInsightDocument, { id: insight.id });
     expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 

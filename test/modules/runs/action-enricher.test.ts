@@ -4,10 +4,11 @@ import type { AppDeps } from '../../../src/app';
 import { actionEnricherFor, type ActionEnricher } from '../../../src/modules/runs/action-enricher';
 import { startFakeOpenAI, type ChatAnswer, type FakeOpenAI, type RecordedChatRequest } from '../../support/fake-openai';
 import { createTestApp, type TestApp } from '../../support/app';
-import { op, taskInput } from '../../support/fixtures/debug-run';
+import { taskInput } from '../../support/fixtures/debug-run';
+import { type ToolCallInput, RecordActionDocument, RecordRunTaskDocument, TaskActionsDocument, TaskAttemptsDocument } from '../../support/generated/graphql';
 
 const GOAL = 'Restore the nightly database backup';
-const CALLS = [
+const CALLS: ToolCallInput[] = [
   { name: 'search', args: { query: 'pg_dump exit code 1' }, outcome: 'SUCCESS', result: 'pg_dump fails when the disk is full' },
   // The agent rated this one itself: its insights and relevance are kept, its empty learning is filled.
   { name: 'read_file', args: { path: 'backup.log' }, outcome: 'SUCCESS', result: 'No space left on device', insights: 'the disk is full', relevance: 'LOW' },
@@ -54,11 +55,11 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
 
   async function recordRun(): Promise<string> {
     const taskId = `backup-${++taskNumber}`;
-    await app.run(op('RecordRunTask'), { input: taskInput(taskId, GOAL) });
-    await app.run(op('RecordAction'), { taskId, input: { mode: 'FAST', thinking: 'check why pg_dump fails', approach: 'read the logs', toolCalls: CALLS } });
+    await app.run(RecordRunTaskDocument, { input: taskInput(taskId, GOAL) });
+    await app.run(RecordActionDocument, { taskId, input: { mode: 'FAST', thinking: 'check why pg_dump fails', approach: 'read the logs', toolCalls: CALLS } });
     return taskId;
   }
-  const readAction = async (taskId: string) => (await app.run(op('TaskActions'), { id: taskId })).task.actions[0];
+  const readAction = async (taskId: string) => (await app.run(TaskActionsDocument, { id: taskId })).task!.actions[0];
 
   it('fills insights, learning, relevance and synthesis after recordAction returned, keeping what the agent gave', async () => {
     let release!: () => void;
@@ -80,13 +81,13 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
     await enricher.whenIdle();
     const action = await readAction(taskId);
     expect(action.synthesis).toBe('found why the backup fails');
-    expect(action.toolCalls.map(({ insights, learning, relevance }: Record<string, string>) => ({ insights, learning, relevance }))).toEqual([
+    expect(action.toolCalls.map(({ insights, learning, relevance }) => ({ insights, learning, relevance }))).toEqual([
       { insights: 'model insight on search', learning: 'model learning on search', relevance: 'HIGH' },
       { insights: 'the disk is full', learning: 'model learning on read_file', relevance: 'LOW' },
       { insights: 'model insight on run_backup', learning: 'model learning on run_backup', relevance: 'MEDIUM' },
     ]);
-    const { task } = await app.run(op('TaskAttempts'), { id: taskId });
-    expect(task.attempts).toEqual(['model insight on search', 'model insight on run_backup']);
+    const { task } = await app.run(TaskAttemptsDocument, { id: taskId });
+    expect(task!.attempts).toEqual(['model insight on search', 'model insight on run_backup']);
 
     const request = fake.chatRequests[fake.chatRequests.length - 1];
     expect(request.headers.authorization).toBe('Bearer test-key');
@@ -127,8 +128,8 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
   it('sends nothing for an action whose compression fields are all given', async () => {
     const before = fake.chatRequests.length;
     const taskId = `complete-${++taskNumber}`;
-    await app.run(op('RecordRunTask'), { input: taskInput(taskId, GOAL) });
-    await app.run(op('RecordAction'), {
+    await app.run(RecordRunTaskDocument, { input: taskInput(taskId, GOAL) });
+    await app.run(RecordActionDocument, {
       taskId,
       input: { mode: 'FAST', synthesis: 'done', toolCalls: [{ name: 'ls', outcome: 'SUCCESS', insights: 'i', learning: 'l', relevance: 'HIGH' }] },
     });
@@ -162,8 +163,8 @@ describe('enrichment wiring and configuration', () => {
     const fake = await startFakeOpenAI();
     const app = await createTestApp({ config: { openaiApiKey: 'k', openaiBaseUrl: fake.baseURL } });
     try {
-      await app.run(op('RecordRunTask'), { input: taskInput('plain', GOAL) });
-      await app.run(op('RecordAction'), { taskId: 'plain', input: { mode: 'FAST', toolCalls: [{ name: 'ls', outcome: 'SUCCESS' }] } });
+      await app.run(RecordRunTaskDocument, { input: taskInput('plain', GOAL) });
+      await app.run(RecordActionDocument, { taskId: 'plain', input: { mode: 'FAST', toolCalls: [{ name: 'ls', outcome: 'SUCCESS' }] } });
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(fake.chatRequests).toHaveLength(0);
     } finally {

@@ -1,6 +1,7 @@
 import type { CommandSucceededEvent } from 'mongodb';
 import { createTestApp, type TestApp } from '../../support/app';
-import { LOGIN_SOURCE, PHASE1_ATTEMPTS, PHASE2_ATTEMPTS, debugRun, expectedAction, op, taskInput, type ActionInput } from '../../support/fixtures/debug-run';
+import { LOGIN_SOURCE, PHASE1_ATTEMPTS, PHASE2_ATTEMPTS, debugRun, expectedAction, taskInput, type ActionInput } from '../../support/fixtures/debug-run';
+import { type Relevance, RecordActionDocument, RecordRunTaskDocument, RunToolPerformanceDocument, TaskActionsDocument, TaskAttemptsDocument, TaskRunsDocument } from '../../support/generated/graphql';
 
 const PHASE1_TASK = 'run-debug-login';
 const PHASE2_TASK = 'run-debug-signup';
@@ -13,7 +14,7 @@ describe('agent runs: actions, attempts and tool performance', () => {
   async function record(taskId: string, actions: ActionInput[]) {
     returned[taskId] = [];
     for (const input of actions) {
-      const { recordAction } = await app.run(op('RecordAction'), { taskId, input });
+      const { recordAction } = await app.run(RecordActionDocument, { taskId, input });
       returned[taskId].push(recordAction.action);
     }
   }
@@ -25,7 +26,7 @@ describe('agent runs: actions, attempts and tool performance', () => {
       [PHASE1_TASK, 'Debug the failing login endpoint'],
       [PHASE2_TASK, 'Repair the broken signup form'],
     ]) {
-      const { recordTask } = await app.run(op('RecordRunTask'), { input: taskInput(taskId, goal) });
+      const { recordTask } = await app.run(RecordRunTaskDocument, { input: taskInput(taskId, goal) });
       contextOf[taskId] = recordTask.goalPattern;
     }
     await record(PHASE1_TASK, debugRun(false));
@@ -41,12 +42,12 @@ describe('agent runs: actions, attempts and tool performance', () => {
       const inputs = debugRun(phase2);
       const expected = inputs.map(expectedAction);
       expect(expected.flatMap((action) => action.toolCalls)).toHaveLength(12);
-      const { task } = await app.run(op('TaskActions'), { id: taskId });
-      expect(task.actions).toEqual(expected);
+      const { task } = await app.run(TaskActionsDocument, { id: taskId });
+      expect(task!.actions).toEqual(expected);
       expect(returned[taskId]).toEqual(expected);
     }
-    const { task } = await app.run(op('TaskActions'), { id: PHASE1_TASK, fromIteration: 1, limit: 1 });
-    const [loginRead] = task.actions[0].toolCalls.slice(2);
+    const { task } = await app.run(TaskActionsDocument, { id: PHASE1_TASK, fromIteration: 1, limit: 1 });
+    const [loginRead] = task!.actions[0].toolCalls.slice(2);
     expect(loginRead.result).toBe(LOGIN_SOURCE.slice(0, 1000));
     expect(loginRead.resultTruncated).toBe(true);
   });
@@ -77,15 +78,15 @@ describe('agent runs: actions, attempts and tool performance', () => {
   });
 
   it('derives the phase 1 attempts as written by hand', async () => {
-    for (const minRelevance of ['HIGH', 'MEDIUM', 'LOW']) {
-      const { task } = await app.run(op('TaskAttempts'), { id: PHASE1_TASK, minRelevance });
-      expect(task.attempts).toEqual(PHASE1_ATTEMPTS);
+    for (const minRelevance of ['HIGH', 'MEDIUM', 'LOW'] as const) {
+      const { task } = await app.run(TaskAttemptsDocument, { id: PHASE1_TASK, minRelevance });
+      expect(task!.attempts).toEqual(PHASE1_ATTEMPTS);
     }
   });
 
   it('derives the phase 2 attempts as written by hand, for each minimum relevance (default MEDIUM)', async () => {
-    const attempts = async (minRelevance?: string) =>
-      (await app.run(op('TaskAttempts'), { id: PHASE2_TASK, ...(minRelevance ? { minRelevance } : {}) })).task.attempts;
+    const attempts = async (minRelevance?: Relevance) =>
+      (await app.run(TaskAttemptsDocument, { id: PHASE2_TASK, ...(minRelevance ? { minRelevance } : {}) })).task!.attempts;
     expect(await attempts('HIGH')).toEqual(PHASE2_ATTEMPTS.HIGH);
     expect(await attempts('MEDIUM')).toEqual(PHASE2_ATTEMPTS.MEDIUM);
     expect(await attempts('LOW')).toEqual(PHASE2_ATTEMPTS.LOW);
@@ -94,7 +95,7 @@ describe('agent runs: actions, attempts and tool performance', () => {
 
   it("counts every tool call in tool performance exactly, in the task's goal-pattern context", async () => {
     const performance = async (toolName: string, context: string | null) =>
-      (await app.run(op('RunToolPerformance'), { toolName, context })).toolPerformance;
+      (await app.run(RunToolPerformanceDocument, { toolName, context })).toolPerformance;
     const context = contextOf[PHASE1_TASK];
     expect(context).toBe('debug_failing_login_endpoint');
 
@@ -146,8 +147,8 @@ describe('agent runs: actions, attempts and tool performance', () => {
     const listener = (event: CommandSucceededEvent) => replies.push(event);
     app.client.on('commandSucceeded', listener);
     try {
-      const { task } = await app.run(op('TaskActions'), { id: PHASE1_TASK, fromIteration: 3, limit: 1 });
-      expect(task.actions.map((action: { iteration: number }) => action.iteration)).toEqual([3]);
+      const { task } = await app.run(TaskActionsDocument, { id: PHASE1_TASK, fromIteration: 3, limit: 1 });
+      expect(task!.actions.map((action: { iteration: number }) => action.iteration)).toEqual([3]);
     } finally {
       app.client.off('commandSucceeded', listener);
     }
@@ -160,8 +161,8 @@ describe('agent runs: actions, attempts and tool performance', () => {
 
   it('batches the actions and attempts of a page of tasks into one aggregation each', async () => {
     app.commands.reset();
-    const { tasks } = await app.run(op('TaskRuns'), { first: 10 });
-    const byId = Object.fromEntries(tasks.edges.map(({ node }: { node: { taskId: string } }) => [node.taskId, node]));
+    const { tasks } = await app.run(TaskRunsDocument, { first: 10 });
+    const byId = Object.fromEntries(tasks.edges.map(({ node }) => [node.taskId, node]));
     expect(byId[PHASE1_TASK].actions).toEqual([{ iteration: 0 }, { iteration: 1 }]);
     expect(byId[PHASE1_TASK].attempts).toEqual(PHASE1_ATTEMPTS);
     expect(byId[PHASE2_TASK].attempts).toEqual(PHASE2_ATTEMPTS.MEDIUM);
@@ -177,7 +178,7 @@ describe('agent runs: actions, attempts and tool performance', () => {
       { fromIteration: 0, limit: 0 },
       { fromIteration: 0, limit: 1001 },
     ]) {
-      const result = await app.execute(op('TaskActions'), { id: PHASE1_TASK, ...variables });
+      const result = await app.execute(TaskActionsDocument, { id: PHASE1_TASK, ...variables });
       expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     }
   });

@@ -1,8 +1,9 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { op, taskInput } from '../../support/fixtures/debug-run';
+import { taskInput } from '../../support/fixtures/debug-run';
+import { type RecordActionInput, type ToolCallInput, RecordActionDocument, RecordRunTaskDocument, StuckTasksDocument } from '../../support/generated/graphql';
 
-type Call = { name: string; args?: Record<string, unknown>; outcome: string; result?: string };
-type Step = { progress?: string; toolCalls?: Call[] };
+type Call = ToolCallInput;
+type Step = Partial<RecordActionInput>;
 
 const READ_CONFIG = (args: Record<string, unknown>): Call => ({ name: 'read_file', args, outcome: 'FAILURE', result: 'FileNotFoundError' });
 
@@ -44,13 +45,13 @@ describe('stuckTasks', () => {
   beforeAll(async () => {
     app = await createTestApp();
     for (const [taskId, steps] of Object.entries(RUNS)) {
-      await app.run(op('RecordRunTask'), { input: taskInput(taskId, `Run ${taskId}`) });
-      for (const step of steps) await app.run(op('RecordAction'), { taskId, input: { mode: 'FAST', ...step } });
+      await app.run(RecordRunTaskDocument, { input: taskInput(taskId, `Run ${taskId}`) });
+      for (const step of steps) await app.run(RecordActionDocument, { taskId, input: { mode: 'FAST', ...step } });
     }
   });
   afterAll(() => app.close());
 
-  const stuck = async (variables: Record<string, unknown> = {}) => (await app.run(op('StuckTasks'), variables)).stuckTasks;
+  const stuck = async (variables: Record<string, unknown> = {}) => (await app.run(StuckTasksDocument, variables)).stuckTasks;
 
   it('finds the tasks whose last 3 iterations report STUCK or repeat the same failing call, most stuck first', async () => {
     const found = await stuck();
@@ -83,7 +84,7 @@ describe('stuckTasks', () => {
     expect(await ids({ status: 'COMPLETED' })).toEqual([]);
     expect((await ids({ status: 'PAUSED' })).sort()).toEqual(['both', 'looping', 'retrying']);
     for (const variables of [{ minIterations: 0 }, { limit: 0 }, { limit: 501 }]) {
-      expect((await app.execute(op('StuckTasks'), variables)).errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect((await app.execute(StuckTasksDocument, variables)).errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     }
   });
 

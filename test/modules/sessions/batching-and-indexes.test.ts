@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import { SessionRepository } from '../../../src/modules/sessions/session.repository';
-import { op } from '../../sessions/operations';
+import { SessionsWithAgentsDocument } from '../../support/generated/graphql';
 
 const SESSIONS = 50;
 
@@ -67,7 +67,7 @@ describe('sessions: DataLoader batching and indexes', () => {
 
   it('lists 50 sessions with their agents and last messages in one command (totalCount is not selected: no count)', async () => {
     app.commands.reset();
-    const data = await app.run(op('SessionsWithAgents'), { first: SESSIONS });
+    const data = await app.run(SessionsWithAgentsDocument, { first: SESSIONS });
     expect(data.sessions.edges).toHaveLength(SESSIONS);
     expect(data.sessions.edges[0].node).toEqual({
       sessionId: 's-49',

@@ -1,9 +1,9 @@
-import { createTestApp, type TestApp } from '../../support/app';
-import { op } from '../../sessions/operations';
+import { call, operationName, type OperationCall, createTestApp, type TestApp } from '../../support/app';
+import { type AppendMessageInput, type AgentMessagesQueryVariables, AgentMessagesDocument, AppendMessageDocument, AppendMessagesDocument, CreateSessionDocument, SessionAgentDocument, SessionWithMessagesDocument, UpdateMessageDocument, UpsertAgentDocument } from '../../support/generated/graphql';
 
 async function createSessionWithAgent(app: TestApp, sessionId: string, agentId = 'agent'): Promise<void> {
-  await app.run(op('CreateSession'), { input: { sessionId } });
-  await app.run(op('UpsertAgent'), { sessionId, input: { agentId, agentData: { model: 'm' } } });
+  await app.run(CreateSessionDocument, { input: { sessionId } });
+  await app.run(UpsertAgentDocument, { sessionId, input: { agentId, agentData: { model: 'm' } } });
 }
 
 async function stored(app: TestApp, sessionId: string): Promise<any> {
@@ -20,13 +20,13 @@ describe('sessions: messages', () => {
   it('appendMessage stores the message, returns it with the next id and refreshes agent and session updated_at', async () => {
     await createSessionWithAgent(app, 'append-1');
     const before = await stored(app, 'append-1');
-    const first = await app.run(op('AppendMessage'), {
+    const first = await app.run(AppendMessageDocument, {
       sessionId: 'append-1',
       agentId: 'agent',
       input: { role: 'USER', content: 'Hello $there' },
     });
     expect(first.appendMessage).toMatchObject({ messageId: 1, role: 'USER', content: 'Hello $there', text: 'Hello $there', eventLoopMetrics: null });
-    const second = await app.run(op('AppendMessage'), {
+    const second = await app.run(AppendMessageDocument, {
       sessionId: 'append-1',
       agentId: 'agent',
       input: {
@@ -55,8 +55,8 @@ describe('sessions: messages', () => {
 
   it('appendMessages appends a batch atomically with consecutive ids after the highest stored one', async () => {
     await createSessionWithAgent(app, 'batch-1');
-    await app.run(op('AppendMessage'), { sessionId: 'batch-1', agentId: 'agent', input: { role: 'SYSTEM', content: 'Be brief.' } });
-    const data = await app.run(op('AppendMessages'), {
+    await app.run(AppendMessageDocument, { sessionId: 'batch-1', agentId: 'agent', input: { role: 'SYSTEM', content: 'Be brief.' } });
+    const data = await app.run(AppendMessagesDocument, {
       sessionId: 'batch-1',
       agentId: 'agent',
       inputs: [
@@ -98,7 +98,7 @@ describe('sessions: messages', () => {
         },
       },
     } as any);
-    const data = await app.run(op('AppendMessage'), { sessionId: 'sdk-1', agentId: 'a', input: { role: 'USER', content: 'z' } });
+    const data = await app.run(AppendMessageDocument, { sessionId: 'sdk-1', agentId: 'a', input: { role: 'USER', content: 'z' } });
     expect(data.appendMessage.messageId).toBe(42);
   });
 
@@ -106,7 +106,7 @@ describe('sessions: messages', () => {
     await createSessionWithAgent(app, 'concurrent-1');
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
-        app.run(op('AppendMessage'), { sessionId: 'concurrent-1', agentId: 'agent', input: { role: 'USER', content: `message ${index}` } }),
+        app.run(AppendMessageDocument, { sessionId: 'concurrent-1', agentId: 'agent', input: { role: 'USER', content: `message ${index}` } }),
       ),
     );
     const returned = results.map((result) => result.appendMessage.messageId).sort((a: number, b: number) => a - b);
@@ -121,16 +121,16 @@ describe('sessions: messages', () => {
 
   describe('Agent.messages pagination', () => {
     const sessionId = 'paged-1';
-    const page = async (variables: Record<string, unknown>) =>
-      (await app.run(op('AgentMessages'), { id: sessionId, agentId: 'agent', ...variables })).session.agent.messages;
+    const page = async (variables: Omit<AgentMessagesQueryVariables, 'id' | 'agentId'>) =>
+      (await app.run(AgentMessagesDocument, { id: sessionId, agentId: 'agent', ...variables })).session!.agent!.messages;
     const ids = (connection: any) => connection.edges.map((edge: any) => edge.node.messageId);
 
     beforeAll(async () => {
       await createSessionWithAgent(app, sessionId);
-      await app.run(op('AppendMessages'), {
+      await app.run(AppendMessagesDocument, {
         sessionId,
         agentId: 'agent',
-        inputs: Array.from({ length: 12 }, (_, index) => ({ role: index % 3 === 0 ? 'USER' : 'ASSISTANT', content: `m${index + 1}` })),
+        inputs: Array.from({ length: 12 }, (_, index): AppendMessageInput => ({ role: index % 3 === 0 ? 'USER' : 'ASSISTANT', content: `m${index + 1}` })),
       });
     });
 
@@ -189,7 +189,7 @@ describe('sessions: messages', () => {
 
     it('rejects page sizes outside 1..500, first with last, and foreign cursors', async () => {
       for (const variables of [{ first: 0 }, { first: 501 }, { last: 501 }, { first: 1, last: 1 }, { after: 'not-a-cursor' }]) {
-        const result = await app.execute(op('AgentMessages'), { id: sessionId, agentId: 'agent', ...variables });
+        const result = await app.execute(AgentMessagesDocument, { id: sessionId, agentId: 'agent', ...variables });
         expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
         expect(result.errors?.[0].extensions?.field).toEqual(expect.any(String));
       }
@@ -199,7 +199,7 @@ describe('sessions: messages', () => {
 
   it('updateMessage redacts: new content, created_at kept, updated_at refreshed at message, agent and session level', async () => {
     await createSessionWithAgent(app, 'redact-1');
-    const appended = await app.run(op('AppendMessages'), {
+    const appended = await app.run(AppendMessagesDocument, {
       sessionId: 'redact-1',
       agentId: 'agent',
       inputs: [
@@ -208,7 +208,7 @@ describe('sessions: messages', () => {
       ],
     });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const data = await app.run(op('UpdateMessage'), {
+    const data = await app.run(UpdateMessageDocument, {
       sessionId: 'redact-1',
       agentId: 'agent',
       messageId: 1,
@@ -230,18 +230,18 @@ describe('sessions: messages', () => {
   it('answers NOT_FOUND for an unknown session, agent or message, and writes nothing', async () => {
     await createSessionWithAgent(app, 'missing-1');
     const before = await stored(app, 'missing-1');
-    const cases: Array<[string, Record<string, unknown>]> = [
-      ['AppendMessage', { sessionId: 'nope', agentId: 'agent', input: { role: 'USER', content: 'x' } }],
-      ['AppendMessage', { sessionId: 'missing-1', agentId: 'ghost', input: { role: 'USER', content: 'x' } }],
-      ['AppendMessages', { sessionId: 'missing-1', agentId: 'ghost', inputs: [{ role: 'USER', content: 'x' }] }],
-      ['UpdateMessage', { sessionId: 'missing-1', agentId: 'agent', messageId: 99, input: { content: 'x' } }],
-      ['UpdateMessage', { sessionId: 'missing-1', agentId: 'ghost', messageId: 1, input: { content: 'x' } }],
-      ['SessionAgent', { id: 'missing-1', agentId: 'ghost' }],
-      ['SessionWithMessages', { id: 'nope' }],
+    const cases: OperationCall[] = [
+      call(AppendMessageDocument, { sessionId: 'nope', agentId: 'agent', input: { role: 'USER', content: 'x' } }),
+      call(AppendMessageDocument, { sessionId: 'missing-1', agentId: 'ghost', input: { role: 'USER', content: 'x' } }),
+      call(AppendMessagesDocument, { sessionId: 'missing-1', agentId: 'ghost', inputs: [{ role: 'USER', content: 'x' }] }),
+      call(UpdateMessageDocument, { sessionId: 'missing-1', agentId: 'agent', messageId: 99, input: { content: 'x' } }),
+      call(UpdateMessageDocument, { sessionId: 'missing-1', agentId: 'ghost', messageId: 1, input: { content: 'x' } }),
+      call(SessionAgentDocument, { id: 'missing-1', agentId: 'ghost' }),
+      call(SessionWithMessagesDocument, { id: 'nope' }),
     ];
-    for (const [name, variables] of cases) {
-      const result = await app.execute(op(name), variables);
-      expect([name, result.errors?.[0].extensions?.code]).toEqual([name, 'NOT_FOUND']);
+    for (const { document, variables } of cases) {
+      const result = await app.execute(document, variables);
+      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([operationName(document), 'NOT_FOUND']);
     }
     expect(await stored(app, 'missing-1')).toEqual(before);
     expect(await app.db.collection('sessions').countDocuments({ _id: 'nope' as any })).toBe(0);

@@ -1,6 +1,6 @@
-import { createTestApp, type TestApp } from '../../support/app';
+import { call, operationName, createTestApp, type TestApp } from '../../support/app';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { op } from '../../sessions/operations';
+import { AddFeedbackDocument, CreateSessionDocument, DeleteSessionDocument, DeleteSessionMetadataKeysDocument, UpdateSessionMetadataDocument, UpsertAgentDocument } from '../../support/generated/graphql';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
 
@@ -15,7 +15,7 @@ describe('sessions: mutations', () => {
   afterAll(() => app.close());
 
   it('createSession generates an id, defaults the type to "default" and starts empty', async () => {
-    const { createSession } = await app.run(op('CreateSession'), { input: {} });
+    const { createSession } = await app.run(CreateSessionDocument, { input: {} });
     expect(createSession.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(createSession).toMatchObject({ sessionType: 'default', metadata: {}, feedbacks: [], agents: [], messageCount: 0 });
     expect(createSession.createdAt).toBe(createSession.updatedAt);
@@ -34,24 +34,24 @@ describe('sessions: mutations', () => {
 
   it('createSession with an existing id answers CONFLICT and changes nothing', async () => {
     const before = await stored(sessionAlice._id);
-    const result = await app.execute(op('CreateSession'), { input: { sessionId: sessionAlice._id, sessionType: 'other' } });
+    const result = await app.execute(CreateSessionDocument, { input: { sessionId: sessionAlice._id, sessionType: 'other' } });
     expect(result.errors?.[0].extensions?.code).toBe('CONFLICT');
     expect(await stored(sessionAlice._id)).toEqual(before);
   });
 
   it('deleteSession removes the document; a second delete answers NOT_FOUND', async () => {
-    await app.run(op('CreateSession'), { input: { sessionId: 'doomed' } });
-    expect((await app.run(op('DeleteSession'), { id: 'doomed' })).deleteSession).toBe(true);
+    await app.run(CreateSessionDocument, { input: { sessionId: 'doomed' } });
+    expect((await app.run(DeleteSessionDocument, { id: 'doomed' })).deleteSession).toBe(true);
     expect(await stored('doomed')).toBeNull();
-    const again = await app.execute(op('DeleteSession'), { id: 'doomed' });
+    const again = await app.execute(DeleteSessionDocument, { id: 'doomed' });
     expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('upsertAgent creates an agent: agent_data with ISO string timestamps, agent level with dates, no messages', async () => {
-    await app.run(op('CreateSession'), { input: { sessionId: 'agents-1' } });
+    await app.run(CreateSessionDocument, { input: { sessionId: 'agents-1' } });
     const before = await stored('agents-1');
     await tick();
-    const { upsertAgent } = await app.run(op('UpsertAgent'), {
+    const { upsertAgent } = await app.run(UpsertAgentDocument, {
       sessionId: 'agents-1',
       input: {
         agentId: 'support-agent',
@@ -95,7 +95,7 @@ describe('sessions: mutations', () => {
   it('upsertAgent on an existing agent replaces agent_data and keeps its messages and creation times', async () => {
     const before = (await stored(sessionAlice._id)).agents['support-agent'];
     await tick();
-    const { upsertAgent } = await app.run(op('UpsertAgent'), {
+    const { upsertAgent } = await app.run(UpsertAgentDocument, {
       sessionId: sessionAlice._id,
       input: { agentId: 'support-agent', agentData: { model: 'claude-3-opus', state: { conversation_count: 6 } } },
     });
@@ -117,12 +117,12 @@ describe('sessions: mutations', () => {
   });
 
   it('updateSessionMetadata merges keys (dot paths set nested fields) and refreshes updated_at', async () => {
-    await app.run(op('CreateSession'), {
+    await app.run(CreateSessionDocument, {
       input: { sessionId: 'meta-1', metadata: { user_id: 'alice', priority: 'low', custom_data: { company: 'ACME', tier: 'basic' } } },
     });
     const before = await stored('meta-1');
     await tick();
-    const { updateSessionMetadata } = await app.run(op('UpdateSessionMetadata'), {
+    const { updateSessionMetadata } = await app.run(UpdateSessionMetadataDocument, {
       sessionId: 'meta-1',
       metadata: { priority: 'high', status: 'active', 'custom_data.tier': 'premium', tags: ['vip'] },
     });
@@ -135,7 +135,7 @@ describe('sessions: mutations', () => {
   });
 
   it('deleteSessionMetadataKeys removes top-level and nested keys', async () => {
-    const { deleteSessionMetadataKeys } = await app.run(op('DeleteSessionMetadataKeys'), {
+    const { deleteSessionMetadataKeys } = await app.run(DeleteSessionMetadataKeysDocument, {
       sessionId: 'meta-1',
       keys: ['user_id', 'custom_data.company', 'not_there'],
     });
@@ -144,10 +144,10 @@ describe('sessions: mutations', () => {
   });
 
   it('addFeedback appends up, down and neutral entries with dates and refreshes updated_at', async () => {
-    await app.run(op('CreateSession'), { input: { sessionId: 'feedback-1' } });
-    const up = await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: 'UP', comment: 'Very helpful' } });
-    const neutral = await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: null } });
-    await app.run(op('AddFeedback'), { sessionId: 'feedback-1', input: { rating: 'DOWN', comment: 'Slow' } });
+    await app.run(CreateSessionDocument, { input: { sessionId: 'feedback-1' } });
+    const up = await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: 'UP', comment: 'Very helpful' } });
+    const neutral = await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: null } });
+    await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: 'DOWN', comment: 'Slow' } });
     expect(up.addFeedback).toMatchObject({ rating: 'UP', comment: 'Very helpful' });
     expect(neutral.addFeedback).toMatchObject({ rating: null, comment: '' });
     const doc = await stored('feedback-1');
@@ -158,17 +158,21 @@ describe('sessions: mutations', () => {
     ]);
     expect(doc.feedbacks[0].created_at).toEqual(new Date(up.addFeedback.createdAt));
     expect(doc.updated_at).toEqual(doc.feedbacks[2].created_at);
-    const missing = await app.execute(op('AddFeedback'), { sessionId: 'nope', input: { rating: 'UP' } });
+    const missing = await app.execute(AddFeedbackDocument, { sessionId: 'nope', input: { rating: 'UP' } });
     expect(missing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
-    for (const name of ['UpdateSessionMetadata', 'DeleteSessionMetadataKeys', 'UpsertAgent']) {
-      const variables = { sessionId: 'nope', metadata: { a: 1 }, keys: ['a'], input: { agentId: 'a', agentData: {} } };
-      const result = await app.execute(op(name), variables);
-      expect([name, result.errors?.[0].extensions?.code]).toEqual([name, 'NOT_FOUND']);
+    const cases = [
+      call(UpdateSessionMetadataDocument, { sessionId: 'nope', metadata: { a: 1 } }),
+      call(DeleteSessionMetadataKeysDocument, { sessionId: 'nope', keys: ['a'] }),
+      call(UpsertAgentDocument, { sessionId: 'nope', input: { agentId: 'a', agentData: {} } }),
+    ];
+    for (const { document, variables } of cases) {
+      const result = await app.execute(document, variables);
+      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([operationName(document), 'NOT_FOUND']);
     }
   });
 
   it('a mutation document sees its own earlier writes: loaders are cleared after each write', async () => {
-    await app.run(op('CreateSession'), { input: { sessionId: 'fresh-1' } });
+    await app.run(CreateSessionDocument, { input: { sessionId: 'fresh-1' } });
     const data = await app.run(
       `mutation Sequence {
         before: upsertAgent(sessionId: "fresh-1", input: { agentId: "a", agentData: {} }) { messageCount messages(last: 5) { totalCount } }

@@ -1,6 +1,6 @@
-import { createTestApp, type TestApp } from '../../support/app';
+import { call, type OperationCall, createTestApp, type TestApp } from '../../support/app';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { op } from '../../sessions/operations';
+import { SessionAnalyticsDocument, SessionsDocument } from '../../support/generated/graphql';
 
 const d = (text: string) => new Date(text);
 
@@ -71,7 +71,7 @@ const ALICE = sessionAlice._id;
 describe('sessions: queries and analytics', () => {
   let app: TestApp;
   const sessionIds = async (variables: Record<string, unknown>) =>
-    (await app.run(op('Sessions'), variables)).sessions.edges.map((edge: any) => edge.node.sessionId);
+    (await app.run(SessionsDocument, variables)).sessions.edges.map((edge: any) => edge.node.sessionId);
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -102,11 +102,11 @@ describe('sessions: queries and analytics', () => {
   });
 
   it('pages sessions with first/after, totalCount counting the whole filtered list', async () => {
-    const one = (await app.run(op('Sessions'), { first: 3, orderBy: { field: 'CREATED_AT', direction: 'ASC' } })).sessions;
+    const one = (await app.run(SessionsDocument, { first: 3, orderBy: { field: 'CREATED_AT', direction: 'ASC' } })).sessions;
     expect(one.edges.map((edge: any) => edge.node.sessionId)).toEqual(['bob-translation', ALICE, 'carol-support']);
     expect(one.totalCount).toBe(4);
     expect(one.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    const two = (await app.run(op('Sessions'), { first: 3, after: one.pageInfo.endCursor, orderBy: { field: 'CREATED_AT', direction: 'ASC' } }))
+    const two = (await app.run(SessionsDocument, { first: 3, after: one.pageInfo.endCursor, orderBy: { field: 'CREATED_AT', direction: 'ASC' } }))
       .sessions;
     expect(two.edges.map((edge: any) => edge.node.sessionId)).toEqual(['dave-chat']);
     expect(two.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
@@ -131,7 +131,7 @@ describe('sessions: queries and analytics', () => {
     expect(await sorted({ feedback: 'ANY' })).toEqual(['bob-translation', 'dave-chat', ALICE].sort());
     expect(await sorted({ feedback: 'NONE' })).toEqual(['carol-support']);
     expect(await sorted({ sessionType: 'customer_support', feedback: 'NONE' })).toEqual(['carol-support']);
-    const counted = await app.run(op('Sessions'), { filter: { feedback: 'ANY' }, first: 1 });
+    const counted = await app.run(SessionsDocument, { filter: { feedback: 'ANY' }, first: 1 });
     expect(counted.sessions.totalCount).toBe(3);
   });
 
@@ -152,17 +152,17 @@ describe('sessions: queries and analytics', () => {
     const seen: string[] = [];
     let after: string | undefined;
     for (let round = 0; round < 5; round++) {
-      const page = (await app.run(op('Sessions'), { filter: { sessionType: 'tie' }, first: 2, after })).sessions;
+      const page = (await app.run(SessionsDocument, { filter: { sessionType: 'tie' }, first: 2, after })).sessions;
       seen.push(...page.edges.map((edge: any) => edge.node.sessionId));
       if (!page.pageInfo.hasNextPage) break;
-      after = page.pageInfo.endCursor;
+      after = page.pageInfo.endCursor ?? undefined;
     }
     expect(seen).toEqual(['t5', 't4', 't3', 't2', 't1']);
     await app.db.collection('sessions').deleteMany({ session_type: 'tie' });
   });
 
   it('computes analytics in the database, matching hand-computed totals of the fixtures', async () => {
-    const data = await app.run(op('SessionAnalytics'), { by: 'SESSION_TYPE' });
+    const data = await app.run(SessionAnalyticsDocument, { by: 'SESSION_TYPE' });
     expect(data.sessionAnalytics).toEqual({
       sessionCount: 4,
       messageCount: 6 + 3 + 0 + 1,
@@ -179,7 +179,7 @@ describe('sessions: queries and analytics', () => {
   });
 
   it('applies the session filter to analytics and counts by a metadata path', async () => {
-    const support = await app.run(op('SessionAnalytics'), {
+    const support = await app.run(SessionAnalyticsDocument, {
       filter: { sessionType: 'customer_support' },
       by: 'METADATA',
       metadataPath: 'priority',
@@ -196,18 +196,18 @@ describe('sessions: queries and analytics', () => {
         { value: 'low', count: 1 },
       ],
     });
-    const departments = await app.run(op('SessionAnalytics'), { by: 'METADATA', metadataPath: 'department' });
+    const departments = await app.run(SessionAnalyticsDocument, { by: 'METADATA', metadataPath: 'department' });
     expect(departments.sessionAnalytics.countsBy).toEqual([
       { value: 'sales', count: 2 },
       { value: null, count: 1 },
       { value: 'support', count: 1 },
     ]);
-    const tiers = await app.run(op('SessionAnalytics'), { filter: { feedback: 'NONE' }, by: 'METADATA', metadataPath: 'custom_data.tier' });
+    const tiers = await app.run(SessionAnalyticsDocument, { filter: { feedback: 'NONE' }, by: 'METADATA', metadataPath: 'custom_data.tier' });
     expect(tiers.sessionAnalytics.countsBy).toEqual([{ value: 'free', count: 1 }]);
   });
 
   it('gives zero analytics and a null latency when nothing matches', async () => {
-    const data = await app.run(op('SessionAnalytics'), { filter: { sessionType: 'nothing' }, by: 'SESSION_TYPE' });
+    const data = await app.run(SessionAnalyticsDocument, { filter: { sessionType: 'nothing' }, by: 'SESSION_TYPE' });
     expect(data.sessionAnalytics).toEqual({
       sessionCount: 0,
       messageCount: 0,
@@ -221,24 +221,24 @@ describe('sessions: queries and analytics', () => {
 
   it('computes analytics with aggregate commands only, never reading whole documents into the server', async () => {
     app.commands.reset();
-    await app.run(op('SessionAnalytics'), { by: 'SESSION_TYPE' });
+    await app.run(SessionAnalyticsDocument, { by: 'SESSION_TYPE' });
     expect(app.commands.count('find')).toBe(0);
     expect(app.commands.count('aggregate', 'sessions')).toBe(2);
   });
 
   it('rejects bad metadata paths and countsBy arguments with BAD_USER_INPUT naming the field', async () => {
-    const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['Sessions', { filter: { metadata: [{ path: '$where', value: 1 }] } }, 'filter.metadata.0.path'],
-      ['Sessions', { filter: { metadata: [{ path: 'a..b', value: 1 }] } }, 'filter.metadata.0.path'],
-      ['Sessions', { filter: { metadata: [{ path: 'a', value: { $ne: 1 } }] } }, 'filter.metadata.0.value'],
-      ['Sessions', { first: 501 }, 'first'],
-      ['Sessions', { after: 'garbage' }, 'after'],
-      ['SessionAnalytics', { by: 'METADATA' }, 'metadataPath'],
-      ['SessionAnalytics', { by: 'SESSION_TYPE', metadataPath: 'department' }, 'metadataPath'],
-      ['SessionAnalytics', { by: 'METADATA', metadataPath: 'x.$y' }, 'metadataPath'],
+    const cases: Array<[OperationCall, string]> = [
+      [call(SessionsDocument, { filter: { metadata: [{ path: '$where', value: 1 }] } }), 'filter.metadata.0.path'],
+      [call(SessionsDocument, { filter: { metadata: [{ path: 'a..b', value: 1 }] } }), 'filter.metadata.0.path'],
+      [call(SessionsDocument, { filter: { metadata: [{ path: 'a', value: { $ne: 1 } }] } }), 'filter.metadata.0.value'],
+      [call(SessionsDocument, { first: 501 }), 'first'],
+      [call(SessionsDocument, { after: 'garbage' }), 'after'],
+      [call(SessionAnalyticsDocument, { by: 'METADATA' }), 'metadataPath'],
+      [call(SessionAnalyticsDocument, { by: 'SESSION_TYPE', metadataPath: 'department' }), 'metadataPath'],
+      [call(SessionAnalyticsDocument, { by: 'METADATA', metadataPath: 'x.$y' }), 'metadataPath'],
     ];
-    for (const [name, variables, field] of cases) {
-      const result = await app.execute(op(name), variables);
+    for (const [{ document, variables }, field] of cases) {
+      const result = await app.execute(document, variables);
       expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
   });

@@ -1,7 +1,7 @@
 import { Int32 } from 'bson';
 import { createTestApp, type TestApp } from '../../support/app';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { op } from '../../sessions/operations';
+import { AddFeedbackDocument, AppendMessageDocument, CreateSessionDocument, SessionWithMessagesDocument, UpsertAgentDocument } from '../../support/generated/graphql';
 
 const iso = (date: Date) => date.toISOString();
 
@@ -30,7 +30,7 @@ describe('sessions: the seed 001 document shape', () => {
 
   it('serves the seed example document, inserted as it is with the driver, with every field', async () => {
     await app.db.collection('sessions').insertOne(structuredClone(sessionAlice) as any);
-    const data = await app.run(op('SessionWithMessages'), { id: 'user-alice-chat-20240115', last: 20 });
+    const data = await app.run(SessionWithMessagesDocument, { id: 'user-alice-chat-20240115', last: 20 });
     const session = data.session;
     const support = sessionAlice.agents['support-agent'];
     const translator = sessionAlice.agents['translator-agent'];
@@ -84,22 +84,22 @@ describe('sessions: the seed 001 document shape', () => {
   });
 
   it('writes sessions built through the API in the seed shape: field names, BSON dates, int32 message ids', async () => {
-    await app.run(op('CreateSession'), {
+    await app.run(CreateSessionDocument, {
       input: { sessionId: 'built-1', sessionType: 'customer_support', metadata: { priority: 'high', custom_data: { tier: 'premium' } } },
     });
-    await app.run(op('UpsertAgent'), {
+    await app.run(UpsertAgentDocument, {
       sessionId: 'built-1',
       input: {
         agentId: 'support-agent',
         agentData: { model: 'claude-3-sonnet-20240229', system_prompt: 'Help.', temperature: 0.7, state: { n: 1 }, conversation_manager_state: {} },
       },
     });
-    await app.run(op('AppendMessage'), {
+    await app.run(AppendMessageDocument, {
       sessionId: 'built-1',
       agentId: 'support-agent',
       input: { role: 'USER', content: 'Hi, I have a question about my billing.' },
     });
-    await app.run(op('AppendMessage'), {
+    await app.run(AppendMessageDocument, {
       sessionId: 'built-1',
       agentId: 'support-agent',
       input: {
@@ -108,7 +108,7 @@ describe('sessions: the seed 001 document shape', () => {
         eventLoopMetrics: { latencyMs: 245, inputTokens: 28, outputTokens: 24 },
       },
     });
-    await app.run(op('AddFeedback'), { sessionId: 'built-1', input: { rating: 'UP', comment: 'Great' } });
+    await app.run(AddFeedbackDocument, { sessionId: 'built-1', input: { rating: 'UP', comment: 'Great' } });
 
     const stored: any = await app.db.collection('sessions').findOne({ _id: 'built-1' as any }, { promoteValues: false });
     expect(Object.keys(stored)).toEqual(['_id', 'session_id', 'session_type', 'created_at', 'updated_at', 'metadata', 'feedbacks', 'agents']);

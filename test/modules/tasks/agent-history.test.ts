@@ -2,7 +2,7 @@ import { rankPlan } from '../../../src/modules/plans/plan.ranking';
 import { SIMILARITY_WEIGHTS } from '../../../src/modules/tasks/task.similarity';
 import { createTestApp, type TestApp } from '../../support/app';
 import { DIRECT_PLAN, LOOKUP_PLAN, SHORT_CODE_ERROR, VALIDATED_PLAN, historyFixture, recordHistory, type FixtureTask } from '../../support/fixtures/task-history';
-import { op } from '../../history/operations';
+import { type LearnFromTaskInput, type RecordTaskInput, AgentInsightsWithTasksDocument, HistoryTaskDocument, LearnFromTaskDocument, PlanPatternDocument, PlannerAgentHistoryDocument, RecordTaskDocument, SimilarTasksDocument, SuccessfulPlansDocument, ThoughtAgentHistoryDocument, ToolPerformanceDocument } from '../../support/generated/graphql';
 
 /** The seed's three example usages, and the rankings, over a recorded history of 52 tasks (hash embedder). */
 describe('agent history over 52 recorded tasks', () => {
@@ -10,19 +10,19 @@ describe('agent history over 52 recorded tasks', () => {
   let fixture: FixtureTask[];
   const patternOf = async (plan: string[]) => {
     const task = fixture.find((entry) => entry.input.steps.map((step) => step.action).join() === plan.join())!;
-    return (await app.run(op('HistoryTask'), { id: task.input.taskId })).task.patternId as string;
+    return (await app.run(HistoryTaskDocument, { id: task.input.taskId })).task!.patternId as string;
   };
 
   beforeAll(async () => {
     app = await createTestApp();
     fixture = historyFixture();
     expect(fixture.length).toBeGreaterThanOrEqual(50);
-    await recordHistory(app, op, fixture);
+    await recordHistory(app, fixture);
   });
   afterAll(() => app.close());
 
   it('thought agent: similarTasks(query, limit: 5, status: COMPLETED) returns completed shipments that used the facility lookup', async () => {
-    const { similarTasks } = await app.run(op('ThoughtAgentHistory'), { query: 'Create a shipment for facility HAN' });
+    const { similarTasks } = await app.run(ThoughtAgentHistoryDocument, { query: 'Create a shipment for facility HAN' });
     expect(similarTasks.count).toBe(5);
     const [first, second] = similarTasks.tasks;
     const han = fixture.filter((entry) => entry.input.originalQuery === 'Create a shipment for facility HAN');
@@ -42,7 +42,7 @@ describe('agent history over 52 recorded tasks', () => {
   });
 
   it('planner agent: successfulPlans keeps plans ≥ 0.8 ranked by the documented formula; toolPerformance gives the hand-computed figures', async () => {
-    const { successfulPlans, toolPerformance } = await app.run(op('PlannerAgentHistory'), {
+    const { successfulPlans, toolPerformance } = await app.run(PlannerAgentHistoryDocument, {
       goal: 'Create shipment for facility',
       toolName: 'create_shipment',
       context: 'facility_management',
@@ -102,11 +102,11 @@ describe('agent history over 52 recorded tasks', () => {
       steps: [{ action: 'list_facilities' }, { action: 'create_shipment' }],
       status: 'COMPLETED',
       successMetrics: { executionTime: 1200, stepsCompleted: 2, retries: 0, userInputsRequired: 0 },
-    };
-    await app.run(op('RecordTask'), { input });
+    } satisfies RecordTaskInput;
+    await app.run(RecordTaskDocument, { input });
     const lookup = await patternOf(LOOKUP_PLAN);
-    const before = (await app.run(op('PlanPattern'), { id: lookup })).planPattern;
-    const tools = async () => (await app.run(op('ToolPerformance'), { toolName: 'list_facilities' })).toolPerformance.totalExecutions;
+    const before = (await app.run(PlanPatternDocument, { id: lookup })).planPattern;
+    const tools = async () => (await app.run(ToolPerformanceDocument, { toolName: 'list_facilities' })).toolPerformance.totalExecutions;
     const toolsBefore = await tools();
 
     const learn = {
@@ -115,26 +115,26 @@ describe('agent history over 52 recorded tasks', () => {
       status: 'COMPLETED',
       metrics: { executionTime: 1200, stepsCompleted: 2, retries: 0, userInputsRequired: 0 },
       insights: ['Facility lookup before shipment creation works well', 'Using ObjectId format for facilityId prevents errors'],
-    };
-    const first = (await app.run(op('LearnFromTask'), { input: learn })).learnFromTask;
+    } satisfies LearnFromTaskInput;
+    const first = (await app.run(LearnFromTaskDocument, { input: learn })).learnFromTask;
     expect(first).toEqual({ success: true, patternsLearned: 1, insightsStored: 2, patternId: lookup, alreadyLearned: false });
-    const again = (await app.run(op('LearnFromTask'), { input: learn })).learnFromTask;
+    const again = (await app.run(LearnFromTaskDocument, { input: learn })).learnFromTask;
     expect(again).toEqual({ ...first, alreadyLearned: true });
 
-    const after = (await app.run(op('PlanPattern'), { id: lookup })).planPattern;
+    const after = (await app.run(PlanPatternDocument, { id: lookup })).planPattern;
     expect(after).toMatchObject({
-      usageCount: before.usageCount + 1,
-      successCount: before.successCount + 1,
-      successRate: (before.successCount + 1) / (before.usageCount + 1),
-      avgExecutionTime: (before.avgExecutionTime * before.usageCount + 1200) / (before.usageCount + 1),
+      usageCount: before!.usageCount + 1,
+      successCount: before!.successCount + 1,
+      successRate: (before!.successCount + 1) / (before!.usageCount + 1),
+      avgExecutionTime: (before!.avgExecutionTime * before!.usageCount + 1200) / (before!.usageCount + 1),
     });
     expect(await tools()).toBe(toolsBefore + 1);
 
-    const { task } = await app.run(op('HistoryTask'), { id: input.taskId });
-    expect(task).toMatchObject({ planId: learn.planId, patternId: lookup, status: 'COMPLETED', plan: { patternId: lookup, usageCount: after.usageCount } });
-    expect(task.learnedAt).toEqual(expect.any(String));
+    const { task } = await app.run(HistoryTaskDocument, { id: input.taskId });
+    expect(task).toMatchObject({ planId: learn.planId, patternId: lookup, status: 'COMPLETED', plan: { patternId: lookup, usageCount: after!.usageCount } });
+    expect(task!.learnedAt).toEqual(expect.any(String));
 
-    const { agentInsights } = await app.run(op('AgentInsightsWithTasks'), { agentType: 'EXECUTOR', insightType: 'PATTERNS' });
+    const { agentInsights } = await app.run(AgentInsightsWithTasksDocument, { agentType: 'EXECUTOR', insightType: 'PATTERNS' });
     const stored = agentInsights.insights.filter((insight: any) => insight.evidence.some((piece: any) => piece.taskId === input.taskId));
     expect(stored).toHaveLength(2);
     expect(stored[0].evidence[0].task).toEqual({ taskId: input.taskId, goal: input.goal, status: 'COMPLETED' });
@@ -143,30 +143,30 @@ describe('agent history over 52 recorded tasks', () => {
   it('successfulPlans honours minSuccessRate: 0.5 admits the direct plan, 0.95 keeps only the validated one', async () => {
     const direct = await patternOf(DIRECT_PLAN);
     const validated = await patternOf(VALIDATED_PLAN);
-    const loose = (await app.run(op('SuccessfulPlans'), { goal: 'Create shipment for facility', minSuccessRate: 0.5 })).successfulPlans;
+    const loose = (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.5 })).successfulPlans;
     expect(loose.plans.map((plan: any) => plan.planId)).toContain(direct);
     const directPlan = loose.plans.find((plan: any) => plan.planId === direct);
     expect(directPlan).toMatchObject({ successRate: 0.5, usageCount: 6, commonIssues: ['Using shortCode for facilityId fails', 'failed at step "create_shipment"'] });
     const scores = loose.plans.map((plan: any) => plan.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    const strict = (await app.run(op('SuccessfulPlans'), { goal: 'Create shipment for facility', minSuccessRate: 0.95 })).successfulPlans;
+    const strict = (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.95 })).successfulPlans;
     expect(strict.plans.map((plan: any) => plan.planId)).toEqual([validated]);
-    expect((await app.run(op('SuccessfulPlans'), { goal: 'Create shipment for facility', limit: 1 })).successfulPlans.count).toBe(1);
+    expect((await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', limit: 1 })).successfulPlans.count).toBe(1);
   });
 
   it('successfulPlans leaves out plans for other goals', async () => {
-    const { successfulPlans } = await app.run(op('SuccessfulPlans'), { goal: 'List orders in Hamburg', minSuccessRate: 0 });
+    const { successfulPlans } = await app.run(SuccessfulPlansDocument, { goal: 'List orders in Hamburg', minSuccessRate: 0 });
     expect(successfulPlans.plans.map((plan: any) => plan.goalPattern)).toEqual(['list_orders_in_*']);
     expect(successfulPlans.plans[0].steps.map((step: any) => step.action)).toEqual(['search_orders']);
   });
 
   it('similarTasks honours status and minSimilarity', async () => {
-    const failed = (await app.run(op('SimilarTasks'), { query: 'Create a shipment for facility MAD', status: 'FAILED', minSimilarity: 0 })).similarTasks;
+    const failed = (await app.run(SimilarTasksDocument, { query: 'Create a shipment for facility MAD', status: 'FAILED', minSimilarity: 0 })).similarTasks;
     expect(failed.count).toBeGreaterThan(0);
     expect(new Set(failed.tasks.map((task: any) => task.status))).toEqual(new Set(['FAILED']));
 
-    const all = (await app.run(op('SimilarTasks'), { goal: 'Create a shipment for facility MAD', minSimilarity: 0, limit: 100 })).similarTasks;
-    const strict = (await app.run(op('SimilarTasks'), { goal: 'Create a shipment for facility MAD', minSimilarity: 0.9, limit: 100 })).similarTasks;
+    const all = (await app.run(SimilarTasksDocument, { goal: 'Create a shipment for facility MAD', minSimilarity: 0, limit: 100 })).similarTasks;
+    const strict = (await app.run(SimilarTasksDocument, { goal: 'Create a shipment for facility MAD', minSimilarity: 0.9, limit: 100 })).similarTasks;
     expect(strict.count).toBeGreaterThan(0);
     expect(strict.count).toBeLessThan(all.count);
     expect(strict.tasks.every((task: any) => task.similarity >= 0.9)).toBe(true);
@@ -177,16 +177,16 @@ describe('agent history over 52 recorded tasks', () => {
   });
 
   it('similarTasks scores the goal pattern: a goal with other identifiers matches its kind of task fully', async () => {
-    const { similarTasks } = await app.run(op('SimilarTasks'), { goal: 'Assign driver Chris to route R-99', minSimilarity: 0, limit: 6 });
+    const { similarTasks } = await app.run(SimilarTasksDocument, { goal: 'Assign driver Chris to route R-99', minSimilarity: 0, limit: 6 });
     expect(similarTasks.tasks.map((task: any) => task.goal)).toEqual(expect.arrayContaining([expect.stringMatching(/^Assign driver/)]));
     for (const task of similarTasks.tasks.filter((entry: any) => entry.goal.startsWith('Assign driver'))) expect(task.scores.goalPattern).toBe(1);
     expect(similarTasks.tasks[0].goal).toMatch(/^Assign driver/);
   });
 
   it('rejects a call without query and goal, and limits out of range', async () => {
-    const none = await app.execute(op('SimilarTasks'), {});
+    const none = await app.execute(SimilarTasksDocument, {});
     expect(none.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
-    const limit = await app.execute(op('SuccessfulPlans'), { goal: 'x', limit: 0 });
+    const limit = await app.execute(SuccessfulPlansDocument, { goal: 'x', limit: 0 });
     expect(limit.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'limit' });
   });
 });

@@ -3,7 +3,7 @@ import { createEmbeddingProvider } from '../../../src/embeddings';
 import type { EmbeddingProvider } from '../../../src/embeddings/provider';
 import { createTestApp, type TestApp } from '../../support/app';
 import { historyFixture, recordHistory, type FixtureTask } from '../../support/fixtures/task-history';
-import { op } from '../../history/operations';
+import { SimilarTasksDocument } from '../../support/generated/graphql';
 
 /** similarTasks with the offline sentence model (Universal Sentence Encoder lite) over the 52-task history. */
 jest.setTimeout(5 * 60_000);
@@ -23,7 +23,7 @@ describe('similarTasks with a sentence model', () => {
     provider = await createEmbeddingProvider(loadConfig({}, { embeddingsProvider: 'local' }));
     app = await createTestApp({ embeddings: provider });
     fixture = historyFixture();
-    await recordHistory(app, op, fixture);
+    await recordHistory(app, fixture);
   });
   afterAll(async () => {
     await app.close();
@@ -32,7 +32,7 @@ describe('similarTasks with a sentence model', () => {
 
   it.each(PARAPHRASES)('ranks the task a paraphrase describes first: $query', async ({ query, originalQuery }) => {
     const target = fixture.find((entry) => entry.input.originalQuery === originalQuery)!;
-    const { similarTasks } = await app.run(op('SimilarTasks'), { query, minSimilarity: 0, limit: 60 });
+    const { similarTasks } = await app.run(SimilarTasksDocument, { query, minSimilarity: 0, limit: 60 });
     const [first] = similarTasks.tasks;
     expect(first.taskId).toBe(target.input.taskId);
     // Above every task of another kind (another plan), whatever words they share with the query.

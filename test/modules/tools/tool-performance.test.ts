@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { op } from '../../history/operations';
+import { RecordToolExecutionDocument, RecordToolExecutionsDocument, ToolPerformanceDocument } from '../../support/generated/graphql';
 
 const TOOL = 'create_shipment';
 const INVALID = 'Invalid facilityId: expected ObjectId';
@@ -50,14 +50,14 @@ describe('tool performance', () => {
   beforeAll(async () => {
     app = await createTestApp();
     const { facility, bulk, none } = history();
-    await app.run(op('RecordToolExecutions'), { inputs: facility });
-    for (const input of bulk) await app.run(op('RecordToolExecution'), { input });
-    await app.run(op('RecordToolExecutions'), { inputs: none });
+    await app.run(RecordToolExecutionsDocument, { inputs: facility });
+    for (const input of bulk) await app.run(RecordToolExecutionDocument, { input });
+    await app.run(RecordToolExecutionsDocument, { inputs: none });
   });
   afterAll(() => app.close());
 
   it('reports every overall figure as computed by hand, with the recommendations of the documented rules', async () => {
-    const { toolPerformance } = await app.run(op('ToolPerformance'), { toolName: TOOL });
+    const { toolPerformance } = await app.run(ToolPerformanceDocument, { toolName: TOOL });
     expect(toolPerformance).toEqual({
       toolName: TOOL,
       context: null,
@@ -85,7 +85,7 @@ describe('tool performance', () => {
   });
 
   it('reports the figures of one context, with its dominant error', async () => {
-    const { toolPerformance } = await app.run(op('ToolPerformance'), { toolName: TOOL, context: 'bulk_import' });
+    const { toolPerformance } = await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'bulk_import' });
     expect(toolPerformance).toMatchObject({
       context: 'bulk_import',
       totalExecutions: 6,
@@ -105,12 +105,12 @@ describe('tool performance', () => {
         '83% of timed runs in context "bulk_import" took 5000 ms or more (average 4550 ms): allow for it in time budgets.',
       ],
     });
-    const facility = (await app.run(op('ToolPerformance'), { toolName: TOOL, context: 'facility_management' })).toolPerformance;
+    const facility = (await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'facility_management' })).toolPerformance;
     expect(facility).toMatchObject({ totalExecutions: 10, successRate: 0.8, avgDuration: 148, recommendations: [] });
   });
 
   it('answers zeros for an unknown tool or context, saying the data is too thin', async () => {
-    const unknown = (await app.run(op('ToolPerformance'), { toolName: 'never_ran' })).toolPerformance;
+    const unknown = (await app.run(ToolPerformanceDocument, { toolName: 'never_ran' })).toolPerformance;
     expect(unknown).toMatchObject({
       totalExecutions: 0,
       successRate: 0,
@@ -120,13 +120,13 @@ describe('tool performance', () => {
       lastUpdated: null,
       recommendations: ['Only 0 executions of never_ran recorded: too few for reliable figures.'],
     });
-    const context = (await app.run(op('ToolPerformance'), { toolName: TOOL, context: 'nowhere' })).toolPerformance;
+    const context = (await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'nowhere' })).toolPerformance;
     expect(context.recommendations).toEqual([`Only 0 executions of ${TOOL} in context "nowhere" recorded: too few for reliable figures.`]);
   });
 
   it('reads a tool’s performance with one indexed find, not a scan of history', async () => {
     app.commands.reset();
-    await app.run(op('ToolPerformance'), { toolName: TOOL, context: 'bulk_import' });
+    await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'bulk_import' });
     expect(app.commands.events.map((event) => event.commandName)).toEqual(['find']);
     expect(app.commands.events[0].command.filter).toEqual({ toolName: TOOL });
     const indexes = await app.db.collection('tool_performance').indexes();
@@ -156,8 +156,8 @@ describe('tool performance', () => {
       context: i % 2 === 0 ? 'even' : 'odd',
       ...(i % 4 === 0 ? { error: `E${(i / 4) % 3}` } : {}),
     }));
-    await Promise.all(calls.map((input) => app.run(op('RecordToolExecution'), { input })));
-    const all = (await app.run(op('ToolPerformance'), { toolName: 'lookup_facility' })).toolPerformance;
+    await Promise.all(calls.map((input) => app.run(RecordToolExecutionDocument, { input })));
+    const all = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility' })).toolPerformance;
     expect(all).toMatchObject({ totalExecutions: 100, successCount: 75, failureCount: 25, avgDuration: 49.5, timedExecutions: 100 });
     // Failures are i = 0, 4, …, 96 (all even): E0 for i/4 ≡ 0 (mod 3): 9 times; E1 and E2: 8 times each.
     expect(all.commonErrors.map((error: any) => [error.error, error.frequency, error.context])).toEqual([
@@ -165,8 +165,8 @@ describe('tool performance', () => {
       ['E1', 8, 'even'],
       ['E2', 8, 'even'],
     ]);
-    const even = (await app.run(op('ToolPerformance'), { toolName: 'lookup_facility', context: 'even' })).toolPerformance;
-    const odd = (await app.run(op('ToolPerformance'), { toolName: 'lookup_facility', context: 'odd' })).toolPerformance;
+    const even = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'even' })).toolPerformance;
+    const odd = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'odd' })).toolPerformance;
     expect([even.totalExecutions, even.failureCount, even.avgDuration]).toEqual([50, 25, 49]);
     expect([odd.totalExecutions, odd.failureCount, odd.avgDuration]).toEqual([50, 0, 50]);
     expect(all.optimalContext).toEqual(['odd']);
@@ -174,17 +174,17 @@ describe('tool performance', () => {
 
   it('warns about the overall failure rate of a tool that runs without contexts', async () => {
     const inputs = [true, false, true, false, true].map((success, i) => ({ toolName: 'plain_tool', success, durationMs: 10 * i, ...(success ? {} : { error: 'boom' }) }));
-    await app.run(op('RecordToolExecutions'), { inputs });
-    const { toolPerformance } = await app.run(op('ToolPerformance'), { toolName: 'plain_tool' });
+    await app.run(RecordToolExecutionsDocument, { inputs });
+    const { toolPerformance } = await app.run(ToolPerformanceDocument, { toolName: 'plain_tool' });
     expect(toolPerformance).toMatchObject({ totalExecutions: 5, failureCount: 2, avgDuration: 20, optimalContext: [] });
     // "boom" causes all failures but only twice (fewer than 3): not reported as dominant.
     expect(toolPerformance.recommendations).toEqual(['Fails in 40% of runs (2 of 5).']);
   });
 
   it('rejects a negative duration and a blank tool name, naming the input', async () => {
-    const negative = await app.execute(op('RecordToolExecution'), { input: { toolName: TOOL, success: true, durationMs: -1 } });
+    const negative = await app.execute(RecordToolExecutionDocument, { input: { toolName: TOOL, success: true, durationMs: -1 } });
     expect(negative.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.0.durationMs' });
-    const blank = await app.execute(op('RecordToolExecutions'), { inputs: [{ toolName: '  ', success: true, durationMs: 1 }] });
+    const blank = await app.execute(RecordToolExecutionsDocument, { inputs: [{ toolName: '  ', success: true, durationMs: 1 }] });
     expect(blank.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputs.0.toolName' });
   });
 });
