@@ -1,4 +1,8 @@
-/** Integration tests share one embedded engine (started in globalSetup); each test file uses its own database. */
+/**
+ * Integration tests share one embedded engine (started in globalSetup); each test file uses its own database.
+ * Suites named *.slow.test.ts (the local model, recall, durability, process restarts) are left out by
+ * `npm run test:quick`; `npm test` runs everything.
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
