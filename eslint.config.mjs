@@ -21,7 +21,7 @@ const noBench = { group: ['**/bench', '**/bench/**'], message: 'Tests never impo
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'data/**', 'test/generated/**', '*.js', 'eslint.config.mjs', 'packages/*/*.js'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'data/**', 'test/support/generated/**', '*.js', 'eslint.config.mjs', 'packages/*/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

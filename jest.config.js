@@ -1,6 +1,7 @@
 /**
  * Every test: the app's (one embedded engine for the run, started in globalSetup; each test file uses its own
- * database) and the engine package's (its own jest config).
+ * database) and the engine package's (its own jest config). Suites named *.slow.test.ts (the local model,
+ * recall, durability, process restarts) are left out by `npm run test:quick`; `npm test` runs everything.
  */
 module.exports = {
   // Run-wide options: jest reads these here only, not from the projects' configs.
@@ -18,8 +19,8 @@ module.exports = {
       // Test files run the engine's sources, as the typecheck sees them. globalSetup runs outside jest's module
       // registry, so its shared engine is the build (`npm test` builds first), as are spawned servers' engine threads.
       moduleNameMapper: { '^@hindsight/engine$': '<rootDir>/packages/engine/src/index.ts' },
-      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['reflect-metadata'],
     },
     '<rootDir>/packages/engine',

@@ -25,7 +25,7 @@ import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import { ExperienceField } from '../src/modules/experiences/experience.type';
 import { VectorStore, exactSearch, rowDot, unitVector } from '../src/search/vector-store';
 import { TopK } from '../src/search/top-k';
-import { embeddingLikeVectors } from '../test/search/support/vectors';
+import { embeddingLikeVectors } from '../test/support/vectors';
 import { benchQueries, experienceTexts, percentile } from './search-e2e';
 
 const DIMENSIONS = 384;

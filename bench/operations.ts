@@ -3,7 +3,7 @@
  * other texts, so no cache serves a whole run), and for the plain database reads the baseline's path for the same
  * variables (bench/baseline-server.ts answers it with the same reads, without GraphQL).
  */
-import { seededRandom } from '../test/search/support/vectors';
+import { seededRandom } from '../test/support/vectors';
 import { EXPERIENCE_SPACING_MS, SEED_EPOCH, SESSION_SPACING_MS, experienceTexts, pick, userMessage, type Random, type SeedManifest, type SeedSizes } from './seed';
 
 export interface Operation {

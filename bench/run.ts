@@ -20,7 +20,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { localMongodBinary } from '../test/helpers/target';
+import { localMongodBinary } from '../test/support/target';
 import { measureBatchingRatio, type BatchingFigures } from './batching';
 import { measureLoad, type LoadResult } from './load';
 import { operations, variableStream, type Operation } from './operations';

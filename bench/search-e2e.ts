@@ -31,7 +31,7 @@ import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces'
 import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.document';
 import { buildAppSchema } from '../src/schema';
 import { createServer, type HindsightServer } from '../src/http/server';
-import { seededRandom } from '../test/search/support/vectors';
+import { seededRandom } from '../test/support/vectors';
 import { experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
 
 const DIMENSIONS = 384;

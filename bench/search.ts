@@ -13,7 +13,7 @@ import { KeywordIndex } from '../src/search/bm25';
 import { firstPassing } from '../src/search/filter';
 import { loadSnapshot, saveSnapshot } from '../src/search/persistence';
 import { DocumentIds, Fingerprints } from '../src/search/document-ids';
-import { embeddingLikeVectors, seededRandom } from '../test/search/support/vectors';
+import { embeddingLikeVectors, seededRandom } from '../test/support/vectors';
 import { timed } from './search-e2e';
 
 const COUNT = Number(process.env.BENCH_SEARCH_COUNT ?? 100_000);

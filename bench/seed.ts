@@ -20,7 +20,7 @@ import { TASKS_COLLECTION, TaskStatus } from '../src/modules/tasks/task.document
 import { newTaskDocument } from '../src/modules/tasks/task.validation';
 import { ToolService } from '../src/modules/tools/tool.service';
 import type { ToolExecution } from '../src/modules/tools/tool.aggregation';
-import { seededRandom } from '../test/search/support/vectors';
+import { seededRandom } from '../test/support/vectors';
 
 export interface SeedSizes {
   sessions: number;

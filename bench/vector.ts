@@ -8,7 +8,7 @@ import { EmbeddingService } from '../src/embeddings/embedding.service';
 import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import { EXACT_SEARCH_MAX } from '../src/search/filter';
 import { HNSW, VectorStore, unitVector, type ScoredRow } from '../src/search/vector-store';
-import { seededRandom } from '../test/search/support/vectors';
+import { seededRandom } from '../test/support/vectors';
 import { timed } from './search-e2e';
 import { DIMENSIONS } from './seed';
 

@@ -5,9 +5,9 @@ import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocume
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai.provider';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
-import { createTestApp } from '../helpers/app';
-import { startFakeOpenAI } from './fake-openai';
+import { openTestDatabase, type TestDatabase } from '../support/db';
+import { createTestApp } from '../support/app';
+import { startFakeOpenAI } from '../support/fake-openai';
 
 /** Wraps a provider and records the texts of every `embed` call. */
 class CountingProvider implements EmbeddingProvider {

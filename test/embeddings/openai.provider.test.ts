@@ -3,7 +3,7 @@ import { ServiceUnavailableError } from '../../src/coded-error';
 import { createEmbeddingProvider } from '../../src/embeddings';
 import { OpenAIEmbeddingProvider, type OpenAIProviderOptions } from '../../src/embeddings/openai.provider';
 import { normalize } from '../../src/embeddings/provider';
-import { refusedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai';
+import { refusedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../support/fake-openai';
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { getIntrospectionQuery } from 'graphql';
 import { RESPONSE_CONTENT_TYPES } from '../../src/graphql/fast-path';
-import { sessionAlice } from '../fixtures/session-alice';
-import { createTestApp, type TestApp } from '../helpers/app';
+import { sessionAlice } from '../support/fixtures/session-alice';
+import { createTestApp, type TestApp } from '../support/app';
 
 /** One HTTP answer as the client sees it, less the Date header (the clock). */
 interface Answer {

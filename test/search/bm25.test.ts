@@ -5,7 +5,7 @@ import path from 'node:path';
 import { KeywordIndex } from '../../src/search/bm25';
 import { SnapshotReader, SnapshotWriter, readChecked } from '../../src/search/snapshot';
 import { keywordTerms } from '../../src/search/tokenize';
-import { seededRandom } from './support/vectors';
+import { seededRandom } from '../support/vectors';
 
 /** d1..d3: lengths 3, 2, 4 tokens, so avgdl = 3 and the length norms are 1.2, 0.9 and 1.5 (k1 = 1.2, b = 0.75). */
 function tinyCorpus(): KeywordIndex {

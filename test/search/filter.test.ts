@@ -1,5 +1,5 @@
 import { firstPassing, resolveFilter } from '../../src/search/filter';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
+import { openTestDatabase, type TestDatabase } from '../support/db';
 
 describe('resolveFilter over a real database', () => {
   let database: TestDatabase;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { MetricKind, ScalarKind } from 'usearch';
 import { HostedGraph } from '../../src/search/graph-host';
-import { compiled } from '../helpers/build';
-import { embeddingLikeVectors } from './support/vectors';
+import { compiled } from '../support/build';
+import { embeddingLikeVectors } from '../support/vectors';
 
 const DIMENSIONS = 16;
 const config = { dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 64, expansion_search: 64, multi: false };

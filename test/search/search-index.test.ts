@@ -4,9 +4,9 @@ import { EXACT_SEARCH_MAX } from '../../src/search/filter';
 import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
 import type { SpaceDefinition } from '../../src/search/space';
 import { rowDot } from '../../src/search/vector-store';
-import { openTestDatabase, type TestDatabase } from '../helpers/db';
-import { createTestApp } from '../helpers/app';
-import { embeddingLikeVectors, seededRandom } from './support/vectors';
+import { openTestDatabase, type TestDatabase } from '../support/db';
+import { createTestApp } from '../support/app';
+import { embeddingLikeVectors, seededRandom } from '../support/vectors';
 
 const DIMENSIONS = 16;
 const SPACE: SpaceDefinition = {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SnapshotReader, SnapshotWriter, readChecked } from '../../src/search/snapshot';
 import { VectorStore, exactSearch, rowDot } from '../../src/search/vector-store';
-import { embeddingLikeVectors, matrixOf, seededRandom } from './support/vectors';
+import { embeddingLikeVectors, matrixOf, seededRandom } from '../support/vectors';
 
 const DIMENSIONS = 64;
 

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, VARIABLES, loadConfig } from '../src/config';
+
+describe('config', () => {
+  it('gives every variable its default when the environment is empty', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(4000);
+    expect(config.mongodbUri).toBeUndefined();
+    expect(config.dataDir).toBe(path.resolve('./data'));
+    expect(config.embeddingsProvider).toBe('local');
+    expect(config.vectorSearch).toBe('memory');
+    expect(config.metadataIndexFields).toEqual([]);
+  });
+
+  it('defaults the embeddings provider to openai when an API key is set', () => {
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-test' }).embeddingsProvider).toBe('openai');
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'an integer from 0 to 65535'],
+    ['PORT', '70000', 'an integer from 0 to 65535'],
+    ['MONGODB_URI', 'postgres://x', 'a mongodb:// or mongodb+srv:// URI'],
+    ['EMBEDDINGS_PROVIDER', 'magic', 'one of openai, local, hash'],
+    ['VECTOR_SEARCH', 'faiss', 'one of memory, atlas'],
+    ['METADATA_INDEX_FIELDS', 'priority,$where', 'comma-separated field names without $'],
+    ['EMBEDDING_DIMENSIONS', '3', 'an integer from 8 to 8192'],
+  ])('rejects %s=%s naming the variable and the expected form', (name, value, expected) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(name);
+    expect((caught as Error).message).toContain(name);
+    expect((caught as Error).message).toContain(expected);
+  });
+
+  it('requires an API key when the openai provider is chosen explicitly', () => {
+    expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'openai' })).toThrow(/OPENAI_API_KEY/);
+  });
+
+  it('parses lists and numbers', () => {
+    const config = loadConfig({ METADATA_INDEX_FIELDS: ' priority, department ,', PORT: '8080' });
+    expect(config.metadataIndexFields).toEqual(['priority', 'department']);
+    expect(config.port).toBe(8080);
+  });
+
+  it('.env.example and the README document every variable', () => {
+    const root = path.resolve(__dirname, '..');
+    const example = readFileSync(path.join(root, '.env.example'), 'utf8');
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    for (const variable of VARIABLES) {
+      expect(example).toMatch(new RegExp(`^#? ?${variable.name}=`, 'm'));
+      expect(readme).toContain(`\`${variable.name}\``);
+    }
+  });
+});

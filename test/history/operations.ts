@@ -1,4 +1,0 @@
-import { operationsFrom } from '../helpers/operations';
-
-/** Operations of test/operations/history.graphql. */
-export const op = operationsFrom('history.graphql');
