@@ -46,7 +46,13 @@ type Config = RawConfig | { kind: 'store'; name: string };
 /** Beam widths (graph candidates per search) measured for each built index. */
 const CANDIDATES = [160, 200, 320];
 
-const raw = (name: string, dedupe: boolean, quantization: RawConfig['quantization'], connectivity = 24, expansionAdd = 64): RawConfig => ({
+const raw = (
+  name: string,
+  dedupe: boolean,
+  quantization: RawConfig['quantization'],
+  connectivity = 24,
+  expansionAdd = 64,
+): RawConfig => ({
   kind: 'raw',
   name,
   dedupe,
@@ -79,10 +85,13 @@ async function generate(field: string, count: number): Promise<{ data: Float32Ar
     return { data: Array.from({ length: count }, next), queries: Array.from({ length: QUERIES }, next) };
   }
   const embedder = new HashEmbeddingProvider(DIMENSIONS);
-  const data = await embedder.embed(Array.from({ length: count }, (_, i) => experienceTexts(i)[field as ExperienceField]));
+  const data = await embedder.embed(
+    Array.from({ length: count }, (_, i) => experienceTexts(i)[field as ExperienceField]),
+  );
   // The queries of search-e2e are goal-like texts; they are searched in every field, as a hybrid search does.
   const queries = await embedder.embed(benchQueries(QUERIES, count));
-  const units = (vectors: Float32Array[]) => vectors.map((vector) => unitVector(vector)).filter((vector): vector is Float32Array => vector !== null);
+  const units = (vectors: Float32Array[]) =>
+    vectors.map((vector) => unitVector(vector)).filter((vector): vector is Float32Array => vector !== null);
   return { data: units(data), queries: units(queries) };
 }
 
@@ -97,7 +106,12 @@ async function cache(field: string, count: number): Promise<void> {
   if (existsSync(cacheFile(field, count))) return;
   const { data, queries } = await generate(field, count);
   const header = Uint32Array.of(data.length, queries.length);
-  writeFileSync(cacheFile(field, count), Buffer.concat([header, ...data, ...queries].map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength))));
+  writeFileSync(
+    cacheFile(field, count),
+    Buffer.concat(
+      [header, ...data, ...queries].map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength)),
+    ),
+  );
 }
 
 function vectorsOf(field: string, count: number): { all: Float32Array; data: Float32Array[]; queries: Float32Array[] } {
@@ -114,7 +128,10 @@ function vectorsOf(field: string, count: number): { all: Float32Array; data: Flo
 
 /** The index under test: build it, then search (returns the top K ids, i.e. experience numbers). */
 interface Built {
-  search(query: Float32Array, candidates: number): Promise<Array<{ id: number; score: number }>> | Array<{ id: number; score: number }>;
+  search(
+    query: Float32Array,
+    candidates: number,
+  ): Promise<Array<{ id: number; score: number }>> | Array<{ id: number; score: number }>;
   distinct: number;
 }
 
@@ -126,7 +143,9 @@ async function buildStore(data: Float32Array[]): Promise<Built> {
   return {
     distinct: data.length,
     search: async (query, candidates) =>
-      (await store.approximate(query, candidates)).slice(0, K).map(({ row, score }) => ({ id: Number(store.idOf(row)), score })),
+      (await store.approximate(query, candidates))
+        .slice(0, K)
+        .map(({ row, score }) => ({ id: Number(store.idOf(row)), score })),
   };
 }
 
@@ -230,7 +249,14 @@ async function runOne(field: string, count: number, config: Config): Promise<voi
         count: data.length,
         distinct: built.distinct,
         config: config.name,
-        ...(config.kind === 'raw' ? { dedupe: config.dedupe, quantization: config.quantization, connectivity: config.connectivity, expansionAdd: config.expansionAdd } : {}),
+        ...(config.kind === 'raw'
+          ? {
+              dedupe: config.dedupe,
+              quantization: config.quantization,
+              connectivity: config.connectivity,
+              expansionAdd: config.expansionAdd,
+            }
+          : {}),
         candidates,
         recallAt10: +(plain / (queries.length * K)).toFixed(4),
         recallAt10TieAware: +(tieAware / (queries.length * K)).toFixed(4),
@@ -251,7 +277,11 @@ async function main(): Promise<void> {
   const one = process.env.ANN_SWEEP_ONE;
   if (one) {
     const [field, name] = one.split('|');
-    await runOne(field, count, CONFIGS.find((config) => config.name === name)!);
+    await runOne(
+      field,
+      count,
+      CONFIGS.find((config) => config.name === name)!,
+    );
     return;
   }
   const fields = rest.length ? rest : [ExperienceField.PRIMARY_GOAL, ExperienceField.SUB_TASK];

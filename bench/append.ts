@@ -51,7 +51,10 @@ type Autocannon = (options: {
   url: string;
   connections: number;
   duration: number;
-  requests: Array<{ setupRequest?: (request: AutocannonRequest) => AutocannonRequest; onResponse?: (status: number, body: string) => void }>;
+  requests: Array<{
+    setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+    onResponse?: (status: number, body: string) => void;
+  }>;
 }) => Promise<AutocannonResult>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as Autocannon;
@@ -68,11 +71,20 @@ function message(id: number, at: Date): Record<string, unknown> {
   return {
     message_id: id,
     role: assistant ? 'assistant' : 'user',
-    content: [{ text: `${assistant ? 'Here is what I found' : 'Please look into'} item ${id}: ${'lorem ipsum dolor sit amet '.repeat(8)}` }],
+    content: [
+      {
+        text: `${assistant ? 'Here is what I found' : 'Please look into'} item ${id}: ${'lorem ipsum dolor sit amet '.repeat(8)}`,
+      },
+    ],
     created_at: at,
     updated_at: at,
     ...(assistant
-      ? { event_loop_metrics: { accumulated_metrics: { latencyMs: 800 + id }, accumulated_usage: { inputTokens: 120, outputTokens: 80, totalTokens: 200 } } }
+      ? {
+          event_loop_metrics: {
+            accumulated_metrics: { latencyMs: 800 + id },
+            accumulated_usage: { inputTokens: 120, outputTokens: 80, totalTokens: 200 },
+          },
+        }
       : {}),
   };
 }
@@ -82,7 +94,13 @@ function session(i: number): Record<string, unknown> {
   const agents: Record<string, unknown> = {};
   for (const agentId of AGENTS) {
     agents[agentId] = {
-      agent_data: { agent_id: agentId, model: 'claude-3-sonnet-20240229', system_prompt: 'You are a helpful agent.', created_at: at.toISOString(), updated_at: at.toISOString() },
+      agent_data: {
+        agent_id: agentId,
+        model: 'claude-3-sonnet-20240229',
+        system_prompt: 'You are a helpful agent.',
+        created_at: at.toISOString(),
+        updated_at: at.toISOString(),
+      },
       created_at: at,
       updated_at: at,
       messages: Array.from({ length: MESSAGES_PER_AGENT }, (_, m) => message(m + 1, at)),
@@ -107,7 +125,9 @@ async function seed(dataDir: string): Promise<void> {
   try {
     const sessions = client.db('hindsight').collection('sessions');
     for (let start = 0; start < SESSIONS; start += 50) {
-      await sessions.insertMany(Array.from({ length: Math.min(50, SESSIONS - start) }, (_, k) => session(start + k)) as never[]);
+      await sessions.insertMany(
+        Array.from({ length: Math.min(50, SESSIONS - start) }, (_, k) => session(start + k)) as never[],
+      );
     }
   } finally {
     await client.close();
@@ -131,7 +151,16 @@ function startServer(dataDir: string, port: number): Promise<ChildProcess> {
   const main = path.join(__dirname, '..', 'src', 'main.js');
   const args = [...SERVER_NODE_FLAGS, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), main];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...SERVER_ENV, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn', MONGODB_URI: '' },
+    env: {
+      ...process.env,
+      ...SERVER_ENV,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EMBEDDINGS_PROVIDER: 'hash',
+      LOG_LEVEL: 'warn',
+      MONGODB_URI: '',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -176,7 +205,8 @@ async function cpuMs(pid: number, mainThreadOnly = false): Promise<number> {
 
 async function journalMB(dataDir: string): Promise<number> {
   let bytes = 0;
-  for (const name of await readdir(dataDir)) if (name.startsWith('journal-')) bytes += (await stat(path.join(dataDir, name))).size;
+  for (const name of await readdir(dataDir))
+    if (name.startsWith('journal-')) bytes += (await stat(path.join(dataDir, name))).size;
   return Math.round(bytes / 2 ** 20);
 }
 
@@ -210,7 +240,12 @@ async function main(): Promise<void> {
                 variables: {
                   sessionId: sessionId(Math.floor(Math.random() * SESSIONS)),
                   agentId: AGENTS[Math.floor(Math.random() * AGENTS.length)],
-                  input: { role: 'USER', content: [{ text: `bench message ${Math.random().toString(36).slice(2)} ${'lorem ipsum '.repeat(10)}` }] },
+                  input: {
+                    role: 'USER',
+                    content: [
+                      { text: `bench message ${Math.random().toString(36).slice(2)} ${'lorem ipsum '.repeat(10)}` },
+                    ],
+                  },
                 },
               }),
             }),

@@ -28,11 +28,19 @@ const agents = (extra: Document): Document => ({
     in: { agent_id: '$$a.k', message_count: { $size: MESSAGES }, ...extra },
   },
 });
-const MESSAGE_FIELDS = { message_id: '$$m.message_id', role: '$$m.role', content: '$$m.content', created_at: '$$m.created_at' };
+const MESSAGE_FIELDS = {
+  message_id: '$$m.message_id',
+  role: '$$m.role',
+  content: '$$m.content',
+  created_at: '$$m.created_at',
+};
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+  });
   res.end(payload);
 }
 
@@ -77,7 +85,17 @@ async function main(): Promise<void> {
           { $match: { updated_at: { $lt: new Date(query.get('before') ?? '') } } },
           { $sort: { updated_at: -1, _id: -1 } },
           { $limit: SESSIONS_PAGE + 1 },
-          { $project: { session_type: 1, updated_at: 1, agents: agents({ last_message: { $arrayElemAt: [{ $map: { input: { $slice: [MESSAGES, -1] }, as: 'm', in: MESSAGE_FIELDS } }, -1] } }) } },
+          {
+            $project: {
+              session_type: 1,
+              updated_at: 1,
+              agents: agents({
+                last_message: {
+                  $arrayElemAt: [{ $map: { input: { $slice: [MESSAGES, -1] }, as: 'm', in: MESSAGE_FIELDS } }, -1],
+                },
+              }),
+            },
+          },
         ])
         .toArray();
       return { sessions: rows.slice(0, SESSIONS_PAGE), hasNextPage: rows.length > SESSIONS_PAGE };
@@ -86,13 +104,24 @@ async function main(): Promise<void> {
       const rows = await experiences
         .find(
           { timestamp: { $lt: new Date(query.get('until') ?? '') } },
-          { projection: { _id: 0, experience_id: 1, primary_goal_description: 1, final_outcome: 1, timestamp: 1, session_id: 1 } },
+          {
+            projection: {
+              _id: 0,
+              experience_id: 1,
+              primary_goal_description: 1,
+              final_outcome: 1,
+              timestamp: 1,
+              session_id: 1,
+            },
+          },
         )
         .sort({ timestamp: -1, experience_id: -1 })
         .limit(EXPERIENCES_PAGE)
         .toArray();
       const ids = [...new Set(rows.map((row) => row.session_id).filter((id): id is string => typeof id === 'string'))];
-      const found = await sessions.find({ _id: { $in: ids } }, { projection: { session_type: 1, updated_at: 1 } }).toArray();
+      const found = await sessions
+        .find({ _id: { $in: ids } }, { projection: { session_type: 1, updated_at: 1 } })
+        .toArray();
       const byId = new Map(found.map((session) => [session._id, session]));
       return rows.map((row) => ({ ...row, session: byId.get(row.session_id) ?? null }));
     },
@@ -106,7 +135,13 @@ async function main(): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/metrics') {
       const memory = process.memoryUsage();
-      send(res, 200, { graphqlRequests: requests, graphqlInFlight: inFlight, databaseCommands, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+      send(res, 200, {
+        graphqlRequests: requests,
+        graphqlInFlight: inFlight,
+        databaseCommands,
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+      });
       return;
     }
     const route = routes[url.pathname];

@@ -17,7 +17,14 @@ import { silentLogger } from '../src/logger';
 import { buildAppSchema } from '../src/schema';
 import { createServer } from '../src/http/server';
 import { monitorCommands } from '../test/support/db';
-import { RELATIONS, measureRelation, seedRelations, type BatchingFigures, type CountingRunner, type Runner } from '../test/support/relations';
+import {
+  RELATIONS,
+  measureRelation,
+  seedRelations,
+  type BatchingFigures,
+  type CountingRunner,
+  type Runner,
+} from '../test/support/relations';
 
 export type { BatchingFigures };
 
@@ -51,7 +58,10 @@ export async function measureBatchingRatio(options: { uri?: string } = {}): Prom
     try {
       await prepareDatabase(deps, db);
       const run: Runner = async (query, variables, batching = true) => {
-        const response = await server.apollo.executeOperation({ query, variables }, { contextValue: createContext(deps, { batching }) });
+        const response = await server.apollo.executeOperation(
+          { query, variables },
+          { contextValue: createContext(deps, { batching }) },
+        );
         if (response.body.kind !== 'single') throw new Error('incremental delivery is not used here');
         const { data, errors } = response.body.singleResult;
         if (errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(errors)}`);
@@ -80,7 +90,8 @@ export async function measureBatchingRatio(options: { uri?: string } = {}): Prom
 if (require.main === module) {
   measureBatchingRatio({ uri: process.env.MONGODB_URI }).then(
     (figures) => {
-      for (const { query: _query, ...row } of figures) process.stdout.write(JSON.stringify({ bench: 'batching', ...row }) + '\n');
+      for (const { query: _query, ...row } of figures)
+        process.stdout.write(JSON.stringify({ bench: 'batching', ...row }) + '\n');
     },
     (error: unknown) => {
       process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

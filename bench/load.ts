@@ -65,13 +65,21 @@ export async function idleMetrics(base: string): Promise<Metrics> {
 export async function check(spec: LoadSpec, count = 3): Promise<void> {
   for (let i = 0; i < count; i++) {
     const { path, body } = spec.next();
-    const response = await fetch(`${spec.base}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(
+      `${spec.base}${path}`,
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+    );
     const text = await response.text();
-    if (!response.ok || text.includes('"errors"')) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 500)}`);
+    if (!response.ok || text.includes('"errors"'))
+      throw new Error(`${path} answered ${response.status}: ${text.slice(0, 500)}`);
   }
 }
 
-function run(spec: LoadSpec, duration: number, latencies: number[] | null): Promise<{ result: autocannon.Result; failed: number; firstFailure: string | null }> {
+function run(
+  spec: LoadSpec,
+  duration: number,
+  latencies: number[] | null,
+): Promise<{ result: autocannon.Result; failed: number; firstFailure: string | null }> {
   let failed = 0;
   let firstFailure: string | null = null;
   const instance = autocannon({

@@ -4,7 +4,17 @@
  * variables (bench/baseline-server.ts answers it with the same reads, without GraphQL).
  */
 import { seededRandom } from '../test/support/vectors';
-import { EXPERIENCE_SPACING_MS, SEED_EPOCH, SESSION_SPACING_MS, experienceTexts, pick, userMessage, type Random, type SeedManifest, type SeedSizes } from './seed';
+import {
+  EXPERIENCE_SPACING_MS,
+  SEED_EPOCH,
+  SESSION_SPACING_MS,
+  experienceTexts,
+  pick,
+  userMessage,
+  type Random,
+  type SeedManifest,
+  type SeedSizes,
+} from './seed';
 
 export interface Operation {
   name: string;

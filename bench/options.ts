@@ -76,7 +76,9 @@ export const USAGE = `npm run bench -- [options]
   --targets LIST    comma-separated, from ${TARGETS.join(', ')} (default: all; mongod is skipped when none is available)
   --out FILE        results file (default ${DEFAULTS.out})
   --keep            keep the seeded data directory
-  --quick           tiny smoke run (${Object.entries(QUICK).map(([key, value]) => `${key} ${value}`).join(', ')}); later options override it`;
+  --quick           tiny smoke run (${Object.entries(QUICK)
+    .map(([key, value]) => `${key} ${value}`)
+    .join(', ')}); later options override it`;
 
 /** Parses `argv` (without node and the script); throws with the usage text on anything it does not know. */
 export function parseOptions(argv: string[]): BenchOptions | 'help' {
@@ -94,7 +96,8 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     if (flag in NUMERIC) {
       const number = Number(value);
       // Every operation needs at least one record of its kind.
-      if (!Number.isInteger(number) || number < 1) throw new Error(`${flag} must be a positive integer, got ${value}.\n${USAGE}`);
+      if (!Number.isInteger(number) || number < 1)
+        throw new Error(`${flag} must be a positive integer, got ${value}.\n${USAGE}`);
       options[NUMERIC[flag as keyof typeof NUMERIC]] = number;
     } else if (flag === '--targets') {
       const targets = value.split(',').map((target) => target.trim());

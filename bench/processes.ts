@@ -11,7 +11,9 @@ export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
 const PACKAGE_CONFIG = (
-  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config?: { serverNodeFlags?: string; serverEnv?: string; engineNodeFlags?: string } }
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    config?: { serverNodeFlags?: string; serverEnv?: string; engineNodeFlags?: string };
+  }
 ).config;
 
 /** The node flags `npm start` runs the server with (package.json `config.serverNodeFlags`). */
@@ -56,9 +58,19 @@ process.once('exit', () => {
  * Spawns `node script` with `env` added to this process's environment and resolves once a line of its stdout matches
  * `ready` (group 1 is the URL). Fails with the child's last output when it exits first or after `timeoutMs`.
  */
-export function startChild(name: string, script: string, env: Record<string, string>, ready: RegExp, timeoutMs: number, nodeFlags: string[] = []): Promise<Child> {
+export function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs: number,
+  nodeFlags: string[] = [],
+): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   const lines: string[] = [];
@@ -76,7 +88,8 @@ export function startChild(name: string, script: string, env: Record<string, str
       reject(new Error(`${name} ${why}. Its last output:\n${lines.join('\n')}`));
     };
     const timer = setTimeout(() => fail(`was not ready within ${timeoutMs / 1000} s`), timeoutMs);
-    const early = (code: number | null, signal: string | null) => fail(`exited (${signal ?? code}) before it was ready`);
+    const early = (code: number | null, signal: string | null) =>
+      fail(`exited (${signal ?? code}) before it was ready`);
     child.once('exit', early);
     let pending = '';
     const startup: Array<{ ms: number; line: string }> = [];
@@ -99,7 +112,14 @@ export function startChild(name: string, script: string, env: Record<string, str
   });
 }
 
-function handle(name: string, child: ChildProcess, url: string, startMs: number, startup: Child['startup'], exited: Promise<void>): Child {
+function handle(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  startMs: number,
+  startup: Child['startup'],
+  exited: Promise<void>,
+): Child {
   return {
     name,
     pid: child.pid!,
@@ -156,10 +176,24 @@ export function startServer(options: { dataDir: string; mongodbUri?: string }): 
     // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
     MONGODB_URI: options.mongodbUri ?? '',
   };
-  return startChild('server', SERVER_SCRIPT, { ...SERVER_ENV, ...env }, /GraphQL API:\s+(http:\/\/\S+)/, 1_800_000, SERVER_NODE_FLAGS);
+  return startChild(
+    'server',
+    SERVER_SCRIPT,
+    { ...SERVER_ENV, ...env },
+    /GraphQL API:\s+(http:\/\/\S+)/,
+    1_800_000,
+    SERVER_NODE_FLAGS,
+  );
 }
 
 /** The baseline (bench/baseline-server.ts) on `mongodbUri`, with the server's node flags and environment so that only the code differs. */
 export function startBaseline(mongodbUri: string): Promise<Child> {
-  return startChild('baseline', BASELINE_SCRIPT, { ...SERVER_ENV, MONGODB_URI: mongodbUri }, /listening on (http:\/\/\S+)/, 60_000, SERVER_NODE_FLAGS);
+  return startChild(
+    'baseline',
+    BASELINE_SCRIPT,
+    { ...SERVER_ENV, MONGODB_URI: mongodbUri },
+    /listening on (http:\/\/\S+)/,
+    60_000,
+    SERVER_NODE_FLAGS,
+  );
 }

@@ -49,7 +49,8 @@ export interface OperationResult {
   singleClient?: LoadResult;
 }
 
-const cell = (value: number | null | undefined) => (value === null || value === undefined || Number.isNaN(value) ? '–' : String(value));
+const cell = (value: number | null | undefined) =>
+  value === null || value === undefined || Number.isNaN(value) ? '–' : String(value);
 
 /** Rows of the main table, one per target and operation. */
 export function tableRows(results: OperationResult[]): Array<Record<string, string>> {
@@ -66,7 +67,9 @@ export function tableRows(results: OperationResult[]): Array<Record<string, stri
     'baseline p99 ms': cell(result.baseline?.p99Ms),
     'baseline cmds/req': cell(result.baseline?.commandsPerRequest),
     'GraphQL/baseline': cell(result.overhead),
-    '1-client p50/p95/p99 ms': result.singleClient ? `${result.singleClient.p50Ms} / ${result.singleClient.p95Ms} / ${result.singleClient.p99Ms}` : '–',
+    '1-client p50/p95/p99 ms': result.singleClient
+      ? `${result.singleClient.p50Ms} / ${result.singleClient.p95Ms} / ${result.singleClient.p99Ms}`
+      : '–',
     failures: cell(result.graphql.failures + (result.baseline?.failures ?? 0)),
   }));
 }
@@ -76,5 +79,7 @@ export function markdownTable(rows: Array<Record<string, string | number>>): str
   if (!rows.length) return '';
   const keys = Object.keys(rows[0]);
   const line = (values: Array<string | number>) => `| ${values.join(' | ')} |`;
-  return [line(keys), line(keys.map(() => '---')), ...rows.map((row) => line(keys.map((key) => row[key] ?? '')))].join('\n');
+  return [line(keys), line(keys.map(() => '---')), ...rows.map((row) => line(keys.map((key) => row[key] ?? '')))].join(
+    '\n',
+  );
 }

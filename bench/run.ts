@@ -104,8 +104,18 @@ async function runOperations(
 ): Promise<OperationResult[]> {
   const measured: OperationResult[] = [];
   const base = (child: Child) => child.url.replace(/\/graphql$/, '');
-  const load = (child: Child, next: () => { path: string; body?: string }, connections = options.connections): Promise<LoadResult> =>
-    measureLoad({ base: base(child), connections, duration: options.duration, warmup: Math.min(2, options.duration), next });
+  const load = (
+    child: Child,
+    next: () => { path: string; body?: string },
+    connections = options.connections,
+  ): Promise<LoadResult> =>
+    measureLoad({
+      base: base(child),
+      connections,
+      duration: options.duration,
+      warmup: Math.min(2, options.duration),
+      next,
+    });
   for (const [index, operation] of ops.entries()) {
     const seed = 1000 + index;
     log(`${target}: ${operation.name} (GraphQL)`);
@@ -133,8 +143,14 @@ async function runOperations(
     };
     log(`${target}: ${operation.name}: ${JSON.stringify(tableRows([result])[0])}`);
     if (graphql.firstFailure) log(`${target}: ${operation.name}: first failure: ${graphql.firstFailure}`);
-    for (const [side, figures] of [['GraphQL', graphql], ['baseline', baselineResult]] as const) {
-      if (figures?.requests === 0) results.notes.push(`${target} ${operation.name} (${side}): no request completed within the ${options.duration} s run.`);
+    for (const [side, figures] of [
+      ['GraphQL', graphql],
+      ['baseline', baselineResult],
+    ] as const) {
+      if (figures?.requests === 0)
+        results.notes.push(
+          `${target} ${operation.name} (${side}): no request completed within the ${options.duration} s run.`,
+        );
     }
     measured.push(result);
   }
@@ -154,7 +170,14 @@ async function seedThrough(uri: string, sizes: SeedSizes, results: Results, targ
 }
 
 /** A server start's figures; `build` is the first start (built from MongoDB) that restores are compared with. */
-function coldStart(target: Target, start: string, server: Child, persisted: string[], build: ColdStart | null, writtenBehind: WrittenBehind | null = null): ColdStart {
+function coldStart(
+  target: Target,
+  start: string,
+  server: Child,
+  persisted: string[],
+  build: ColdStart | null,
+  writtenBehind: WrittenBehind | null = null,
+): ColdStart {
   const figure: ColdStart = {
     target,
     start,
@@ -215,7 +238,9 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
   }
   const persisted = await serverFiles(dataDir);
   if (!persisted.length) {
-    results.notes.push('The server left no persisted search index under DATA_DIR: a restart rebuilds it from MongoDB like the first start (not re-measured).');
+    results.notes.push(
+      'The server left no persisted search index under DATA_DIR: a restart rebuilds it from MongoDB like the first start (not re-measured).',
+    );
     return;
   }
   for (let restart = 1; restart <= RESTARTS; restart++) {
@@ -229,14 +254,30 @@ async function runEmbedded(dataDir: string, ops: Operation[], options: BenchOpti
  * GraphQL server and baseline as clients of one database (`uri`), operation by operation. The server starts after
  * experiences were written behind its back (see `writeBehindTheServer`), so its cold start includes a real catch-up.
  */
-async function runClients(target: Target, uri: string, dataDir: string, ops: Operation[], options: BenchOptions, results: Results): Promise<void> {
+async function runClients(
+  target: Target,
+  uri: string,
+  dataDir: string,
+  ops: Operation[],
+  options: BenchOptions,
+  results: Results,
+): Promise<void> {
   const build = results.coldStarts.find((start) => start.spacesBuilt > 0 && !start.spacesRestored) ?? null;
   const startBehind = async (start: number): Promise<Child> => {
     const persisted = await serverFiles(dataDir);
     const client = await MongoClient.connect(uri, { ignoreUndefined: true });
     const behind = await writeBehindTheServer(client.db(), WRITTEN_BEHIND).finally(() => client.close());
     const server = await startServer({ dataDir, mongodbUri: uri });
-    results.coldStarts.push(coldStart(target, `start ${start}/${RESTARTS} (MONGODB_URI), after writes behind its back`, server, persisted, build, behind));
+    results.coldStarts.push(
+      coldStart(
+        target,
+        `start ${start}/${RESTARTS} (MONGODB_URI), after writes behind its back`,
+        server,
+        persisted,
+        build,
+        behind,
+      ),
+    );
     return server;
   };
   // The last start serves the operations.
@@ -302,7 +343,9 @@ async function main(): Promise<void> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-'));
   const dataDir = path.join(root, 'data');
   await mkdir(dataDir);
-  log(`data under ${dataDir}; ${JSON.stringify(sizes)}; ${options.duration} s × ${options.connections} connections per operation`);
+  log(
+    `data under ${dataDir}; ${JSON.stringify(sizes)}; ${options.duration} s × ${options.connections} connections per operation`,
+  );
   try {
     // Seeded through the engine alone, on the DATA_DIR the servers then use. Gigabytes of vectors would make the
     // engine snapshot every 64 MiB of journal, each snapshot the whole (growing) database: it journals only, then
@@ -348,7 +391,10 @@ async function main(): Promise<void> {
           await runClients('mongod', uri, mongodDir, ops, options, results);
         } finally {
           const client = await MongoClient.connect(uri).catch(() => null);
-          await client?.db(database).dropDatabase().catch(() => undefined);
+          await client
+            ?.db(database)
+            .dropDatabase()
+            .catch(() => undefined);
           await client?.close();
           await mongod.stop();
         }
@@ -373,14 +419,22 @@ async function main(): Promise<void> {
 
 function print(results: Results): void {
   const { machine } = results;
-  console.log(`\n${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGB} GB, Node ${machine.node}; load average ${machine.loadAverageAtStart.join(' ')} → ${machine.loadAverageAtEnd?.join(' ')}`);
-  console.log(`${results.options.duration} s per operation at ${results.options.connections} connections; cmds/req = database commands per request`);
+  console.log(
+    `\n${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGB} GB, Node ${machine.node}; load average ${machine.loadAverageAtStart.join(' ')} → ${machine.loadAverageAtEnd?.join(' ')}`,
+  );
+  console.log(
+    `${results.options.duration} s per operation at ${results.options.connections} connections; cmds/req = database commands per request`,
+  );
   console.table(tableRows(results.operations));
   console.table(
     results.coldStarts.map(({ persisted, caughtUp, writtenBehind, ...start }) => ({
       ...start,
-      caughtUp: caughtUp.by.length ? `${caughtUp.by.join(' + ')}: ${caughtUp.updated} updated, ${caughtUp.removed} removed` : '–',
-      writtenBehind: writtenBehind ? `${writtenBehind.updated}/${writtenBehind.inserted}/${writtenBehind.deleted}` : '–',
+      caughtUp: caughtUp.by.length
+        ? `${caughtUp.by.join(' + ')}: ${caughtUp.updated} updated, ${caughtUp.removed} removed`
+        : '–',
+      writtenBehind: writtenBehind
+        ? `${writtenBehind.updated}/${writtenBehind.inserted}/${writtenBehind.deleted}`
+        : '–',
       persisted: persisted.join(' ') || '–',
     })),
   );
@@ -389,7 +443,9 @@ function print(results: Results): void {
     if (!restores.length) continue;
     // One build per target, so the median ratio is the build over the median restore.
     const median = restores.map((start) => start.vsBuild!).sort((a, b) => a - b)[restores.length >> 1];
-    console.log(`${target}: restores ${restores.map((start) => `${start.indexMs} ms (${start.vsBuild}×)`).join(', ')}; median ${median}× the build`);
+    console.log(
+      `${target}: restores ${restores.map((start) => `${start.indexMs} ms (${start.vsBuild}×)`).join(', ')}; median ${median}× the build`,
+    );
   }
   if (results.vector) {
     const { filtered, ...vector } = results.vector;

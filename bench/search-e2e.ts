@@ -28,7 +28,12 @@ import type { EmbeddingProvider } from '../src/embeddings/provider';
 import { toStoredVector } from '../src/embeddings/vectors';
 import { createLogger, silentLogger, type Logger } from '../src/logger';
 import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces';
-import { EXPERIENCE_FIELDS, EXPERIENCES_COLLECTION, ExperienceField, embeddingKey } from '../src/modules/experiences/experience.document';
+import {
+  EXPERIENCE_FIELDS,
+  EXPERIENCES_COLLECTION,
+  ExperienceField,
+  embeddingKey,
+} from '../src/modules/experiences/experience.document';
 import { buildAppSchema } from '../src/schema';
 import { createServer, type HindsightServer } from '../src/http/server';
 import { seededRandom } from '../test/support/vectors';
@@ -40,7 +45,28 @@ const VOCABULARY = 6000;
 const SCOPED_QUERIES = 20;
 /** Experiences updated, inserted and deleted (each) behind the server's back before the restart. */
 const CHANGES_BEHIND = 100;
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'pe', 'da', 'gu', 'ho', 'ji', 'fe', 'zo', 'be', 'ch', 'qu', 'ar', 'en'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'pe',
+  'da',
+  'gu',
+  'ho',
+  'ji',
+  'fe',
+  'zo',
+  'be',
+  'ch',
+  'qu',
+  'ar',
+  'en',
+];
 
 /** A deterministic vocabulary of pseudo-words (word i is the same on every run). */
 const WORDS = Array.from({ length: VOCABULARY }, (_, i) => {
@@ -133,7 +159,9 @@ export async function seedExperiences(db: Db, embeddings: EmbeddingProvider, cou
         timestamp: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
         version: 1,
         tags: [`t${i % 20}`],
-        embeddings: Object.fromEntries(EXPERIENCE_FIELDS.map((field, f) => [embeddingKey(field), toStoredVector(vectors[f])])),
+        embeddings: Object.fromEntries(
+          EXPERIENCE_FIELDS.map((field, f) => [embeddingKey(field), toStoredVector(vectors[f])]),
+        ),
         embedding_model: model,
       });
     }
@@ -188,14 +216,22 @@ interface App {
 async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Logger): Promise<App> {
   const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
   const embeddings = new HashEmbeddingProvider(DIMENSIONS);
-  const deps = createAppDeps({ config, logger, database: { kind: 'EMBEDDED', version: 'bench', client, db }, embeddings });
+  const deps = createAppDeps({
+    config,
+    logger,
+    database: { kind: 'EMBEDDED', version: 'bench', client, db },
+    embeddings,
+  });
   await prepareDatabase(deps, db);
   const server = await createServer(deps, await buildAppSchema());
   return {
     deps,
     server,
     async search(variables) {
-      const response = await server.apollo.executeOperation({ query: SEARCH, variables }, { contextValue: createContext(deps) });
+      const response = await server.apollo.executeOperation(
+        { query: SEARCH, variables },
+        { contextValue: createContext(deps) },
+      );
       if (response.body.kind !== 'single') throw new Error('unexpected incremental response');
       const { data, errors } = response.body.singleResult;
       if (errors?.length) throw new Error(JSON.stringify(errors));
@@ -221,7 +257,12 @@ async function main(): Promise<void> {
     let started = performance.now();
     await seedExperiences(db, embeddings, count, present);
     rmSync(path.join(dataDir, 'search'), { recursive: true, force: true }); // a fresh build first
-    report('seed', { count, seeded: count - present, seconds: +((performance.now() - started) / 1000).toFixed(1), rssMB: mb(process.memoryUsage().rss) });
+    report('seed', {
+      count,
+      seeded: count - present,
+      seconds: +((performance.now() - started) / 1000).toFixed(1),
+      rssMB: mb(process.memoryUsage().rss),
+    });
     global.gc?.();
     const rssSeeded = process.memoryUsage().rss;
 
@@ -277,7 +318,14 @@ async function main(): Promise<void> {
       const samples: number[] = [];
       for (const query of queries.slice(0, 20)) await app.search({ query, mode }); // warm-up
       for (const query of queries) await timed(samples, () => app.search({ query, mode }));
-      report('graphql', { operation: 'searchExperiences', mode, limit: 10, p50Ms: ms(percentile(samples, 0.5)), p95Ms: ms(percentile(samples, 0.95)), p99Ms: ms(percentile(samples, 0.99)) });
+      report('graphql', {
+        operation: 'searchExperiences',
+        mode,
+        limit: 10,
+        p50Ms: ms(percentile(samples, 0.5)),
+        p95Ms: ms(percentile(samples, 0.95)),
+        p99Ms: ms(percentile(samples, 0.99)),
+      });
     }
 
     // Scoped searches: the filter (an indexed field) leaves `share` experiences; ≤ EXACT_SEARCH_MAX are scanned exactly.
@@ -286,9 +334,12 @@ async function main(): Promise<void> {
       const filter = { initiating_agent_id: `scope-${share}` };
       const vectorMs: number[] = [];
       const graphqlMs: number[] = [];
-      for (const vector of vectors.slice(0, SCOPED_QUERIES)) await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
+      for (const vector of vectors.slice(0, SCOPED_QUERIES))
+        await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
       for (const query of queries.slice(0, SCOPED_QUERIES)) {
-        await timed(graphqlMs, () => app.search({ query, mode: 'HYBRID', filter: { initiatingAgentId: `scope-${share}` } }));
+        await timed(graphqlMs, () =>
+          app.search({ query, mode: 'HYBRID', filter: { initiatingAgentId: `scope-${share}` } }),
+        );
       }
       report('scoped', {
         allowed: share,
@@ -329,7 +380,15 @@ async function main(): Promise<void> {
     });
     const samples: number[] = [];
     for (const query of queries) await timed(samples, () => restarted.search({ query, mode: 'HYBRID' }));
-    report('graphql', { operation: 'searchExperiences', after: 'restart', mode: 'HYBRID', limit: 10, p50Ms: ms(percentile(samples, 0.5)), p95Ms: ms(percentile(samples, 0.95)), p99Ms: ms(percentile(samples, 0.99)) });
+    report('graphql', {
+      operation: 'searchExperiences',
+      after: 'restart',
+      mode: 'HYBRID',
+      limit: 10,
+      p50Ms: ms(percentile(samples, 0.5)),
+      p95Ms: ms(percentile(samples, 0.95)),
+      p99Ms: ms(percentile(samples, 0.99)),
+    });
     await restarted.deps.search.close();
     await restarted.server.stop();
   } finally {

@@ -45,7 +45,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-
 function report(name: string, fields: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ bench: name, ...fields }) + '\n');
 }
@@ -60,7 +59,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const BATCH = 1024;
   for (let from = 0; from < COUNT; from += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, COUNT - from) }, (_, i) => ({ id: `d${from + i}`, vector: next() }));
+    const batch = Array.from({ length: Math.min(BATCH, COUNT - from) }, (_, i) => ({
+      id: `d${from + i}`,
+      vector: next(),
+    }));
     await store.addMany(batch);
     for (const { id } of batch) {
       keywords.upsert(id, { text: words(12) });
@@ -68,7 +70,13 @@ async function main(): Promise<void> {
   }
   const buildMs = performance.now() - started;
   const rssMB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
-  report('build', { count: COUNT, dimensions: DIMENSIONS, hnsw: HNSW, seconds: +(buildMs / 1000).toFixed(1), rssIncreaseMB: Math.round(rssMB) });
+  report('build', {
+    count: COUNT,
+    dimensions: DIMENSIONS,
+    hnsw: HNSW,
+    seconds: +(buildMs / 1000).toFixed(1),
+    rssIncreaseMB: Math.round(rssMB),
+  });
 
   const queries = Array.from({ length: QUERIES }, next);
   const exactMs: number[] = [];
@@ -98,13 +106,20 @@ async function main(): Promise<void> {
       await timed(exactMs, () => store.exact(query, K, rows));
       const started = performance.now();
       await firstPassing(
-        async (n) => (await store.approximate(query, Math.max(n, HNSW.expansionSearch))).slice(0, n).map(({ row, score }) => ({ id: store.idOf(row), score })),
+        async (n) =>
+          (await store.approximate(query, Math.max(n, HNSW.expansionSearch)))
+            .slice(0, n)
+            .map(({ row, score }) => ({ id: store.idOf(row), score })),
         K,
         async (ids) => new Set(ids.filter((id) => passing.has(id))),
       );
       annMs.push(performance.now() - started);
     }
-    report('scoped', { allowed: size, exactP50Ms: +percentile(exactMs, 0.5).toFixed(3), filteredAnnP50Ms: +percentile(annMs, 0.5).toFixed(3) });
+    report('scoped', {
+      allowed: size,
+      exactP50Ms: +percentile(exactMs, 0.5).toFixed(3),
+      filteredAnnP50Ms: +percentile(annMs, 0.5).toFixed(3),
+    });
   }
 
   const keywordQueries = Array.from({ length: QUERIES }, () => words(6));
@@ -124,19 +139,39 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-bench-'));
   try {
-    const identity = { space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] }, dimensions: DIMENSIONS, model: null };
+    const identity = {
+      space: { name: 'bench', collection: 'bench', idField: 'id', vectorPath: 'v', textPaths: ['text'] },
+      dimensions: DIMENSIONS,
+      model: null,
+    };
     const documents = new DocumentIds();
     const fingerprints = new Fingerprints(documents);
     for (let i = 0; i < COUNT; i++) fingerprints.set(`d${i}`, i);
     let begun = performance.now();
-    const bytes = await saveSnapshot(dir, identity, { vectors: store, keywords, fingerprints, documents, position: null });
+    const bytes = await saveSnapshot(dir, identity, {
+      vectors: store,
+      keywords,
+      fingerprints,
+      documents,
+      position: null,
+    });
     const saveMs = performance.now() - begun;
     begun = performance.now();
     const restored = (await loadSnapshot(dir, identity, new DocumentIds()))!;
     const loadMs = performance.now() - begun;
     let same = true;
-    for (const query of queries.slice(0, 20)) same &&= JSON.stringify(await restored.vectors.approximate(query, 160)) === JSON.stringify(await store.approximate(query, 160));
-    report('snapshot', { mb: Math.round(bytes / 2 ** 20), saveMs: Math.round(saveMs), loadMs: Math.round(loadMs), buildMs: Math.round(buildMs), sameResults: same, loadVsBuild: +(buildMs / loadMs).toFixed(1) });
+    for (const query of queries.slice(0, 20))
+      same &&=
+        JSON.stringify(await restored.vectors.approximate(query, 160)) ===
+        JSON.stringify(await store.approximate(query, 160));
+    report('snapshot', {
+      mb: Math.round(bytes / 2 ** 20),
+      saveMs: Math.round(saveMs),
+      loadMs: Math.round(loadMs),
+      buildMs: Math.round(buildMs),
+      sameResults: same,
+      loadVsBuild: +(buildMs / loadMs).toFixed(1),
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

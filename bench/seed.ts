@@ -14,7 +14,12 @@ import { EXPERIENCES_COLLECTION, type ExperienceDocument } from '../src/modules/
 import { ExperienceOutcome } from '../src/modules/experiences/experience.type';
 import { newExperienceDocument } from '../src/modules/experiences/experience.validation';
 import type { RecordExperienceInput } from '../src/modules/experiences/experience.input';
-import { SESSIONS_COLLECTION, type AgentDocument, type MessageDocument, type SessionDocument } from '../src/modules/sessions/session.document';
+import {
+  SESSIONS_COLLECTION,
+  type AgentDocument,
+  type MessageDocument,
+  type SessionDocument,
+} from '../src/modules/sessions/session.document';
 import type { RecordTaskInput } from '../src/modules/tasks/task.input';
 import { TASKS_COLLECTION, TaskStatus } from '../src/modules/tasks/task.document';
 import { newTaskDocument } from '../src/modules/tasks/task.validation';
@@ -60,15 +65,83 @@ const EXECUTIONS_PER_TOOL = 200;
 /** Queries per kind the load phases cycle through; distinct enough that no cache serves a whole phase. */
 const QUERY_COUNT = 1000;
 
-const CITIES = ['Paris', 'Berlin', 'Madrid', 'Tokyo', 'Boston', 'Denver', 'Lagos', 'Lima', 'Oslo', 'Seoul', 'Austin', 'Milan'];
-const CUSTOMERS = ['Alice', 'Bob', 'Carmen', 'Dmitri', 'Erin', 'Farah', 'Goro', 'Hana', 'Ivan', 'Jules', 'Kemal', 'Lena'];
-const PRODUCTS = ['laptops', 'chairs', 'batteries', 'monitors', 'printers', 'cables', 'phones', 'desks', 'lamps', 'routers'];
-const SYSTEMS = ['billing', 'inventory', 'crm', 'payroll', 'search', 'checkout', 'auth', 'reporting', 'shipping', 'ledger'];
-const ISSUES = ['timeout', 'duplicate charge', 'missing invoice', 'wrong address', 'expired card', 'stale cache', 'null pointer'];
+const CITIES = [
+  'Paris',
+  'Berlin',
+  'Madrid',
+  'Tokyo',
+  'Boston',
+  'Denver',
+  'Lagos',
+  'Lima',
+  'Oslo',
+  'Seoul',
+  'Austin',
+  'Milan',
+];
+const CUSTOMERS = [
+  'Alice',
+  'Bob',
+  'Carmen',
+  'Dmitri',
+  'Erin',
+  'Farah',
+  'Goro',
+  'Hana',
+  'Ivan',
+  'Jules',
+  'Kemal',
+  'Lena',
+];
+const PRODUCTS = [
+  'laptops',
+  'chairs',
+  'batteries',
+  'monitors',
+  'printers',
+  'cables',
+  'phones',
+  'desks',
+  'lamps',
+  'routers',
+];
+const SYSTEMS = [
+  'billing',
+  'inventory',
+  'crm',
+  'payroll',
+  'search',
+  'checkout',
+  'auth',
+  'reporting',
+  'shipping',
+  'ledger',
+];
+const ISSUES = [
+  'timeout',
+  'duplicate charge',
+  'missing invoice',
+  'wrong address',
+  'expired card',
+  'stale cache',
+  'null pointer',
+];
 const TEAMS = ['sales', 'support', 'finance', 'legal', 'platform', 'marketing'];
 const TOOLS = [
-  'search_flights', 'book_seat', 'list_facilities', 'create_shipment', 'refund_order', 'lookup_customer', 'send_email',
-  'query_database', 'run_tests', 'deploy_service', 'fetch_invoice', 'update_ticket', 'reset_password', 'generate_report',
+  'search_flights',
+  'book_seat',
+  'list_facilities',
+  'create_shipment',
+  'refund_order',
+  'lookup_customer',
+  'send_email',
+  'query_database',
+  'run_tests',
+  'deploy_service',
+  'fetch_invoice',
+  'update_ticket',
+  'reset_password',
+  'generate_report',
 ];
 const CONTEXTS = ['travel', 'facility_management', 'customer_support', 'finance', 'engineering', 'reporting'];
 const AGENT_IDS = ['support-agent', 'research-agent', 'planner-agent', 'executor-agent'];
@@ -79,7 +152,8 @@ const number = (random: Random, max: number) => 1 + Math.floor(random() * max);
 
 /** Goal texts of the kinds agents record, with enough distinct words for keyword and lexical-vector search. */
 const GOALS: Array<(r: Random) => string> = [
-  (r) => `Book a flight from ${pick(r, CITIES)} to ${pick(r, CITIES)} for ${pick(r, CUSTOMERS)} on day ${number(r, 28)}`,
+  (r) =>
+    `Book a flight from ${pick(r, CITIES)} to ${pick(r, CITIES)} for ${pick(r, CUSTOMERS)} on day ${number(r, 28)}`,
   (r) => `Create shipment for facility ${number(r, 200)} with ${number(r, 40)} pallets of ${pick(r, PRODUCTS)}`,
   (r) => `Refund order ${number(r, 9999)} for ${pick(r, CUSTOMERS)} after a ${pick(r, ISSUES)}`,
   (r) => `Summarise the ${pick(r, SYSTEMS)} incidents of ${pick(r, CUSTOMERS)} for the ${pick(r, TEAMS)} team`,
@@ -90,8 +164,18 @@ const GOALS: Array<(r: Random) => string> = [
 ];
 
 /** The four embeddable texts of an experience (seeded ones and those the recordExperience load sends). */
-export function experienceTexts(r: Random): Pick<RecordExperienceInput, 'primaryGoalDescription' | 'subTaskDescription' | 'inputContextSummary' | 'outputSummary'> {
-  return { primaryGoalDescription: pick(r, GOALS)(r), subTaskDescription: subTask(r), inputContextSummary: inputContext(r), outputSummary: outputSummary(r) };
+export function experienceTexts(
+  r: Random,
+): Pick<
+  RecordExperienceInput,
+  'primaryGoalDescription' | 'subTaskDescription' | 'inputContextSummary' | 'outputSummary'
+> {
+  return {
+    primaryGoalDescription: pick(r, GOALS)(r),
+    subTaskDescription: subTask(r),
+    inputContextSummary: inputContext(r),
+    outputSummary: outputSummary(r),
+  };
 }
 
 /** A user's message of a session. */
@@ -129,7 +213,9 @@ export async function seedDatabase(db: Db, sizes: SeedSizes, log: (line: string)
   const sessions = await timed('sessions', () => seedSessions(db, sizes));
   const primaryGoals = await timed('experiences', () => seedExperiences(db, sizes, embedder, sessions));
   await timed('tasks', () => seedTasks(db, sizes, embedder));
-  const toolNames = TOOLS.concat(Array.from({ length: Math.max(0, sizes.tools - TOOLS.length) }, (_, i) => `tool_${i + 1}`)).slice(0, sizes.tools);
+  const toolNames = TOOLS.concat(
+    Array.from({ length: Math.max(0, sizes.tools - TOOLS.length) }, (_, i) => `tool_${i + 1}`),
+  ).slice(0, sizes.tools);
   await timed('tools', () => seedTools(db, toolNames));
 
   const r = seededRandom(99);
@@ -206,7 +292,11 @@ async function seedSessions(db: Db, sizes: SeedSizes): Promise<SeedManifest['ses
             ? {
                 event_loop_metrics: {
                   accumulated_metrics: { latencyMs: number(r, 2000) },
-                  accumulated_usage: { inputTokens: number(r, 500), outputTokens: number(r, 300), totalTokens: number(r, 800) },
+                  accumulated_usage: {
+                    inputTokens: number(r, 500),
+                    outputTokens: number(r, 300),
+                    totalTokens: number(r, 800),
+                  },
                 },
               }
             : {}),
@@ -237,8 +327,15 @@ async function seedSessions(db: Db, sizes: SeedSizes): Promise<SeedManifest['ses
       session_type: pick(r, ['customer_support', 'research', 'coding']),
       created_at: created,
       updated_at: updated,
-      metadata: { user_id: `user-${number(r, 500)}`, priority: pick(r, ['low', 'medium', 'high']), department: pick(r, TEAMS) },
-      feedbacks: r() < 0.3 ? [{ rating: pick(r, ['up', 'down', null] as const), comment: 'Benchmark feedback', created_at: updated }] : [],
+      metadata: {
+        user_id: `user-${number(r, 500)}`,
+        priority: pick(r, ['low', 'medium', 'high']),
+        department: pick(r, TEAMS),
+      },
+      feedbacks:
+        r() < 0.3
+          ? [{ rating: pick(r, ['up', 'down', null] as const), comment: 'Benchmark feedback', created_at: updated }]
+          : [],
       agents,
     });
     manifest.push({ id, agents: agentIds });
@@ -251,7 +348,12 @@ async function seedSessions(db: Db, sizes: SeedSizes): Promise<SeedManifest['ses
   return manifest;
 }
 
-async function seedExperiences(db: Db, sizes: SeedSizes, embedder: EmbeddingService, sessions: SeedManifest['sessions']): Promise<string[]> {
+async function seedExperiences(
+  db: Db,
+  sizes: SeedSizes,
+  embedder: EmbeddingService,
+  sessions: SeedManifest['sessions'],
+): Promise<string[]> {
   const r = seededRandom(2);
   const collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
   const outcomes = Object.values(ExperienceOutcome);
@@ -275,10 +377,19 @@ async function seedExperiences(db: Db, sizes: SeedSizes, embedder: EmbeddingServ
       } as RecordExperienceInput;
       return newExperienceDocument(input, 'seed', new Date(SEED_EPOCH));
     });
-    const fields = ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary'] as const;
-    const vectors = await embedder.embed(documents.flatMap((document) => fields.map((field) => document[field] as string)));
+    const fields = [
+      'primary_goal_description',
+      'sub_task_description',
+      'input_context_summary',
+      'output_summary',
+    ] as const;
+    const vectors = await embedder.embed(
+      documents.flatMap((document) => fields.map((field) => document[field] as string)),
+    );
     documents.forEach((document, i) => {
-      document.embeddings = Object.fromEntries(fields.map((field, f) => [`${field}_embedding`, toStoredVector(vectors[i * fields.length + f])]));
+      document.embeddings = Object.fromEntries(
+        fields.map((field, f) => [`${field}_embedding`, toStoredVector(vectors[i * fields.length + f])]),
+      );
       document.embedding_model = embedder.signature;
       goals.push(document.primary_goal_description);
     });
@@ -291,7 +402,13 @@ async function seedExperiences(db: Db, sizes: SeedSizes, embedder: EmbeddingServ
 async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): Promise<void> {
   const r = seededRandom(3);
   const collection = db.collection(TASKS_COLLECTION);
-  const statuses = [TaskStatus.COMPLETED, TaskStatus.COMPLETED, TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.PAUSED];
+  const statuses = [
+    TaskStatus.COMPLETED,
+    TaskStatus.COMPLETED,
+    TaskStatus.COMPLETED,
+    TaskStatus.FAILED,
+    TaskStatus.PAUSED,
+  ];
   const inserts = new Pipeline();
   for (let from = 0; from < sizes.tasks; from += TASK_BATCH) {
     const documents = Array.from({ length: Math.min(TASK_BATCH, sizes.tasks - from) }, (_, i) => {
@@ -301,8 +418,16 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
         originalQuery: `Please ${goal.charAt(0).toLowerCase()}${goal.slice(1)} by ${pick(r, ['today', 'tomorrow', 'Friday'])}`,
         goal,
         status: pick(r, statuses),
-        steps: Array.from({ length: 2 + number(r, 4) }, () => ({ action: pick(r, TOOLS) })).map((step, order) => ({ ...step, order: order + 1 })),
-        successMetrics: { executionTime: number(r, 60_000), stepsCompleted: number(r, 6), retries: number(r, 3) - 1, userInputsRequired: 0 },
+        steps: Array.from({ length: 2 + number(r, 4) }, () => ({ action: pick(r, TOOLS) })).map((step, order) => ({
+          ...step,
+          order: order + 1,
+        })),
+        successMetrics: {
+          executionTime: number(r, 60_000),
+          stepsCompleted: number(r, 6),
+          retries: number(r, 3) - 1,
+          userInputsRequired: 0,
+        },
         createdAt: new Date(SEED_EPOCH + (from + i) * SESSION_SPACING_MS),
         context: pick(r, CONTEXTS),
       } as RecordTaskInput;
@@ -310,7 +435,10 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
     });
     const vectors = await embedder.embed(documents.flatMap((document) => [document.originalQuery, document.goal]));
     documents.forEach((document, i) => {
-      document.embeddings = { originalQuery_embedding: toStoredVector(vectors[2 * i]), goal_embedding: toStoredVector(vectors[2 * i + 1]) };
+      document.embeddings = {
+        originalQuery_embedding: toStoredVector(vectors[2 * i]),
+        goal_embedding: toStoredVector(vectors[2 * i + 1]),
+      };
       document.embedding_model = embedder.signature;
     });
     await inserts.add(collection.insertMany(documents));
@@ -353,10 +481,21 @@ let writesBehind = 0;
  */
 export async function writeBehindTheServer(db: Db, count: number): Promise<WrittenBehind> {
   const collection = db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
-  const sample = await collection.find({}, { projection: { _id: 0 } }).limit(4 * count).toArray();
-  if (sample.length < 4 * count) throw new Error(`writing behind the server needs ${4 * count} experiences, found ${sample.length}`);
-  const [updatedOnes, donors, copied, deletedOnes] = [0, 1, 2, 3].map((part) => sample.slice(part * count, (part + 1) * count));
-  const texts = ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary'] as const;
+  const sample = await collection
+    .find({}, { projection: { _id: 0 } })
+    .limit(4 * count)
+    .toArray();
+  if (sample.length < 4 * count)
+    throw new Error(`writing behind the server needs ${4 * count} experiences, found ${sample.length}`);
+  const [updatedOnes, donors, copied, deletedOnes] = [0, 1, 2, 3].map((part) =>
+    sample.slice(part * count, (part + 1) * count),
+  );
+  const texts = [
+    'primary_goal_description',
+    'sub_task_description',
+    'input_context_summary',
+    'output_summary',
+  ] as const;
   // Each call pairs the same documents with other donors, so that its updates change them again: a repeated call
   // would otherwise set the values they already hold, and a restart's catch-up would have nothing to re-index.
   const shift = ++writesBehind;
@@ -366,13 +505,19 @@ export async function writeBehindTheServer(db: Db, count: number): Promise<Writt
       return {
         updateOne: {
           filter: { experience_id: document.experience_id },
-          update: { $set: { ...Object.fromEntries(texts.map((field) => [field, donor[field]])), embeddings: donor.embeddings } },
+          update: {
+            $set: { ...Object.fromEntries(texts.map((field) => [field, donor[field]])), embeddings: donor.embeddings },
+          },
         },
       };
     }),
   );
   const stamp = `${Date.now().toString(36)}-${shift}`;
-  const inserted = await collection.insertMany(copied.map((document, i) => ({ ...document, experience_id: `behind-${stamp}-${i}` })));
-  const deleted = await collection.deleteMany({ experience_id: { $in: deletedOnes.map((document) => document.experience_id) } });
+  const inserted = await collection.insertMany(
+    copied.map((document, i) => ({ ...document, experience_id: `behind-${stamp}-${i}` })),
+  );
+  const deleted = await collection.deleteMany({
+    experience_id: { $in: deletedOnes.map((document) => document.experience_id) },
+  });
   return { updated: updated.modifiedCount, inserted: inserted.insertedCount, deleted: deleted.deletedCount };
 }

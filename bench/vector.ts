@@ -52,11 +52,14 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
 /** Graph candidates checked against `allowed` in growing lists until k pass (SearchIndex's `firstPassing`, in memory). */
-async function filteredApproximate(store: VectorStore, query: Float32Array, allowed: Set<number>): Promise<ScoredRow[]> {
+async function filteredApproximate(
+  store: VectorStore,
+  query: Float32Array,
+  allowed: Set<number>,
+): Promise<ScoredRow[]> {
   for (let n = 4 * K; ; n *= 4) {
     const ranked = (await store.approximate(query, Math.max(n, HNSW.expansionSearch))).slice(0, n);
     const kept = ranked.filter(({ row }) => allowed.has(row));
@@ -74,7 +77,11 @@ function hitsAmong(truth: ScoredRow[], found: ScoredRow[]): number {
 }
 
 /** Builds the space from `texts` (embedded with the server's hash embedder) and measures it with `queryTexts`. */
-export async function measureVectors(texts: string[], queryTexts: string[], log: (line: string) => void): Promise<VectorFigures> {
+export async function measureVectors(
+  texts: string[],
+  queryTexts: string[],
+  log: (line: string) => void,
+): Promise<VectorFigures> {
   const embedder = new EmbeddingService(new HashEmbeddingProvider(DIMENSIONS), null, { batchSize: 4096 });
   const store = new VectorStore(DIMENSIONS);
   const started = performance.now();
@@ -86,7 +93,9 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
   const buildSeconds = round((performance.now() - started) / 1000, 1);
   log(`vector index of ${store.size} vectors built in ${buildSeconds} s`);
 
-  const queries = (await embedder.embed(queryTexts.slice(0, QUERIES))).map((vector) => unitVector(vector)!).filter(Boolean);
+  const queries = (await embedder.embed(queryTexts.slice(0, QUERIES)))
+    .map((vector) => unitVector(vector)!)
+    .filter(Boolean);
   const annMs: number[] = [];
   const exactMs: number[] = [];
   let found = 0;
@@ -97,12 +106,17 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
   for (const query of queries) truths.push(await timed(exactMs, () => store.exact(query, K)));
   for (const [q, query] of queries.entries()) {
     // As the server's unfiltered search asks (SearchIndex.searchVector): max(4k, the beam) candidates, the best k kept.
-    found += hitsAmong(truths[q], await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch), K)));
+    found += hitsAmong(
+      truths[q],
+      await timed(annMs, () => store.approximate(query, Math.max(4 * K, HNSW.expansionSearch), K)),
+    );
   }
 
   const random = seededRandom(11);
   const filtered: FilteredFigures[] = [];
-  const sizes = [1000, 2000, 5000, EXACT_SEARCH_MAX, 20_000, 50_000, store.size].filter((rows, i, all) => rows <= store.size && all.indexOf(rows) === i);
+  const sizes = [1000, 2000, 5000, EXACT_SEARCH_MAX, 20_000, 50_000, store.size].filter(
+    (rows, i, all) => rows <= store.size && all.indexOf(rows) === i,
+  );
   for (const rows of sizes) {
     // A random subset, as a filter on tags or agents leaves one: unrelated to the query's neighbourhood.
     const picked = new Set<number>();
@@ -115,7 +129,12 @@ export async function measureVectors(texts: string[], queryTexts: string[], log:
       const truth = await timed(exact, () => store.exact(query, K, list));
       hits += hitsAmong(truth, await timed(ann, () => filteredApproximate(store, query, picked)));
     }
-    filtered.push({ rows, exactP50Ms: round(percentile(exact, 0.5)), annP50Ms: round(percentile(ann, 0.5)), annRecallAt10: round(hits / (FILTER_QUERIES * K), 4) });
+    filtered.push({
+      rows,
+      exactP50Ms: round(percentile(exact, 0.5)),
+      annP50Ms: round(percentile(ann, 0.5)),
+      annRecallAt10: round(hits / (FILTER_QUERIES * K), 4),
+    });
   }
 
   return {

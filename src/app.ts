@@ -41,13 +41,17 @@ const FEATURES: readonly FeatureRegistration[] = [
 ];
 
 /** Every collection's indexes, created by `prepareDatabase`. */
-export const COLLECTION_INDEXES: readonly CollectionIndexes[] = FEATURES.flatMap((feature) => (feature.indexes ? [feature.indexes] : []));
+export const COLLECTION_INDEXES: readonly CollectionIndexes[] = FEATURES.flatMap((feature) =>
+  feature.indexes ? [feature.indexes] : [],
+);
 
 /** Every search space of the API (one per indexed vector field); defined once when the app's deps are built. */
 export const SEARCH_SPACES: readonly SpaceDefinition[] = FEATURES.flatMap((feature) => feature.spaces ?? []);
 
 /** The collections `reembed` rewrites, one per `ReembedCollection` value (by `name`); handed to the reembed service. */
-export const REEMBED_TARGETS: readonly ReembedTarget[] = FEATURES.flatMap((feature) => (feature.reembedTarget ? [feature.reembedTarget] : []));
+export const REEMBED_TARGETS: readonly ReembedTarget[] = FEATURES.flatMap((feature) =>
+  feature.reembedTarget ? [feature.reembedTarget] : [],
+);
 
 /** Long-lived dependencies shared by every request (the connection, providers, indexes); built once at startup. */
 export interface AppDeps {

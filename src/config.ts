@@ -147,7 +147,11 @@ export const VARIABLES = [
     parse: (raw) => {
       const value = optional(raw);
       if (value !== undefined && !/^[^/\\. "$]{1,63}$/.test(value)) {
-        throw new ConfigError('MONGODB_DB', 'a database name without / \\ . " $ or spaces, at most 63 characters', raw ?? '');
+        throw new ConfigError(
+          'MONGODB_DB',
+          'a database name without / \\ . " $ or spaces, at most 63 characters',
+          raw ?? '',
+        );
       }
       return value;
     },
@@ -155,7 +159,8 @@ export const VARIABLES = [
   define({
     name: 'DATA_DIR',
     key: 'dataDir',
-    description: 'Directory of the embedded engine (journal, snapshots, the spill file of its vectors) and of the persisted vector index.',
+    description:
+      'Directory of the embedded engine (journal, snapshots, the spill file of its vectors) and of the persisted vector index.',
     defaultText: './data',
     expected: 'a directory path',
     parse: (raw) => path.resolve(optional(raw) ?? './data'),
@@ -163,7 +168,8 @@ export const VARIABLES = [
   define({
     name: 'ENGINE_COMPACT_AFTER_BYTES',
     key: 'engineCompactAfterBytes',
-    description: 'Journal size after which the embedded engine writes a snapshot and starts a new journal (at least a quarter of the last snapshot).',
+    description:
+      'Journal size after which the embedded engine writes a snapshot and starts a new journal (at least a quarter of the last snapshot).',
     defaultText: '67108864',
     expected: 'an integer from 1024 to 68719476736',
     parse: (raw) => integer(1024, 64 * 1024 ** 3, 64 * 1024 ** 2)('ENGINE_COMPACT_AFTER_BYTES', raw),
@@ -171,7 +177,8 @@ export const VARIABLES = [
   define({
     name: 'ENGINE_CHANGE_LOG_EVENTS',
     key: 'engineChangeLogEvents',
-    description: 'Change events the embedded engine keeps (across restarts) for change streams to resume from; the search index catches up through them.',
+    description:
+      'Change events the embedded engine keeps (across restarts) for change streams to resume from; the search index catches up through them.',
     defaultText: '1000000',
     expected: 'an integer from 1 to 100000000',
     parse: (raw) => integer(1, 100_000_000, 1_000_000)('ENGINE_CHANGE_LOG_EVENTS', raw),
@@ -192,14 +199,16 @@ export const VARIABLES = [
   define({
     name: 'OPENAI_API_KEY',
     key: 'openaiApiKey',
-    description: 'API key of the OpenAI-compatible endpoint (any non-empty value for servers that need none, e.g. Ollama).',
+    description:
+      'API key of the OpenAI-compatible endpoint (any non-empty value for servers that need none, e.g. Ollama).',
     expected: 'a string',
     parse: (raw) => optional(raw),
   }),
   define({
     name: 'OPENAI_BASE_URL',
     key: 'openaiBaseUrl',
-    description: 'Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama. Unset: api.openai.com.',
+    description:
+      'Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama. Unset: api.openai.com.',
     expected: 'an http:// or https:// URL',
     parse: (raw) => {
       const value = optional(raw);
@@ -212,14 +221,16 @@ export const VARIABLES = [
   define({
     name: 'EMBEDDING_MODEL',
     key: 'embeddingModel',
-    description: "Embedding model name for the openai provider (default text-embedding-3-small); ignored by local and hash.",
+    description:
+      'Embedding model name for the openai provider (default text-embedding-3-small); ignored by local and hash.',
     expected: 'a model name',
     parse: (raw) => optional(raw),
   }),
   define({
     name: 'EMBEDDING_DIMENSIONS',
     key: 'embeddingDimensions',
-    description: 'Vector size: requested from the openai provider when set (models that support it); the hash provider uses it (default 384).',
+    description:
+      'Vector size: requested from the openai provider when set (models that support it); the hash provider uses it (default 384).',
     expected: 'an integer from 8 to 8192',
     parse: (raw) => (present(raw) ? integer(8, 8192, undefined)('EMBEDDING_DIMENSIONS', raw) : undefined),
   }),
@@ -267,7 +278,8 @@ export const VARIABLES = [
   define({
     name: 'VECTOR_SEARCH',
     key: 'vectorSearch',
-    description: 'Vector search backend: memory (in-process HNSW index, persisted under DATA_DIR) or atlas ($vectorSearch).',
+    description:
+      'Vector search backend: memory (in-process HNSW index, persisted under DATA_DIR) or atlas ($vectorSearch).',
     defaultText: 'memory',
     expected: 'one of memory, atlas',
     parse: (raw) => (present(raw) ? oneOf('VECTOR_SEARCH', raw, ['memory', 'atlas'] as const) : 'memory'),

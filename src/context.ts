@@ -148,7 +148,10 @@ class RequestServices implements Services {
     return this.once('insights', () => new InsightService(this.db));
   }
   get learning() {
-    return this.once('learning', () => new LearningService(this.db, this.deps, this.loaders, this.insights, this.tools));
+    return this.once(
+      'learning',
+      () => new LearningService(this.db, this.deps, this.loaders, this.insights, this.tools),
+    );
   }
   get runs() {
     return this.once('runs', () => new RunService(this.db, this.loaders, actionEnricherFor(this.deps), this.tools));

@@ -86,14 +86,20 @@ function isArgumentCoercionError(error: unknown): boolean {
 export function createErrorFormatter(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (original instanceof CodedError) return { ...formatted, message: original.message, extensions: { ...original.extensions } };
+    if (original instanceof CodedError)
+      return { ...formatted, message: original.message, extensions: { ...original.extensions } };
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }
     if (isArgumentCoercionError(error)) {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'BAD_USER_INPUT' } };
+      return {
+        message: formatted.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'BAD_USER_INPUT' },
+      };
     }
     const errorId = randomUUID();
     logger.error('unexpected error', {

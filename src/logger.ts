@@ -10,11 +10,16 @@ export interface Logger {
 }
 
 /** A JSON-lines logger; `write` is injectable so tests can capture what would be logged. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
-  const log = (at: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (SEVERITY[at] < SEVERITY[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields }));
-  };
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+): Logger {
+  const log =
+    (at: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (SEVERITY[at] < SEVERITY[level]) return;
+      write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields }));
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 

@@ -23,7 +23,12 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
     const deps = createAppDeps({
       config,
       logger,
-      database: { kind: connection.kind, version: connection.serverVersion, client: connection.client, db: connection.db },
+      database: {
+        kind: connection.kind,
+        version: connection.serverVersion,
+        client: connection.client,
+        db: connection.db,
+      },
       embeddings,
     });
     await prepareDatabase(deps, connection.db);
@@ -78,7 +83,8 @@ async function main(): Promise<void> {
   // action kills the process unsaved (the benchmark's restarts lost their snapshots' saves so).
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
-  const kind = running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
+  const kind =
+    running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
   process.stdout.write(
     `Hindsight ${VERSION} ready (${kind}, embeddings: ${running.deps.embeddings.id}/${running.deps.embeddings.model})\n` +
       `  GraphQL API: ${running.url}\n` +

@@ -125,7 +125,11 @@ function readDocument(bytes: Buffer, start: number, isArray: boolean): Document 
     } else {
       const first = bytes[nameStart];
       // `$`-names may make a DBRef and `__proto__` needs defining: the full decoder does both.
-      if (first === 0x24 || (first === 0x5f && nameEnd - nameStart === 9 && bytes.toString('latin1', nameStart, nameEnd) === '__proto__')) throw UNSUPPORTED;
+      if (
+        first === 0x24 ||
+        (first === 0x5f && nameEnd - nameStart === 9 && bytes.toString('latin1', nameStart, nameEnd) === '__proto__')
+      )
+        throw UNSUPPORTED;
       (result as Document)[nameAt(bytes, nameStart, nameEnd, hash)] = value;
     }
   }
@@ -168,7 +172,9 @@ export async function commandDocuments<T>(db: Db, collection: string, command: D
     const documents = (cursor.firstBatch ?? []) as T[];
     while (typeof cursor.id === 'number' ? cursor.id !== 0 : !cursor.id.isZero()) {
       const id = typeof cursor.id === 'number' ? Long.fromNumber(cursor.id) : cursor.id;
-      cursor = decodeDocument<ReplyCursor>((await db.command({ getMore: id, collection }, { session, raw: true })).cursor as Buffer);
+      cursor = decodeDocument<ReplyCursor>(
+        (await db.command({ getMore: id, collection }, { session, raw: true })).cursor as Buffer,
+      );
       for (const document of cursor.nextBatch ?? []) documents.push(document as T);
     }
     return documents;

@@ -1,7 +1,13 @@
 import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { canStartEngineThread, startEmbeddedServer, startEngineThread, type EmbeddedServer, type EngineOptions } from '@hindsight/engine';
+import {
+  canStartEngineThread,
+  startEmbeddedServer,
+  startEngineThread,
+  type EmbeddedServer,
+  type EngineOptions,
+} from '@hindsight/engine';
 
 export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
 
@@ -61,7 +67,11 @@ export async function connectDatabase(
           },
         })
       : await startEmbeddedServer(options);
-    logger.info('embedded engine started', { dataDir: config.dataDir, uri: embedded.uri, thread: thread ? 'worker' : 'main' });
+    logger.info('embedded engine started', {
+      dataDir: config.dataDir,
+      uri: embedded.uri,
+      thread: thread ? 'worker' : 'main',
+    });
   }
   const uri = config.mongodbUri ?? embedded!.uri;
   const client = new MongoClient(uri, { ignoreUndefined: true, ...clientOptions });

@@ -15,7 +15,11 @@ export interface CollectionIndexes {
  * Creates every given collection's indexes (idempotent: existing ones with the same key and options are kept). It
  * reads and writes no documents, which stay the business of each collection's one repository (src/modules).
  */
-export async function createIndexes(db: Db, config: IndexConfig, definitions: readonly CollectionIndexes[]): Promise<void> {
+export async function createIndexes(
+  db: Db,
+  config: IndexConfig,
+  definitions: readonly CollectionIndexes[],
+): Promise<void> {
   await Promise.all(
     definitions.map(({ collection, indexes }) =>
       db.collection(collection).createIndexes(typeof indexes === 'function' ? indexes(config) : [...indexes]),

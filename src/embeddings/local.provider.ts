@@ -33,10 +33,7 @@ initModel(modelSource).then(
 `;
 
 type WorkerReply =
-  | { ready: true }
-  | { failed: string }
-  | { id: number; vectors: Float32Array[] }
-  | { id: number; error: string };
+  { ready: true } | { failed: string } | { id: number; vectors: Float32Array[] } | { id: number; error: string };
 
 interface Pending {
   resolve(vectors: Float32Array[]): void;
@@ -128,6 +125,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   }
 
   private unavailable(reason: Error): ServiceUnavailableError {
-    return new ServiceUnavailableError(`The local embedding model failed: ${reason.message.replace(/\.$/, '')}.`, { provider: 'local', model: this.model });
+    return new ServiceUnavailableError(`The local embedding model failed: ${reason.message.replace(/\.$/, '')}.`, {
+      provider: 'local',
+      model: this.model,
+    });
   }
 }

@@ -120,7 +120,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
           }
         },
         this.retry,
-        (error, retry) => (timedOut || isTransient(error) ? (retryAfterMs(error) ?? backoffDelayMs(retry, this.retry)) : null),
+        (error, retry) =>
+          timedOut || isTransient(error) ? (retryAfterMs(error) ?? backoffDelayMs(retry, this.retry)) : null,
       );
     } catch (error) {
       throw this.unavailable(error, attempts, timedOut);
@@ -131,7 +132,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     }
     return data.map((item) => {
       const vector = decodeEmbedding(item.embedding as unknown);
-      if (!vector) throw this.failure('it returned an embedding that is neither base64 float32 nor an array of numbers');
+      if (!vector)
+        throw this.failure('it returned an embedding that is neither base64 float32 nor an array of numbers');
       return vector;
     });
   }
@@ -162,7 +164,11 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
 /** Worth retrying: timeouts, network errors, 408, 429 and 5xx. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof APIConnectionError) return true;
-  return error instanceof APIError && error.status !== undefined && (error.status === 408 || error.status === 429 || error.status >= 500);
+  return (
+    error instanceof APIError &&
+    error.status !== undefined &&
+    (error.status === 408 || error.status === 429 || error.status >= 500)
+  );
 }
 
 /** The server's own wait (`retry-after-ms`, or `retry-after` in seconds or as a date), if it sent one. */
@@ -200,6 +206,7 @@ function decodeEmbedding(embedding: unknown): Float32Array | null {
     // Copied: a Float32Array view needs a 4-byte aligned offset, which a pooled Buffer does not promise.
     return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
   }
-  if (Array.isArray(embedding) && embedding.every((value) => typeof value === 'number')) return Float32Array.from(embedding);
+  if (Array.isArray(embedding) && embedding.every((value) => typeof value === 'number'))
+    return Float32Array.from(embedding);
   return null;
 }

@@ -1,5 +1,12 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  printSchema,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Logger } from '../logger';
 
@@ -10,7 +17,11 @@ import type { Logger } from '../logger';
  * originalError (which the formatter unwraps for the log).
  */
 function asGraphQLJsError(error: GraphQLError): GraphQLError {
-  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError, extensions: error.extensions });
+  const rebuilt = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
   // graphql-jit keeps locations without the AST nodes they came from.
   (rebuilt as { locations: GraphQLError['locations'] }).locations = error.locations;
   return rebuilt;
@@ -24,14 +35,25 @@ type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
  * Compiles the operation `operationName` of a validated document with graphql-jit: a function specialised for its
  * selection set. Null (logged) when graphql-jit cannot compile it; the caller then runs it through graphql-js.
  */
-export function compileOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, logger: Logger): CompiledQuery | null {
+export function compileOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  logger: Logger,
+): CompiledQuery | null {
   try {
     // Stacks are never sent (resolver errors keep their own for the log), so none is captured for the wrappers.
     const result = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
     if (isCompiledQuery(result)) return result;
-    logger.warn('operation not compiled, executed by graphql-js', { operationName, errors: result.errors?.map((error) => error.message) });
+    logger.warn('operation not compiled, executed by graphql-js', {
+      operationName,
+      errors: result.errors?.map((error) => error.message),
+    });
   } catch (error) {
-    logger.warn('operation not compiled, executed by graphql-js', { operationName, error: error instanceof Error ? error.message : String(error) });
+    logger.warn('operation not compiled, executed by graphql-js', {
+      operationName,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   return null;
 }
@@ -61,7 +83,13 @@ export function compiledExecution(schema: GraphQLSchema, logger: Logger): Gatewa
 
   const executor: Executor = async ({ document, operation, request, context }) => {
     const interpret = () =>
-      execute({ schema, document, operationName: request.operationName, variableValues: request.variables, contextValue: context }) as Promise<ExecutionResult> | ExecutionResult;
+      execute({
+        schema,
+        document,
+        operationName: request.operationName,
+        variableValues: request.variables,
+        contextValue: context,
+      }) as Promise<ExecutionResult> | ExecutionResult;
     // No operation resolved (unknown or missing name): graphql-js words the error Apollo expects; nothing is cached
     // for names that match nothing.
     if (!operation) return interpret();

@@ -27,7 +27,11 @@ export const RESPONSE_CONTENT_TYPES: ReadonlyMap<string | undefined, string> = n
  * blocks (it blocks only the types a browser may send without a preflight: text/plain, multipart/form-data and
  * application/x-www-form-urlencoded).
  */
-const REQUEST_CONTENT_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+const REQUEST_CONTENT_TYPES = new Set([
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=utf-8',
+]);
 
 /** Longer queries always go to Apollo (they are neither parsed nor cached here). */
 const MAX_QUERY_CHARS = 100_000;
@@ -135,7 +139,12 @@ export class FastPath {
    * Answers the POST `req`, whose body parsed as JSON to `body`, when it is a cached read whose result has no errors.
    * Resolves false, having written nothing, when Apollo must answer it.
    */
-  async answer(req: IncomingMessage, res: ServerResponse, body: unknown, createContext: () => Context): Promise<boolean> {
+  async answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    createContext: () => Context,
+  ): Promise<boolean> {
     const contentType = RESPONSE_CONTENT_TYPES.get(req.headers.accept);
     if (contentType === undefined || !REQUEST_CONTENT_TYPES.has(req.headers['content-type'] ?? '')) return false;
     const request = readRequest(body);
@@ -173,7 +182,10 @@ export class FastPath {
     if (compiled === undefined) {
       const operation = getOperationAST(document, operationName);
       if (!operation) return null;
-      compiled = operation.operation === OperationTypeNode.QUERY ? compileOperation(this.schema, document, operationName, this.logger) : null;
+      compiled =
+        operation.operation === OperationTypeNode.QUERY
+          ? compileOperation(this.schema, document, operationName, this.logger)
+          : null;
       operations.set(operationName, compiled);
     }
     return compiled;

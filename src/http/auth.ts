@@ -12,5 +12,12 @@ export function authenticate(req: IncomingMessage, apiKeys: string[]): Caller | 
 
 /** The answer to a request without a valid key: 401 with a GraphQL-shaped UNAUTHENTICATED error. */
 export function sendUnauthenticated(res: ServerResponse): void {
-  sendJson(res, 401, { errors: [{ message: 'Authentication required: send Authorization: Bearer <api key>.', extensions: { code: 'UNAUTHENTICATED' } }] });
+  sendJson(res, 401, {
+    errors: [
+      {
+        message: 'Authentication required: send Authorization: Bearer <api key>.',
+        extensions: { code: 'UNAUTHENTICATED' },
+      },
+    ],
+  });
 }

@@ -1,7 +1,10 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginUsageReportingDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { GraphQLSchema } from 'graphql';

@@ -31,7 +31,8 @@ export function healthRoute(deps: AppDeps): Route {
   return {
     path: '/health',
     method: 'GET',
-    handle: (_req, res) => sendJson(res, 200, { status: 'ok', version: deps.version, uptimeSeconds: Math.round(process.uptime()) }),
+    handle: (_req, res) =>
+      sendJson(res, 200, { status: 'ok', version: deps.version, uptimeSeconds: Math.round(process.uptime()) }),
   };
 }
 
@@ -45,7 +46,10 @@ export function readyRoute(deps: AppDeps): Route {
         await deps.database.db.command({ ping: 1 });
         return sendJson(res, 200, { status: 'ready', database: deps.database.kind });
       } catch (error) {
-        return sendJson(res, 503, { status: 'unavailable', error: error instanceof Error ? error.message : String(error) });
+        return sendJson(res, 503, {
+          status: 'unavailable',
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     },
   };

@@ -37,11 +37,15 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     };
     respond().catch((error: unknown) => {
       if (error instanceof HttpError) {
-        if (!res.headersSent) sendJson(res, error.status, { errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
+        if (!res.headersSent)
+          sendJson(res, error.status, { errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
         return;
       }
       logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) });
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        });
       else res.destroy();
     });
   });

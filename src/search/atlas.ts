@@ -157,7 +157,12 @@ function isFilterValue(value: unknown): boolean {
 }
 
 function isPlainObject(value: unknown): value is Document {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 /**
@@ -172,7 +177,10 @@ export async function ensureVectorSearchIndex(db: Db, space: SpaceDefinition, di
   await db.createCollection(space.collection).catch((error: { code?: number }) => {
     if (error.code !== 48) throw error; // NamespaceExists
   });
-  const [existing] = (await collection.listSearchIndexes(name).toArray()) as Array<{ name: string; latestDefinition?: Document }>;
+  const [existing] = (await collection.listSearchIndexes(name).toArray()) as Array<{
+    name: string;
+    latestDefinition?: Document;
+  }>;
   if (!existing) {
     await collection.createSearchIndexes([{ name, type: 'vectorSearch', definition }]);
   } else if (!sameFields(existing.latestDefinition, definition)) {
@@ -237,7 +245,9 @@ export async function searchAtlas(
     case 'all':
       return run(k, {});
     case 'ids':
-      return restriction.ids.size ? run(k, { filter: { [definition.idField]: { $in: [...restriction.ids] } }, exact: true }) : [];
+      return restriction.ids.size
+        ? run(k, { filter: { [definition.idField]: { $in: [...restriction.ids] } }, exact: true })
+        : [];
     case 'check':
       return firstPassing((n) => run(n, {}), k, restriction.passing);
   }
@@ -247,9 +257,17 @@ export async function searchAtlas(
  * The cosine similarity of the unit `vector` with each listed document's stored vector, in order (null for a document
  * without one of the same dimensions): read from the documents, since atlas mode holds no vectors in process.
  */
-export async function storedVectorScores(collection: Collection, definition: SpaceDefinition, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+export async function storedVectorScores(
+  collection: Collection,
+  definition: SpaceDefinition,
+  vector: Float32Array,
+  ids: readonly string[],
+): Promise<Array<number | null>> {
   const found = new Map<string, number>();
-  const cursor = collection.find({ [definition.idField]: { $in: [...ids] } }, { projection: { _id: 0, [definition.idField]: 1, [definition.vectorPath]: 1 } });
+  const cursor = collection.find(
+    { [definition.idField]: { $in: [...ids] } },
+    { projection: { _id: 0, [definition.idField]: 1, [definition.vectorPath]: 1 } },
+  );
   for await (const document of cursor) {
     const stored = fromStoredVector(readPath(document, definition.vectorPath));
     const other = stored && stored.length === vector.length ? unitVector(stored) : null;

@@ -140,7 +140,10 @@ function grownCapacity(length: number, needed: number, restored: boolean): numbe
   return Math.max(needed, restored ? length + Math.max(BLOCK, length >> 3) : Math.max(4, length * 2));
 }
 
-function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(from: Int32Array | Uint8Array | Uint16Array | Float64Array, to: T): T {
+function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(
+  from: Int32Array | Uint8Array | Uint16Array | Float64Array,
+  to: T,
+): T {
   to.set(from as never);
   return to;
 }
@@ -267,7 +270,12 @@ export class KeywordIndex {
     this.rowStart[row] = this.rowTermsLength;
     this.rowTermCount[row] = documentTf.size;
     if (this.rowTermsLength + documentTf.size > this.rowTerms.length) {
-      this.rowTerms = grow(this.rowTerms, new Int32Array(grownCapacity(this.rowTerms.length, this.rowTermsLength + documentTf.size, this.rowTermsRestored)));
+      this.rowTerms = grow(
+        this.rowTerms,
+        new Int32Array(
+          grownCapacity(this.rowTerms.length, this.rowTermsLength + documentTf.size, this.rowTermsRestored),
+        ),
+      );
       this.rowTermsRestored = false;
     }
     for (const [termId, tf] of documentTf) {
@@ -498,7 +506,9 @@ export class KeywordIndex {
       }
     }
     return ids.map((id, i) =>
-      bm25[i] > 0 ? { id, bm25: bm25[i], score: Math.min(1, bm25[i] / plan.maxScore), field: this.bestField(rows[i], plan) } : null,
+      bm25[i] > 0
+        ? { id, bm25: bm25[i], score: Math.min(1, bm25[i] / plan.maxScore), field: this.bestField(rows[i], plan) }
+        : null,
     );
   }
 
@@ -524,7 +534,13 @@ export class KeywordIndex {
     const terms: string[] = new Array(this.lists.length);
     for (const [term, t] of this.termIds) terms[t] = term;
     const rowCount = this.rows.length;
-    out.json('keywords', { fields: this.fields, terms, totalLength: this.totalLength, deadRows: this.deadRows, analyzer: ANALYZER });
+    out.json('keywords', {
+      fields: this.fields,
+      terms,
+      totalLength: this.totalLength,
+      deadRows: this.deadRows,
+      analyzer: ANALYZER,
+    });
     out.ids('keywords.ids', this.rows.ids());
     out.array('keywords.offsets', offsets);
     out.array('keywords.rows', rows);
@@ -545,10 +561,17 @@ export class KeywordIndex {
    * is inconsistent.
    */
   static restore(input: SnapshotReader, fields: readonly string[], documents: DocumentIds): KeywordIndex {
-    const meta = input.json('keywords') as { fields: string[]; terms: string[]; totalLength: number; deadRows: number; analyzer?: string };
+    const meta = input.json('keywords') as {
+      fields: string[];
+      terms: string[];
+      totalLength: number;
+      deadRows: number;
+      analyzer?: string;
+    };
     const numbers = input.idNumbers('keywords.ids', documents);
     if (JSON.stringify(meta.fields) !== JSON.stringify(fields)) throw new Error('keyword snapshot of other fields');
-    if (meta.analyzer !== ANALYZER) throw new Error(`keyword snapshot of analyzer ${meta.analyzer ?? 'tokens'}, expected ${ANALYZER}`);
+    if (meta.analyzer !== ANALYZER)
+      throw new Error(`keyword snapshot of analyzer ${meta.analyzer ?? 'tokens'}, expected ${ANALYZER}`);
     const index = new KeywordIndex(fields, documents);
     const offsets = input.int32('keywords.offsets');
     const rows = input.int32('keywords.rows');
@@ -559,7 +582,8 @@ export class KeywordIndex {
     const minLength = input.float64('keywords.minLength');
     const rowCount = numbers.length;
     const terms = meta.terms.length;
-    if (offsets.length !== terms + 1 || df.length !== terms || offsets[terms] !== rows.length) throw new Error('keyword snapshot: postings do not add up');
+    if (offsets.length !== terms + 1 || df.length !== terms || offsets[terms] !== rows.length)
+      throw new Error('keyword snapshot: postings do not add up');
     meta.terms.forEach((term, t) => {
       const list = new Postings(0);
       // Views into the snapshot; a list's first push beyond them copies it out.
@@ -575,7 +599,10 @@ export class KeywordIndex {
       index.termIds.set(term, t);
     });
     const capacity = Math.max(1024, rowCount + (rowCount >> 3));
-    const copy = <T extends Float64Array | Uint8Array | Int32Array>(array: Float64Array | Uint8Array | Int32Array, into: T): T => {
+    const copy = <T extends Float64Array | Uint8Array | Int32Array>(
+      array: Float64Array | Uint8Array | Int32Array,
+      into: T,
+    ): T => {
       if (array.length !== rowCount) throw new Error('keyword snapshot: row arrays disagree');
       return grow(array, into);
     };
@@ -609,7 +636,11 @@ export class KeywordIndex {
       maxScore += idf;
       if (!list || df === 0) continue;
       const tf = list.maxTf;
-      terms.push({ list, idf, bound: (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * list.minLength)) });
+      terms.push({
+        list,
+        idf,
+        bound: (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + lengthWeight * list.minLength)),
+      });
     }
     if (!terms.length) return null;
     // Rarest first. By idf rather than by bound: idf depends on the documents only, not on the index's history, so
@@ -633,7 +664,8 @@ export class KeywordIndex {
         tfPerField[list.fields[i]] += list.tfs[i];
       }
       if (tf === 0) continue;
-      const contribution = (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
+      const contribution =
+        (idf * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + plan.lengthWeight * this.lengths[row]));
       for (let f = 0; f < fieldCount; f++) perField[f] += (contribution * tfPerField[f]) / tf;
     }
     let best = 0;
@@ -649,7 +681,8 @@ export class KeywordIndex {
     const capacity = Math.max(1024, liveRows * 2);
     const lengths = new Float64Array(capacity);
     const live = new Uint8Array(capacity);
-    for (let row = 0; row < renumber.length; row++) if (renumber[row] !== -1) lengths[renumber[row]] = this.lengths[row];
+    for (let row = 0; row < renumber.length; row++)
+      if (renumber[row] !== -1) lengths[renumber[row]] = this.lengths[row];
     live.fill(1, 0, liveRows);
     // Row term lists rebuilt from the kept postings, with the new term ids.
     const rowTerms: number[][] = Array.from({ length: liveRows }, () => []);
@@ -683,7 +716,12 @@ export class KeywordIndex {
     }
     this.rowStart = new Int32Array(capacity);
     this.rowTermCount = new Int32Array(capacity);
-    this.rowTerms = new Int32Array(Math.max(4096, rowTerms.reduce((sum, terms) => sum + terms.length, 0)));
+    this.rowTerms = new Int32Array(
+      Math.max(
+        4096,
+        rowTerms.reduce((sum, terms) => sum + terms.length, 0),
+      ),
+    );
     this.rowTermsLength = 0;
     rowTerms.forEach((terms, row) => {
       this.rowStart[row] = this.rowTermsLength;

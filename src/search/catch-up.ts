@@ -31,7 +31,9 @@ export class CatchUp {
     const keys: number[] = [];
     const values: number[][] = definitions.map(() => []);
     const raw = new RawFingerprints(definitions);
-    const cursor = this.db.collection(collection).find<Uint8Array>({}, { projection: fingerprintProjection(definitions), batchSize: 5000, raw: true });
+    const cursor = this.db
+      .collection(collection)
+      .find<Uint8Array>({}, { projection: fingerprintProjection(definitions), batchSize: 5000, raw: true });
     let more = cursor.hasNext();
     while (await more) {
       const batch = cursor.readBufferedDocuments();
@@ -46,14 +48,23 @@ export class CatchUp {
         for (let s = 0; s < definitions.length; s++) values[s].push(raw.fingerprint(document, s));
       }
     }
-    return { ids, present, documentKeys: Int32Array.from(keys), fingerprints: values.map((list) => Float64Array.from(list)) };
+    return {
+      ids,
+      present,
+      documentKeys: Int32Array.from(keys),
+      fingerprints: values.map((list) => Float64Array.from(list)),
+    };
   }
 
   /**
    * The changes since each position (null: no position, or not to be had from the change stream, or more than `share`
    * of the collection's documents), read once per distinct position: spaces of one collection saved together share theirs.
    */
-  async changesSincePositions(collectionName: string, positions: Array<ChangePosition | null>, share: number): Promise<Array<Changes | null>> {
+  async changesSincePositions(
+    collectionName: string,
+    positions: Array<ChangePosition | null>,
+    share: number,
+  ): Promise<Array<Changes | null>> {
     if (!positions.some(Boolean)) return positions.map(() => null);
     const collection = this.db.collection(collectionName);
     const max = await this.changesWorthFollowing(collectionName, share);
@@ -154,14 +165,21 @@ export class CatchUp {
         results[s].scanned += documents.length;
       });
       let full: Document[] = [];
-      if (staleIds.size) full = whole ? documents : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions));
+      if (staleIds.size)
+        full = whole
+          ? documents
+          : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions));
       const fullById = full === documents ? byId : full.map((document) => positionKey({ id: document._id }));
       definitions.forEach((definition, s) => {
-        const entries = full.flatMap((document, d) => (stale[s].has(fullById[d]) ? (entryOf(definition, document) ?? []) : []));
+        const entries = full.flatMap((document, d) =>
+          stale[s].has(fullById[d]) ? (entryOf(definition, document) ?? []) : [],
+        );
         results[s].updated += entries.length;
         // Not awaited: a search sent from now on reaches the graph's worker after these vectors (a failed add fails the
         // graph's later operations, as a single add does).
-        this.reindex(definition, contents[s], entries).catch((error: unknown) => this.graphAddFailed(definition, error));
+        this.reindex(definition, contents[s], entries).catch((error: unknown) =>
+          this.graphAddFailed(definition, error),
+        );
       });
     }
     if (goneKeys.size) {
@@ -195,7 +213,12 @@ export class CatchUp {
    * `keys` or unknown: these candidates are looked up by id. When they are more than a tenth of the collection (a
    * snapshot saved without keys), the collection's ids are listed instead (`present`).
    */
-  private async goneIds(definition: SpaceDefinition, contents: SpaceContents[], keys: ReadonlySet<number>, present: () => Promise<Map<string, number>>): Promise<string[]> {
+  private async goneIds(
+    definition: SpaceDefinition,
+    contents: SpaceContents[],
+    keys: ReadonlySet<number>,
+    present: () => Promise<Map<string, number>>,
+  ): Promise<string[]> {
     const candidates = contents[0].documents.candidates(keys);
     if (candidates.length > contents[0].fingerprints.size * CHANGES_SHARE) {
       const ids = await present();
@@ -206,7 +229,12 @@ export class CatchUp {
     const found = new Set<unknown>();
     for (let from = 0; from < candidates.length; from += CATCH_UP_BATCH) {
       const batch = candidates.slice(from, from + CATCH_UP_BATCH);
-      const documents = await findDocuments<Document>(this.db, definition.collection, { [definition.idField]: { $in: batch } }, { projection: { _id: 0, [definition.idField]: 1 } });
+      const documents = await findDocuments<Document>(
+        this.db,
+        definition.collection,
+        { [definition.idField]: { $in: batch } },
+        { projection: { _id: 0, [definition.idField]: 1 } },
+      );
       for (const document of documents) found.add(readPath(document, definition.idField));
     }
     return candidates.filter((id) => !found.has(id));
@@ -220,7 +248,9 @@ export class CatchUp {
     const present = new Map<string, number>();
     const raw = new RawFingerprints([definition]);
     const projection = { _id: 1, [definition.idField]: 1 };
-    const cursor = this.db.collection(definition.collection).find<Uint8Array>({}, { projection, batchSize: 10_000, raw: true });
+    const cursor = this.db
+      .collection(definition.collection)
+      .find<Uint8Array>({}, { projection, batchSize: 10_000, raw: true });
     while (await cursor.hasNext()) {
       for (const document of cursor.readBufferedDocuments()) {
         const id = raw.id(document);
@@ -239,7 +269,8 @@ export class CatchUp {
     for (const entry of entries) {
       contents.keywords?.upsert(entry.id, entry.texts);
       contents.fingerprints.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
-      if (entry.vector && entry.vector.length === this.options.dimensions) fresh.push({ id: entry.id, vector: entry.vector });
+      if (entry.vector && entry.vector.length === this.options.dimensions)
+        fresh.push({ id: entry.id, vector: entry.vector });
       else contents.vectors.remove(entry.id);
     }
     return contents.vectors.addMany(fresh);
@@ -251,7 +282,12 @@ export class CatchUp {
    * re-indexed; ids the snapshot has but MongoDB no longer does are removed. It needs no change stream and no
    * timestamp field, so it works on any deployment.
    */
-  async compareFingerprints(definition: SpaceDefinition, contents: SpaceContents, scanned: ScannedFingerprints, column: number): Promise<CaughtUp> {
+  async compareFingerprints(
+    definition: SpaceDefinition,
+    contents: SpaceContents,
+    scanned: ScannedFingerprints,
+    column: number,
+  ): Promise<CaughtUp> {
     const { fingerprints } = contents;
     const stale: string[] = [];
     const current = scanned.fingerprints[column];
@@ -275,7 +311,10 @@ export class CatchUp {
     for (let from = 0; from < stale.length; from += CATCH_UP_BATCH) {
       const ids = stale.slice(from, from + CATCH_UP_BATCH);
       const found = new Map<string, SpaceEntry>();
-      const cursor = collection.find({ [definition.idField]: { $in: ids } }, { projection: spaceProjection(definition, true) });
+      const cursor = collection.find(
+        { [definition.idField]: { $in: ids } },
+        { projection: spaceProjection(definition, true) },
+      );
       for await (const document of cursor) {
         const entry = entryOf(definition, document);
         if (entry) found.set(entry.id, entry);

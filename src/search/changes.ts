@@ -39,9 +39,17 @@ export async function currentPosition(collection: Collection): Promise<ChangePos
  * rename of the collection) or when there are more than `max` of them: the caller then compares the whole
  * collection instead.
  */
-export async function changesSince(collection: Collection, position: ChangePosition, max: number): Promise<Changes | null> {
+export async function changesSince(
+  collection: Collection,
+  position: ChangePosition,
+  max: number,
+): Promise<Changes | null> {
   // One batch can hold every event worth following (they are small): each round trip waits for the restoring thread.
-  const stream = collection.watch<Document, ChangeStreamDocument>(EVENT_FIELDS, { startAfter: position, maxAwaitTimeMS: 1, batchSize: max + 1 });
+  const stream = collection.watch<Document, ChangeStreamDocument>(EVENT_FIELDS, {
+    startAfter: position,
+    maxAwaitTimeMS: 1,
+    batchSize: max + 1,
+  });
   const written: Changes['written'] = [];
   const deleted: unknown[] = [];
   try {

@@ -209,7 +209,9 @@ export class RowIds implements NumberHolder {
 
   /** Each row's id (null: free), for a snapshot. */
   ids(): Array<string | null> {
-    return Array.from(this.numberOfRow.subarray(0, this.length), (number) => (number < 0 ? null : this.documents.idOf(number)));
+    return Array.from(this.numberOfRow.subarray(0, this.length), (number) =>
+      number < 0 ? null : this.documents.idOf(number),
+    );
   }
 
   /** Moves each row to `renumbered[row]` (-1 for free rows, which are dropped); `length` rows remain. */
@@ -289,7 +291,8 @@ export class Fingerprints implements NumberHolder {
   /** The ids held. */
   ids(): string[] {
     const ids: string[] = [];
-    for (let number = 0; number < this.held.length; number++) if (this.held[number]) ids.push(this.documents.idOf(number));
+    for (let number = 0; number < this.held.length; number++)
+      if (this.held[number]) ids.push(this.documents.idOf(number));
     return ids;
   }
 
@@ -315,7 +318,9 @@ export class Fingerprints implements NumberHolder {
 
 /** `array` grown to hold at least `length` items (by half again at least), the new ones set to `fill`. */
 export function grownTo<T extends Int32Array | Uint8Array | Float64Array>(array: T, length: number, fill: number): T {
-  const grown = new (array.constructor as new (length: number) => T)(Math.max(length, Math.ceil(array.length * 1.5), 1024));
+  const grown = new (array.constructor as new (length: number) => T)(
+    Math.max(length, Math.ceil(array.length * 1.5), 1024),
+  );
   grown.set(array);
   if (fill !== 0) grown.fill(fill, array.length);
   return grown;

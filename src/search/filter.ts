@@ -60,7 +60,10 @@ export async function resolveFilter(
         const passing = await all;
         return new Set(ids.filter((id) => passing.has(id)));
       }
-      return idsOf(await collection.find({ $and: [filter!, { [idField]: { $in: ids } }] }, { projection }).toArray(), idField);
+      return idsOf(
+        await collection.find({ $and: [filter!, { [idField]: { $in: ids } }] }, { projection }).toArray(),
+        idField,
+      );
     },
   };
 }

@@ -52,7 +52,11 @@ function finishKey(type: number): number {
  * fingerprints mean the index entry is current; a write made behind the server's back changes the document's
  * fingerprint, which is how a restored snapshot finds it. {@link RawFingerprints} gives the same hash from BSON.
  */
-export function fingerprint(definition: SpaceDefinition, texts: Readonly<Record<string, string>> | null, vector: Float32Array | null): number {
+export function fingerprint(
+  definition: SpaceDefinition,
+  texts: Readonly<Record<string, string>> | null,
+  vector: Float32Array | null,
+): number {
   startHash();
   for (const path of definition.textPaths ?? []) {
     const text = texts?.[path] ?? '';
@@ -139,7 +143,7 @@ export class RawFingerprints {
     if (at >= 0 && foundType === BSONType.array) {
       const end = at + this.int32(document, at) - 1;
       let strings = 0;
-      for (let p = at + 4; p < end; ) {
+      for (let p = at + 4; p < end;) {
         const type = document[p];
         p = skipName(document, p + 1, end);
         if (type === BSONType.string) {
@@ -162,15 +166,17 @@ export class RawFingerprints {
     if (foundType === BSONType.binData) {
       const bytes = this.int32(document, at);
       const data = at + 5;
-      if (document[at + 4] !== Binary.SUBTYPE_VECTOR || bytes < 2 || document[data] !== Binary.VECTOR_TYPE.Float32) return NO_VECTOR;
+      if (document[at + 4] !== Binary.SUBTYPE_VECTOR || bytes < 2 || document[data] !== Binary.VECTOR_TYPE.Float32)
+        return NO_VECTOR;
       const count = Math.floor((bytes - 2) / 4);
-      for (let i = 0; i < FINGERPRINT_HEAD && i < count; i++) headFloats[i] = this.view.getFloat32(document.byteOffset + data + 2 + 4 * i, true);
+      for (let i = 0; i < FINGERPRINT_HEAD && i < count; i++)
+        headFloats[i] = this.view.getFloat32(document.byteOffset + data + 2 + 4 * i, true);
       return Math.min(count, FINGERPRINT_HEAD);
     }
     if (foundType !== BSONType.array) return NO_VECTOR;
     const end = at + this.int32(document, at) - 1;
     let count = 0;
-    for (let p = at + 4; p < end; ) {
+    for (let p = at + 4; p < end;) {
       const type = document[p];
       p = skipName(document, p + 1, end);
       const offset = document.byteOffset + p;
@@ -210,7 +216,7 @@ export class RawFingerprints {
     if (this.view.buffer !== document.buffer) this.view = new DataView(document.buffer, 0, document.buffer.byteLength);
     this.topOffsets.fill(-1);
     const end = this.int32(document, 0) - 1;
-    for (let p = 4; p < end; ) {
+    for (let p = 4; p < end;) {
       const type = document[p];
       const name = p + 1;
       p = skipName(document, name, end);
@@ -228,7 +234,7 @@ export class RawFingerprints {
   /** The offset of field `key`'s value in the embedded document (or array) at `start`, -1 when missing; its type in `foundType`. */
   private find(document: Uint8Array, start: number, key: Uint8Array): number {
     const end = start + this.int32(document, start) - 1;
-    for (let p = start + 4; p < end; ) {
+    for (let p = start + 4; p < end;) {
       const type = document[p];
       const name = p + 1;
       p = skipName(document, name, end);

@@ -48,7 +48,8 @@ export function fuse(lists: readonly FusionList[], options: FusionOptions = {}):
   const names = new Set<string>();
   for (const list of lists) {
     if (names.has(list.name)) throw new Error(`Fusion list ${JSON.stringify(list.name)} appears twice.`);
-    if (!(list.weight >= 0) || !Number.isFinite(list.weight)) throw new Error(`Fusion weight of ${JSON.stringify(list.name)} must be ≥ 0.`);
+    if (!(list.weight >= 0) || !Number.isFinite(list.weight))
+      throw new Error(`Fusion weight of ${JSON.stringify(list.name)} must be ≥ 0.`);
     names.add(list.name);
   }
   const totalWeight = lists.reduce((sum, list) => sum + list.weight, 0);
@@ -57,7 +58,13 @@ export function fuse(lists: readonly FusionList[], options: FusionOptions = {}):
     for (const hit of list.hits) {
       let entry = fused.get(hit.id);
       if (!entry) {
-        entry = { id: hit.id, score: 0, parts: Object.fromEntries(lists.map((l) => [l.name, null])), field: null, best: -1 };
+        entry = {
+          id: hit.id,
+          score: 0,
+          parts: Object.fromEntries(lists.map((l) => [l.name, null])),
+          field: null,
+          best: -1,
+        };
         fused.set(hit.id, entry);
       }
       if (entry.parts[list.name] !== null && entry.parts[list.name]! >= hit.score) continue;

@@ -30,7 +30,10 @@ export interface GraphMatches {
 }
 
 /** What a worker answers to an operation sent with an id. */
-type Reply = { id: number; error: string } | { id: number; keys: BigUint64Array; distances: Float32Array } | { id: number; size: number; dimensions: number };
+type Reply =
+  | { id: number; error: string }
+  | { id: number; keys: BigUint64Array; distances: Float32Array }
+  | { id: number; size: number; dimensions: number };
 
 type Operation =
   | { op: 'create'; graph: number; config: IndexConfig }
@@ -43,7 +46,12 @@ type Operation =
   | { op: 'read'; graph: number; id: number; path: string; check: FileCheck; into: Uint8Array<SharedArrayBuffer> };
 
 /** An operation with a reply, before the host numbers it. */
-type Question = Extract<Operation, { op: 'add' | 'search' | 'save' | 'load' | 'read' }> extends infer Asked ? (Asked extends unknown ? Omit<Asked, 'id'> : never) : never;
+type Question =
+  Extract<Operation, { op: 'add' | 'search' | 'save' | 'load' | 'read' }> extends infer Asked
+    ? Asked extends unknown
+      ? Omit<Asked, 'id'>
+      : never
+    : never;
 
 /**
  * The worker's code. It runs from its source text (`new Worker(..., { eval: true })`), the same under ts-jest as
@@ -70,8 +78,10 @@ function hostGraphs(): void {
       if (size !== check.bytes) throw new Error(`${path} has ${size} bytes, expected ${check.bytes}`);
       if (into && into.byteLength < size) throw new Error(`no room to read ${path}`);
       let crc = 0;
-      for (let at = 0; at < size; ) {
-        const target = into ? into.subarray(at, Math.min(size, at + PIECE)) : piece.subarray(0, Math.min(PIECE, size - at));
+      for (let at = 0; at < size;) {
+        const target = into
+          ? into.subarray(at, Math.min(size, at + PIECE))
+          : piece.subarray(0, Math.min(PIECE, size - at));
         const read = readSync(file, target, 0, target.byteLength, at);
         if (read === 0) throw new Error(`${path} ended early`);
         crc = crc32(target.subarray(0, read), crc);
@@ -197,7 +207,9 @@ class GraphHost {
 let hosts: GraphHost[] = [];
 let nextGraph = 0;
 /** Drops a graph from its worker once its handle is garbage: no owner has to remember to close it. */
-const dropped = new FinalizationRegistry<{ host: GraphHost; graph: number }>(({ host, graph }) => host.send({ op: 'drop', graph }));
+const dropped = new FinalizationRegistry<{ host: GraphHost; graph: number }>(({ host, graph }) =>
+  host.send({ op: 'drop', graph }),
+);
 
 /** An HNSW graph (usearch `Index`) held by a graph worker: same operations, searches, saves and loads asynchronous. */
 export class HostedGraph {
@@ -214,7 +226,9 @@ export class HostedGraph {
   /** Adds (a copy of) a vector under `key`; a failure fails the graph's later operations (see `hostGraphs`). */
   add(key: bigint, vector: Float32Array): void {
     const copy = vector.slice();
-    this.host.send({ op: 'add', graph: this.graph, keys: BigUint64Array.of(key), vectors: copy, threads: 1 }, [copy.buffer]);
+    this.host.send({ op: 'add', graph: this.graph, keys: BigUint64Array.of(key), vectors: copy, threads: 1 }, [
+      copy.buffer,
+    ]);
   }
 
   /**
@@ -231,7 +245,12 @@ export class HostedGraph {
   }
 
   async search(query: Float32Array, k: number): Promise<GraphMatches> {
-    const { keys, distances } = await this.host.ask<Extract<Reply, { keys: BigUint64Array }>>({ op: 'search', graph: this.graph, query: ownCopy(query), k });
+    const { keys, distances } = await this.host.ask<Extract<Reply, { keys: BigUint64Array }>>({
+      op: 'search',
+      graph: this.graph,
+      query: ownCopy(query),
+      k,
+    });
     return { keys, distances };
   }
 
@@ -245,7 +264,12 @@ export class HostedGraph {
    * resolves to its size and dimensions.
    */
   async load(path: string, check: FileCheck): Promise<{ size: number; dimensions: number }> {
-    const { size, dimensions } = await this.host.ask<Extract<Reply, { size: number }>>({ op: 'load', graph: this.graph, path, check });
+    const { size, dimensions } = await this.host.ask<Extract<Reply, { size: number }>>({
+      op: 'load',
+      graph: this.graph,
+      path,
+      check,
+    });
     return { size, dimensions };
   }
 
@@ -260,7 +284,9 @@ export class HostedGraph {
 
 /** `vector` when it is the whole of its buffer, else a copy: posting a view clones the whole buffer behind it. */
 function ownCopy(vector: Float32Array): Float32Array<ArrayBuffer> {
-  return vector.byteOffset === 0 && vector.byteLength === vector.buffer.byteLength && vector.buffer instanceof ArrayBuffer
+  return vector.byteOffset === 0 &&
+    vector.byteLength === vector.buffer.byteLength &&
+    vector.buffer instanceof ArrayBuffer
     ? (vector as Float32Array<ArrayBuffer>)
     : vector.slice();
 }

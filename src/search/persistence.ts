@@ -120,15 +120,23 @@ export function hasSnapshot(dir: string): boolean {
  * another space definition, dimensions, embedder, HNSW parameters or format, or a file fails its size or checksum.
  * The files are read at once; the work on the API thread waits for `first` too (settled either way).
  */
-export async function loadSnapshot(dir: string, identity: SnapshotIdentity, documents: DocumentIds, first: Promise<unknown> = Promise.resolve()): Promise<SpaceContents | null> {
+export async function loadSnapshot(
+  dir: string,
+  identity: SnapshotIdentity,
+  documents: DocumentIds,
+  first: Promise<unknown> = Promise.resolve(),
+): Promise<SpaceContents | null> {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
-  if (manifest.format !== SNAPSHOT_FORMAT) throw new Error(`snapshot format ${manifest.format}, expected ${SNAPSHOT_FORMAT}`);
+  if (manifest.format !== SNAPSHOT_FORMAT)
+    throw new Error(`snapshot format ${manifest.format}, expected ${SNAPSHOT_FORMAT}`);
   const expected = fullIdentity(identity);
   for (const key of ['space', 'dimensions', 'model', 'hnsw'] as const) {
     if (JSON.stringify(manifest.identity?.[key]) !== JSON.stringify(expected[key])) {
-      throw new Error(`snapshot saved for another ${key}: ${JSON.stringify(manifest.identity?.[key])}, now ${JSON.stringify(expected[key])}`);
+      throw new Error(
+        `snapshot saved for another ${key}: ${JSON.stringify(manifest.identity?.[key])}, now ${JSON.stringify(expected[key])}`,
+      );
     }
   }
   const base = path.join(dir, manifest.generation);
@@ -136,7 +144,10 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
   // the heap is small (see VectorStore.beginRestore).
   const vectorsUnderway = VectorStore.beginRestore(identity.dimensions, base, manifest.files);
   const data = new Uint8Array(manifest.files.data.bytes);
-  const [read] = await Promise.all([readChecked(`${base}.data`, manifest.files.data, data), first.catch(() => undefined)]);
+  const [read] = await Promise.all([
+    readChecked(`${base}.data`, manifest.files.data, data),
+    first.catch(() => undefined),
+  ]);
   const input = new SnapshotReader(read, manifest.sections);
   // Links the vector rows now, resolves once the graph is loaded: the rest is restored meanwhile.
   const vectorsRestored = VectorStore.restore(vectorsUnderway, input, documents);
@@ -146,6 +157,11 @@ export async function loadSnapshot(dir: string, identity: SnapshotIdentity, docu
   const numbers = input.idNumbers('fingerprints.ids', documents);
   const fingerprints = Fingerprints.restore(documents, numbers, input.float64('fingerprints.values'));
   // Snapshots saved before document keys were kept have none.
-  documents.addSavedKeys(numbers, input.has('fingerprints.documentKeys') ? input.int32('fingerprints.documentKeys') : new Int32Array(numbers.length).fill(UNKNOWN_DOCUMENT));
+  documents.addSavedKeys(
+    numbers,
+    input.has('fingerprints.documentKeys')
+      ? input.int32('fingerprints.documentKeys')
+      : new Int32Array(numbers.length).fill(UNKNOWN_DOCUMENT),
+  );
   return { vectors: await vectorsRestored, keywords, fingerprints, documents, position: savedPosition(dir) };
 }

@@ -5,7 +5,15 @@ import { sameSpace, validateSpace, type SpaceDefinition } from './space';
 import { SaveSchedule, SpaceLifecycle } from './space-lifecycle';
 import { SpaceQuery } from './space-query';
 import { SpaceStates, type SpaceStatus } from './space-state';
-import type { KeywordHit, KeywordQuery, SearchOptions, SpaceRegistry, SpaceTexts, VectorHit, VectorQuery } from './types';
+import type {
+  KeywordHit,
+  KeywordQuery,
+  SearchOptions,
+  SpaceRegistry,
+  SpaceTexts,
+  VectorHit,
+  VectorQuery,
+} from './types';
 
 export type { KeywordHit, KeywordQuery, SearchOptions, SpaceTexts, VectorHit, VectorQuery } from './types';
 export type { SpaceStatus } from './space-state';
@@ -35,7 +43,8 @@ export class SearchIndexes implements SpaceRegistry {
     for (const definition of definitions) {
       validateSpace(definition);
       const known = this.definitions.get(definition.name);
-      if (known && !sameSpace(known, definition)) throw new Error(`Search space ${JSON.stringify(definition.name)} is already defined differently.`);
+      if (known && !sameSpace(known, definition))
+        throw new Error(`Search space ${JSON.stringify(definition.name)} is already defined differently.`);
       this.definitions.set(definition.name, { ...definition });
     }
   }
@@ -43,7 +52,8 @@ export class SearchIndexes implements SpaceRegistry {
   /** The definition of a space; throws for an unknown name. */
   space(name: string): SpaceDefinition {
     const definition = this.definitions.get(name);
-    if (!definition) throw new Error(`Unknown search space ${JSON.stringify(name)}: define it with deps.search.defineSpace first.`);
+    if (!definition)
+      throw new Error(`Unknown search space ${JSON.stringify(name)}: define it with deps.search.defineSpace first.`);
     return definition;
   }
 

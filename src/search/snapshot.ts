@@ -154,7 +154,8 @@ export class SnapshotReader implements NumberHolder {
     sections: readonly SnapshotSection[],
   ) {
     for (const section of sections) {
-      if (section.offset % 8 !== 0 || section.offset + section.bytes > bytes.byteLength) throw new Error(`snapshot section ${section.name} out of bounds`);
+      if (section.offset % 8 !== 0 || section.offset + section.bytes > bytes.byteLength)
+        throw new Error(`snapshot section ${section.name} out of bounds`);
       this.sections.set(section.name, section);
     }
   }
@@ -176,7 +177,10 @@ export class SnapshotReader implements NumberHolder {
   idNumbers(name: string, documents: DocumentIds): Int32Array {
     if (!this.adoptedTable) {
       const section = this.section(ID_TABLE, 'json');
-      this.adoptedTable = documents.adopt(this.bytes.subarray(section.offset, section.offset + section.bytes), () => this.json(ID_TABLE) as string[]);
+      this.adoptedTable = documents.adopt(
+        this.bytes.subarray(section.offset, section.offset + section.bytes),
+        () => this.json(ID_TABLE) as string[],
+      );
       // Until the structures restored from the file hold them.
       documents.register(this);
     }
@@ -193,7 +197,9 @@ export class SnapshotReader implements NumberHolder {
 
   json(name: string): unknown {
     const section = this.section(name, 'json');
-    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset + section.offset, section.bytes).toString('utf8'));
+    return JSON.parse(
+      Buffer.from(this.bytes.buffer, this.bytes.byteOffset + section.offset, section.bytes).toString('utf8'),
+    );
   }
 
   float32(name: string): Float32Array {
@@ -219,8 +225,13 @@ export class SnapshotReader implements NumberHolder {
   private array(name: string, kind: ArrayKind): SnapshotArray {
     const section = this.section(name, kind);
     const Type = KINDS[kind];
-    if (section.bytes % Type.BYTES_PER_ELEMENT !== 0) throw new Error(`snapshot section ${name} is not a whole ${kind} array`);
-    return new Type(this.bytes.buffer as ArrayBuffer, this.bytes.byteOffset + section.offset, section.bytes / Type.BYTES_PER_ELEMENT);
+    if (section.bytes % Type.BYTES_PER_ELEMENT !== 0)
+      throw new Error(`snapshot section ${name} is not a whole ${kind} array`);
+    return new Type(
+      this.bytes.buffer as ArrayBuffer,
+      this.bytes.byteOffset + section.offset,
+      section.bytes / Type.BYTES_PER_ELEMENT,
+    );
   }
 
   private section(name: string, kind: SnapshotSection['kind']): SnapshotSection {

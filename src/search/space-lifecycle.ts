@@ -6,7 +6,15 @@ import { CATCH_UP_BATCH, CHANGES_SHARE, fullProjection, writtenDocuments, type C
 import { currentPosition, type ChangePosition, type Changes } from './changes';
 import { Fingerprints, type DocumentIds } from './document-ids';
 import { documentKey, fingerprint } from './fingerprint';
-import { hasSnapshot, loadSnapshot, saveSnapshot, savedPosition, snapshotDir, type SnapshotIdentity, type SpaceContents } from './persistence';
+import {
+  hasSnapshot,
+  loadSnapshot,
+  saveSnapshot,
+  savedPosition,
+  snapshotDir,
+  type SnapshotIdentity,
+  type SpaceContents,
+} from './persistence';
 import { entryOf, spaceProjection, type SpaceDefinition } from './space';
 import { collectionKey, groupBy, groupByCollection, type SpaceState, type SpaceStates } from './space-state';
 import type { SearchOptions, SpaceRegistry } from './types';
@@ -42,7 +50,9 @@ export class SpaceLifecycle {
    */
   async buildAll(): Promise<void> {
     const groups = groupBy(this.registry.spaces, collectionKey);
-    await Promise.all([...groups.values()].map((definitions) => this.buildTogether(definitions.map(({ name }) => name))));
+    await Promise.all(
+      [...groups.values()].map((definitions) => this.buildTogether(definitions.map(({ name }) => name))),
+    );
   }
 
   /**
@@ -97,7 +107,8 @@ export class SpaceLifecycle {
   async saveSpaces(due: (changes: number, since: number) => boolean): Promise<void> {
     const { persistDir, logger } = this.options;
     if (persistDir === undefined || this.options.mode !== 'memory') return;
-    const saving = (state: SpaceState) => state.status === 'ready' && state.changes > 0 && due(state.changes, state.changedSince);
+    const saving = (state: SpaceState) =>
+      state.status === 'ready' && state.changes > 0 && due(state.changes, state.changedSince);
     for (const group of groupByCollection(this.states.all())) {
       if (!group.some(saving)) continue;
       // First the writes made behind this server's back (by anyone else), so the saved position is a fresh one.
@@ -111,14 +122,27 @@ export class SpaceLifecycle {
         .map((state) => {
           const started = Date.now();
           const dir = snapshotDir(persistDir, this.db.databaseName, state.definition.name);
-          const contents = { vectors: state.vectors!, keywords: state.keywords, fingerprints: state.fingerprints!, documents: state.documents, position: state.position };
+          const contents = {
+            vectors: state.vectors!,
+            keywords: state.keywords,
+            fingerprints: state.fingerprints!,
+            documents: state.documents,
+            position: state.position,
+          };
           const saved = saveSnapshot(dir, this.identity(state.definition), contents);
           // The snapshot holds the writes so far; those made while its graph is written count for the next one.
           const { changes, changedSince } = state;
           state.changes = 0;
           state.changedSince = 0;
           return saved.then(
-            (bytes) => logger.info('search space saved', { space: state.definition.name, db: this.db.databaseName, dir, mb: +(bytes / 2 ** 20).toFixed(1), ms: Date.now() - started }),
+            (bytes) =>
+              logger.info('search space saved', {
+                space: state.definition.name,
+                db: this.db.databaseName,
+                dir,
+                mb: +(bytes / 2 ** 20).toFixed(1),
+                ms: Date.now() - started,
+              }),
             (error: unknown) => {
               state.changes += changes;
               state.changedSince = changedSince;
@@ -153,7 +177,9 @@ export class SpaceLifecycle {
       contents.map((space) => space.position),
       1,
     );
-    const applied = await this.catchUp.applyChangesTo(live, contents, changed, () => this.catchUp.presentIds(live[0].definition));
+    const applied = await this.catchUp.applyChangesTo(live, contents, changed, () =>
+      this.catchUp.presentIds(live[0].definition),
+    );
     live.forEach((state, i) => {
       const caughtUp = applied.get(state);
       // Moved on with the changes applied, or lost when they could not be had.
@@ -190,7 +216,9 @@ export class SpaceLifecycle {
     );
     const comparing = changes.then(async (found) => {
       const scanning = persisted.filter((_, i) => !found[i]);
-      const scanned = scanning.length ? await this.catchUp.scanFingerprints(scanning.map((state) => state.definition)).catch(() => null) : null;
+      const scanned = scanning.length
+        ? await this.catchUp.scanFingerprints(scanning.map((state) => state.definition)).catch(() => null)
+        : null;
       return { scanning, scanned };
     });
     let listing: Promise<Map<string, number>> | undefined;
@@ -226,27 +254,44 @@ export class SpaceLifecycle {
       try {
         if (mode === 'atlas') await ensureVectorSearchIndex(this.db, definition, this.options.dimensions);
         const contents = restored[persisted.indexOf(state)];
-        const caughtUp = applied.get(state) ?? (contents && scanned ? await this.catchUp.compareFingerprints(definition, contents, scanned, scanning.indexOf(state)) : null);
+        const caughtUp =
+          applied.get(state) ??
+          (contents && scanned
+            ? await this.catchUp.compareFingerprints(definition, contents, scanned, scanning.indexOf(state))
+            : null);
         if (contents && caughtUp) {
           const byStream = applied.has(state);
           // A position the snapshot lacked is worth saving: the next restart then follows the change stream.
           const gained = !byStream && position !== null ? 1 : 0;
           if (!byStream) contents.position = position;
           this.install(state, contents, caughtUp.updated + caughtUp.removed + gained);
-          logger.info('search space restored', { ...log, ...caughtUp, caughtUpBy: byStream ? 'change stream' : 'comparing the collection', vectors: contents.vectors.size, ms: Date.now() - started });
+          logger.info('search space restored', {
+            ...log,
+            ...caughtUp,
+            caughtUpBy: byStream ? 'change stream' : 'comparing the collection',
+            vectors: contents.vectors.size,
+            ms: Date.now() - started,
+          });
           continue;
         }
         const { vectors, keywords, fingerprints, counts } = await this.readAll(definition, documents);
         // Built from MongoDB: due for saving, so the next start can restore it.
         this.install(state, { vectors, keywords, fingerprints, position }, AUTOSAVE_WRITES);
         const fields = { ...log, ...counts, vectors: vectors?.size ?? 0, ms: Date.now() - started };
-        if (counts.otherDimensions) logger.warn('search space has vectors of other dimensions: re-embed them', { ...fields, dimensions: this.options.dimensions });
+        if (counts.otherDimensions)
+          logger.warn('search space has vectors of other dimensions: re-embed them', {
+            ...fields,
+            dimensions: this.options.dimensions,
+          });
         else logger.info('search space built', fields);
       } catch (error) {
         state.status = 'empty';
         state.pending.length = 0;
         failures.set(state, error);
-        logger.error('search space build failed', { ...log, error: error instanceof Error ? error.message : String(error) });
+        logger.error('search space build failed', {
+          ...log,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   }
@@ -254,7 +299,12 @@ export class SpaceLifecycle {
   /** Makes loaded contents the space's, replays the writes that arrived meanwhile, and marks it ready. */
   private install(
     state: SpaceState,
-    contents: { vectors: VectorStore | null; keywords: KeywordIndex | null; fingerprints: Fingerprints | null; position: ChangePosition | null },
+    contents: {
+      vectors: VectorStore | null;
+      keywords: KeywordIndex | null;
+      fingerprints: Fingerprints | null;
+      position: ChangePosition | null;
+    },
     changes: number,
   ): void {
     state.vectors = contents.vectors;
@@ -268,7 +318,11 @@ export class SpaceLifecycle {
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
-  private async restore(definition: SpaceDefinition, documents: DocumentIds, first?: Promise<unknown>): Promise<SpaceContents | null> {
+  private async restore(
+    definition: SpaceDefinition,
+    documents: DocumentIds,
+    first?: Promise<unknown>,
+  ): Promise<SpaceContents | null> {
     const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
       return await loadSnapshot(dir, this.identity(definition), documents, first);
@@ -288,12 +342,21 @@ export class SpaceLifecycle {
     const collection = this.db.collection(definition.collection);
     const memory = mode === 'memory';
     // Sized for the collection up front: growing the matrix copies it and leaves up to a third of it unused.
-    const vectors = memory ? new VectorStore(dimensions, Math.max(1024, Math.ceil((await collection.estimatedDocumentCount()) * 1.05)), documents) : null;
+    const vectors = memory
+      ? new VectorStore(
+          dimensions,
+          Math.max(1024, Math.ceil((await collection.estimatedDocumentCount()) * 1.05)),
+          documents,
+        )
+      : null;
     const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths, documents) : null;
     const fingerprints = memory ? new Fingerprints(documents) : null;
     const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
     if (vectors || keywords) {
-      const cursor = collection.find({}, { projection: { ...spaceProjection(definition, memory), _id: memory ? 1 : 0 }, batchSize: 1000 });
+      const cursor = collection.find(
+        {},
+        { projection: { ...spaceProjection(definition, memory), _id: memory ? 1 : 0 }, batchSize: 1000 },
+      );
       let batch: Array<{ id: string; vector: Float32Array }> = [];
       // The graph's worker adds each batch while the next ones are read.
       const added: Array<Promise<void>> = [];
@@ -354,7 +417,9 @@ export class SaveSchedule {
     if (this.autoSave || !this.persisting) return;
     this.autoSave = setInterval(() => {
       const now = Date.now();
-      void this.serialised(() => this.saveAll((changes, since) => changes >= AUTOSAVE_WRITES || (changes > 0 && now - since >= AUTOSAVE_AGE_MS)));
+      void this.serialised(() =>
+        this.saveAll((changes, since) => changes >= AUTOSAVE_WRITES || (changes > 0 && now - since >= AUTOSAVE_AGE_MS)),
+      );
     }, AUTOSAVE_CHECK_MS);
     this.autoSave.unref();
   }
@@ -373,7 +438,9 @@ export class SaveSchedule {
   /** One save at a time; a failed save is logged (the next one retries), never thrown at the auto-save's timer. */
   private serialised(run: () => Promise<void>): Promise<void> {
     this.saving = this.saving.then(run).catch((error: unknown) => {
-      this.options.logger.error('search snapshot save failed', { error: error instanceof Error ? error.message : String(error) });
+      this.options.logger.error('search snapshot save failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
     });
     return this.saving;
   }

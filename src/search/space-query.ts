@@ -39,14 +39,25 @@ export class SpaceQuery implements FilterResolver {
     checkK(query.k);
     const state = await this.lifecycle.ready(space);
     if (query.vector.length !== this.options.dimensions) {
-      throw new Error(`Query vector of ${query.vector.length} dimensions for search space ${JSON.stringify(space)} of ${this.options.dimensions}.`);
+      throw new Error(
+        `Query vector of ${query.vector.length} dimensions for search space ${JSON.stringify(space)} of ${this.options.dimensions}.`,
+      );
     }
     const unit = unitVector(query.vector);
     if (!unit) return [];
-    if (this.options.mode === 'atlas') return searchAtlas(this.db.collection(state.definition.collection), state.definition, unit, query.k, query.filter, this);
+    if (this.options.mode === 'atlas')
+      return searchAtlas(
+        this.db.collection(state.definition.collection),
+        state.definition,
+        unit,
+        query.k,
+        query.filter,
+        this,
+      );
     const restriction = await this.restrict(state.definition, query.filter);
     // Read the store only now, and name the rows of the store that found them: a rebuild may replace it during awaits.
-    const hits = (store: VectorStore, rows: ScoredRow[]) => rows.map(({ row, score }) => ({ id: store.idOf(row), score }));
+    const hits = (store: VectorStore, rows: ScoredRow[]) =>
+      rows.map(({ row, score }) => ({ id: store.idOf(row), score }));
     // The best `keep` rows of max(n, HNSW.expansionSearch) graph candidates.
     const approximate = async (n: number, keep = n) => {
       const store = state.vectors!;
@@ -57,7 +68,9 @@ export class SpaceQuery implements FilterResolver {
         if (query.exact) return hits(state.vectors!, state.vectors!.exact(unit, query.k));
         return approximate(4 * query.k, query.k);
       case 'ids': {
-        const rows = [...restriction.ids].map((id) => state.vectors!.rowOf(id)).filter((row): row is number => row !== undefined);
+        const rows = [...restriction.ids]
+          .map((id) => state.vectors!.rowOf(id))
+          .filter((row): row is number => row !== undefined);
         return hits(state.vectors!, state.vectors!.exact(unit, query.k, rows));
       }
       case 'check':
@@ -78,7 +91,9 @@ export class SpaceQuery implements FilterResolver {
     const restriction = await this.restrict(state.definition, query.filter);
     // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
     const rank = (n: number, allowed?: (id: string) => boolean) =>
-      state.keywords!.top(query.text, n, { allowed }).map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
+      state
+        .keywords!.top(query.text, n, { allowed })
+        .map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
     switch (restriction.kind) {
       case 'all':
         return rank(query.k);
@@ -110,7 +125,9 @@ export class SpaceQuery implements FilterResolver {
     const paths = this.registry.space(space).textPaths ?? [];
     if (!paths.length) return ids.map(() => null);
     const state = await this.lifecycle.ready(space);
-    return state.keywords!.scoreOf(text, ids).map((hit) => hit && { id: hit.id, score: hit.score, bm25: hit.bm25, field: paths[hit.field] });
+    return state
+      .keywords!.scoreOf(text, ids)
+      .map((hit) => hit && { id: hit.id, score: hit.score, bm25: hit.bm25, field: paths[hit.field] });
   }
 
   /**
@@ -119,10 +136,14 @@ export class SpaceQuery implements FilterResolver {
    */
   restrict(definition: SpaceDefinition, filter: Document | null | undefined): Promise<Restriction> {
     if (isEmptyFilter(filter)) return Promise.resolve({ kind: 'all' });
-    const key = [definition.collection, definition.idField, BSON.EJSON.stringify(filter!, { relaxed: false })].join('\0');
+    const key = [definition.collection, definition.idField, BSON.EJSON.stringify(filter!, { relaxed: false })].join(
+      '\0',
+    );
     let pending = this.resolving.get(key);
     if (!pending) {
-      pending = resolveFilter(this.db.collection(definition.collection), definition.idField, filter).finally(() => this.resolving.delete(key));
+      pending = resolveFilter(this.db.collection(definition.collection), definition.idField, filter).finally(() =>
+        this.resolving.delete(key),
+      );
       this.resolving.set(key, pending);
     }
     return pending;

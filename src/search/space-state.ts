@@ -51,7 +51,19 @@ export class SpaceStates {
       const definition = this.registry.space(space);
       let documents = this.documents.get(collectionKey(definition));
       if (!documents) this.documents.set(collectionKey(definition), (documents = new DocumentIds()));
-      state = { definition, status: 'empty', building: null, vectors: null, keywords: null, pending: [], fingerprints: null, position: null, documents, changes: 0, changedSince: 0 };
+      state = {
+        definition,
+        status: 'empty',
+        building: null,
+        vectors: null,
+        keywords: null,
+        pending: [],
+        fingerprints: null,
+        position: null,
+        documents,
+        changes: 0,
+        changedSince: 0,
+      };
       this.states.set(space, state);
     }
     return state;
@@ -72,7 +84,9 @@ export class SpaceStates {
     const state = this.get(space);
     const { mode, dimensions } = this.registry.options;
     if (vector && mode === 'memory' && vector.length !== dimensions) {
-      throw new Error(`Vector of ${vector.length} dimensions for search space ${JSON.stringify(space)} of ${dimensions}.`);
+      throw new Error(
+        `Vector of ${vector.length} dimensions for search space ${JSON.stringify(space)} of ${dimensions}.`,
+      );
     }
     const texts = textsFor(state.definition, text);
     this.write(state, () => {
@@ -137,7 +151,10 @@ function textsFor(definition: SpaceDefinition, text: SpaceTexts | undefined): Re
   const paths = definition.textPaths ?? [];
   if (text === undefined || !paths.length) return null;
   if (typeof text === 'string') {
-    if (paths.length !== 1) throw new Error(`Search space ${JSON.stringify(definition.name)} has ${paths.length} text paths: pass its texts by path.`);
+    if (paths.length !== 1)
+      throw new Error(
+        `Search space ${JSON.stringify(definition.name)} has ${paths.length} text paths: pass its texts by path.`,
+      );
     return { [paths[0]]: text };
   }
   const texts: Record<string, string> = {};

@@ -44,10 +44,13 @@ export function validateSpace(definition: SpaceDefinition): void {
     ...(definition.textPaths ?? []).map((path) => ['textPaths', path]),
     ...(definition.filterFields ?? []).map((path) => ['filterFields', path]),
   ] as const) {
-    if (!PATH.test(path) || path.endsWith('.') || path.includes('..')) problems.push(`${label} ${JSON.stringify(path)} is not a field path`);
+    if (!PATH.test(path) || path.endsWith('.') || path.includes('..'))
+      problems.push(`${label} ${JSON.stringify(path)} is not a field path`);
   }
-  if (new Set(definition.textPaths).size !== (definition.textPaths ?? []).length) problems.push('textPaths repeat a path');
-  if (problems.length) throw new Error(`Invalid search space ${JSON.stringify(definition.name)}: ${problems.join('; ')}`);
+  if (new Set(definition.textPaths).size !== (definition.textPaths ?? []).length)
+    problems.push('textPaths repeat a path');
+  if (problems.length)
+    throw new Error(`Invalid search space ${JSON.stringify(definition.name)}: ${problems.join('; ')}`);
 }
 
 /** True when both definitions describe the same space (so defining it again is a no-op). */

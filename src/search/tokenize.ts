@@ -8,7 +8,9 @@ export function tokenize(text: string): string[] {
 
 /** Lucene's default English stop words (StandardAnalyzer, EnglishAnalyzer; Atlas Search's `lucene.english`). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
 );
 
 /**

@@ -64,7 +64,12 @@ export function rowDot(matrix: Float32Array, row: number, query: Float32Array): 
  * `rows` limits the scan to those rows (default: rows 0 .. matrix.length / query.length − 1). With unit vectors the
  * score is the cosine. The baseline that the HNSW index is measured against (bench/ann-sweep.ts, the tests).
  */
-export function exactSearch(matrix: Float32Array, query: Float32Array, k: number, rows?: ArrayLike<number>): ScoredRow[] {
+export function exactSearch(
+  matrix: Float32Array,
+  query: Float32Array,
+  k: number,
+  rows?: ArrayLike<number>,
+): ScoredRow[] {
   const top = new TopK(k);
   const count = rows ? rows.length : Math.floor(matrix.length / query.length);
   for (let i = 0; i < count; i++) {
@@ -200,7 +205,11 @@ export class VectorStore {
       if (groups.length) {
         const rows = new Float32Array(groups.length * this.dimensions);
         groups.forEach((group, i) => rows.set(this.groupVector(group), i * this.dimensions));
-        added = this.graph.addAll(BigUint64Array.from(groups, (group) => BigInt(group)), rows, os.availableParallelism());
+        added = this.graph.addAll(
+          BigUint64Array.from(groups, (group) => BigInt(group)),
+          rows,
+          os.availableParallelism(),
+        );
       }
     }
     return added;
@@ -290,7 +299,14 @@ export class VectorStore {
     const graph = this.graph.save(`${base}.graph`).then(() => fileCheck(`${base}.graph`));
     const rows = this.rows.length;
     const groups = this.groupCount;
-    const bytes = this.chunks.map((chunk, c) => new Uint8Array(chunk.buffer, chunk.byteOffset, Math.max(0, Math.min(CHUNK_ROWS, groups - c * CHUNK_ROWS)) * this.dimensions * 4));
+    const bytes = this.chunks.map(
+      (chunk, c) =>
+        new Uint8Array(
+          chunk.buffer,
+          chunk.byteOffset,
+          Math.max(0, Math.min(CHUNK_ROWS, groups - c * CHUNK_ROWS)) * this.dimensions * 4,
+        ),
+    );
     const vectors = writeChunks(`${base}.vectors`, bytes);
     out.ids('vectors.ids', this.rows.ids());
     out.array('vectors.groups', this.groupOfRow.subarray(0, rows));
@@ -312,11 +328,22 @@ export class VectorStore {
    * V8 answers a large allocation outside its heap with garbage collections, cheap while the heap is small, tens of
    * milliseconds once a restore's id maps fill it.
    */
-  static beginRestore(dimensions: number, base: string, checks: { graph: FileCheck; vectors: FileCheck }): RestoreUnderway {
+  static beginRestore(
+    dimensions: number,
+    base: string,
+    checks: { graph: FileCheck; vectors: FileCheck },
+  ): RestoreUnderway {
     const graph = newGraph(dimensions);
     // Exactly the saved chunks, the last one filled up to a whole chunk.
-    const matrix = new Float32Array(new SharedArrayBuffer(Math.ceil(checks.vectors.bytes / (dimensions * 4 * CHUNK_ROWS)) * CHUNK_ROWS * dimensions * 4));
-    const loaded = Promise.all([graph.load(`${base}.graph`, checks.graph), graph.readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer))]);
+    const matrix = new Float32Array(
+      new SharedArrayBuffer(
+        Math.ceil(checks.vectors.bytes / (dimensions * 4 * CHUNK_ROWS)) * CHUNK_ROWS * dimensions * 4,
+      ),
+    );
+    const loaded = Promise.all([
+      graph.load(`${base}.graph`, checks.graph),
+      graph.readChecked(`${base}.vectors`, checks.vectors, new Uint8Array(matrix.buffer)),
+    ]);
     // Awaited by `restore`; a caller that fails before calling it must not leave it unhandled.
     loaded.catch(() => undefined);
     return { dimensions, checks, graph, matrix, loaded };
@@ -334,7 +361,12 @@ export class VectorStore {
     const numbers = input.idNumbers('vectors.ids', documents);
     const groupOfRow = input.int32('vectors.groups');
     const hashes = input.int32('vectors.hashes');
-    if (numbers.length !== meta.rows || groupOfRow.length !== meta.rows || hashes.length !== groups || checks.vectors.bytes !== groups * dimensions * 4) {
+    if (
+      numbers.length !== meta.rows ||
+      groupOfRow.length !== meta.rows ||
+      hashes.length !== groups ||
+      checks.vectors.bytes !== groups * dimensions * 4
+    ) {
       throw new Error('vector snapshot: rows disagree');
     }
     const capacity = meta.rows + Math.max(1024, meta.rows >> 4);
@@ -357,8 +389,13 @@ export class VectorStore {
     store.freeRows = meta.freeRows;
     store.freeGroups = meta.freeGroups;
     const [graph] = await underway.loaded;
-    for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions) store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
-    if (graph.size !== store.liveGroups || store.liveGroups + store.freeGroups.length !== groups || graph.dimensions !== dimensions) {
+    for (let offset = 0; offset < matrix.length; offset += CHUNK_ROWS * dimensions)
+      store.chunks.push(matrix.subarray(offset, offset + CHUNK_ROWS * dimensions));
+    if (
+      graph.size !== store.liveGroups ||
+      store.liveGroups + store.freeGroups.length !== groups ||
+      graph.dimensions !== dimensions
+    ) {
       throw new Error('vector snapshot: graph disagrees with rows');
     }
     return store;
@@ -478,7 +515,9 @@ export class VectorStore {
 
   private checkDimensions(vector: Float32Array): void {
     if (vector.length !== this.dimensions) {
-      throw new Error(`Vector of ${vector.length} dimensions given to a search space of ${this.dimensions} dimensions.`);
+      throw new Error(
+        `Vector of ${vector.length} dimensions given to a search space of ${this.dimensions} dimensions.`,
+      );
     }
   }
 }

@@ -6,7 +6,13 @@ import { sessionAlice } from '../support/fixtures/session-alice';
 
 /** What the driver hands over for these bytes with its default options (what `decodeDocument` must match). */
 const driverDecode = (bytes: Buffer) =>
-  BSON.deserialize(bytes, { promoteLongs: true, promoteValues: true, promoteBuffers: false, bsonRegExp: false, validation: { utf8: true } });
+  BSON.deserialize(bytes, {
+    promoteLongs: true,
+    promoteValues: true,
+    promoteBuffers: false,
+    bsonRegExp: false,
+    validation: { utf8: true },
+  });
 
 function expectSameAsDriver(document: Document): void {
   const bytes = Buffer.from(BSON.serialize(document));
@@ -87,22 +93,38 @@ describe('findDocuments and aggregateDocuments', () => {
     await t.close();
   });
 
-  test('read every document, past the first batch, as the driver\'s cursors do', async () => {
+  test("read every document, past the first batch, as the driver's cursors do", async () => {
     const collection = t.db.collection<{ _id: number; n: number; text: string; at: Date }>('reader');
     // 250 documents of ~1 KB: past the first batch's 101 documents, so the rest comes by getMore.
-    await collection.insertMany(Array.from({ length: 250 }, (_, n) => ({ _id: n, n, text: 'x'.repeat(1000), at: new Date(n) })));
-    const viaCursor = await collection.find({ n: { $gte: 10 } }, { projection: { text: 0 } }).sort({ n: -1 }).toArray();
+    await collection.insertMany(
+      Array.from({ length: 250 }, (_, n) => ({ _id: n, n, text: 'x'.repeat(1000), at: new Date(n) })),
+    );
+    const viaCursor = await collection
+      .find({ n: { $gte: 10 } }, { projection: { text: 0 } })
+      .sort({ n: -1 })
+      .toArray();
     t.commands.reset();
-    const found = await findDocuments<Document>(t.db, 'reader', { n: { $gte: 10 } }, { projection: { text: 0 }, sort: { n: -1 } });
+    const found = await findDocuments<Document>(
+      t.db,
+      'reader',
+      { n: { $gte: 10 } },
+      { projection: { text: 0 }, sort: { n: -1 } },
+    );
     expect(found).toStrictEqual(viaCursor);
     expect(found).toHaveLength(240);
     expect(t.commands.events.map((event) => event.commandName)).toEqual(['find', 'getMore']);
-    expect(await findDocuments(t.db, 'reader', {}, { sort: { n: 1 }, limit: 3 })).toStrictEqual(await collection.find({}).sort({ n: 1 }).limit(3).toArray());
+    expect(await findDocuments(t.db, 'reader', {}, { sort: { n: 1 }, limit: 3 })).toStrictEqual(
+      await collection.find({}).sort({ n: 1 }).limit(3).toArray(),
+    );
     const pipeline = [{ $match: { n: { $lt: 200 } } }, { $project: { n: 1, at: 1 } }];
-    expect(await aggregateDocuments(t.db, 'reader', pipeline)).toStrictEqual(await collection.aggregate(pipeline).toArray());
+    expect(await aggregateDocuments(t.db, 'reader', pipeline)).toStrictEqual(
+      await collection.aggregate(pipeline).toArray(),
+    );
   });
 
-  test('a server error rejects as the driver\'s cursor would', async () => {
-    await expect(aggregateDocuments(t.db, 'reader', [{ $nope: 1 }])).rejects.toMatchObject({ code: expect.any(Number) });
+  test("a server error rejects as the driver's cursor would", async () => {
+    await expect(aggregateDocuments(t.db, 'reader', [{ $nope: 1 }])).rejects.toMatchObject({
+      code: expect.any(Number),
+    });
   });
 });

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Binary, type Collection } from 'mongodb';
 import { BadInputError } from '../../src/coded-error';
-import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocument } from '../../src/embeddings/embedding.service';
+import {
+  EMBEDDING_CACHE_COLLECTION,
+  EmbeddingService,
+  type EmbeddingCacheDocument,
+} from '../../src/embeddings/embedding.service';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { OpenAIEmbeddingProvider } from '../../src/embeddings/openai.provider';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
@@ -132,7 +136,15 @@ describe('EmbeddingService', () => {
     const server = await startFakeOpenAI({ dimensions: 8 });
     try {
       const provider = new OpenAIEmbeddingProvider(
-        { apiKey: 'k', baseURL: server.baseURL, model: 'fake-embed', dimensions: 8, batchSize: 3, timeoutMs: 5000, maxRetries: 0 },
+        {
+          apiKey: 'k',
+          baseURL: server.baseURL,
+          model: 'fake-embed',
+          dimensions: 8,
+          batchSize: 3,
+          timeoutMs: 5000,
+          maxRetries: 0,
+        },
         8,
       );
       const service = new EmbeddingService(provider, cache, { batchSize: 3 });
@@ -163,7 +175,15 @@ test('the app wires deps.embedder over embedding_cache in the default database, 
   }
   const server = await startFakeOpenAI({ dimensions: 8 });
   const provider = new OpenAIEmbeddingProvider(
-    { apiKey: 'k', baseURL: server.baseURL, model: 'fake-embed', dimensions: 8, batchSize: 3, timeoutMs: 5000, maxRetries: 0 },
+    {
+      apiKey: 'k',
+      baseURL: server.baseURL,
+      model: 'fake-embed',
+      dimensions: 8,
+      batchSize: 3,
+      timeoutMs: 5000,
+      maxRetries: 0,
+    },
     8,
   );
   const cached = await createTestApp({ embeddings: provider });

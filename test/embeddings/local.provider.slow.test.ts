@@ -22,12 +22,26 @@ test('the local provider embeds offline: no socket, HTTP, fetch or DNS attempt i
   try {
     const { stdout } = await run(
       process.execPath,
-      ['-r', path.join(support, 'no-network.js'), '-r', path.join(support, 'ts-register.js'), path.join(support, 'embed-offline.ts')],
+      [
+        '-r',
+        path.join(support, 'no-network.js'),
+        '-r',
+        path.join(support, 'ts-register.js'),
+        path.join(support, 'embed-offline.ts'),
+      ],
       { env: { ...process.env, NETWORK_LOG: networkLog }, timeout: 60_000 },
     );
-    const entries = readFileSync(networkLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>);
+    const entries = readFileSync(networkLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
     // The guard was active in the main thread and in the model's worker thread...
-    expect(entries.filter((entry) => entry.loaded).map((entry) => entry.loaded).sort()).toEqual(['main', 'worker']);
+    expect(
+      entries
+        .filter((entry) => entry.loaded)
+        .map((entry) => entry.loaded)
+        .sort(),
+    ).toEqual(['main', 'worker']);
     // ...and nothing tried to go out.
     expect(entries.filter((entry) => entry.attempt)).toEqual([]);
 

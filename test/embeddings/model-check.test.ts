@@ -41,7 +41,9 @@ describe('assertSameEmbeddingModel', () => {
 
   test('vectors without an embedding_model record are refused too (unknown origin is never compared)', () => {
     const error = thrown(() => assertSameEmbeddingModel(undefined, current, 'TASKS'));
-    expect(error.message).toMatch(/^The vectors in TASKS have no embedding_model record .* reembed\(collection: TASKS\)\.$/);
+    expect(error.message).toMatch(
+      /^The vectors in TASKS have no embedding_model record .* reembed\(collection: TASKS\)\.$/,
+    );
     expect(error.extensions.stored).toBeNull();
   });
 

@@ -17,7 +17,16 @@ async function serve(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
 }
 
 function options(baseURL: string, overrides: Partial<OpenAIProviderOptions> = {}): OpenAIProviderOptions {
-  return { apiKey: 'test-key', baseURL, model: 'fake-embed', dimensions: 8, batchSize: 64, timeoutMs: 5000, maxRetries: 0, ...overrides };
+  return {
+    apiKey: 'test-key',
+    baseURL,
+    model: 'fake-embed',
+    dimensions: 8,
+    batchSize: 64,
+    timeoutMs: 5000,
+    maxRetries: 0,
+    ...overrides,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ServiceUnavailableError> {
@@ -67,7 +76,9 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
     expect((await shortened.embed(['a']))[0]).toHaveLength(16);
     expect(server.requests[0].body.dimensions).toBe(16);
 
-    const native = await OpenAIEmbeddingProvider.create(options(server.baseURL, { model: 'text-embedding-3-small', dimensions: undefined }));
+    const native = await OpenAIEmbeddingProvider.create(
+      options(server.baseURL, { model: 'text-embedding-3-small', dimensions: undefined }),
+    );
     expect(native.dimensions).toBe(1536);
     expect(server.requests).toHaveLength(1); // a known model needs no probe
     expect((await native.embed(['b']))[0]).toHaveLength(1536);
@@ -76,7 +87,9 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
 
   test('probes an unknown model once at startup to learn its vector size', async () => {
     const server = await serve({ dimensions: 24 });
-    const provider = await OpenAIEmbeddingProvider.create(options(server.baseURL, { model: 'nomic-embed-text', dimensions: undefined }));
+    const provider = await OpenAIEmbeddingProvider.create(
+      options(server.baseURL, { model: 'nomic-embed-text', dimensions: undefined }),
+    );
     expect(provider.dimensions).toBe(24);
     expect(server.requests.map((request) => request.body.input)).toEqual([['dimensions']]);
   });
@@ -97,7 +110,8 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
 
   test('retries a 429 and then a 500 with exponential backoff, then succeeds', async () => {
     const server = await serve({
-      behaviour: (i) => (i === 0 ? { kind: 'status', status: 429 } : i === 1 ? { kind: 'status', status: 500 } : { kind: 'ok' }),
+      behaviour: (i) =>
+        i === 0 ? { kind: 'status', status: 429 } : i === 1 ? { kind: 'status', status: 500 } : { kind: 'ok' },
     });
     const provider = new OpenAIEmbeddingProvider(options(server.baseURL, { maxRetries: 3, retryBaseDelayMs: 100 }), 8);
     const [vector] = await provider.embed(['eventually']);
@@ -119,7 +133,8 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
 
   test("waits as long as the server's retry-after-ms asks", async () => {
     const server = await serve({
-      behaviour: (i) => (i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after-ms': '300' } } : { kind: 'ok' }),
+      behaviour: (i) =>
+        i === 0 ? { kind: 'status', status: 429, headers: { 'retry-after-ms': '300' } } : { kind: 'ok' },
     });
     const provider = new OpenAIEmbeddingProvider(options(server.baseURL, { maxRetries: 1, retryBaseDelayMs: 1 }), 8);
     await provider.embed(['patience']);
@@ -146,14 +161,19 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
 
   test('times out each attempt after EMBEDDING_TIMEOUT_MS and retries the timeout', async () => {
     const server = await serve({ behaviour: () => ({ kind: 'hang' }) });
-    const provider = new OpenAIEmbeddingProvider(options(server.baseURL, { timeoutMs: 200, maxRetries: 1, retryBaseDelayMs: 10 }), 8);
+    const provider = new OpenAIEmbeddingProvider(
+      options(server.baseURL, { timeoutMs: 200, maxRetries: 1, retryBaseDelayMs: 10 }),
+      8,
+    );
     const started = Date.now();
     const error = await failure(provider.embed(['silence']));
     const elapsed = Date.now() - started;
     expect(server.requests).toHaveLength(2);
     expect(elapsed).toBeGreaterThanOrEqual(400);
     expect(elapsed).toBeLessThan(3000);
-    expect(error.message).toBe(`Embedding endpoint ${server.baseURL} failed: it did not answer within 200 ms (2 attempts).`);
+    expect(error.message).toBe(
+      `Embedding endpoint ${server.baseURL} failed: it did not answer within 200 ms (2 attempts).`,
+    );
   });
 
   test('an endpoint that is down (connection refused) fails with SERVICE_UNAVAILABLE naming the URL, at startup for a model that needs a probe', async () => {
@@ -163,6 +183,8 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
     expect(error.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', provider: 'openai', url: baseURL });
     expect(error.message).toBe(`Embedding endpoint ${baseURL} failed: it is unreachable: ECONNREFUSED (2 attempts).`);
 
-    await failure(OpenAIEmbeddingProvider.create(options(baseURL, { model: 'nomic-embed-text', dimensions: undefined })));
+    await failure(
+      OpenAIEmbeddingProvider.create(options(baseURL, { model: 'nomic-embed-text', dimensions: undefined })),
+    );
   });
 });

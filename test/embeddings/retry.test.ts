@@ -4,7 +4,9 @@ describe('backoffDelayMs', () => {
   const policy = { maxRetries: 5, baseDelayMs: 500, maxDelayMs: 8000 };
 
   test('doubles per retry up to the ceiling', () => {
-    expect([1, 2, 3, 4, 5, 6].map((retry) => backoffDelayMs(retry, policy, () => 0))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    expect([1, 2, 3, 4, 5, 6].map((retry) => backoffDelayMs(retry, policy, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000,
+    ]);
   });
 
   test('takes off at most 25% as jitter', () => {
@@ -35,12 +37,24 @@ describe('withRetries', () => {
 
   test('stops at once when the error is not worth retrying', async () => {
     let attempts = 0;
-    await expect(withRetries(async () => Promise.reject(new Error(`no ${++attempts}`)), policy, () => null)).rejects.toThrow('no 1');
+    await expect(
+      withRetries(
+        async () => Promise.reject(new Error(`no ${++attempts}`)),
+        policy,
+        () => null,
+      ),
+    ).rejects.toThrow('no 1');
   });
 
   test('returns the first success', async () => {
     let attempts = 0;
-    await expect(withRetries(async () => (++attempts < 2 ? Promise.reject(new Error('once')) : 'ok'), policy, () => 1)).resolves.toBe('ok');
+    await expect(
+      withRetries(
+        async () => (++attempts < 2 ? Promise.reject(new Error('once')) : 'ok'),
+        policy,
+        () => 1,
+      ),
+    ).resolves.toBe('ok');
     expect(attempts).toBe(2);
   });
 });

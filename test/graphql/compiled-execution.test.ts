@@ -17,14 +17,19 @@ describe('compiled execution', () => {
   it('answers introspection exactly as graphql-js does', async () => {
     const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true });
     const compiled = await app.run(query);
-    const reference = await execute({ schema: await buildAppSchema(), document: parse(query), contextValue: createContext(app.deps) });
+    const reference = await execute({
+      schema: await buildAppSchema(),
+      document: parse(query),
+      contextValue: createContext(app.deps),
+    });
     expect(reference.errors).toBeUndefined();
     expect(compiled).toEqual(reference.data);
   });
 
   it('serves one compiled operation with other variables on each request', async () => {
     const query = 'query ($n: Int) { sessions(first: $n) { totalCount edges { node { sessionId } } } }';
-    for (const id of ['c-1', 'c-2', 'c-3']) await app.run('mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }', { id });
+    for (const id of ['c-1', 'c-2', 'c-3'])
+      await app.run('mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }', { id });
     const sizes = [];
     for (const n of [1, 3, 2]) sizes.push((await app.run(query, { n })).sessions.edges.length);
     expect(sizes).toEqual([1, 3, 2]);

@@ -25,18 +25,28 @@ describe('DateTimeISO', () => {
   });
 
   it('serializes as graphql-scalars does, errors included', () => {
-    const values: unknown[] = [new Date(Date.UTC(2025, 4, 6, 7, 8, 9, 10)), '2025-05-06T07:08:09.010Z', '2025-05-06T09:08:09+02:00', 1_700_000_000_000];
+    const values: unknown[] = [
+      new Date(Date.UTC(2025, 4, 6, 7, 8, 9, 10)),
+      '2025-05-06T07:08:09.010Z',
+      '2025-05-06T09:08:09+02:00',
+      1_700_000_000_000,
+    ];
     for (const value of values) expect(DateTimeISO.serialize(value)).toBe(GraphQLDateTimeISO.serialize(value));
     for (const bad of [new Date(Number.NaN), 'not a date', {}, null]) {
-      expect(() => DateTimeISO.serialize(bad)).toThrow((() => {
-        try {
-          GraphQLDateTimeISO.serialize(bad);
-        } catch (error) {
-          return (error as Error).message;
-        }
-        throw new Error(`graphql-scalars accepted ${String(bad)}`);
-      })());
+      expect(() => DateTimeISO.serialize(bad)).toThrow(
+        (() => {
+          try {
+            GraphQLDateTimeISO.serialize(bad);
+          } catch (error) {
+            return (error as Error).message;
+          }
+          throw new Error(`graphql-scalars accepted ${String(bad)}`);
+        })(),
+      );
     }
-    expect(DateTimeISO.toConfig()).toMatchObject({ name: GraphQLDateTimeISO.name, description: GraphQLDateTimeISO.description });
+    expect(DateTimeISO.toConfig()).toMatchObject({
+      name: GraphQLDateTimeISO.name,
+      description: GraphQLDateTimeISO.description,
+    });
   });
 });

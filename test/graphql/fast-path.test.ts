@@ -60,14 +60,32 @@ fragment Times on Session { createdAt updatedAt }
 /** The read operations of the issue and the forms a client may write them in, each with one request body. */
 const READS: Array<[name: string, body: Record<string, unknown>]> = [
   ['a session with its agents and their last 20 messages', { query: SESSION, variables: { id: sessionAlice._id } }],
-  ['a page of sessions with each agent and its last message', { query: SESSIONS_PAGE, variables: { before: '2030-01-01T00:00:00.000Z' } }],
-  ['tool performance in a context', { query: TOOL_PERFORMANCE, variables: { toolName: 'create_shipment', context: 'facility_management' } }],
-  ['a page of experiences, each with its session', { query: EXPERIENCES_WITH_SESSIONS, variables: { until: '2030-01-01T00:00:00.000Z' } }],
-  ['an operation chosen by operationName among several', { query: SEVERAL_OPERATIONS, operationName: 'Kind', variables: { id: sessionAlice._id } }],
+  [
+    'a page of sessions with each agent and its last message',
+    { query: SESSIONS_PAGE, variables: { before: '2030-01-01T00:00:00.000Z' } },
+  ],
+  [
+    'tool performance in a context',
+    { query: TOOL_PERFORMANCE, variables: { toolName: 'create_shipment', context: 'facility_management' } },
+  ],
+  [
+    'a page of experiences, each with its session',
+    { query: EXPERIENCES_WITH_SESSIONS, variables: { until: '2030-01-01T00:00:00.000Z' } },
+  ],
+  [
+    'an operation chosen by operationName among several',
+    { query: SEVERAL_OPERATIONS, operationName: 'Kind', variables: { id: sessionAlice._id } },
+  ],
   ['aliases, named and inline fragments, without variables', { query: ALIASES_AND_FRAGMENTS }],
-  ['null variables and operationName', { query: '{ sessions(first: 2) { totalCount } }', variables: null, operationName: null }],
+  [
+    'null variables and operationName',
+    { query: '{ sessions(first: 2) { totalCount } }', variables: null, operationName: null },
+  ],
   ['__typename', { query: '{ __typename sessions(first: 1) { __typename edges { node { __typename sessionId } } } }' }],
-  ['introspection', { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true }) }],
+  [
+    'introspection',
+    { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true }) },
+  ],
 ];
 
 /**
@@ -81,18 +99,23 @@ describe('GraphQL fast path', () => {
 
   const send = (body: string, headers: Record<string, string> = {}): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const headers: string[] = [];
-          for (let i = 0; i < response.rawHeaders.length; i += 2) {
-            if (response.rawHeaders[i].toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
-          }
-          resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
-        });
-        response.on('error', reject);
-      });
+      const request = http.request(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const headers: string[] = [];
+            for (let i = 0; i < response.rawHeaders.length; i += 2) {
+              if (response.rawHeaders[i].toLowerCase() !== 'date')
+                headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+            }
+            resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
+          });
+          response.on('error', reject);
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
@@ -111,21 +134,39 @@ describe('GraphQL fast path', () => {
     const middle = await metrics();
     const apollo = await send(JSON.stringify({ ...body, extensions: {} }), headers);
     const after = await metrics();
-    return { fast, apollo, fastCounted: delta(before, middle), apolloCounted: delta(middle, after), fastPath: middle.graphqlFastPath - before.graphqlFastPath };
+    return {
+      fast,
+      apollo,
+      fastCounted: delta(before, middle),
+      apolloCounted: delta(middle, after),
+      fastPath: middle.graphqlFastPath - before.graphqlFastPath,
+    };
   };
 
   beforeAll(async () => {
     app = await createTestApp();
     url = new URL(await app.server.listen(0, '127.0.0.1'));
     await app.db.collection('sessions').insertOne(structuredClone(sessionAlice) as any);
-    await app.run('mutation ($id: String) { createSession(input: { sessionId: $id, sessionType: "batch" }) { sessionId } }', { id: 'bob' });
-    await app.run('mutation ($input: [RecordToolExecutionInput!]!) { recordToolExecutions(inputs: $input) { toolName } }', {
-      input: [
-        { toolName: 'create_shipment', success: true, durationMs: 120, context: 'facility_management' },
-        { toolName: 'create_shipment', success: false, durationMs: 50, context: 'facility_management', error: 'Invalid facilityId' },
-        { toolName: 'create_shipment', success: true, durationMs: 5000, context: 'bulk_import' },
-      ],
-    });
+    await app.run(
+      'mutation ($id: String) { createSession(input: { sessionId: $id, sessionType: "batch" }) { sessionId } }',
+      { id: 'bob' },
+    );
+    await app.run(
+      'mutation ($input: [RecordToolExecutionInput!]!) { recordToolExecutions(inputs: $input) { toolName } }',
+      {
+        input: [
+          { toolName: 'create_shipment', success: true, durationMs: 120, context: 'facility_management' },
+          {
+            toolName: 'create_shipment',
+            success: false,
+            durationMs: 50,
+            context: 'facility_management',
+            error: 'Invalid facilityId',
+          },
+          { toolName: 'create_shipment', success: true, durationMs: 5000, context: 'bulk_import' },
+        ],
+      },
+    );
     for (const [index, sessionId] of [sessionAlice._id, 'bob', 'nobody'].entries()) {
       await app.run('mutation ($input: RecordExperienceInput!) { recordExperience(input: $input) { experienceId } }', {
         input: {
@@ -155,21 +196,30 @@ describe('GraphQL fast path', () => {
     const query = { query: SESSION, variables: { id: sessionAlice._id } };
     const first = JSON.parse((await send(JSON.stringify(query))).body);
     expect(first.data.session.agents.map((agent: any) => agent.agentId)).toEqual(Object.keys(sessionAlice.agents));
-    await app.run('mutation { appendMessage(sessionId: "user-alice-chat-20240115", agentId: "support-agent", input: { role: USER, content: "fast?" }) { messageId } }');
+    await app.run(
+      'mutation { appendMessage(sessionId: "user-alice-chat-20240115", agentId: "support-agent", input: { role: USER, content: "fast?" }) { messageId } }',
+    );
     const second = JSON.parse((await send(JSON.stringify(query))).body);
     expect(second.data.session.agents[0].messages.edges.at(-1).node.content).toBe('fast?');
   });
 
-  it.each([...RESPONSE_CONTENT_TYPES.keys()])('answers Accept %p with the content-type Apollo negotiates for it', async (accept) => {
-    const headers: Record<string, string> = accept === undefined ? {} : { accept };
-    const { fast, apollo, fastPath } = await compare({ query: SESSION, variables: { id: 'bob' } }, headers);
-    expect(fastPath).toBe(1);
-    expect(fast).toEqual(apollo);
-    expect(fast.headers).toContain(`content-type: ${RESPONSE_CONTENT_TYPES.get(accept)}`);
-  });
+  it.each([...RESPONSE_CONTENT_TYPES.keys()])(
+    'answers Accept %p with the content-type Apollo negotiates for it',
+    async (accept) => {
+      const headers: Record<string, string> = accept === undefined ? {} : { accept };
+      const { fast, apollo, fastPath } = await compare({ query: SESSION, variables: { id: 'bob' } }, headers);
+      expect(fastPath).toBe(1);
+      expect(fast).toEqual(apollo);
+      expect(fast.headers).toContain(`content-type: ${RESPONSE_CONTENT_TYPES.get(accept)}`);
+    },
+  );
 
   it('leaves other Accept values and request content-types to Apollo', async () => {
-    const others: Array<Record<string, string>> = [{ accept: 'application/json;q=0.9' }, { accept: 'text/html' }, { 'content-type': 'application/json; charset=latin1' }];
+    const others: Array<Record<string, string>> = [
+      { accept: 'application/json;q=0.9' },
+      { accept: 'text/html' },
+      { 'content-type': 'application/json; charset=latin1' },
+    ];
     for (const headers of others) {
       const { fast, apollo, fastPath } = await compare({ query: SESSION, variables: { id: 'bob' } }, headers);
       expect(fastPath).toBe(0);
@@ -190,17 +240,25 @@ describe('GraphQL fast path', () => {
   });
 
   it('leaves resolver errors to Apollo: NOT_FOUND as before', async () => {
-    const { fast, apollo, fastPath } = await compare({ query: '{ bob: session(id: "bob") { sessionId } nope: session(id: "nope") { sessionId } }' });
+    const { fast, apollo, fastPath } = await compare({
+      query: '{ bob: session(id: "bob") { sessionId } nope: session(id: "nope") { sessionId } }',
+    });
     expect(fastPath).toBe(0);
     expect(fast.status).toBe(200);
-    expect(JSON.parse(fast.body)).toMatchObject({ errors: [{ extensions: { code: 'NOT_FOUND' }, path: ['nope'] }], data: null });
+    expect(JSON.parse(fast.body)).toMatchObject({
+      errors: [{ extensions: { code: 'NOT_FOUND' }, path: ['nope'] }],
+      data: null,
+    });
     expect(fast).toEqual(apollo);
   });
 
   it('never runs a mutation, even one chosen by operationName in a document that starts with a query', async () => {
     const before = await metrics();
     for (const [index, body] of [
-      { query: 'mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }', variables: { id: 'm-1' } },
+      {
+        query: 'mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }',
+        variables: { id: 'm-1' },
+      },
       { query: SEVERAL_OPERATIONS, operationName: 'Touch', variables: { id: 'm-2' } },
     ].entries()) {
       const answer = await send(JSON.stringify(body));
@@ -235,9 +293,13 @@ describe('GraphQL fast path', () => {
 
   it('keeps blocking text/plain POSTs as a possible CSRF, exactly as before', async () => {
     const before = await metrics();
-    const blocked = await send(JSON.stringify({ query: SESSION, variables: { id: 'bob' } }), { 'content-type': 'text/plain' });
+    const blocked = await send(JSON.stringify({ query: SESSION, variables: { id: 'bob' } }), {
+      'content-type': 'text/plain',
+    });
     expect(blocked.status).toBe(400);
-    expect(JSON.parse(blocked.body).errors[0].message).toMatch(/^This operation has been blocked as a potential Cross-Site Request Forgery/);
+    expect(JSON.parse(blocked.body).errors[0].message).toMatch(
+      /^This operation has been blocked as a potential Cross-Site Request Forgery/,
+    );
     expect((await metrics()).graphqlFastPath).toBe(before.graphqlFastPath);
   });
 });
@@ -257,7 +319,11 @@ describe('GraphQL fast path with API_KEYS', () => {
       const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(denied.status).toBe(401);
       expect(((await denied.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
-      const allowed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k1' }, body });
+      const allowed = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k1' },
+        body,
+      });
       expect(allowed.status).toBe(200);
       expect(await allowed.json()).toEqual({ data: { sessions: { totalCount: 0 } } });
     }

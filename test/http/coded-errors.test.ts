@@ -49,27 +49,37 @@ describe('errors raised below GraphQL (search, embeddings) reach clients as the 
   });
 
   const overHttp = async (query: string) => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     return { status: response.status, body: (await response.json()) as { errors: Array<Record<string, any>> } };
   };
 
   it.each([
     ['SERVICE_UNAVAILABLE', 'codedUnavailable', 'graphqlUnavailable'],
     ['BAD_USER_INPUT', 'codedBadInput', 'graphqlBadInput'],
-  ])('%s: the same status, message and extensions over HTTP as the GraphQLError subclass', async (code, coded, graphql) => {
-    const thrown = await overHttp(`{ ${coded} }`);
-    const expected = await overHttp(`{ ${graphql} }`);
-    expect(thrown.body.errors[0].extensions.code).toBe(code);
-    expect(thrown.status).toBe(expected.status);
-    expect(thrown.body.errors[0]).toEqual({ ...expected.body.errors[0], path: [coded] });
-  });
+  ])(
+    '%s: the same status, message and extensions over HTTP as the GraphQLError subclass',
+    async (code, coded, graphql) => {
+      const thrown = await overHttp(`{ ${coded} }`);
+      const expected = await overHttp(`{ ${graphql} }`);
+      expect(thrown.body.errors[0].extensions.code).toBe(code);
+      expect(thrown.status).toBe(expected.status);
+      expect(thrown.body.errors[0]).toEqual({ ...expected.body.errors[0], path: [coded] });
+    },
+  );
 
   it('the same through executeOperation, without a stack or an errorId', async () => {
     const run = async (query: string) => {
       const response = await server.apollo.executeOperation({ query });
       return response.body.kind === 'single' ? response.body.singleResult.errors?.[0] : undefined;
     };
-    expect(await run('{ codedUnavailable }')).toEqual({ ...(await run('{ graphqlUnavailable }')), path: ['codedUnavailable'] });
+    expect(await run('{ codedUnavailable }')).toEqual({
+      ...(await run('{ graphqlUnavailable }')),
+      path: ['codedUnavailable'],
+    });
     expect(await run('{ codedBadInput }')).toEqual({
       message: MISMATCH,
       locations: [{ line: 1, column: 3 }],

@@ -40,7 +40,9 @@ describe('GET /metrics', () => {
     app.commands.reset();
     await post('mutation { createSession(input: { sessionId: "m-1" }) { sessionId } }');
     await post('mutation { upsertAgent(sessionId: "m-1", input: { agentId: "a", agentData: {} }) { agentId } }');
-    await post('mutation { appendMessage(sessionId: "m-1", agentId: "a", input: { role: USER, content: "hi" }) { messageId } }');
+    await post(
+      'mutation { appendMessage(sessionId: "m-1", agentId: "a", input: { role: USER, content: "hi" }) { messageId } }',
+    );
     await post('{ session(id: "m-1") { agents { messages(last: 20) { edges { node { text } } } } } }');
     const after = await metrics();
 

@@ -27,7 +27,10 @@ describe('HTTP server (real listener, embedded engine by default)', () => {
   const base = () => running.url.replace(/\/graphql$/, '');
 
   beforeAll(async () => {
-    running = await startHindsight(loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }), silentLogger);
+    running = await startHindsight(
+      loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }),
+      silentLogger,
+    );
   });
   afterAll(async () => {
     await running?.stop();
@@ -78,8 +81,14 @@ describe('HTTP server (real listener, embedded engine by default)', () => {
   it('a second start on the same DATA_DIR sees the data written before the stop', async () => {
     await running.deps.database.db.collection('restart_probe').insertOne({ _id: 'kept' as any, value: 42 });
     await running.stop();
-    running = await startHindsight(loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }), silentLogger);
-    expect(await running.deps.database.db.collection('restart_probe').findOne({ _id: 'kept' as any })).toEqual({ _id: 'kept', value: 42 });
+    running = await startHindsight(
+      loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', embeddingsProvider: 'hash' }),
+      silentLogger,
+    );
+    expect(await running.deps.database.db.collection('restart_probe').findOne({ _id: 'kept' as any })).toEqual({
+      _id: 'kept',
+      value: 42,
+    });
   });
 });
 
@@ -89,14 +98,17 @@ describe('HTTP server with MONGODB_URI and API_KEYS', () => {
     const unusedDataDir = path.join(tempDir(), 'never-created');
     const engine = await startEmbeddedServer({ dataDir: engineDir, port: 0 });
     const running = await startHindsight(
-      loadConfig({}, {
-        mongodbUri: engine.uri,
-        dataDir: unusedDataDir,
-        port: 0,
-        host: '127.0.0.1',
-        embeddingsProvider: 'hash',
-        apiKeys: ['k1', 'k2'],
-      }),
+      loadConfig(
+        {},
+        {
+          mongodbUri: engine.uri,
+          dataDir: unusedDataDir,
+          port: 0,
+          host: '127.0.0.1',
+          embeddingsProvider: 'hash',
+          apiKeys: ['k1', 'k2'],
+        },
+      ),
       silentLogger,
     );
     try {

@@ -18,7 +18,14 @@ interface Started {
  */
 function startMain(dataDir: string, signalOnReady?: NodeJS.Signals): Promise<Started> {
   const child = spawn(process.execPath, [compiled('src/main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      EMBEDDINGS_PROVIDER: 'hash',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -55,7 +62,10 @@ describe('npm start process', () => {
 
       const client = await MongoClient.connect(first.engineUri);
       const docs = Array.from({ length: 500 }, (_, i) => ({ _id: i, text: `write ${i}` }));
-      await client.db('hindsight').collection('shutdown_probe').insertMany(docs as any[]);
+      await client
+        .db('hindsight')
+        .collection('shutdown_probe')
+        .insertMany(docs as any[]);
       await client.close();
 
       first.child.kill('SIGTERM');

@@ -30,8 +30,10 @@ function visit(node: ts.Node, each: (node: ts.Node) => void): void {
 const declared = new Map<string, string>();
 for (const { name, source } of files.filter((file) => /^[^/]+\/[^/]+\.document\.ts$/.test(file.name))) {
   visit(source, (node) => {
-    if (!ts.isVariableDeclaration(node) || !ts.isIdentifier(node.name) || !node.name.text.endsWith('_COLLECTION')) return;
-    if (!node.initializer || !ts.isStringLiteral(node.initializer)) throw new Error(`${name}: ${node.name.text} is not a string literal`);
+    if (!ts.isVariableDeclaration(node) || !ts.isIdentifier(node.name) || !node.name.text.endsWith('_COLLECTION'))
+      return;
+    if (!node.initializer || !ts.isStringLiteral(node.initializer))
+      throw new Error(`${name}: ${node.name.text} is not a string literal`);
     declared.set(node.name.text, node.initializer.text);
   });
 }
@@ -63,7 +65,9 @@ const uses: CollectionUse[] = files.flatMap(({ name, source }) => {
     const isCollectionCall = ts.isPropertyAccessExpression(callee) && callee.name.text === 'collection';
     const collections = isCollectionCall
       ? [node.arguments[0] ? named(node.arguments[0]) : null]
-      : node.arguments.flatMap((argument) => (ts.isIdentifier(argument) && declared.has(argument.text) ? [declared.get(argument.text)!] : []));
+      : node.arguments.flatMap((argument) =>
+          ts.isIdentifier(argument) && declared.has(argument.text) ? [declared.get(argument.text)!] : [],
+        );
     const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     const at = `${name}:${line}: ${node.getText().replace(/\s+/g, ' ').slice(0, 100)}`;
     for (const collection of collections) found.push({ file: name, at, collection });
@@ -75,7 +79,9 @@ const isRepository = (file: string) => file.endsWith('.repository.ts');
 
 describe('each collection is obtained by exactly one repository', () => {
   it('finds the declared collections and the places that obtain them', () => {
-    expect([...declared.values()]).toEqual(expect.arrayContaining(['eat_agent_experiences', 'tasks', 'plan_patterns', 'reembed_jobs']));
+    expect([...declared.values()]).toEqual(
+      expect.arrayContaining(['eat_agent_experiences', 'tasks', 'plan_patterns', 'reembed_jobs']),
+    );
     expect(uses.length).toBeGreaterThanOrEqual(declared.size);
   });
 
@@ -88,9 +94,14 @@ describe('each collection is obtained by exactly one repository', () => {
   });
 
   it('every declared collection is obtained by one repository file', () => {
-    const owners = new Map<string, Set<string>>([...declared.values()].map((collection) => [collection, new Set<string>()]));
-    for (const use of uses) if (use.collection !== null && isRepository(use.file)) owners.get(use.collection)!.add(use.file);
-    const shared = [...owners].filter(([, repositories]) => repositories.size !== 1).map(([collection, repositories]) => ({ collection, repositories: [...repositories] }));
+    const owners = new Map<string, Set<string>>(
+      [...declared.values()].map((collection) => [collection, new Set<string>()]),
+    );
+    for (const use of uses)
+      if (use.collection !== null && isRepository(use.file)) owners.get(use.collection)!.add(use.file);
+    const shared = [...owners]
+      .filter(([, repositories]) => repositories.size !== 1)
+      .map(([collection, repositories]) => ({ collection, repositories: [...repositories] }));
     expect(shared).toEqual([]);
   });
 });

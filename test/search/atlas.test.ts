@@ -25,7 +25,12 @@ describe('Atlas Vector Search: index definitions', () => {
   it('declares the vector (cosine, embedder dimensions) and the id and filter fields as filter fields', () => {
     expect(vectorSearchIndexDefinition(SPACE, 384)).toEqual({
       fields: [
-        { type: 'vector', path: 'embeddings.primary_goal_description_embedding', numDimensions: 384, similarity: 'cosine' },
+        {
+          type: 'vector',
+          path: 'embeddings.primary_goal_description_embedding',
+          numDimensions: 384,
+          similarity: 'cosine',
+        },
         { type: 'filter', path: 'experience_id' },
         { type: 'filter', path: 'initiating_agent_id' },
         { type: 'filter', path: 'final_outcome' },
@@ -41,19 +46,42 @@ describe('Atlas Vector Search: index definitions', () => {
 });
 
 describe('Atlas Vector Search: query pipeline', () => {
-  const base = { index: 'hindsight_x', path: 'embeddings.v', queryVector: Float32Array.of(0.5, -0.25), idField: 'experience_id' };
+  const base = {
+    index: 'hindsight_x',
+    path: 'embeddings.v',
+    queryVector: Float32Array.of(0.5, -0.25),
+    idField: 'experience_id',
+  };
 
   it('builds $vectorSearch (ANN with candidates and pre-filter) then projects the id and vectorSearchScore', () => {
     const filter = { final_outcome: { $eq: 'success' } };
     expect(buildVectorSearchPipeline({ ...base, numCandidates: 200, limit: 10, filter })).toEqual([
-      { $vectorSearch: { index: 'hindsight_x', path: 'embeddings.v', queryVector: [0.5, -0.25], numCandidates: 200, limit: 10, filter } },
+      {
+        $vectorSearch: {
+          index: 'hindsight_x',
+          path: 'embeddings.v',
+          queryVector: [0.5, -0.25],
+          numCandidates: 200,
+          limit: 10,
+          filter,
+        },
+      },
       { $project: { _id: 0, experience_id: 1, score: { $meta: 'vectorSearchScore' } } },
     ]);
   });
 
   it('builds exact (ENN) search without numCandidates, omits an empty filter, and keeps _id when it is the id', () => {
-    const [stage, project] = buildVectorSearchPipeline({ ...base, idField: '_id', numCandidates: 0, limit: 5, exact: true, filter: {} });
-    expect(stage).toEqual({ $vectorSearch: { index: 'hindsight_x', path: 'embeddings.v', queryVector: [0.5, -0.25], limit: 5, exact: true } });
+    const [stage, project] = buildVectorSearchPipeline({
+      ...base,
+      idField: '_id',
+      numCandidates: 0,
+      limit: 5,
+      exact: true,
+      filter: {},
+    });
+    expect(stage).toEqual({
+      $vectorSearch: { index: 'hindsight_x', path: 'embeddings.v', queryVector: [0.5, -0.25], limit: 5, exact: true },
+    });
     expect(project).toEqual({ $project: { _id: 1, score: { $meta: 'vectorSearchScore' } } });
   });
 
@@ -71,7 +99,14 @@ describe('Atlas Vector Search: query pipeline', () => {
 });
 
 describe('Atlas Vector Search: pre-filters', () => {
-  const fields = new Set(['experience_id', 'initiating_agent_id', 'final_outcome', 'tags', 'timestamp', 'involved_components']);
+  const fields = new Set([
+    'experience_id',
+    'initiating_agent_id',
+    'final_outcome',
+    'tags',
+    'timestamp',
+    'involved_components',
+  ]);
 
   it('rewrites the filters experiences build into the operators $vectorSearch accepts', () => {
     const since = new Date('2024-07-01T00:00:00Z');
@@ -86,7 +121,12 @@ describe('Atlas Vector Search: pre-filters', () => {
       $and: [
         { initiating_agent_id: { $eq: 'agent_booking_assistant_v1' } },
         { final_outcome: { $in: ['success', 'partial_success'] } },
-        { $and: [{ tags: { $in: ['flight_booking'] } }, { $and: [{ tags: { $eq: 'international' } }, { tags: { $eq: 'british_airways' } }] }] },
+        {
+          $and: [
+            { tags: { $in: ['flight_booking'] } },
+            { $and: [{ tags: { $eq: 'international' } }, { tags: { $eq: 'british_airways' } }] },
+          ],
+        },
         { timestamp: { $gte: since } },
         { timestamp: { $lt: until } },
       ],
@@ -96,10 +136,17 @@ describe('Atlas Vector Search: pre-filters', () => {
   it('keeps a single clause unwrapped and accepts $ne, $nin, $exists, $not, $or and ObjectId values', () => {
     expect(toVectorSearchFilter({ experience_id: { $ne: 'a' } }, fields)).toEqual({ experience_id: { $ne: 'a' } });
     const id = new ObjectId();
-    expect(toVectorSearchFilter({ $or: [{ tags: { $nin: ['x'] } }, { final_outcome: { $exists: false } }, { experience_id: id }] }, fields)).toEqual({
+    expect(
+      toVectorSearchFilter(
+        { $or: [{ tags: { $nin: ['x'] } }, { final_outcome: { $exists: false } }, { experience_id: id }] },
+        fields,
+      ),
+    ).toEqual({
       $or: [{ tags: { $nin: ['x'] } }, { final_outcome: { $exists: false } }, { experience_id: { $eq: id } }],
     });
-    expect(toVectorSearchFilter({ final_outcome: { $not: { $eq: 'failure' } } }, fields)).toEqual({ final_outcome: { $not: { $eq: 'failure' } } });
+    expect(toVectorSearchFilter({ final_outcome: { $not: { $eq: 'failure' } } }, fields)).toEqual({
+      final_outcome: { $not: { $eq: 'failure' } },
+    });
   });
 
   it('gives null for what Atlas cannot pre-filter: undeclared fields, $regex, $elemMatch, objects, empty $and', () => {

@@ -51,7 +51,7 @@ describe('KeywordIndex (BM25, k1 = 1.2, b = 0.75)', () => {
     expect(index.top('kiwi', 5)).toEqual([]);
   });
 
-  it('leaves out stop words: they neither match nor count in a text\'s length', () => {
+  it("leaves out stop words: they neither match nor count in a text's length", () => {
     const index = new KeywordIndex(['text']);
     index.upsert('plain', { text: 'apple pie' });
     index.upsert('wordy', { text: 'the apple is in the pie of the day' });
@@ -129,7 +129,11 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
       return `w${vocabulary - 1}`;
     };
     const words = (n: number) => Array.from({ length: n }, word).join(' ');
-    const documents = Array.from({ length: count }, (_, i) => ({ id: `d${i}`, title: words(1 + Math.floor(random() * 4)), body: words(4 + Math.floor(random() * 12)) }));
+    const documents = Array.from({ length: count }, (_, i) => ({
+      id: `d${i}`,
+      title: words(1 + Math.floor(random() * 4)),
+      body: words(4 + Math.floor(random() * 12)),
+    }));
     return { documents, words };
   }
 
@@ -140,7 +144,10 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
   }
 
   /** BM25 of every document computed from the raw texts, independently of the index. */
-  function bruteForce(documents: Array<{ id: string; title: string; body: string }>, query: string): Map<string, number> {
+  function bruteForce(
+    documents: Array<{ id: string; title: string; body: string }>,
+    query: string,
+  ): Map<string, number> {
     const tokens = documents.map((document) => [...keywordTerms(document.title), ...keywordTerms(document.body)]);
     const avgdl = tokens.reduce((sum, list) => sum + list.length, 0) / documents.length;
     const scores = new Map<string, number>();
@@ -163,7 +170,16 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
     // Churn: updates and removals leave tombstones and move documents to new rows.
     for (let i = 0; i < 3000; i += 7) index.upsert(`d${i}`, { title: words(2), body: words(8) });
     for (let i = 3; i < 3000; i += 11) index.remove(`d${i}`);
-    const queries = ['w0 w1 w2', 'w350 w0', 'w399', 'w1 w5 w120 w260 w3', words(3), words(6), words(10), 'w0 w0 w9 nothing'];
+    const queries = [
+      'w0 w1 w2',
+      'w350 w0',
+      'w399',
+      'w1 w5 w120 w260 w3',
+      words(3),
+      words(6),
+      words(10),
+      'w0 w0 w9 nothing',
+    ];
     let compared = 0;
     for (const query of queries) {
       for (const n of [1, 3, 10, 50, 400]) {
@@ -193,7 +209,12 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
         const template = templates[Math.floor(random() * templates.length)];
         const word = template.split(' ')[0];
         const roll = random();
-        const texts = roll < 0.03 ? { title: word, body: template } : roll < 0.05 ? { title: '', body: word } : { title: 'task', body: template };
+        const texts =
+          roll < 0.03
+            ? { title: word, body: template }
+            : roll < 0.05
+              ? { title: '', body: word }
+              : { title: 'task', body: template };
         index.upsert(`d${next++}`, texts);
       }
       if (round % 4 === 3) for (let i = 0; i < 60; i++) index.remove(`d${Math.floor(random() * next)}`);
@@ -216,7 +237,12 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
       const top = index.top(query, 20);
       expect(top.map((hit) => hit.bm25)).toHaveLength(expected.length);
       top.forEach((hit, i) => expect(hit.bm25).toBeCloseTo(expected[i], 9));
-      expect(index.scoreOf(query, top.map((hit) => hit.id))).toEqual(top);
+      expect(
+        index.scoreOf(
+          query,
+          top.map((hit) => hit.id),
+        ),
+      ).toEqual(top);
     }
     expect(index.scoreOf('w0', ['missing'])).toEqual([null]);
   });
@@ -231,16 +257,23 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
       original.save(out);
       const check = out.write(path.join(dir, 'keywords.data'));
       const bytes = await readChecked(path.join(dir, 'keywords.data'), check);
-      const restored = KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title', 'body'], new DocumentIds());
+      const restored = KeywordIndex.restore(
+        new SnapshotReader(bytes, out.sections),
+        ['title', 'body'],
+        new DocumentIds(),
+      );
       const queries = [words(3), words(5), 'w0 w1', 'w2 w200'];
       for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
       for (const index of [original, restored]) {
-        for (let i = 0; i < 600; i++) index.upsert(`d${(i * 13) % 2100}`, { title: `w${i % 50}`, body: `w${i % 7} w${i % 300}` });
+        for (let i = 0; i < 600; i++)
+          index.upsert(`d${(i * 13) % 2100}`, { title: `w${i % 50}`, body: `w${i % 7} w${i % 300}` });
         for (let i = 1; i < 2000; i += 4) index.remove(`d${i}`); // enough to compact both
       }
       expect(restored.size).toBe(original.size);
       for (const query of queries) expect(restored.top(query, 30)).toEqual(original.top(query, 30));
-      expect(() => KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title'], new DocumentIds())).toThrow(/other fields/);
+      expect(() => KeywordIndex.restore(new SnapshotReader(bytes, out.sections), ['title'], new DocumentIds())).toThrow(
+        /other fields/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

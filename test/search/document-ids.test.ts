@@ -13,7 +13,10 @@ function numbersOf(documents: DocumentIds, ids: Array<string | null>): Int32Arra
 describe('DocumentIds', () => {
   it('candidates: ids whose key matches or is unknown, from saved keys and keys read since; read keys win', () => {
     const documents = new DocumentIds();
-    documents.addSavedKeys(numbersOf(documents, ['a', 'b', 'c', null, 'e']), Int32Array.from([1, 2, UNKNOWN_DOCUMENT, 1, 5]));
+    documents.addSavedKeys(
+      numbersOf(documents, ['a', 'b', 'c', null, 'e']),
+      Int32Array.from([1, 2, UNKNOWN_DOCUMENT, 1, 5]),
+    );
     documents.setKey('b', 7); // read back since: another document now
     documents.setKey('f', 2);
     expect(documents.candidates(new Set([1, 2])).sort()).toEqual(['a', 'c', 'f']);
@@ -30,7 +33,11 @@ describe('DocumentIds', () => {
     const numbers = numbersOf(documents, ['a', 'b']);
     documents.addSavedKeys(numbers, Int32Array.from([1, 2]));
     documents.addSavedKeys(numbers, Int32Array.from([1, 3]));
-    expect([documents.key('a'), documents.key('b'), documents.key('z')]).toEqual([1, UNKNOWN_DOCUMENT, UNKNOWN_DOCUMENT]);
+    expect([documents.key('a'), documents.key('b'), documents.key('z')]).toEqual([
+      1,
+      UNKNOWN_DOCUMENT,
+      UNKNOWN_DOCUMENT,
+    ]);
     expect(documents.candidates(new Set([42]))).toEqual(['b']);
     expect(() => documents.addSavedKeys(numbers, new Int32Array(3))).toThrow(/add up/);
   });
@@ -84,7 +91,13 @@ describe('DocumentIds', () => {
     expect(documents.numberOf('d0')).toBeUndefined();
     expect(documents.numberOf('d847')).toBeUndefined();
     expect(documents.numberOf('d848')).toBeDefined();
-    expect([vectors.rowOf('d1200'), vectors.idOf(1200), vectors.idOf(5), fingerprints.get('d1199'), fingerprints.get('d1200')]).toEqual([1200, 'd1200', null, undefined, 1200 / 7]);
+    expect([
+      vectors.rowOf('d1200'),
+      vectors.idOf(1200),
+      vectors.idOf(5),
+      fingerprints.get('d1199'),
+      fingerprints.get('d1200'),
+    ]).toEqual([1200, 'd1200', null, undefined, 1200 / 7]);
     expect(documents.candidates(new Set([5]))).toEqual([]);
     expect(documents.key('d900')).toBe(900);
     const reused = documents.number('new');
@@ -102,7 +115,12 @@ describe('Fingerprints', () => {
     fingerprints.set('b', -2);
     fingerprints.set('a', 1.5);
     documents.setKey('b', 9);
-    expect([fingerprints.size, fingerprints.get('a'), fingerprints.has('c'), fingerprints.delete('c')]).toEqual([2, 1.5, false, false]);
+    expect([fingerprints.size, fingerprints.get('a'), fingerprints.has('c'), fingerprints.delete('c')]).toEqual([
+      2,
+      1.5,
+      false,
+      false,
+    ]);
     const saved = fingerprints.saved();
     expect([saved.ids, [...saved.values], [...saved.keys]]).toEqual([
       ['a', 'b'],

@@ -5,7 +5,10 @@ describe('resolveFilter over a real database', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await openTestDatabase();
-    const documents = Array.from({ length: 300 }, (_, i) => ({ item_id: `i${i}`, group: i % 3 === 0 ? 'rare' : 'common' }));
+    const documents = Array.from({ length: 300 }, (_, i) => ({
+      item_id: `i${i}`,
+      group: i % 3 === 0 ? 'rare' : 'common',
+    }));
     await database.db.collection('items').insertMany(documents);
   });
   afterAll(() => database.close());
@@ -21,7 +24,10 @@ describe('resolveFilter over a real database', () => {
     expect(restriction.kind).toBe('check');
     if (restriction.kind !== 'check') return;
     // A ranking whose best 240 documents fail the filter: i0, i3, i6, … first.
-    const ranking = [...Array.from({ length: 100 }, (_, i) => `i${i * 3}`), ...Array.from({ length: 200 }, (_, i) => `i${i + Math.floor(i / 2) + 1}`)];
+    const ranking = [
+      ...Array.from({ length: 100 }, (_, i) => `i${i * 3}`),
+      ...Array.from({ length: 200 }, (_, i) => `i${i + Math.floor(i / 2) + 1}`),
+    ];
     database.commands.reset();
     const kept = await firstPassing((n) => ranking.slice(0, n).map((id) => ({ id })), 5, restriction.passing);
     expect(kept.map((hit) => hit.id)).toEqual(['i1', 'i2', 'i4', 'i5', 'i7']);

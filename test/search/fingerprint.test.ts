@@ -2,8 +2,20 @@ import { BSON, Binary, Double, Int32, Long, type Document } from 'mongodb';
 import { RawFingerprints, UNKNOWN_DOCUMENT, documentKey, fingerprint } from '../../src/search/fingerprint';
 import { entryOf, type SpaceDefinition } from '../../src/search/space';
 
-const GOAL: SpaceDefinition = { name: 'items.goal', collection: 'items', idField: 'meta.id', vectorPath: 'embeddings.goal', textPaths: ['goal'] };
-const NOTES: SpaceDefinition = { name: 'items.notes', collection: 'items', idField: 'meta.id', vectorPath: 'vector', textPaths: ['notes', 'detail.summary'] };
+const GOAL: SpaceDefinition = {
+  name: 'items.goal',
+  collection: 'items',
+  idField: 'meta.id',
+  vectorPath: 'embeddings.goal',
+  textPaths: ['goal'],
+};
+const NOTES: SpaceDefinition = {
+  name: 'items.notes',
+  collection: 'items',
+  idField: 'meta.id',
+  vectorPath: 'vector',
+  textPaths: ['notes', 'detail.summary'],
+};
 const SPACES = [GOAL, NOTES];
 
 /** What the deserialised document's fingerprint is in each space (how the index computes it when it writes). */
@@ -25,38 +37,68 @@ const float32Vector = (values: number[]) => Binary.fromFloat32Array(new Float32A
 
 describe('RawFingerprints (a document’s fingerprints read from its BSON bytes)', () => {
   it.each<[string, Document]>([
-    ['texts and array vectors', { goal: 'ship the release', notes: 'n', detail: { summary: 's' }, embeddings: { goal: [0.5, -1.25, 3, 4, 5] }, vector: [1, 2] }],
+    [
+      'texts and array vectors',
+      {
+        goal: 'ship the release',
+        notes: 'n',
+        detail: { summary: 's' },
+        embeddings: { goal: [0.5, -1.25, 3, 4, 5] },
+        vector: [1, 2],
+      },
+    ],
     ['non-ASCII texts (accents, CJK, emoji)', { goal: 'café 東京 🚀', notes: 'ÿ\u0000x', detail: { summary: '𝄞' } }],
-    ['arrays of texts, with items that are not strings', { goal: ['first', 2, 'second', null, ['nested']], notes: [], detail: { summary: [7] } }],
+    [
+      'arrays of texts, with items that are not strings',
+      { goal: ['first', 2, 'second', null, ['nested']], notes: [], detail: { summary: [7] } },
+    ],
     ['missing and non-text values', { goal: 42, detail: 'not a document', embeddings: { goal: 'not a vector' } }],
-    ['float32 BSON vectors', { goal: 'g', embeddings: { goal: float32Vector([0.1, 0.2, 0.3, 0.4, 0.5]) }, vector: float32Vector([9]) }],
-    ['int32, int64 and double items', { embeddings: { goal: [new Int32(3), Long.fromNumber(2 ** 40), new Double(1.5)] } }],
-    ['vectors that do not count: empty, a non-finite or non-number item, another binary subtype', {
-      embeddings: { goal: [] },
-      vector: [1, 'two', 3],
-      other: [NaN],
-      binary: new Binary(Buffer.from([1, 2, 3])),
-    }],
+    [
+      'float32 BSON vectors',
+      { goal: 'g', embeddings: { goal: float32Vector([0.1, 0.2, 0.3, 0.4, 0.5]) }, vector: float32Vector([9]) },
+    ],
+    [
+      'int32, int64 and double items',
+      { embeddings: { goal: [new Int32(3), Long.fromNumber(2 ** 40), new Double(1.5)] } },
+    ],
+    [
+      'vectors that do not count: empty, a non-finite or non-number item, another binary subtype',
+      {
+        embeddings: { goal: [] },
+        vector: [1, 'two', 3],
+        other: [NaN],
+        binary: new Binary(Buffer.from([1, 2, 3])),
+      },
+    ],
     ['a NaN item', { embeddings: { goal: [0.5, NaN] }, vector: new Binary(Buffer.from([1, 2, 3, 4]), 0) }],
-    ['fields of every kind around the ones read', {
-      a: new Date(0),
-      b: /x+/i,
-      c: new BSON.ObjectId(),
-      d: BSON.Decimal128.fromString('1.5'),
-      e: true,
-      f: null,
-      g: new BSON.Timestamp({ t: 1, i: 2 }),
-      h: new BSON.Code('x', { y: 1 }),
-      goal: 'after them',
-      embeddings: { z: [1], goal: [1, 2, 3, 4] },
-    }],
+    [
+      'fields of every kind around the ones read',
+      {
+        a: new Date(0),
+        b: /x+/i,
+        c: new BSON.ObjectId(),
+        d: BSON.Decimal128.fromString('1.5'),
+        e: true,
+        f: null,
+        g: new BSON.Timestamp({ t: 1, i: 2 }),
+        h: new BSON.Code('x', { y: 1 }),
+        goal: 'after them',
+        embeddings: { z: [1], goal: [1, 2, 3, 4] },
+      },
+    ],
   ])('%s: the same as the deserialised document’s', (_case, fields) => {
     const document = { meta: { id: 'doc-1' }, ...fields };
     expect(raw(document)).toEqual({ id: 'doc-1', fingerprints: expected(document) });
   });
 
   it('each text, each of the first 4 vector components and the vector’s presence change the fingerprint', () => {
-    const base = { meta: { id: 'x' }, goal: 'abcdefgh', notes: 'n', detail: { summary: 's' }, embeddings: { goal: [1, 2, 3, 4, 5] } };
+    const base = {
+      meta: { id: 'x' },
+      goal: 'abcdefgh',
+      notes: 'n',
+      detail: { summary: 's' },
+      embeddings: { goal: [1, 2, 3, 4, 5] },
+    };
     const variants: Document[] = [
       { ...base, goal: 'abcdefgi' },
       { ...base, goal: 'abcdefg' },
@@ -100,7 +142,10 @@ describe('RawFingerprints (a document’s fingerprints read from its BSON bytes)
     // Other types: a key from the value (a delete event's _id), unknown from the bytes (the lookup then checks them all).
     for (const _id of [7, { a: 1 }, new Date(0)]) {
       const [fromBytes, fromValue] = keyOf(_id);
-      expect([fromBytes, fromValue === documentKey(BSON.deserialize(BSON.serialize({ _id }))._id)]).toEqual([UNKNOWN_DOCUMENT, true]);
+      expect([fromBytes, fromValue === documentKey(BSON.deserialize(BSON.serialize({ _id }))._id)]).toEqual([
+        UNKNOWN_DOCUMENT,
+        true,
+      ]);
     }
     expect(new RawFingerprints(SPACES).documentKey(BSON.serialize({ goal: 'g' }))).toBe(UNKNOWN_DOCUMENT);
   });

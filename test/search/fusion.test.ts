@@ -3,8 +3,22 @@ import { HYBRID_WEIGHTS, fuse } from '../../src/search/fusion';
 describe('fuse (weighted sum of normalised parts)', () => {
   it('scores each hit Σ w·s / Σ w over the lists, keeping every part', () => {
     const fused = fuse([
-      { name: 'vector', weight: 0.7, hits: [{ id: 'a', score: 0.9, field: 'goal' }, { id: 'b', score: 0.5, field: 'goal' }] },
-      { name: 'keyword', weight: 0.3, hits: [{ id: 'b', score: 1, field: 'summary' }, { id: 'c', score: 0.4, field: 'summary' }] },
+      {
+        name: 'vector',
+        weight: 0.7,
+        hits: [
+          { id: 'a', score: 0.9, field: 'goal' },
+          { id: 'b', score: 0.5, field: 'goal' },
+        ],
+      },
+      {
+        name: 'keyword',
+        weight: 0.3,
+        hits: [
+          { id: 'b', score: 1, field: 'summary' },
+          { id: 'c', score: 0.4, field: 'summary' },
+        ],
+      },
     ]);
     const [b, a, c] = fused;
     expect([b.id, a.id, c.id]).toEqual(['b', 'a', 'c']);
@@ -18,8 +32,23 @@ describe('fuse (weighted sum of normalised parts)', () => {
 
   it('orders by fused score, then by id', () => {
     const fused = fuse([
-      { name: 'vector', weight: 0.7, hits: [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.5 }] },
-      { name: 'keyword', weight: 0.3, hits: [{ id: 'b', score: 1 }, { id: 'z', score: 0.3 }, { id: 'y', score: 0.3 }] },
+      {
+        name: 'vector',
+        weight: 0.7,
+        hits: [
+          { id: 'a', score: 0.9 },
+          { id: 'b', score: 0.5 },
+        ],
+      },
+      {
+        name: 'keyword',
+        weight: 0.3,
+        hits: [
+          { id: 'b', score: 1 },
+          { id: 'z', score: 0.3 },
+          { id: 'y', score: 0.3 },
+        ],
+      },
     ]);
     // b = 0.35 + 0.3 = 0.65 beats a = 0.63; y and z tie at 0.09 and sort by id.
     expect(fused.map((hit) => [hit.id, Number(hit.score.toFixed(4))])).toEqual([
@@ -50,8 +79,22 @@ describe('fuse (weighted sum of normalised parts)', () => {
 
   it('names the field of the part with the largest weighted contribution', () => {
     const fused = fuse([
-      { name: 'vector', weight: HYBRID_WEIGHTS.vector, hits: [{ id: 'a', score: 0.2, field: 'goal' }, { id: 'b', score: 0.9, field: 'goal' }] },
-      { name: 'keyword', weight: HYBRID_WEIGHTS.keyword, hits: [{ id: 'a', score: 1, field: 'summary' }, { id: 'b', score: 1, field: 'summary' }] },
+      {
+        name: 'vector',
+        weight: HYBRID_WEIGHTS.vector,
+        hits: [
+          { id: 'a', score: 0.2, field: 'goal' },
+          { id: 'b', score: 0.9, field: 'goal' },
+        ],
+      },
+      {
+        name: 'keyword',
+        weight: HYBRID_WEIGHTS.keyword,
+        hits: [
+          { id: 'a', score: 1, field: 'summary' },
+          { id: 'b', score: 1, field: 'summary' },
+        ],
+      },
     ]);
     const byId = Object.fromEntries(fused.map((hit) => [hit.id, hit.field]));
     expect(byId).toEqual({ a: 'summary', b: 'goal' }); // a: 0.14 vs 0.3; b: 0.63 vs 0.3
@@ -59,19 +102,34 @@ describe('fuse (weighted sum of normalised parts)', () => {
 
   it('keeps the best score of an id listed twice in one list (e.g. two spaces merged)', () => {
     const [hit] = fuse([
-      { name: 'keyword', weight: 1, hits: [{ id: 'a', score: 0.3, field: 'query' }, { id: 'a', score: 0.6, field: 'goal' }, { id: 'a', score: 0.5, field: 'query' }] },
+      {
+        name: 'keyword',
+        weight: 1,
+        hits: [
+          { id: 'a', score: 0.3, field: 'query' },
+          { id: 'a', score: 0.6, field: 'goal' },
+          { id: 'a', score: 0.5, field: 'query' },
+        ],
+      },
     ]);
     expect(hit).toEqual({ id: 'a', score: 0.6, parts: { keyword: 0.6 }, field: 'goal' });
   });
 
   it('applies minScore, then limit', () => {
-    const lists = [{ name: 'vector', weight: 1, hits: [0.9, 0.8, 0.7, 0.6].map((score, i) => ({ id: `d${i}`, score })) }];
+    const lists = [
+      { name: 'vector', weight: 1, hits: [0.9, 0.8, 0.7, 0.6].map((score, i) => ({ id: `d${i}`, score })) },
+    ];
     expect(fuse(lists, { minScore: 0.7 }).map((hit) => hit.id)).toEqual(['d0', 'd1', 'd2']);
     expect(fuse(lists, { minScore: 0.7, limit: 2 }).map((hit) => hit.id)).toEqual(['d0', 'd1']);
   });
 
   it('rejects a repeated list name and a negative weight', () => {
-    expect(() => fuse([{ name: 'v', weight: 1, hits: [] }, { name: 'v', weight: 1, hits: [] }])).toThrow(/twice/);
+    expect(() =>
+      fuse([
+        { name: 'v', weight: 1, hits: [] },
+        { name: 'v', weight: 1, hits: [] },
+      ]),
+    ).toThrow(/twice/);
     expect(() => fuse([{ name: 'v', weight: -1, hits: [] }])).toThrow(/≥ 0/);
   });
 });

@@ -9,7 +9,15 @@ import { compiled } from '../support/build';
 import { embeddingLikeVectors } from '../support/vectors';
 
 const DIMENSIONS = 16;
-const config = { dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 64, expansion_search: 64, multi: false };
+const config = {
+  dimensions: DIMENSIONS,
+  metric: MetricKind.Cos,
+  quantization: ScalarKind.F32,
+  connectivity: 16,
+  expansion_add: 64,
+  expansion_search: 64,
+  multi: false,
+};
 
 /** A graph of `count` vectors, keys 0..count-1, and the vectors. */
 async function filledGraph(count: number): Promise<{ graph: HostedGraph; vectors: Float32Array[] }> {
@@ -18,7 +26,11 @@ async function filledGraph(count: number): Promise<{ graph: HostedGraph; vectors
   const rows = new Float32Array(count * DIMENSIONS);
   vectors.forEach((vector, i) => rows.set(vector, i * DIMENSIONS));
   const graph = new HostedGraph(config);
-  await graph.addAll(BigUint64Array.from(vectors, (_, i) => BigInt(i)), rows, 2);
+  await graph.addAll(
+    BigUint64Array.from(vectors, (_, i) => BigInt(i)),
+    rows,
+    2,
+  );
   return { graph, vectors };
 }
 
@@ -53,7 +65,9 @@ describe('HostedGraph (an HNSW graph in a worker thread)', () => {
 
   it('rejects a load of a missing file', async () => {
     const { graph } = await filledGraph(10);
-    await expect(graph.load(path.join(os.tmpdir(), 'no-such-graph-file'), { bytes: 0, crc: 0 })).rejects.toThrow(/ENOENT/);
+    await expect(graph.load(path.join(os.tmpdir(), 'no-such-graph-file'), { bytes: 0, crc: 0 })).rejects.toThrow(
+      /ENOENT/,
+    );
   });
 
   it('saves and loads a graph: same size, same answers', async () => {
@@ -63,8 +77,12 @@ describe('HostedGraph (an HNSW graph in a worker thread)', () => {
       await graph.save(path.join(dir, 'g'));
       const loaded = new HostedGraph(config);
       const file = readFileSync(path.join(dir, 'g'));
-      expect(await loaded.load(path.join(dir, 'g'), { bytes: file.byteLength, crc: crc32(file) })).toEqual({ size: 500, dimensions: DIMENSIONS });
-      for (const query of vectors.slice(0, 20)) expect(await loaded.search(query, 10)).toEqual(await graph.search(query, 10));
+      expect(await loaded.load(path.join(dir, 'g'), { bytes: file.byteLength, crc: crc32(file) })).toEqual({
+        size: 500,
+        dimensions: DIMENSIONS,
+      });
+      for (const query of vectors.slice(0, 20))
+        expect(await loaded.search(query, 10)).toEqual(await graph.search(query, 10));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

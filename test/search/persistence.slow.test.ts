@@ -19,7 +19,13 @@ import { embeddingLikeVectors } from '../support/vectors';
 
 const DIMENSIONS = 16;
 const COUNT = 1000;
-const SPACE: SpaceDefinition = { name: 'items.text', collection: 'items', idField: 'item_id', vectorPath: 'embeddings.text', textPaths: ['text'] };
+const SPACE: SpaceDefinition = {
+  name: 'items.text',
+  collection: 'items',
+  idField: 'item_id',
+  vectorPath: 'embeddings.text',
+  textPaths: ['text'],
+};
 const OTHER: SpaceDefinition = { ...SPACE, name: 'items.title', vectorPath: 'embeddings.title', textPaths: ['title'] };
 /** The embedded engine has change streams; the mongod of `npm run test:mongod` is a standalone, which has none. */
 const CHANGE_STREAMS = testTarget() === 'embedded';
@@ -27,7 +33,9 @@ const CAUGHT_UP_BY = CHANGE_STREAMS ? 'change stream' : 'comparing the collectio
 
 /** What a restart logged for each restored space: [space, how it caught up, updated, removed]. */
 function restoredLines(lines: Array<Record<string, unknown>>): unknown[][] {
-  return lines.filter((line) => line.message === 'search space restored').map((line) => [line.space, line.caughtUpBy, line.updated, line.removed]);
+  return lines
+    .filter((line) => line.message === 'search space restored')
+    .map((line) => [line.space, line.caughtUpBy, line.updated, line.removed]);
 }
 
 /** Makes the snapshots under `dataDir` look saved where there are no change streams: no position in their manifests. */
@@ -81,7 +89,8 @@ describe('search index snapshots under DATA_DIR', () => {
         results.push(await index.searchVector(space, { vector, k: 10 }));
         results.push(await index.searchVector(space, { vector, k: 10, exact: true }));
       }
-      for (const text of ['alpha', 'beta gamma', 'omega item7 item8', 'theta zeta lambda']) results.push(await index.searchKeyword(space, { text, k: 20 }));
+      for (const text of ['alpha', 'beta gamma', 'omega item7 item8', 'theta zeta lambda'])
+        results.push(await index.searchKeyword(space, { text, k: 20 }));
     }
     return results;
   }
@@ -126,7 +135,7 @@ describe('search index snapshots under DATA_DIR', () => {
     if (CHANGE_STREAMS) expect([finds.length, resumed.length]).toEqual([0, 1]);
   });
 
-  it('an update that changes a document\'s id: the old id leaves the index, the new one joins it', async () => {
+  it("an update that changes a document's id: the old id leaves the index, the new one joins it", async () => {
     const first = await loaded(searchIndexes());
     await first.saveSpaces(() => true);
     const items = database.db.collection('items');
@@ -138,39 +147,51 @@ describe('search index snapshots under DATA_DIR', () => {
         [SPACE.name, CAUGHT_UP_BY, 1, 1],
         [OTHER.name, CAUGHT_UP_BY, 1, 1],
       ]);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item20', k: 5 })).map((hit) => hit.id)).toEqual(['i20-renamed']);
+      expect((await restarted.searchKeyword(SPACE.name, { text: 'item20', k: 5 })).map((hit) => hit.id)).toEqual([
+        'i20-renamed',
+      ]);
       expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
     } finally {
       await items.updateOne({ item_id: 'i20-renamed' }, { $set: { item_id: 'i20' } });
     }
   });
 
-  (CHANGE_STREAMS ? it : it.skip)('a save first takes in what others wrote meanwhile, and saves the position after it', async () => {
-    const index = await loaded(searchIndexes());
-    const items = database.db.collection('items');
-    // Written by someone else while the server runs: the index does not see it...
-    const behind = next();
-    await items.insertOne({ item_id: 'behind', text: 'written elsewhere', title: 'elsewhere', embeddings: { text: Array.from(behind), title: Array.from(next()) } });
-    expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual([]);
-    // ...until a save, which follows the change stream before writing the snapshot.
-    await index.saveSpaces(() => true);
-    try {
-      expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual(['behind']);
-      expect((await index.searchVector(SPACE.name, { vector: behind, k: 1 }))[0].id).toBe('behind');
-      const { logger, lines } = capturingLogger();
-      database.commands.reset();
-      const restarted = await loaded(searchIndexes({ logger }));
-      // The saved position is after that insert: nothing to read back.
-      expect(restoredLines(lines)).toEqual([
-        [SPACE.name, 'change stream', 0, 0],
-        [OTHER.name, 'change stream', 0, 0],
-      ]);
-      expect(database.commands.count('find')).toBe(0);
-      expect(restarted.stats(SPACE.name)).toEqual(index.stats(SPACE.name));
-    } finally {
-      await items.deleteOne({ item_id: 'behind' });
-    }
-  });
+  (CHANGE_STREAMS ? it : it.skip)(
+    'a save first takes in what others wrote meanwhile, and saves the position after it',
+    async () => {
+      const index = await loaded(searchIndexes());
+      const items = database.db.collection('items');
+      // Written by someone else while the server runs: the index does not see it...
+      const behind = next();
+      await items.insertOne({
+        item_id: 'behind',
+        text: 'written elsewhere',
+        title: 'elsewhere',
+        embeddings: { text: Array.from(behind), title: Array.from(next()) },
+      });
+      expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual([]);
+      // ...until a save, which follows the change stream before writing the snapshot.
+      await index.saveSpaces(() => true);
+      try {
+        expect((await index.searchKeyword(SPACE.name, { text: 'elsewhere', k: 5 })).map((hit) => hit.id)).toEqual([
+          'behind',
+        ]);
+        expect((await index.searchVector(SPACE.name, { vector: behind, k: 1 }))[0].id).toBe('behind');
+        const { logger, lines } = capturingLogger();
+        database.commands.reset();
+        const restarted = await loaded(searchIndexes({ logger }));
+        // The saved position is after that insert: nothing to read back.
+        expect(restoredLines(lines)).toEqual([
+          [SPACE.name, 'change stream', 0, 0],
+          [OTHER.name, 'change stream', 0, 0],
+        ]);
+        expect(database.commands.count('find')).toBe(0);
+        expect(restarted.stats(SPACE.name)).toEqual(index.stats(SPACE.name));
+      } finally {
+        await items.deleteOne({ item_id: 'behind' });
+      }
+    },
+  );
 
   it('without a saved position (no change streams) a restart compares the collection, reading only fingerprints', async () => {
     const first = await loaded(searchIndexes());
@@ -200,7 +221,9 @@ describe('search index snapshots under DATA_DIR', () => {
     expect(restarted.stats(SPACE.name)).toEqual(first.stats(SPACE.name));
     // Where there are change streams, the next save records a position, so the next restart can follow them.
     await restarted.saveSpaces(() => true);
-    const saved = JSON.parse(readFileSync(path.join(snapshotDir(dataDir, database.db.databaseName, SPACE.name), 'snapshot.json'), 'utf8'));
+    const saved = JSON.parse(
+      readFileSync(path.join(snapshotDir(dataDir, database.db.databaseName, SPACE.name), 'snapshot.json'), 'utf8'),
+    );
     expect(saved.position ?? null).toEqual(CHANGE_STREAMS ? expect.any(String) : null);
     if (!CHANGE_STREAMS) return;
     // The pass over the collection read the documents' keys: a deletion is then looked up, not listed.
@@ -209,201 +232,303 @@ describe('search index snapshots under DATA_DIR', () => {
     try {
       database.commands.reset();
       const again = await loaded(searchIndexes());
-      expect(database.commands.events.filter((event) => event.commandName === 'find').map((event) => Object.keys(event.command.filter ?? {}))).toEqual([['item_id']]);
+      expect(
+        database.commands.events
+          .filter((event) => event.commandName === 'find')
+          .map((event) => Object.keys(event.command.filter ?? {})),
+      ).toEqual([['item_id']]);
       expect(again.stats(SPACE.name).vectors).toBe(COUNT - 1);
     } finally {
-      await items.insertOne({ item_id: 'i50', text: textOf(50), title: 'restored', embeddings: { text: Array.from(next()), title: Array.from(next()) } });
+      await items.insertOne({
+        item_id: 'i50',
+        text: textOf(50),
+        title: 'restored',
+        embeddings: { text: Array.from(next()), title: Array.from(next()) },
+      });
     }
   });
 
-  (CHANGE_STREAMS ? it : it.skip)('finds the documents deleted behind its back by their keys, without listing the collection', async () => {
-    const index = await loaded(searchIndexes());
-    const items = database.db.collection('items');
-    // Written as a service writes (MongoDB, then the index): the save reads it back and learns its _id.
-    const own = { item_id: 'own', text: 'own words', title: 'own title', embeddings: { text: Array.from(next()), title: Array.from(next()) } };
-    await items.insertOne({ ...own });
-    index.upsert(SPACE.name, 'own', Float32Array.from(own.embeddings.text), own.text);
-    index.upsert(OTHER.name, 'own', Float32Array.from(own.embeddings.title), own.title);
-    await index.saveSpaces(() => true);
-    await items.deleteMany({ item_id: { $in: ['own', 'i30'] } });
-    // Deleted, then inserted again under the same id (another _id): it stays.
-    const again = (await items.findOneAndDelete({ item_id: 'i31' }, { projection: { _id: 0 } }))!;
-    await items.insertOne({ ...again });
-    try {
-      const { logger, lines } = capturingLogger();
-      database.commands.reset();
-      const restarted = await loaded(searchIndexes({ logger }));
-      expect(restoredLines(lines)).toEqual([
-        [SPACE.name, 'change stream', 0, 2], // i31 read back, unchanged; own and i30 removed
-        [OTHER.name, 'change stream', 0, 2],
-      ]);
-      expect(database.commands.count('distinct')).toBe(0);
-      // The document written (i31) is read back once, whole, while the snapshots load.
-      const readBacks = database.commands.events.filter((event) => event.commandName === 'find' && event.command.filter?._id?.$in);
-      expect(readBacks.map((event) => event.command.projection?.['embeddings.text'])).toEqual([1]);
-      // One lookup by id: the candidates the deleted _ids' keys point at, not the collection's 1,000 ids.
-      const lookups = database.commands.events.filter((event) => event.commandName === 'find' && event.command.filter?.item_id?.$in);
-      expect(lookups).toHaveLength(1);
-      expect(lookups[0].command.filter.item_id.$in).toEqual(expect.arrayContaining(['own', 'i30']));
-      expect(lookups[0].command.filter.item_id.$in.length).toBeLessThan(5);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'own', k: 5 })).map((hit) => hit.id)).toEqual([]);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item30', k: 5 })).map((hit) => hit.id)).toEqual([]);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item31', k: 5 })).map((hit) => hit.id)).toEqual(['i31']);
-      expect(restarted.stats(SPACE.name).vectors).toBe(COUNT - 1);
-      expect(restarted.stats(OTHER.name).vectors).toBe(COUNT - 1);
-    } finally {
-      await items.deleteOne({ item_id: 'own' });
-      await items.insertOne({ item_id: 'i30', text: textOf(30), title: 'restored', embeddings: { text: Array.from(next()), title: Array.from(next()) } });
-    }
-  });
-
-  (CHANGE_STREAMS ? it : it.skip)('a save after more of its own writes than a restore follows keeps its position, reading back only fingerprints', async () => {
-    const index = await loaded(searchIndexes());
-    const items = database.db.collection('items');
-    // More writes than a restore would follow (a tenth of the collection, at least 1,000), made as a service makes them.
-    const written = Array.from({ length: 1100 }, (_, i) => ({ item_id: `own${i}`, text: `own words ${i}`, title: `own ${i}`, embeddings: { text: Array.from(next()), title: Array.from(next()) } }));
-    await items.insertMany(written.map((document) => ({ ...document })));
-    for (const document of written) {
-      index.upsert(SPACE.name, document.item_id, Float32Array.from(document.embeddings.text), document.text);
-      index.upsert(OTHER.name, document.item_id, Float32Array.from(document.embeddings.title), document.title);
-    }
-    try {
-      database.commands.reset();
+  (CHANGE_STREAMS ? it : it.skip)(
+    'finds the documents deleted behind its back by their keys, without listing the collection',
+    async () => {
+      const index = await loaded(searchIndexes());
+      const items = database.db.collection('items');
+      // Written as a service writes (MongoDB, then the index): the save reads it back and learns its _id.
+      const own = {
+        item_id: 'own',
+        text: 'own words',
+        title: 'own title',
+        embeddings: { text: Array.from(next()), title: Array.from(next()) },
+      };
+      await items.insertOne({ ...own });
+      index.upsert(SPACE.name, 'own', Float32Array.from(own.embeddings.text), own.text);
+      index.upsert(OTHER.name, 'own', Float32Array.from(own.embeddings.title), own.title);
       await index.saveSpaces(() => true);
-      // The index already holds these documents: their fingerprints match, so no vector is read back.
-      const finds = database.commands.events.filter((event) => event.commandName === 'find');
-      expect(finds.length).toBeGreaterThan(0);
-      expect(finds.filter((event) => event.command.projection?.['embeddings.text'] === 1)).toEqual([]);
-      const manifest = JSON.parse(readFileSync(path.join(snapshotDir(dataDir, database.db.databaseName, SPACE.name), 'snapshot.json'), 'utf8'));
-      expect(manifest.position).toEqual(expect.any(String));
-      const { logger, lines } = capturingLogger();
-      const restarted = await loaded(searchIndexes({ logger }));
-      expect(restoredLines(lines)).toEqual([
-        [SPACE.name, 'change stream', 0, 0],
-        [OTHER.name, 'change stream', 0, 0],
-      ]);
-      expect(restarted.stats(SPACE.name).vectors).toBe(COUNT + 1100);
-    } finally {
-      await items.deleteMany({ item_id: { $regex: '^own' } });
-    }
-  });
-
-  (CHANGE_STREAMS ? it : it.skip)('a snapshot saved without document keys (an older version) still finds the deleted documents, listing the ids', async () => {
-    const index = await loaded(searchIndexes());
-    await index.saveSpaces(() => true);
-    for (const space of [SPACE, OTHER]) {
-      const file = path.join(snapshotDir(dataDir, database.db.databaseName, space.name), 'snapshot.json');
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { sections: Array<{ name: string }> };
-      writeFileSync(file, JSON.stringify({ ...manifest, sections: manifest.sections.filter((section) => section.name !== 'fingerprints.documentKeys') }));
-    }
-    const items = database.db.collection('items');
-    await items.deleteOne({ item_id: 'i40' });
-    try {
-      const { logger, lines } = capturingLogger();
-      database.commands.reset();
-      const restarted = await loaded(searchIndexes({ logger }));
-      // Every id is a candidate: the collection's ids are listed (with their _ids) instead of looked up.
-      const listings = () => database.commands.events.filter((event) => event.commandName === 'find' && event.command.projection?._id === 1 && !event.command.filter?.item_id);
-      expect(listings()).toHaveLength(1);
-      expect(restoredLines(lines)).toEqual([
-        [SPACE.name, 'change stream', 0, 1],
-        [OTHER.name, 'change stream', 0, 1],
-      ]);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item40', k: 5 })).map((hit) => hit.id)).toEqual([]);
-      expect(restarted.stats(SPACE.name).vectors).toBe(COUNT - 1);
-      // The listing read the keys: saved again, the next restart looks the candidates up.
-      await restarted.saveSpaces(() => true);
-      await items.deleteOne({ item_id: 'i41' });
-      database.commands.reset();
-      const again = await loaded(searchIndexes());
-      expect(listings()).toHaveLength(0);
-      expect(database.commands.events.filter((event) => event.commandName === 'find' && event.command.filter?.item_id?.$in)).toHaveLength(1);
-      expect(again.stats(SPACE.name).vectors).toBe(COUNT - 2);
-    } finally {
-      for (const i of [40, 41]) {
-        await items.insertOne({ item_id: `i${i}`, text: textOf(i), title: 'restored', embeddings: { text: Array.from(next()), title: Array.from(next()) } });
+      await items.deleteMany({ item_id: { $in: ['own', 'i30'] } });
+      // Deleted, then inserted again under the same id (another _id): it stays.
+      const again = (await items.findOneAndDelete({ item_id: 'i31' }, { projection: { _id: 0 } }))!;
+      await items.insertOne({ ...again });
+      try {
+        const { logger, lines } = capturingLogger();
+        database.commands.reset();
+        const restarted = await loaded(searchIndexes({ logger }));
+        expect(restoredLines(lines)).toEqual([
+          [SPACE.name, 'change stream', 0, 2], // i31 read back, unchanged; own and i30 removed
+          [OTHER.name, 'change stream', 0, 2],
+        ]);
+        expect(database.commands.count('distinct')).toBe(0);
+        // The document written (i31) is read back once, whole, while the snapshots load.
+        const readBacks = database.commands.events.filter(
+          (event) => event.commandName === 'find' && event.command.filter?._id?.$in,
+        );
+        expect(readBacks.map((event) => event.command.projection?.['embeddings.text'])).toEqual([1]);
+        // One lookup by id: the candidates the deleted _ids' keys point at, not the collection's 1,000 ids.
+        const lookups = database.commands.events.filter(
+          (event) => event.commandName === 'find' && event.command.filter?.item_id?.$in,
+        );
+        expect(lookups).toHaveLength(1);
+        expect(lookups[0].command.filter.item_id.$in).toEqual(expect.arrayContaining(['own', 'i30']));
+        expect(lookups[0].command.filter.item_id.$in.length).toBeLessThan(5);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'own', k: 5 })).map((hit) => hit.id)).toEqual([]);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'item30', k: 5 })).map((hit) => hit.id)).toEqual([]);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'item31', k: 5 })).map((hit) => hit.id)).toEqual([
+          'i31',
+        ]);
+        expect(restarted.stats(SPACE.name).vectors).toBe(COUNT - 1);
+        expect(restarted.stats(OTHER.name).vectors).toBe(COUNT - 1);
+      } finally {
+        await items.deleteOne({ item_id: 'own' });
+        await items.insertOne({
+          item_id: 'i30',
+          text: textOf(30),
+          title: 'restored',
+          embeddings: { text: Array.from(next()), title: Array.from(next()) },
+        });
       }
-    }
-  });
+    },
+  );
+
+  (CHANGE_STREAMS ? it : it.skip)(
+    'a save after more of its own writes than a restore follows keeps its position, reading back only fingerprints',
+    async () => {
+      const index = await loaded(searchIndexes());
+      const items = database.db.collection('items');
+      // More writes than a restore would follow (a tenth of the collection, at least 1,000), made as a service makes them.
+      const written = Array.from({ length: 1100 }, (_, i) => ({
+        item_id: `own${i}`,
+        text: `own words ${i}`,
+        title: `own ${i}`,
+        embeddings: { text: Array.from(next()), title: Array.from(next()) },
+      }));
+      await items.insertMany(written.map((document) => ({ ...document })));
+      for (const document of written) {
+        index.upsert(SPACE.name, document.item_id, Float32Array.from(document.embeddings.text), document.text);
+        index.upsert(OTHER.name, document.item_id, Float32Array.from(document.embeddings.title), document.title);
+      }
+      try {
+        database.commands.reset();
+        await index.saveSpaces(() => true);
+        // The index already holds these documents: their fingerprints match, so no vector is read back.
+        const finds = database.commands.events.filter((event) => event.commandName === 'find');
+        expect(finds.length).toBeGreaterThan(0);
+        expect(finds.filter((event) => event.command.projection?.['embeddings.text'] === 1)).toEqual([]);
+        const manifest = JSON.parse(
+          readFileSync(path.join(snapshotDir(dataDir, database.db.databaseName, SPACE.name), 'snapshot.json'), 'utf8'),
+        );
+        expect(manifest.position).toEqual(expect.any(String));
+        const { logger, lines } = capturingLogger();
+        const restarted = await loaded(searchIndexes({ logger }));
+        expect(restoredLines(lines)).toEqual([
+          [SPACE.name, 'change stream', 0, 0],
+          [OTHER.name, 'change stream', 0, 0],
+        ]);
+        expect(restarted.stats(SPACE.name).vectors).toBe(COUNT + 1100);
+      } finally {
+        await items.deleteMany({ item_id: { $regex: '^own' } });
+      }
+    },
+  );
+
+  (CHANGE_STREAMS ? it : it.skip)(
+    'a snapshot saved without document keys (an older version) still finds the deleted documents, listing the ids',
+    async () => {
+      const index = await loaded(searchIndexes());
+      await index.saveSpaces(() => true);
+      for (const space of [SPACE, OTHER]) {
+        const file = path.join(snapshotDir(dataDir, database.db.databaseName, space.name), 'snapshot.json');
+        const manifest = JSON.parse(readFileSync(file, 'utf8')) as { sections: Array<{ name: string }> };
+        writeFileSync(
+          file,
+          JSON.stringify({
+            ...manifest,
+            sections: manifest.sections.filter((section) => section.name !== 'fingerprints.documentKeys'),
+          }),
+        );
+      }
+      const items = database.db.collection('items');
+      await items.deleteOne({ item_id: 'i40' });
+      try {
+        const { logger, lines } = capturingLogger();
+        database.commands.reset();
+        const restarted = await loaded(searchIndexes({ logger }));
+        // Every id is a candidate: the collection's ids are listed (with their _ids) instead of looked up.
+        const listings = () =>
+          database.commands.events.filter(
+            (event) =>
+              event.commandName === 'find' && event.command.projection?._id === 1 && !event.command.filter?.item_id,
+          );
+        expect(listings()).toHaveLength(1);
+        expect(restoredLines(lines)).toEqual([
+          [SPACE.name, 'change stream', 0, 1],
+          [OTHER.name, 'change stream', 0, 1],
+        ]);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'item40', k: 5 })).map((hit) => hit.id)).toEqual([]);
+        expect(restarted.stats(SPACE.name).vectors).toBe(COUNT - 1);
+        // The listing read the keys: saved again, the next restart looks the candidates up.
+        await restarted.saveSpaces(() => true);
+        await items.deleteOne({ item_id: 'i41' });
+        database.commands.reset();
+        const again = await loaded(searchIndexes());
+        expect(listings()).toHaveLength(0);
+        expect(
+          database.commands.events.filter(
+            (event) => event.commandName === 'find' && event.command.filter?.item_id?.$in,
+          ),
+        ).toHaveLength(1);
+        expect(again.stats(SPACE.name).vectors).toBe(COUNT - 2);
+      } finally {
+        for (const i of [40, 41]) {
+          await items.insertOne({
+            item_id: `i${i}`,
+            text: textOf(i),
+            title: 'restored',
+            embeddings: { text: Array.from(next()), title: Array.from(next()) },
+          });
+        }
+      }
+    },
+  );
 
   it.each([
     ['from the change stream', CAUGHT_UP_BY],
     ['by comparing the collection', 'comparing the collection'],
-  ])('catches up %s with writes made through the driver while it was down: inserts, updates, vector-only updates, deletes', async (_how, caughtUpBy) => {
-    const first = await loaded(searchIndexes());
-    await first.saveSpaces(() => true);
-    if (caughtUpBy !== CAUGHT_UP_BY) forgetPositions(dataDir, database.db.databaseName);
-    const items = database.db.collection('items');
-    const fresh = next();
-    const moved = next();
-    const revectored = next();
-    await items.insertOne({ item_id: 'new-one', text: 'brandnew words', title: 'new title', embeddings: { text: Array.from(fresh), title: Array.from(next()) } });
-    await items.updateOne({ item_id: 'i10' }, { $set: { text: 'rewritten wholly', 'embeddings.text': Array.from(moved) } });
-    await items.updateOne({ item_id: 'i11' }, { $set: { 'embeddings.text': Array.from(revectored) } }); // text unchanged
-    await items.deleteOne({ item_id: 'i12' });
-    try {
-      const { logger, lines } = capturingLogger();
-      const restarted = await loaded(searchIndexes({ logger }));
-      expect(restoredLines(lines)).toEqual([
-        [SPACE.name, caughtUpBy, 3, 1], // new-one, i10, i11; i12
-        [OTHER.name, caughtUpBy, 1, 1], // new-one; i12
-      ]);
-      expect((await restarted.searchVector(SPACE.name, { vector: fresh, k: 1 }))[0].id).toBe('new-one');
-      expect((await restarted.searchVector(SPACE.name, { vector: moved, k: 1 }))[0].id).toBe('i10');
-      expect((await restarted.searchVector(SPACE.name, { vector: revectored, k: 1 }))[0].id).toBe('i11');
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'rewritten', k: 5 })).map((hit) => hit.id)).toEqual(['i10']);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item10', k: 5 })).map((hit) => hit.id)).toEqual([]);
-      expect((await restarted.searchKeyword(SPACE.name, { text: 'item12', k: 5 })).map((hit) => hit.id)).toEqual([]);
-      // Exactly what a build from MongoDB gives.
-      const rebuilt = await loaded(searchIndexes({ persistDir: null }));
-      for (const space of [SPACE.name, OTHER.name]) {
-        expect(restarted.stats(space)).toEqual(rebuilt.stats(space));
-        for (const vector of [...queries, fresh, moved]) {
-          expect(await restarted.searchVector(space, { vector, k: 10, exact: true })).toEqual(await rebuilt.searchVector(space, { vector, k: 10, exact: true }));
+  ])(
+    'catches up %s with writes made through the driver while it was down: inserts, updates, vector-only updates, deletes',
+    async (_how, caughtUpBy) => {
+      const first = await loaded(searchIndexes());
+      await first.saveSpaces(() => true);
+      if (caughtUpBy !== CAUGHT_UP_BY) forgetPositions(dataDir, database.db.databaseName);
+      const items = database.db.collection('items');
+      const fresh = next();
+      const moved = next();
+      const revectored = next();
+      await items.insertOne({
+        item_id: 'new-one',
+        text: 'brandnew words',
+        title: 'new title',
+        embeddings: { text: Array.from(fresh), title: Array.from(next()) },
+      });
+      await items.updateOne(
+        { item_id: 'i10' },
+        { $set: { text: 'rewritten wholly', 'embeddings.text': Array.from(moved) } },
+      );
+      await items.updateOne({ item_id: 'i11' }, { $set: { 'embeddings.text': Array.from(revectored) } }); // text unchanged
+      await items.deleteOne({ item_id: 'i12' });
+      try {
+        const { logger, lines } = capturingLogger();
+        const restarted = await loaded(searchIndexes({ logger }));
+        expect(restoredLines(lines)).toEqual([
+          [SPACE.name, caughtUpBy, 3, 1], // new-one, i10, i11; i12
+          [OTHER.name, caughtUpBy, 1, 1], // new-one; i12
+        ]);
+        expect((await restarted.searchVector(SPACE.name, { vector: fresh, k: 1 }))[0].id).toBe('new-one');
+        expect((await restarted.searchVector(SPACE.name, { vector: moved, k: 1 }))[0].id).toBe('i10');
+        expect((await restarted.searchVector(SPACE.name, { vector: revectored, k: 1 }))[0].id).toBe('i11');
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'rewritten', k: 5 })).map((hit) => hit.id)).toEqual([
+          'i10',
+        ]);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'item10', k: 5 })).map((hit) => hit.id)).toEqual([]);
+        expect((await restarted.searchKeyword(SPACE.name, { text: 'item12', k: 5 })).map((hit) => hit.id)).toEqual([]);
+        // Exactly what a build from MongoDB gives.
+        const rebuilt = await loaded(searchIndexes({ persistDir: null }));
+        for (const space of [SPACE.name, OTHER.name]) {
+          expect(restarted.stats(space)).toEqual(rebuilt.stats(space));
+          for (const vector of [...queries, fresh, moved]) {
+            expect(await restarted.searchVector(space, { vector, k: 10, exact: true })).toEqual(
+              await rebuilt.searchVector(space, { vector, k: 10, exact: true }),
+            );
+          }
+          for (const text of ['alpha beta', 'rewritten', 'brandnew', 'title new']) {
+            const sorted = (hits: Array<{ id: string; bm25: number }>) => hits.map((hit) => [hit.id, hit.bm25]).sort();
+            expect(sorted(await restarted.searchKeyword(space, { text, k: 5000 }))).toEqual(
+              sorted(await rebuilt.searchKeyword(space, { text, k: 5000 })),
+            );
+          }
         }
-        for (const text of ['alpha beta', 'rewritten', 'brandnew', 'title new']) {
-          const sorted = (hits: Array<{ id: string; bm25: number }>) => hits.map((hit) => [hit.id, hit.bm25]).sort();
-          expect(sorted(await restarted.searchKeyword(space, { text, k: 5000 }))).toEqual(sorted(await rebuilt.searchKeyword(space, { text, k: 5000 })));
-        }
+      } finally {
+        await items.deleteOne({ item_id: 'new-one' });
+        await items.updateOne({ item_id: 'i10' }, { $set: { text: textOf(10) } });
+        await items.insertOne({
+          item_id: 'i12',
+          text: textOf(12),
+          title: 'restored',
+          embeddings: { text: Array.from(next()), title: Array.from(next()) },
+        });
       }
-    } finally {
-      await items.deleteOne({ item_id: 'new-one' });
-      await items.updateOne({ item_id: 'i10' }, { $set: { text: textOf(10) } });
-      await items.insertOne({ item_id: 'i12', text: textOf(12), title: 'restored', embeddings: { text: Array.from(next()), title: Array.from(next()) } });
-    }
-  });
+    },
+  );
 
   it.each([
-    ['a flipped byte in the vectors', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.vectors'))), /checksum/],
-    ['a truncated vectors file', (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.vectors')), 100), /bytes, expected/],
-    ['a truncated graph', (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.graph')), 100), /bytes, expected/],
+    [
+      'a flipped byte in the vectors',
+      (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.vectors'))),
+      /checksum/,
+    ],
+    [
+      'a truncated vectors file',
+      (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.vectors')), 100),
+      /bytes, expected/,
+    ],
+    [
+      'a truncated graph',
+      (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.graph')), 100),
+      /bytes, expected/,
+    ],
     ['a flipped byte in the graph', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.graph'))), /checksum/],
-    ['a damaged manifest', (dir: string) => writeFileSync(path.join(dir, 'snapshot.json'), '{"format": 1, "iden'), /JSON/],
-  ])('%s: the space is rebuilt from MongoDB with a log line, never served from the file', async (_case, damage, reason) => {
-    const first = await loaded(searchIndexes());
-    const before = await answers(first);
-    await first.saveSpaces(() => true);
-    damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
-    const { logger, lines } = capturingLogger();
-    const restarted = await loaded(searchIndexes({ logger }));
-    const warning = lines.find((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
-    expect(warning).toMatchObject({ space: SPACE.name, reason: expect.stringMatching(reason) });
-    expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
-    expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
-    // Exact answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are not compared.
-    const exact = (all: unknown[]) => all.filter((_, i) => i % 2 === 1);
-    expect(exact(await answers(restarted)).slice(0, 8)).toEqual(exact(before).slice(0, 8));
-  });
+    [
+      'a damaged manifest',
+      (dir: string) => writeFileSync(path.join(dir, 'snapshot.json'), '{"format": 1, "iden'),
+      /JSON/,
+    ],
+  ])(
+    '%s: the space is rebuilt from MongoDB with a log line, never served from the file',
+    async (_case, damage, reason) => {
+      const first = await loaded(searchIndexes());
+      const before = await answers(first);
+      await first.saveSpaces(() => true);
+      damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
+      const { logger, lines } = capturingLogger();
+      const restarted = await loaded(searchIndexes({ logger }));
+      const warning = lines.find((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
+      expect(warning).toMatchObject({ space: SPACE.name, reason: expect.stringMatching(reason) });
+      expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
+      expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
+      // Exact answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are not compared.
+      const exact = (all: unknown[]) => all.filter((_, i) => i % 2 === 1);
+      expect(exact(await answers(restarted)).slice(0, 8)).toEqual(exact(before).slice(0, 8));
+    },
+  );
 
   it('a snapshot saved for another embedder or space definition is rebuilt', async () => {
     const first = await loaded(searchIndexes());
     await first.saveSpaces(() => true);
     const { logger, lines } = capturingLogger();
     await loaded(searchIndexes({ logger, model: 'test/model-b' }));
-    expect(lines.filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB').map((line) => line.reason)).toEqual([
-      expect.stringContaining('another model'),
-      expect.stringContaining('another model'),
-    ]);
+    expect(
+      lines
+        .filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB')
+        .map((line) => line.reason),
+    ).toEqual([expect.stringContaining('another model'), expect.stringContaining('another model')]);
   });
 
   it('the spaces of a collection are saved at one moment: a write made while their files are written is caught up by each alike', async () => {
@@ -415,7 +540,12 @@ describe('search index snapshots under DATA_DIR', () => {
       write?.();
     });
     const index = await loaded(searchIndexes({ logger }));
-    const late = { item_id: 'late', text: 'late words', title: 'late title', embeddings: { text: Array.from(next()), title: Array.from(next()) } };
+    const late = {
+      item_id: 'late',
+      text: 'late words',
+      title: 'late title',
+      embeddings: { text: Array.from(next()), title: Array.from(next()) },
+    };
     let inserted: Promise<unknown> = Promise.resolve();
     afterFirstSave = () => {
       index.upsert(SPACE.name, late.item_id, Float32Array.from(late.embeddings.text), late.text);
@@ -442,12 +572,18 @@ describe('search index snapshots under DATA_DIR', () => {
     await index.saveSpaces(() => true);
     const dir = snapshotDir(dataDir, database.db.databaseName, SPACE.name);
     const firstFiles = readdirSync(dir).sort();
-    expect(firstFiles.filter((name) => name !== 'snapshot.json').map((name) => path.extname(name))).toEqual(['.data', '.graph', '.vectors']);
+    expect(firstFiles.filter((name) => name !== 'snapshot.json').map((name) => path.extname(name))).toEqual([
+      '.data',
+      '.graph',
+      '.vectors',
+    ]);
     await index.saveSpaces(() => true); // nothing changed: nothing written
     expect(readdirSync(dir).sort()).toEqual(firstFiles);
     // A write as a service makes it: MongoDB first, then the index.
     const vector = next();
-    await database.db.collection('items').insertOne({ item_id: 'extra', text: 'extra words', embeddings: { text: Array.from(vector) } });
+    await database.db
+      .collection('items')
+      .insertOne({ item_id: 'extra', text: 'extra words', embeddings: { text: Array.from(vector) } });
     index.upsert(SPACE.name, 'extra', vector, 'extra words');
     await index.saveSpaces(() => true);
     const secondFiles = readdirSync(dir).sort();
@@ -457,7 +593,11 @@ describe('search index snapshots under DATA_DIR', () => {
     const restarted = await loaded(searchIndexes({ logger }));
     expect(restarted.stats(SPACE.name).vectors).toBe(COUNT + 1);
     // The saved entry's fingerprint matches the document's: nothing to catch up in that space.
-    expect(lines.find((line) => line.space === SPACE.name)).toMatchObject({ message: 'search space restored', updated: 0, removed: 0 });
+    expect(lines.find((line) => line.space === SPACE.name)).toMatchObject({
+      message: 'search space restored',
+      updated: 0,
+      removed: 0,
+    });
     await database.db.collection('items').deleteOne({ item_id: 'extra' });
   });
 });
@@ -476,7 +616,10 @@ describe('the app restores its search index at startup', () => {
         initiatingAgentId: 'agent-a',
         finalOutcome: 'SUCCESS',
       }));
-      await app.run(`mutation ($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }`, { inputs });
+      await app.run(
+        `mutation ($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }`,
+        { inputs },
+      );
       await app.deps.search.close(); // what a graceful shutdown does
 
       // Behind the server's back: one experience rewritten (texts and vectors), one deleted, one inserted.
@@ -485,7 +628,12 @@ describe('the app restores its search index at startup', () => {
       const [vector] = await app.deps.embedder.embed([rewritten]);
       await collection.updateOne(
         { experience_id: 'x5' },
-        { $set: { primary_goal_description: rewritten, [`embeddings.${embeddingKey(EXPERIENCE_FIELDS[0])}`]: toStoredVector(vector) } },
+        {
+          $set: {
+            primary_goal_description: rewritten,
+            [`embeddings.${embeddingKey(EXPERIENCE_FIELDS[0])}`]: toStoredVector(vector),
+          },
+        },
       );
       await collection.deleteOne({ experience_id: 'x6' });
       const copy = (await collection.findOne({ experience_id: 'x7' }, { projection: { _id: 0 } })) as Document;
@@ -494,7 +642,12 @@ describe('the app restores its search index at startup', () => {
       const search = async (deps: ReturnType<typeof createAppDeps>) => {
         const server = await createServer(deps, await buildAppSchema());
         const answers: unknown[] = [];
-        for (const query of ['Book a flight to city 7', 'Translate the user manual into German', 'airline 3 budget', 'Found 2 options']) {
+        for (const query of [
+          'Book a flight to city 7',
+          'Translate the user manual into German',
+          'airline 3 budget',
+          'Found 2 options',
+        ]) {
           for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
             const response = await server.apollo.executeOperation(
               {
@@ -510,7 +663,12 @@ describe('the app restores its search index at startup', () => {
         return answers;
       };
       const restart = (persisted: boolean, logger: Logger) =>
-        createAppDeps({ config: { ...app.deps.config, dataDir: persisted ? dataDir : path.join(dataDir, 'elsewhere') }, logger, database: app.deps.database, embeddings: app.deps.embeddings });
+        createAppDeps({
+          config: { ...app.deps.config, dataDir: persisted ? dataDir : path.join(dataDir, 'elsewhere') },
+          logger,
+          database: app.deps.database,
+          embeddings: app.deps.embeddings,
+        });
 
       const { logger, lines } = capturingLogger();
       const restarted = restart(true, logger);

@@ -53,10 +53,23 @@ describe('SearchIndex (in-process) over a real database', () => {
       });
     }
     documents.push({ item_id: 'no-vector', group: 'even', near: false, text: 'needle without vector' });
-    documents.push({ item_id: 'other-size', group: 'even', near: false, text: 'straw', embeddings: { text_embedding: [1, 2, 3] } });
-    documents.push({ item_id: 42, group: 'even', near: false, text: 'needle with a numeric id', embeddings: { text_embedding: Array.from(next()) } });
+    documents.push({
+      item_id: 'other-size',
+      group: 'even',
+      near: false,
+      text: 'straw',
+      embeddings: { text_embedding: [1, 2, 3] },
+    });
+    documents.push({
+      item_id: 42,
+      group: 'even',
+      near: false,
+      text: 'needle with a numeric id',
+      embeddings: { text_embedding: Array.from(next()) },
+    });
     const items = database.db.collection('items');
-    for (let i = 0; i < documents.length; i += 2000) await items.insertMany(documents.slice(i, i + 2000).map((document) => ({ ...document })));
+    for (let i = 0; i < documents.length; i += 2000)
+      await items.insertMany(documents.slice(i, i + 2000).map((document) => ({ ...document })));
     await items.createIndex({ item_id: 1 });
     search = new SearchIndexes({ mode: 'memory', dimensions: DIMENSIONS, logger: silentLogger });
     search.defineSpace(SPACE);
@@ -77,7 +90,11 @@ describe('SearchIndex (in-process) over a real database', () => {
   }
 
   it('builds from MongoDB: string ids with vectors of the right size, texts of every document with an id', () => {
-    expect(index.stats(SPACE.name)).toEqual({ status: 'ready', vectors: EXACT_SEARCH_MAX + 1200, documents: EXACT_SEARCH_MAX + 1202 });
+    expect(index.stats(SPACE.name)).toEqual({
+      status: 'ready',
+      vectors: EXACT_SEARCH_MAX + 1200,
+      documents: EXACT_SEARCH_MAX + 1202,
+    });
   });
 
   it('returns the nearest vectors by cosine, best first, without a filter', async () => {
@@ -120,22 +137,38 @@ describe('SearchIndex (in-process) over a real database', () => {
   it('answers a filter on the id alone in memory ($ne excludes, $in includes) without querying MongoDB', async () => {
     database.commands.reset();
     const [best] = await index.searchVector(SPACE.name, { vector: query, k: 1 });
-    const without = await index.searchVector(SPACE.name, { vector: query, k: 5, filter: { item_id: { $ne: best.id } } });
+    const without = await index.searchVector(SPACE.name, {
+      vector: query,
+      k: 5,
+      filter: { item_id: { $ne: best.id } },
+    });
     expect(without.map((hit) => hit.id)).not.toContain(best.id);
     expect(without).toHaveLength(5);
-    const only = await index.searchVector(SPACE.name, { vector: query, k: 5, filter: { item_id: { $in: ['i500', 'i7', 'missing'] } } });
+    const only = await index.searchVector(SPACE.name, {
+      vector: query,
+      k: 5,
+      filter: { item_id: { $in: ['i500', 'i7', 'missing'] } },
+    });
     expect(only.map((hit) => hit.id).sort()).toEqual(['i500', 'i7']);
     expect(database.commands.count()).toBe(0);
   });
 
   it('scores keywords with BM25 (normalised to [0, 1]) and applies filters before the limit', async () => {
     const all = await index.searchKeyword(SPACE.name, { text: 'needle', k: 500 });
-    const withNeedle = documents.filter((document) => typeof document.item_id === 'string' && /needle/.test(document.text));
+    const withNeedle = documents.filter(
+      (document) => typeof document.item_id === 'string' && /needle/.test(document.text),
+    );
     expect(all).toHaveLength(withNeedle.length); // vector or not; the numeric id is not indexed
     expect(all.every((hit) => hit.field === 'text' && hit.score > 0 && hit.score <= 1)).toBe(true);
-    const filtered = await index.searchKeyword(SPACE.name, { text: 'needle', k: 5, filter: { near: false, group: 'even' } });
+    const filtered = await index.searchKeyword(SPACE.name, {
+      text: 'needle',
+      k: 5,
+      filter: { near: false, group: 'even' },
+    });
     expect(filtered).toHaveLength(5);
-    expect(filtered.every((hit) => documents.find((document) => document.item_id === hit.id)?.near === false)).toBe(true);
+    expect(filtered.every((hit) => documents.find((document) => document.item_id === hit.id)?.near === false)).toBe(
+      true,
+    );
     const broad = await index.searchKeyword(SPACE.name, { text: 'needle', k: 150, filter: { near: false } });
     expect(broad).toHaveLength(150);
     expect(broad.some((hit) => Number(hit.id.slice(1)) < 100 && /^i\d+$/.test(hit.id))).toBe(false);
@@ -149,10 +182,14 @@ describe('SearchIndex (in-process) over a real database', () => {
 
     index.upsert(SPACE.name, 'added', next(), 'straw');
     expect((await index.searchVector(SPACE.name, { vector: fresh, k: 1 }))[0].id).not.toBe('added');
-    expect((await index.searchKeyword(SPACE.name, { text: 'needle', k: 1000 })).map((hit) => hit.id)).not.toContain('added');
+    expect((await index.searchKeyword(SPACE.name, { text: 'needle', k: 1000 })).map((hit) => hit.id)).not.toContain(
+      'added',
+    );
 
     index.remove(SPACE.name, 'added');
-    expect((await index.searchKeyword(SPACE.name, { text: 'straw', k: 20_000 })).map((hit) => hit.id)).not.toContain('added');
+    expect((await index.searchKeyword(SPACE.name, { text: 'straw', k: 20_000 })).map((hit) => hit.id)).not.toContain(
+      'added',
+    );
 
     const rebuilding = index.build(SPACE.name);
     index.upsert(SPACE.name, 'during-build', fresh, 'needle');

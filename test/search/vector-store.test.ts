@@ -24,10 +24,15 @@ describe('exactSearch (the brute-force baseline)', () => {
     const next = embeddingLikeVectors({ dimensions: 16, seed: 1 });
     const matrix = matrixOf(next, 300, 16);
     const query = next();
-    const sorted = Array.from({ length: 300 }, (_, row) => ({ row, score: rowDot(matrix, row, query) })).sort((a, b) => b.score - a.score);
+    const sorted = Array.from({ length: 300 }, (_, row) => ({ row, score: rowDot(matrix, row, query) })).sort(
+      (a, b) => b.score - a.score,
+    );
     expect(exactSearch(matrix, query, 7)).toEqual(sorted.slice(0, 7));
     expect(exactSearch(matrix, query, 3, [5, 50, 150, 250]).map(({ row }) => row)).toEqual(
-      sorted.filter(({ row }) => [5, 50, 150, 250].includes(row)).slice(0, 3).map(({ row }) => row),
+      sorted
+        .filter(({ row }) => [5, 50, 150, 250].includes(row))
+        .slice(0, 3)
+        .map(({ row }) => row),
     );
   });
 });
@@ -36,7 +41,7 @@ describe('VectorStore', () => {
   it('finds each stored vector as its own nearest neighbour through the graph (cosine 1)', async () => {
     const { store, vectors } = await filledStore();
     for (const i of [0, 999, 1999]) {
-      const [best] = (await store.approximate(vectors[i], 10));
+      const [best] = await store.approximate(vectors[i], 10);
       expect(store.idOf(best.row)).toBe(`v${i}`);
       expect(best.score).toBeCloseTo(1, 5);
     }
@@ -45,7 +50,7 @@ describe('VectorStore', () => {
   it('re-scores graph candidates exactly: approximate scores equal exact cosines and come best first', async () => {
     const { store, next } = await filledStore();
     const query = next();
-    const approximate = (await store.approximate(query, 40));
+    const approximate = await store.approximate(query, 40);
     const exact = new Map(store.exact(query, 2000).map(({ row, score }) => [row, score]));
     expect(approximate).toHaveLength(40);
     for (const { row, score } of approximate) expect(score).toBeCloseTo(exact.get(row)!, 6);
@@ -57,9 +62,9 @@ describe('VectorStore', () => {
     const replacement = next();
     store.upsert('v5', replacement);
     expect(store.size).toBe(2000);
-    const [best] = (await store.approximate(replacement, 10));
+    const [best] = await store.approximate(replacement, 10);
     expect(store.idOf(best.row)).toBe('v5');
-    const around = ids(store, (await store.approximate(vectors[5], 10)));
+    const around = ids(store, await store.approximate(vectors[5], 10));
     expect(around).not.toContain('v5');
   });
 
@@ -68,7 +73,7 @@ describe('VectorStore', () => {
     expect(store.remove('v42')).toBe(true);
     expect(store.remove('v42')).toBe(false);
     expect(store.has('v42')).toBe(false);
-    expect(ids(store, (await store.approximate(vectors[42], 50)))).not.toContain('v42');
+    expect(ids(store, await store.approximate(vectors[42], 50))).not.toContain('v42');
     expect(ids(store, store.exact(vectors[42], 2000))).not.toContain('v42');
 
     const fresh = next();
@@ -106,20 +111,30 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
   async function withDuplicates() {
     const filled = await filledStore();
     const shared = [filled.next(), filled.next(), filled.next()];
-    await filled.store.addMany(Array.from({ length: 300 }, (_, i) => ({ id: `dup${i % 3}-${i}`, vector: Float32Array.from(shared[i % 3]) })));
+    await filled.store.addMany(
+      Array.from({ length: 300 }, (_, i) => ({ id: `dup${i % 3}-${i}`, vector: Float32Array.from(shared[i % 3]) })),
+    );
     return { ...filled, shared };
   }
-  const holders = (store: VectorStore, rows: Array<{ row: number }>, prefix: string) => ids(store, rows).filter((id) => id.startsWith(prefix));
+  const holders = (store: VectorStore, rows: Array<{ row: number }>, prefix: string) =>
+    ids(store, rows).filter((id) => id.startsWith(prefix));
 
   it('holds each distinct vector once and finds all 100 ids of one through the graph, at the exact score', async () => {
     const { store, shared } = await withDuplicates();
     expect(store.size).toBe(2300);
     expect(store.distinct).toBe(2003);
-    const found = (await store.approximate(shared[1], 160));
-    expect(found.slice(0, 100).map(({ row }) => store.idOf(row)).every((id) => id.startsWith('dup1-'))).toBe(true);
+    const found = await store.approximate(shared[1], 160);
+    expect(
+      found
+        .slice(0, 100)
+        .map(({ row }) => store.idOf(row))
+        .every((id) => id.startsWith('dup1-')),
+    ).toBe(true);
     for (const { score } of found.slice(0, 100)) expect(score).toBeCloseTo(1, 5);
     expect(found.slice(0, 100)).toEqual(store.exact(shared[1], 100));
-    expect(found.slice(0, 100).map(({ row }) => row)).toEqual([...found.slice(0, 100).map(({ row }) => row)].sort((a, b) => a - b));
+    expect(found.slice(0, 100).map(({ row }) => row)).toEqual(
+      [...found.slice(0, 100).map(({ row }) => row)].sort((a, b) => a - b),
+    );
     const row = store.rowOf('dup1-1')!;
     expect(store.score(row, shared[1])).toBeCloseTo(1, 6);
   });
@@ -129,20 +144,20 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     const elsewhere = next();
     store.upsert('dup0-0', elsewhere);
     expect(store.remove('dup0-3')).toBe(true);
-    expect(holders(store, (await store.approximate(shared[0], 160)), 'dup0-')).toHaveLength(98);
+    expect(holders(store, await store.approximate(shared[0], 160), 'dup0-')).toHaveLength(98);
     expect(store.idOf((await store.approximate(elsewhere, 10))[0].row)).toBe('dup0-0');
     expect(store.distinct).toBe(2004);
 
     for (let i = 2; i < 300; i += 3) store.remove(`dup2-${i}`);
     expect(store.distinct).toBe(2003);
-    expect(holders(store, (await store.approximate(shared[2], 160)), 'dup2-')).toEqual([]);
+    expect(holders(store, await store.approximate(shared[2], 160), 'dup2-')).toEqual([]);
     expect(holders(store, store.exact(shared[2], 2300), 'dup2-')).toEqual([]);
     store.upsert('again', Float32Array.from(shared[2])); // the freed group is reused, and found again
     expect(store.distinct).toBe(2004);
     expect(store.idOf((await store.approximate(shared[2], 10))[0].row)).toBe('again');
     // An upsert with the vector an id already holds changes nothing.
     store.upsert('dup1-1', Float32Array.from(shared[1]));
-    expect(holders(store, (await store.approximate(shared[1], 160)), 'dup1-')).toHaveLength(100);
+    expect(holders(store, await store.approximate(shared[1], 160), 'dup1-')).toHaveLength(100);
   });
 
   it('finds the stored vector identical to the query by its hash, even where no graph walk reaches it', async () => {
@@ -168,7 +183,7 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     expect(store.size).toBe(2002);
     expect(store.distinct).toBe(2002);
     expect(store.idOf((await store.approximate(last, 10))[0].row)).toBe('twice');
-    expect(ids(store, (await store.approximate(first, 50)))).not.toContain('twice');
+    expect(ids(store, await store.approximate(first, 50))).not.toContain('twice');
   });
 
   it('keeping the best k rows of the graph candidates (re-scoring stops early) gives the first k of them all', async () => {
@@ -176,10 +191,10 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     const near = (vector: Float32Array) => vector.map((x, i) => (i % 5 === 0 ? x + 0.02 : x));
     const queries = [...shared, ...shared.map(near), ...Array.from({ length: 40 }, next)];
     for (const query of queries) {
-      const all = (await store.approximate(query, 300));
-      for (const keep of [1, 10, 150]) expect((await store.approximate(query, 300, keep))).toEqual(all.slice(0, keep));
+      const all = await store.approximate(query, 300);
+      for (const keep of [1, 10, 150]) expect(await store.approximate(query, 300, keep)).toEqual(all.slice(0, keep));
       // Half the store or more: scanned exactly, `keep` rows as well.
-      expect((await store.approximate(query, 1200, 10))).toEqual(store.exact(query, 10));
+      expect(await store.approximate(query, 1200, 10)).toEqual(store.exact(query, 10));
     }
   });
 
@@ -189,11 +204,15 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     const random = seededRandom(5);
     const store = new VectorStore(DIMENSIONS);
     // Vector i held with probability ∝ 1/(i+1): vector 0 by ~2k ids, most by one or none.
-    const picks = Array.from({ length: 20_000 }, () => Math.min(distinct.length - 1, Math.floor(Math.exp(random() * Math.log(distinct.length)) - 1)));
+    const picks = Array.from({ length: 20_000 }, () =>
+      Math.min(distinct.length - 1, Math.floor(Math.exp(random() * Math.log(distinct.length)) - 1)),
+    );
     await store.addMany(picks.map((v, i) => ({ id: `d${i}`, vector: distinct[v] })));
     expect(store.distinct).toBeLessThan(4000);
     let found = 0;
-    const queries = Array.from({ length: 100 }, (_, q) => (q % 2 ? next() : distinct[picks[q * 97]].map((x) => x + 0.05 * (random() - 0.5))));
+    const queries = Array.from({ length: 100 }, (_, q) =>
+      q % 2 ? next() : distinct[picks[q * 97]].map((x) => x + 0.05 * (random() - 0.5)),
+    );
     for (const query of queries) {
       const truth = new Set(store.exact(query, 10).map(({ row }) => row));
       found += (await store.approximate(query, 160)).slice(0, 10).filter(({ row }) => truth.has(row)).length;
@@ -212,9 +231,14 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
       const saved = store.save(base, out);
       const checks = { graph: await saved.graph, vectors: saved.vectors };
       const data = out.write(`${base}.data`);
-      const restored = await VectorStore.restore(VectorStore.beginRestore(DIMENSIONS, base, checks), new SnapshotReader(await readChecked(`${base}.data`, data), out.sections), new DocumentIds());
+      const restored = await VectorStore.restore(
+        VectorStore.beginRestore(DIMENSIONS, base, checks),
+        new SnapshotReader(await readChecked(`${base}.data`, data), out.sections),
+        new DocumentIds(),
+      );
       const queries = [...shared, next(), next()];
-      const answers = (s: VectorStore) => Promise.all(queries.map(async (query) => [await s.approximate(query, 160), s.exact(query, 50)]));
+      const answers = (s: VectorStore) =>
+        Promise.all(queries.map(async (query) => [await s.approximate(query, 160), s.exact(query, 50)]));
       expect(restored.size).toBe(store.size);
       expect(restored.distinct).toBe(store.distinct);
       expect(await answers(restored)).toEqual(await answers(store));

@@ -47,7 +47,8 @@ export function monitorCommands(client: MongoClient): CommandLog {
 /** A fresh, uniquely named database on the run's test server (embedded engine or mongod). */
 export async function openTestDatabase(): Promise<TestDatabase> {
   const uri = process.env[URI_VARIABLE];
-  if (!uri) throw new Error(`${URI_VARIABLE} is not set: run the tests through jest (globalSetup starts the database).`);
+  if (!uri)
+    throw new Error(`${URI_VARIABLE} is not set: run the tests through jest (globalSetup starts the database).`);
   const client = new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true });
   const commands = monitorCommands(client);
   await client.connect();

@@ -119,11 +119,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const data = body.input.map((text, i) => {
         const vector = vectorFor(text, dimensions);
         const embedding =
-          body.encoding_format === 'base64' && !options.floatsOnly ? Buffer.from(vector.buffer).toString('base64') : Array.from(vector);
+          body.encoding_format === 'base64' && !options.floatsOnly
+            ? Buffer.from(vector.buffer).toString('base64')
+            : Array.from(vector);
         return { object: 'embedding', index: i, embedding };
       });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: body.model, data: data.reverse(), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: body.model,
+          data: data.reverse(),
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -41,8 +41,10 @@ export interface RelationCase {
   unbatchedReads: number;
 }
 
-const aliases = (field: (index: number) => string) => `query {\n${Array.from({ length: PARENTS }, (_, index) => `  r${index}: ${field(index)}`).join('\n')}\n}`;
-const experiencesWith = (fields: string) => `query { experiences(first: ${PARENTS}) { edges { node { experienceId ${fields} } } } }`;
+const aliases = (field: (index: number) => string) =>
+  `query {\n${Array.from({ length: PARENTS }, (_, index) => `  r${index}: ${field(index)}`).join('\n')}\n}`;
+const experiencesWith = (fields: string) =>
+  `query { experiences(first: ${PARENTS}) { edges { node { experienceId ${fields} } } } }`;
 const SIMILAR_LIMIT = 2;
 
 /**
@@ -123,7 +125,9 @@ export const RELATIONS: RelationCase[] = [
     // Two levels: each experience's session, then each of those sessions' agents' messages (read with the sessions).
     relation: 'Experience.session.agents.messages',
     parents: PARENTS,
-    query: experiencesWith('session { sessionId agents { agentId messages(last: 5) { edges { node { messageId } } } } }'),
+    query: experiencesWith(
+      'session { sessionId agents { agentId messages(last: 5) { edges { node { messageId } } } } }',
+    ),
     parentsOnly: experiencesWith(''),
     batchedReads: 1,
     unbatchedReads: PARENTS + PARENTS * AGENTS.length,
@@ -181,7 +185,12 @@ function sessionDocument(index: number) {
     updated_at: at,
     metadata: {},
     feedbacks: [],
-    agents: Object.fromEntries(AGENTS.map((agent) => [agent, { agent_data: { agent_id: agent }, created_at: at, updated_at: at, messages: messages(agent) }])),
+    agents: Object.fromEntries(
+      AGENTS.map((agent) => [
+        agent,
+        { agent_data: { agent_id: agent }, created_at: at, updated_at: at, messages: messages(agent) },
+      ]),
+    ),
   };
 }
 
@@ -207,7 +216,18 @@ function planPatternDocument(index: number) {
   };
 }
 
-const TOPICS = ['billing', 'shipping', 'returns', 'onboarding', 'search', 'reports', 'alerts', 'exports', 'imports', 'audits'];
+const TOPICS = [
+  'billing',
+  'shipping',
+  'returns',
+  'onboarding',
+  'search',
+  'reports',
+  'alerts',
+  'exports',
+  'imports',
+  'audits',
+];
 
 /**
  * Seeds the parents and their relations: SESSIONS sessions (two agents, MESSAGES_PER_AGENT messages each),
@@ -216,8 +236,12 @@ const TOPICS = ['billing', 'shipping', 'returns', 'onboarding', 'search', 'repor
  * tasks, actions and insights go through the API, so that they are embedded and indexed as in use.
  */
 export async function seedRelations(db: Db, run: Runner): Promise<void> {
-  await db.collection('sessions').insertMany(Array.from({ length: SESSIONS }, (_, index) => sessionDocument(index)) as never[]);
-  await db.collection('plan_patterns').insertMany(Array.from({ length: PARENTS }, (_, index) => planPatternDocument(index)));
+  await db
+    .collection('sessions')
+    .insertMany(Array.from({ length: SESSIONS }, (_, index) => sessionDocument(index)) as never[]);
+  await db
+    .collection('plan_patterns')
+    .insertMany(Array.from({ length: PARENTS }, (_, index) => planPatternDocument(index)));
   const inputs = Array.from({ length: EXPERIENCES }, (_, index) => ({
     experienceId: experienceId(index),
     primaryGoalDescription: `Resolve the ${TOPICS[index % TOPICS.length]} request of customer ${index}`,
@@ -228,7 +252,10 @@ export async function seedRelations(db: Db, run: Runner): Promise<void> {
     timestamp: minute(EXPERIENCES - index).toISOString(),
     ...(index < PARENTS ? { sessionId: sessionId(index) } : {}),
   }));
-  await run('mutation Seed($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }', { inputs });
+  await run(
+    'mutation Seed($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }',
+    { inputs },
+  );
   for (let index = 0; index < PARENTS; index++) {
     await run('mutation Seed($input: RecordTaskInput!) { recordTask(input: $input) { taskId } }', {
       input: {
@@ -240,10 +267,17 @@ export async function seedRelations(db: Db, run: Runner): Promise<void> {
         createdAt: minute(index).toISOString(),
       },
     });
-    await run('mutation Seed($taskId: ID!, $input: RecordActionInput!) { recordAction(taskId: $taskId, input: $input) { taskId } }', {
-      taskId: taskId(index),
-      input: { mode: 'FAST', thinking: 'Look the facility up first', toolCalls: [{ name: 'list_facilities', args: { facility: index }, outcome: 'SUCCESS' }] },
-    });
+    await run(
+      'mutation Seed($taskId: ID!, $input: RecordActionInput!) { recordAction(taskId: $taskId, input: $input) { taskId } }',
+      {
+        taskId: taskId(index),
+        input: {
+          mode: 'FAST',
+          thinking: 'Look the facility up first',
+          toolCalls: [{ name: 'list_facilities', args: { facility: index }, outcome: 'SUCCESS' }],
+        },
+      },
+    );
     await run('mutation Seed($input: RecordInsightInput!) { recordInsight(input: $input) { id } }', {
       input: {
         agentType: 'EXECUTOR',
@@ -294,4 +328,3 @@ export async function measureRelation(relation: RelationCase, count: CountingRun
     sameData: JSON.stringify(batched.data) === JSON.stringify(unbatched.data),
   };
 }
-

@@ -18,7 +18,12 @@ export function seededRandom(seed: number): () => number {
  * uniformly random 384-d data every point is almost equidistant from every other, a case no ANN index (and no real
  * embedder) meets.
  */
-export function embeddingLikeVectors(options: { dimensions: number; seed: number; latent?: number; noise?: number }): () => Float32Array {
+export function embeddingLikeVectors(options: {
+  dimensions: number;
+  seed: number;
+  latent?: number;
+  noise?: number;
+}): () => Float32Array {
   const { dimensions, seed, latent = 32, noise = 0.1 } = options;
   const random = seededRandom(seed);
   const gaussian = () => {

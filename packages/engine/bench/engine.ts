@@ -55,7 +55,12 @@ interface SessionDoc {
 
 function session(id: number): SessionDoc {
   const at = new Date();
-  const messages = Array.from({ length: 50 }, (_, i) => ({ message_id: i + 1, role: i % 2 ? 'assistant' : 'user', content: [{ text: PAD.slice(0, 300) }], created_at: at }));
+  const messages = Array.from({ length: 50 }, (_, i) => ({
+    message_id: i + 1,
+    role: i % 2 ? 'assistant' : 'user',
+    content: [{ text: PAD.slice(0, 300) }],
+    created_at: at,
+  }));
   return { _id: id, updated_at: at, agents: { a: { updated_at: at, messages }, b: { updated_at: at, messages } } };
 }
 
@@ -74,7 +79,14 @@ function appendMessage(sessions: Collection<SessionDoc>, id: number, text: strin
               in: {
                 $concatArrays: [
                   { $ifNull: [list, []] },
-                  [{ message_id: { $add: ['$$last', 1] }, role: { $literal: 'user' }, content: { $literal: [{ text }] }, created_at: { $literal: now } }],
+                  [
+                    {
+                      message_id: { $add: ['$$last', 1] },
+                      role: { $literal: 'user' },
+                      content: { $literal: [{ text }] },
+                      created_at: { $literal: now },
+                    },
+                  ],
                 ],
               },
             },
@@ -106,7 +118,14 @@ async function measure(name: string, concurrency: number, op: (i: number) => Pro
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))], 3);
-  return { op: name, concurrency, ops: latencies.length, opsPerSec: Math.round(latencies.length / elapsed), p50Ms: at(0.5), p99Ms: at(0.99) };
+  return {
+    op: name,
+    concurrency,
+    ops: latencies.length,
+    opsPerSec: Math.round(latencies.length / elapsed),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+  };
 }
 
 async function throughput(dataDir: string): Promise<OpResult[]> {
@@ -118,7 +137,9 @@ async function throughput(dataDir: string): Promise<OpResult[]> {
   try {
     for (const concurrency of [1, 32]) {
       results.push(
-        await measure('insertOne', concurrency, () => docs.insertOne({ _id: inserted, n: inserted++, pad: PAD, tags: [] })),
+        await measure('insertOne', concurrency, () =>
+          docs.insertOne({ _id: inserted, n: inserted++, pad: PAD, tags: [] }),
+        ),
       );
     }
     const randomId = () => Math.floor(Math.random() * inserted);
@@ -126,12 +147,18 @@ async function throughput(dataDir: string): Promise<OpResult[]> {
       results.push(await measure('findOne by _id', concurrency, () => docs.findOne({ _id: randomId() })));
     }
     for (const concurrency of [1, 32]) {
-      results.push(await measure('updateOne $push', concurrency, (i) => docs.updateOne({ _id: randomId() }, { $push: { tags: `t${i}` } })));
+      results.push(
+        await measure('updateOne $push', concurrency, (i) =>
+          docs.updateOne({ _id: randomId() }, { $push: { tags: `t${i}` } }),
+        ),
+      );
     }
     const sessions = client.db('bench').collection<SessionDoc>('sessions');
     await sessions.insertMany(Array.from({ length: SESSIONS }, (_, i) => session(i)));
     for (const concurrency of [1, 32]) {
-      results.push(await measure('append to a session', concurrency, (i) => appendMessage(sessions, i % SESSIONS, `message ${i}`)));
+      results.push(
+        await measure('append to a session', concurrency, (i) => appendMessage(sessions, i % SESSIONS, `message ${i}`)),
+      );
     }
   } finally {
     await client.close();
@@ -149,7 +176,11 @@ async function fill(dataDir: string): Promise<void> {
     const batch = 100;
     for (let start = 0; start < RESTART_DOCS; start += batch) {
       await docs.insertMany(
-        Array.from({ length: Math.min(batch, RESTART_DOCS - start) }, (_, i) => ({ _id: start + i, n: start + i, pad: PAD })),
+        Array.from({ length: Math.min(batch, RESTART_DOCS - start) }, (_, i) => ({
+          _id: start + i,
+          n: start + i,
+          pad: PAD,
+        })),
       );
     }
   } finally {
@@ -175,7 +206,8 @@ async function restart(dataDir: string, compactAfterBytes: number): Promise<{ ms
 
 async function diskMB(dataDir: string, prefix: string): Promise<number> {
   let bytes = 0;
-  for (const name of await readdir(dataDir)) if (name.startsWith(prefix)) bytes += (await stat(path.join(dataDir, name))).size;
+  for (const name of await readdir(dataDir))
+    if (name.startsWith(prefix)) bytes += (await stat(path.join(dataDir, name))).size;
   return round(bytes / 2 ** 20, 1);
 }
 
@@ -183,14 +215,24 @@ async function restarts(dataDir: string): Promise<RestartResult[]> {
   await fill(dataDir);
   const fromJournal = await restart(dataDir, NEVER_COMPACT);
   await fromJournal.server.close();
-  const journal: RestartResult = { from: 'journal', documents: RESTART_DOCS, diskMB: await diskMB(dataDir, 'journal-'), ms: round(fromJournal.ms, 0) };
+  const journal: RestartResult = {
+    from: 'journal',
+    documents: RESTART_DOCS,
+    diskMB: await diskMB(dataDir, 'journal-'),
+    ms: round(fromJournal.ms, 0),
+  };
 
   // A threshold of 1 byte makes the engine compact right after recovery; close() waits for the snapshot.
   const compacting = await restart(dataDir, 1);
   await compacting.server.close();
   const fromSnapshot = await restart(dataDir, NEVER_COMPACT);
   await fromSnapshot.server.close();
-  const snapshot: RestartResult = { from: 'snapshot', documents: RESTART_DOCS, diskMB: await diskMB(dataDir, 'snapshot-'), ms: round(fromSnapshot.ms, 0) };
+  const snapshot: RestartResult = {
+    from: 'snapshot',
+    documents: RESTART_DOCS,
+    diskMB: await diskMB(dataDir, 'snapshot-'),
+    ms: round(fromSnapshot.ms, 0),
+  };
   return [snapshot, journal];
 }
 
@@ -200,12 +242,19 @@ async function main(): Promise<void> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-engine-'));
   try {
     const ops = await throughput(path.join(root, 'ops'));
-    console.log(`Through the driver (to the engine's Unix socket where there is one, else TCP loopback), ${PHASE_MS} ms per row, fsync on every commit:`);
+    console.log(
+      `Through the driver (to the engine's Unix socket where there is one, else TCP loopback), ${PHASE_MS} ms per row, fsync on every commit:`,
+    );
     console.table(ops);
     const restart = await restarts(path.join(root, 'restart'));
     console.log(`Restart (open + recover) with ${RESTART_DOCS} documents of ~1 KB:`);
     console.table(restart);
-    console.log(`load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
     const results = {
       date: new Date().toISOString(),
       node: process.version,
@@ -217,7 +266,10 @@ async function main(): Promise<void> {
       ops,
       restart,
     };
-    await writeFile(path.join(__dirname, '..', '..', 'bench', 'engine-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(
+      path.join(__dirname, '..', '..', 'bench', 'engine-results.json'),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
   } finally {
     await rm(root, { recursive: true, force: true });
   }

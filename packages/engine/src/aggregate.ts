@@ -12,7 +12,17 @@ import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
 /** Stages that only exist on Atlas: mongod without Atlas Search rejects them the same way. */
 const ATLAS_STAGES = new Set(['$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes']);
 /** Stages mingo does not implement or that need server internals. */
-const UNSUPPORTED_STAGES = new Set(['$changeStream', '$geoNear', '$collStats', '$indexStats', '$currentOp', '$listSessions', '$listLocalSessions', '$planCacheStats', '$shardedDataDistribution']);
+const UNSUPPORTED_STAGES = new Set([
+  '$changeStream',
+  '$geoNear',
+  '$collStats',
+  '$indexStats',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$planCacheStats',
+  '$shardedDataDistribution',
+]);
 
 /** Copies a document for mingo (which mutates its input in several stages), turning safe-range Longs into numbers so its arithmetic sees them. */
 function forMingo(value: unknown): unknown {
@@ -33,7 +43,9 @@ function forMingo(value: unknown): unknown {
 const isCountingGroup = (spec: unknown): boolean =>
   isPlainObject(spec) &&
   Object.entries(spec).every(([field, value]) =>
-    field === '_id' ? !isPlainObject(value) || Object.keys(value).length === 0 : isPlainObject(value) && Object.keys(value).length === 1 && typeof value.$sum === 'number',
+    field === '_id'
+      ? !isPlainObject(value) || Object.keys(value).length === 0
+      : isPlainObject(value) && Object.keys(value).length === 1 && typeof value.$sum === 'number',
   );
 
 /**
@@ -41,7 +53,8 @@ const isCountingGroup = (spec: unknown): boolean =>
  * operators never write to their inputs, so the stored document is only read. Dotted keys are left out because
  * mingo's exclusion and merging then write into nested objects, which would still be the stored ones.
  */
-const isTopLevelProject = (spec: unknown): boolean => isPlainObject(spec) && Object.keys(spec).every((field) => !field.includes('.'));
+const isTopLevelProject = (spec: unknown): boolean =>
+  isPlainObject(spec) && Object.keys(spec).every((field) => !field.includes('.'));
 
 /** True when some stage could write into the documents it is given, which are the stored ones. */
 function mayMutateInput(stages: Doc[]): boolean {
@@ -73,7 +86,10 @@ function storedHoldsLong(doc: Doc): boolean {
 
 function stageName(stage: unknown, index: number): string {
   if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
-    throw new CommandError(40323, `A pipeline stage specification object must contain exactly one field (stage ${index}).`);
+    throw new CommandError(
+      40323,
+      `A pipeline stage specification object must contain exactly one field (stage ${index}).`,
+    );
   }
   const [name] = Object.keys(stage);
   if (ATLAS_STAGES.has(name)) {
@@ -95,7 +111,8 @@ function outputTarget(db: string, spec: unknown, stage: '$out' | '$merge'): Targ
   if (isPlainObject(spec)) {
     const into = stage === '$merge' ? spec.into : spec;
     if (typeof into === 'string') return { db, coll: into };
-    if (isPlainObject(into) && typeof into.coll === 'string') return { db: typeof into.db === 'string' ? into.db : db, coll: into.coll };
+    if (isPlainObject(into) && typeof into.coll === 'string')
+      return { db: typeof into.db === 'string' ? into.db : db, coll: into.coll };
   }
   throw badValue(`${stage} requires a collection name`);
 }
@@ -105,7 +122,15 @@ function outputTarget(db: string, spec: unknown, stage: '$out' | '$merge'): Targ
  * (so `_id` and index lookups apply); the rest runs in mingo. `$out` and `$merge` write into the store
  * (their journal ops are appended to `ops`) and the pipeline then returns no documents, as in mongod.
  */
-export function runAggregate(store: Store, db: string, collection: string | undefined, pipeline: unknown[], ops: JournalOp[], variables: unknown, collation?: Doc): Doc[] {
+export function runAggregate(
+  store: Store,
+  db: string,
+  collection: string | undefined,
+  pipeline: unknown[],
+  ops: JournalOp[],
+  variables: unknown,
+  collation?: Doc,
+): Doc[] {
   const stages = pipeline.map((stage, index) => {
     stageName(stage, index);
     return stage as Doc;
@@ -118,7 +143,11 @@ export function runAggregate(store: Store, db: string, collection: string | unde
     stages.pop();
   }
   for (const [index, stage] of stages.entries()) {
-    if ('$out' in stage || '$merge' in stage) throw new CommandError(40601, `${Object.keys(stage)[0]} can only be the final stage in the pipeline (stage ${index})`);
+    if ('$out' in stage || '$merge' in stage)
+      throw new CommandError(
+        40601,
+        `${Object.keys(stage)[0]} can only be the final stage in the pipeline (stage ${index})`,
+      );
   }
 
   // Fold the leading $match/$sort/$skip/$limit into one planned find.
@@ -154,13 +183,17 @@ export function runAggregate(store: Store, db: string, collection: string | unde
     results = input;
   } else {
     if (mayMutateInput(rest)) input = input.map((doc) => forMingo(doc) as Doc);
-    else if (rest.some((stage) => '$project' in stage)) input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
+    else if (rest.some((stage) => '$project' in stage))
+      input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
     try {
       const aggregator = new Aggregator(withMongoRegexes(rest), {
         ...MINGO_OPTIONS,
         variables: isPlainObject(variables) ? variables : undefined,
         collation: collation as never,
-        collectionResolver: (name: string) => (store.collection(db, name) ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc) : []),
+        collectionResolver: (name: string) =>
+          store.collection(db, name)
+            ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc)
+            : [],
       });
       results = aggregator.run(input) as Doc[];
     } catch (error) {
@@ -185,7 +218,12 @@ function countsOnly(group: unknown): boolean {
   if (!isPlainObject(group)) return false;
   const { _id: id, ...fields } = group;
   const constant = id === null || typeof id === 'number' || (typeof id === 'string' && !id.startsWith('$'));
-  return constant && Object.values(fields).every((field) => isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$sum === 'number');
+  return (
+    constant &&
+    Object.values(fields).every(
+      (field) => isPlainObject(field) && Object.keys(field).length === 1 && typeof field.$sum === 'number',
+    )
+  );
 }
 
 /** Refuses (238) a pipeline that would ignore a non-simple collation somewhere ($group keys, expressions...). */
@@ -193,7 +231,11 @@ function checkCollatedPipeline(stages: Doc[], collation: Doc): void {
   for (const stage of stages) {
     const name = Object.keys(stage)[0];
     if (name === '$group' && countsOnly(stage.$group)) continue;
-    if (!COLLATED_STAGES.has(name)) throw new CommandError(ErrorCode.NotImplemented, `${name} with a non-simple collation is not supported by the embedded engine`);
+    if (!COLLATED_STAGES.has(name))
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        `${name} with a non-simple collation is not supported by the embedded engine`,
+      );
     if (name === '$match') compileFilter(stage.$match, undefined, collation);
   }
 }
@@ -222,7 +264,9 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
   const collection = store.ensureCollection(target.db, target.coll, ops);
   let onIndex = ID_INDEX;
   if (!(on.length === 1 && on[0] === '_id')) {
-    const covering = [...collection.indexes.values()].find((index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)));
+    const covering = [...collection.indexes.values()].find(
+      (index) => index.unique && index.fields.length === on.length && on.every((field) => index.fields.includes(field)),
+    );
     if (!covering) throw new CommandError(51183, 'Cannot find index to verify that join fields will be unique');
     onIndex = covering.spec;
   }
@@ -233,7 +277,11 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
     const [existing] = findDocuments(collection, { filter, limit: 1 });
     if (!existing) {
       if (whenNotMatched === 'discard') continue;
-      if (whenNotMatched === 'fail') throw new CommandError(13113, `$merge could not find a matching document in the target collection for at least one document in the source collection`);
+      if (whenNotMatched === 'fail')
+        throw new CommandError(
+          13113,
+          `$merge could not find a matching document in the target collection for at least one document in the source collection`,
+        );
       collection.insert(withIdFirst(result), ops);
       continue;
     }
@@ -241,10 +289,16 @@ function merge(store: Store, target: Target, spec: Doc, results: Doc[], ops: Jou
     if (pipelineUpdate) next = pipelineUpdate.apply(existing, { isInsert: false });
     else if (whenMatched === 'keepExisting') continue;
     // mongod inserts for whenMatched: 'fail', so the error is the unique index's own duplicate key error.
-    else if (whenMatched === 'fail') throw duplicateKeyError(`${target.db}.${target.coll}`, onIndex, Object.keys(onIndex.key).map((field) => filter[field]));
+    else if (whenMatched === 'fail')
+      throw duplicateKeyError(
+        `${target.db}.${target.coll}`,
+        onIndex,
+        Object.keys(onIndex.key).map((field) => filter[field]),
+      );
     else if (whenMatched === 'replace') next = { ...result, _id: existing._id };
     else next = { ...existing, ...result, _id: existing._id };
     if (canonicalKey(next._id) !== canonicalKey(existing._id)) next._id = existing._id;
-    if (!sameDocument(next, existing)) collection.replace(existing, next, ops, whenMatched === 'replace' ? 'replace' : 'update');
+    if (!sameDocument(next, existing))
+      collection.replace(existing, next, ops, whenMatched === 'replace' ? 'replace' : 'update');
   }
 }

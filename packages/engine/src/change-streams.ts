@@ -17,8 +17,29 @@ import { bsonSize, bsonTypeName, isPlainObject, type Doc } from './values';
 /** How long a getMore waits for events when the client names no maxTimeMS (mongod's awaitData default). */
 const DEFAULT_AWAIT_MS = 1000;
 /** Stages mongod allows after $changeStream. */
-const EVENT_STAGES = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact']);
-const STAGE_OPTIONS = new Set(['resumeAfter', 'startAfter', 'startAtOperationTime', 'fullDocument', 'fullDocumentBeforeChange', 'allChangesForCluster', 'showExpandedEvents', 'showSystemEvents', 'showMigrationEvents', 'allowToRunOnConfigDB', 'allowToRunOnSystemNS']);
+const EVENT_STAGES = new Set([
+  '$match',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+  '$redact',
+]);
+const STAGE_OPTIONS = new Set([
+  'resumeAfter',
+  'startAfter',
+  'startAtOperationTime',
+  'fullDocument',
+  'fullDocumentBeforeChange',
+  'allChangesForCluster',
+  'showExpandedEvents',
+  'showSystemEvents',
+  'showMigrationEvents',
+  'allowToRunOnConfigDB',
+  'allowToRunOnSystemNS',
+]);
 const INTERNAL_DBS = new Set(['admin', 'config', 'local']);
 
 /** What a stream watches: one collection, one database, or (both undefined) the cluster. */
@@ -142,18 +163,26 @@ function invalidateDocument(dataDirId: string, event: ChangeEvent): Doc {
  * number, so it increases with the log as mongod's oplog timestamps do.
  */
 function clock(event: ChangeEvent): Doc {
-  return { clusterTime: new Timestamp({ t: Math.floor(event.wall / 1000), i: event.seq % 0x100000000 }), wallTime: new Date(event.wall) };
+  return {
+    clusterTime: new Timestamp({ t: Math.floor(event.wall / 1000), i: event.seq % 0x100000000 }),
+    wallTime: new Date(event.wall),
+  };
 }
 
 /** Compiles the stages after $changeStream; $match uses the engine's matcher, the others mingo. */
 function compileStages(stages: unknown[]): ((docs: Doc[]) => Doc[])[] {
   return stages.map((stage, index) => {
     if (!isPlainObject(stage) || Object.keys(stage).length !== 1) {
-      throw new CommandError(40323, `A pipeline stage specification object must contain exactly one field (stage ${index + 1}).`);
+      throw new CommandError(
+        40323,
+        `A pipeline stage specification object must contain exactly one field (stage ${index + 1}).`,
+      );
     }
     const [name] = Object.keys(stage);
-    if (name === '$changeStream') throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
-    if (!EVENT_STAGES.has(name)) throw new CommandError(ErrorCode.IllegalOperation, `${name} is not permitted in a $changeStream pipeline`);
+    if (name === '$changeStream')
+      throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
+    if (!EVENT_STAGES.has(name))
+      throw new CommandError(ErrorCode.IllegalOperation, `${name} is not permitted in a $changeStream pipeline`);
     if (name === '$match') {
       const match = compileFilter(stage.$match);
       return (docs) => docs.filter((doc) => match(doc));
@@ -175,44 +204,78 @@ function compileStages(stages: unknown[]): ((docs: Doc[]) => Doc[])[] {
 }
 
 /** The open stream a `$changeStream` aggregate asks for, validated as mongod validates it. */
-export function openChangeStream(log: ChangeLog, db: string, target: string | undefined, pipeline: unknown[]): { cursor: ChangeStreamCursor; ns: string } {
+export function openChangeStream(
+  log: ChangeLog,
+  db: string,
+  target: string | undefined,
+  pipeline: unknown[],
+): { cursor: ChangeStreamCursor; ns: string } {
   const spec = (pipeline[0] as Doc).$changeStream;
-  if (!isPlainObject(spec)) throw typeMismatch(`the $changeStream stage specification must be an object, got ${bsonTypeName(spec)}`);
+  if (!isPlainObject(spec))
+    throw typeMismatch(`the $changeStream stage specification must be an object, got ${bsonTypeName(spec)}`);
   for (const key of Object.keys(spec)) {
-    if (!STAGE_OPTIONS.has(key)) throw new CommandError(40415, `BSON field '$changeStream.${key}' is an unknown field.`);
+    if (!STAGE_OPTIONS.has(key))
+      throw new CommandError(40415, `BSON field '$changeStream.${key}' is an unknown field.`);
   }
   const cluster = spec.allChangesForCluster === true;
   if (cluster && (db !== 'admin' || target !== undefined)) {
-    throw new CommandError(ErrorCode.InvalidNamespace, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name");
+    throw new CommandError(
+      ErrorCode.InvalidNamespace,
+      "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
+    );
   }
-  if (!cluster && INTERNAL_DBS.has(db)) throw new CommandError(ErrorCode.InvalidNamespace, `$changeStream may not be opened on the internal ${db} database`);
+  if (!cluster && INTERNAL_DBS.has(db))
+    throw new CommandError(
+      ErrorCode.InvalidNamespace,
+      `$changeStream may not be opened on the internal ${db} database`,
+    );
   const fullDocument = spec.fullDocument ?? 'default';
   if (fullDocument !== 'default') {
-    if (!['updateLookup', 'whenAvailable', 'required'].includes(fullDocument as string)) badEnum('fullDocument', fullDocument);
-    throw new CommandError(ErrorCode.NotImplemented, `fullDocument: '${String(fullDocument)}' is not supported by the embedded engine (its change log keeps no documents); watch without it and read the documents by documentKey`);
+    if (!['updateLookup', 'whenAvailable', 'required'].includes(fullDocument as string))
+      badEnum('fullDocument', fullDocument);
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `fullDocument: '${String(fullDocument)}' is not supported by the embedded engine (its change log keeps no documents); watch without it and read the documents by documentKey`,
+    );
   }
   const before = spec.fullDocumentBeforeChange ?? 'off';
   if (before !== 'off') {
     if (!['whenAvailable', 'required'].includes(before as string)) badEnum('fullDocumentBeforeChange', before);
-    throw new CommandError(ErrorCode.NotImplemented, `fullDocumentBeforeChange: '${String(before)}' is not supported by the embedded engine (it keeps no pre-images)`);
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `fullDocumentBeforeChange: '${String(before)}' is not supported by the embedded engine (it keeps no pre-images)`,
+    );
   }
   for (const flag of ['showExpandedEvents', 'showSystemEvents', 'showMigrationEvents'] as const) {
-    if (spec[flag] === true) throw new CommandError(ErrorCode.NotImplemented, `${flag} is not supported by the embedded engine`);
+    if (spec[flag] === true)
+      throw new CommandError(ErrorCode.NotImplemented, `${flag} is not supported by the embedded engine`);
   }
-  const resumeOptions = (['resumeAfter', 'startAfter', 'startAtOperationTime'] as const).filter((option) => spec[option] !== undefined && spec[option] !== null);
-  if (resumeOptions.length > 1) throw new CommandError(40674, 'Only one type of resume option is allowed, but multiple were found.');
+  const resumeOptions = (['resumeAfter', 'startAfter', 'startAtOperationTime'] as const).filter(
+    (option) => spec[option] !== undefined && spec[option] !== null,
+  );
+  if (resumeOptions.length > 1)
+    throw new CommandError(40674, 'Only one type of resume option is allowed, but multiple were found.');
   if (resumeOptions[0] === 'startAtOperationTime') {
-    throw new CommandError(ErrorCode.NotImplemented, 'startAtOperationTime is not supported by the embedded engine; resume with resumeAfter or startAfter and a resume token');
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      'startAtOperationTime is not supported by the embedded engine; resume with resumeAfter or startAfter and a resume token',
+    );
   }
   let start: { seq: number; invalidate: boolean; startAfter: boolean } | undefined;
   if (resumeOptions.length) {
     const startAfter = resumeOptions[0] === 'startAfter';
     const point = parseResumeToken(spec[resumeOptions[0]], log.dataDirId);
     if (point.invalidate && !startAfter) {
-      throw new CommandError(ErrorCode.InvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.");
+      throw new CommandError(
+        ErrorCode.InvalidResumeToken,
+        "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.",
+      );
     }
     if (point.seq > log.visibleSeq) {
-      throw new CommandError(ErrorCode.InvalidResumeToken, `the resume token names change ${point.seq}, but this data directory's latest change is ${log.visibleSeq}: it was restored from an older copy`);
+      throw new CommandError(
+        ErrorCode.InvalidResumeToken,
+        `the resume token names change ${point.seq}, but this data directory's latest change is ${log.visibleSeq}: it was restored from an older copy`,
+      );
     }
     if (point.seq < log.firstSeq - 1) {
       throw new CommandError(
@@ -236,7 +299,11 @@ function badEnum(field: string, value: unknown): never {
  * A getMore on a stream: returns the events after its position; with none, waits up to `maxTimeMS` (default
  * 1 s) for new ones without blocking the engine, then returns an empty batch.
  */
-export async function streamGetMore(cursor: ChangeStreamCursor, batchSize: number | undefined, maxTimeMS: number | undefined): Promise<Doc[]> {
+export async function streamGetMore(
+  cursor: ChangeStreamCursor,
+  batchSize: number | undefined,
+  maxTimeMS: number | undefined,
+): Promise<Doc[]> {
   const limit = batchSize && batchSize > 0 ? batchSize : Infinity;
   const deadline = Date.now() + (maxTimeMS && maxTimeMS > 0 ? maxTimeMS : DEFAULT_AWAIT_MS);
   for (;;) {
@@ -245,6 +312,7 @@ export async function streamGetMore(cursor: ChangeStreamCursor, batchSize: numbe
     const left = deadline - Date.now();
     if (left <= 0) return docs;
     await cursor.wait(left);
-    if (cursor.killed) throw new CommandError(ErrorCode.CursorKilled, 'the change stream cursor was killed while waiting for changes');
+    if (cursor.killed)
+      throw new CommandError(ErrorCode.CursorKilled, 'the change stream cursor was killed while waiting for changes');
   }
 }

@@ -62,7 +62,12 @@ interface Chunk {
   ids: unknown[];
 }
 
-const newChunk = (): Chunk => ({ ns: new Uint32Array(CHUNK), type: new Uint8Array(CHUNK), wall: new Float64Array(CHUNK), ids: new Array<unknown>(CHUNK) });
+const newChunk = (): Chunk => ({
+  ns: new Uint32Array(CHUNK),
+  type: new Uint8Array(CHUNK),
+  wall: new Float64Array(CHUNK),
+  ids: new Array<unknown>(CHUNK),
+});
 
 /** The engine-wide, bounded, ordered log of committed changes (see the file comment). */
 export class ChangeLog {
@@ -85,7 +90,8 @@ export class ChangeLog {
     readonly dataDirId: string = randomId(),
     readonly limit: number = DEFAULT_CHANGE_LOG_EVENTS,
   ) {
-    if (!(Number.isInteger(limit) && limit > 0)) throw new Error(`change log limit must be a positive integer, got ${limit}`);
+    if (!(Number.isInteger(limit) && limit > 0))
+      throw new Error(`change log limit must be a positive integer, got ${limit}`);
   }
 
   /** Oldest retained event. */
@@ -186,7 +192,15 @@ export class ChangeLog {
 
   /** The retained events as snapshot sidecar documents: a header, then columns of up to IMAGE_EVENTS events each. */
   image(): Document[] {
-    const docs: Document[] = [{ changeLog: 1, next: this.next, first: this.first, wall: this.wall, namespaces: this.namespaces.map((ns) => [ns.db, ns.coll ?? null]) }];
+    const docs: Document[] = [
+      {
+        changeLog: 1,
+        next: this.next,
+        first: this.first,
+        wall: this.wall,
+        namespaces: this.namespaces.map((ns) => [ns.db, ns.coll ?? null]),
+      },
+    ];
     for (let from = this.first; from < this.next; from += IMAGE_EVENTS) {
       const count = Math.min(IMAGE_EVENTS, this.next - from);
       const ns = new Uint32Array(count);
@@ -215,14 +229,16 @@ export class ChangeLog {
     this.base = this.first = this.next = header.first as number;
     this.wall = header.wall as number;
     for (const column of columns) {
-      if (column.from !== this.next) throw new Error(`change log: snapshot events start at ${String(column.from)}, expected ${this.next}`);
+      if (column.from !== this.next)
+        throw new Error(`change log: snapshot events start at ${String(column.from)}, expected ${this.next}`);
       const ns = new Uint32Array(bytes(column.ns).buffer);
       const type = bytes(column.type);
       const wall = new Float64Array(bytes(column.wall).buffer);
       const ids = column.ids as unknown[];
       for (let i = 0; i < type.length; i++) this.push(type[i], ns[i], ids[i], wall[i]);
     }
-    if (this.next !== header.next) throw new Error(`change log: snapshot holds events up to ${this.next - 1}, header says ${String(header.next)}`);
+    if (this.next !== header.next)
+      throw new Error(`change log: snapshot holds events up to ${this.next - 1}, header says ${String(header.next)}`);
     this.published = this.next - 1;
   }
 
@@ -271,7 +287,8 @@ export class ChangeLog {
   }
 
   private locate(seq: number): { chunk: Chunk; slot: number } {
-    if (seq < this.first || seq >= this.next) throw new Error(`change log: event ${seq} is not retained (${this.first}..${this.next - 1})`);
+    if (seq < this.first || seq >= this.next)
+      throw new Error(`change log: event ${seq} is not retained (${this.first}..${this.next - 1})`);
     const index = seq - this.base;
     return { chunk: this.chunks[Math.floor(index / CHUNK)], slot: index % CHUNK };
   }
@@ -288,7 +305,8 @@ export class ChangeLog {
   }
 }
 
-const binary = (array: Uint8Array | Uint32Array | Float64Array): Binary => new Binary(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+const binary = (array: Uint8Array | Uint32Array | Float64Array): Binary =>
+  new Binary(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
 
 /** The bytes of a stored Binary, copied so typed arrays can view them aligned. */
 function bytes(value: unknown): Uint8Array {
@@ -341,19 +359,28 @@ export interface ResumePoint {
 
 /** The resume token of the position after `seq`. */
 export function resumeToken(dataDirId: string, seq: number, invalidate = false): { _data: string } {
-  return { _data: `${TOKEN_FORMAT}${dataDirId}${seq.toString(16).toUpperCase().padStart(14, '0')}${invalidate ? '01' : '00'}` };
+  return {
+    _data: `${TOKEN_FORMAT}${dataDirId}${seq.toString(16).toUpperCase().padStart(14, '0')}${invalidate ? '01' : '00'}`,
+  };
 }
 
 /** Reads a resume token of this data directory; anything else is InvalidResumeToken. */
 export function parseResumeToken(token: unknown, dataDirId: string): ResumePoint {
   const data = token !== null && typeof token === 'object' ? (token as Document)._data : undefined;
   if (typeof data !== 'string' || data.length !== 50 || !data.startsWith(TOKEN_FORMAT) || !/^[0-9A-F]+$/.test(data)) {
-    throw new CommandError(ErrorCode.InvalidResumeToken, `invalid resume token: ${JSON.stringify(token)} was not produced by the embedded engine`);
+    throw new CommandError(
+      ErrorCode.InvalidResumeToken,
+      `invalid resume token: ${JSON.stringify(token)} was not produced by the embedded engine`,
+    );
   }
   if (data.slice(2, 34) !== dataDirId) {
-    throw new CommandError(ErrorCode.InvalidResumeToken, 'the resume token was produced by an engine serving a different data directory; its changes are not in this one');
+    throw new CommandError(
+      ErrorCode.InvalidResumeToken,
+      'the resume token was produced by an engine serving a different data directory; its changes are not in this one',
+    );
   }
   const flag = data.slice(48);
-  if (flag !== '00' && flag !== '01') throw new CommandError(ErrorCode.InvalidResumeToken, `invalid resume token: ${data}`);
+  if (flag !== '00' && flag !== '01')
+    throw new CommandError(ErrorCode.InvalidResumeToken, `invalid resume token: ${data}`);
   return { seq: parseInt(data.slice(34, 48), 16), invalidate: flag === '01' };
 }

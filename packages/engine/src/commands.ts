@@ -10,7 +10,17 @@ import { findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
 import { MAX_MESSAGE_SIZE } from './wire';
-import { bsonTypeName, canonicalKey, compareValues, immutableSize, isPlainObject, pathValues, sameDocument, toNumber, type Doc } from './values';
+import {
+  bsonTypeName,
+  canonicalKey,
+  compareValues,
+  immutableSize,
+  isPlainObject,
+  pathValues,
+  sameDocument,
+  toNumber,
+  type Doc,
+} from './values';
 
 /** Where acknowledged writes go before the reply (the DurableLog). */
 export interface Journal {
@@ -46,7 +56,16 @@ const UNKNOWN_FIELD = 40415;
 const TRANSACTION_FIELDS = ['txnNumber', 'startTransaction', 'autocommit'];
 
 /** Commands that apply a `collation` (see parseCollation) to their own filter, sort or values. */
-const COLLATING_COMMANDS = new Set(['find', 'count', 'distinct', 'aggregate', 'update', 'delete', 'findAndModify', 'findandmodify']);
+const COLLATING_COMMANDS = new Set([
+  'find',
+  'count',
+  'distinct',
+  'aggregate',
+  'update',
+  'delete',
+  'findAndModify',
+  'findandmodify',
+]);
 
 /**
  * A collation anywhere else (a collection's or an index's default) would change how stored strings compare, which
@@ -56,12 +75,18 @@ function rejectCollation(name: string, command: Document): void {
   if (COLLATING_COMMANDS.has(name)) return;
   const collation = command.collation;
   if (collation !== undefined && !(isPlainObject(collation) && collation.locale === 'simple')) {
-    throw new CommandError(ErrorCode.NotImplemented, `collation on ${name} is not supported by the embedded engine (only { locale: "simple" })`);
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `collation on ${name} is not supported by the embedded engine (only { locale: "simple" })`,
+    );
   }
 }
 
 const refuseCollated = (what: string): CommandError =>
-  new CommandError(ErrorCode.NotImplemented, `${what} with a non-simple collation is not supported by the embedded engine`);
+  new CommandError(
+    ErrorCode.NotImplemented,
+    `${what} with a non-simple collation is not supported by the embedded engine`,
+  );
 
 /** Refuses the parts of an update whose comparisons a collation would change and the engine does not collate. */
 function checkCollatedUpdate(update: unknown, arrayFilters: unknown): void {
@@ -71,7 +96,8 @@ function checkCollatedUpdate(update: unknown, arrayFilters: unknown): void {
   for (const [op, fields] of Object.entries(update)) {
     if (op === '$addToSet' || op === '$pull' || op === '$pullAll') throw refuseCollated(op);
     const paths = isPlainObject(fields) ? Object.keys(fields) : [];
-    if (paths.some((path) => path.split('.').some((segment) => segment === '$' || segment.startsWith('$[')))) throw refuseCollated('a positional update');
+    if (paths.some((path) => path.split('.').some((segment) => segment === '$' || segment.startsWith('$['))))
+      throw refuseCollated('a positional update');
   }
 }
 
@@ -117,7 +143,9 @@ export class Engine {
     readonly options: EngineOptions = {},
   ) {
     this.ttlMonitor = setInterval(() => {
-      this.expireDocuments(new Date()).catch((error: unknown) => this.log(`embedded engine: TTL pass failed: ${String(error)}`));
+      this.expireDocuments(new Date()).catch((error: unknown) =>
+        this.log(`embedded engine: TTL pass failed: ${String(error)}`),
+      );
     }, TTL_MONITOR_INTERVAL_MS);
     this.ttlMonitor.unref();
   }
@@ -161,11 +189,15 @@ export class Engine {
       if (!handler) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name ?? ''}'`);
       this.fireFailPoint(name!);
       if (TRANSACTION_FIELDS.some((field) => field in command)) {
-        throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
+        throw new CommandError(
+          ErrorCode.IllegalOperation,
+          'Transaction numbers are only allowed on a replica set member or mongos',
+        );
       }
       const db = command.$db;
       if (typeof db !== 'string' || !db) throw badValue('Missing or invalid $db');
-      if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
+      if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64)
+        throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
       rejectCollation(name!, command);
       const result = handler(command, { db, engine: this, connectionId, ops });
       // Awaited only when it is a promise: a write must reach `commit` in the tick that applied it.
@@ -178,7 +210,10 @@ export class Engine {
       try {
         await this.commit(ops);
       } catch (error) {
-        return new CommandError(ErrorCode.InternalError, `the write could not be made durable: ${(error as Error).message}`).toReply();
+        return new CommandError(
+          ErrorCode.InternalError,
+          `the write could not be made durable: ${(error as Error).message}`,
+        ).toReply();
       }
     }
     return reply;
@@ -191,7 +226,11 @@ export class Engine {
     if (--point.remaining <= 0) this.failCommand = undefined;
     if (point.closeConnection) throw new CloseConnection(command);
     const labels = point.errorLabels ? { errorLabels: point.errorLabels } : {};
-    throw new CommandError(point.errorCode ?? ErrorCode.InternalError, `Failing command ${command} via 'failCommand' failpoint`, labels);
+    throw new CommandError(
+      point.errorCode ?? ErrorCode.InternalError,
+      `Failing command ${command} via 'failCommand' failpoint`,
+      labels,
+    );
   }
 
   close(): void {
@@ -230,7 +269,9 @@ function optionalObject(command: Document, field: string, commandName: string): 
   const value = command[field];
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) {
-    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'object'`);
+    throw typeMismatch(
+      `BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'object'`,
+    );
   }
   return value;
 }
@@ -240,20 +281,25 @@ function optionalCount(command: Document, field: string, commandName: string): n
   if (value === undefined || value === null) return undefined;
   const n = toNumber(value);
   if (n === undefined || !Number.isFinite(n)) {
-    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`);
+    throw typeMismatch(
+      `BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`,
+    );
   }
   return Math.trunc(n);
 }
 
 function nonNegative(value: number | undefined, field: string): number | undefined {
-  if (value !== undefined && value < 0) throw new CommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
+  if (value !== undefined && value < 0)
+    throw new CommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
   return value;
 }
 
 function requireArray(command: Document, field: string, commandName: string): unknown[] {
   const value = command[field];
   if (!Array.isArray(value)) {
-    throw typeMismatch(`BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'array'`);
+    throw typeMismatch(
+      `BSON field '${commandName}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'array'`,
+    );
   }
   return value;
 }
@@ -263,7 +309,10 @@ function checkSize(doc: Doc, update: boolean): void {
   const size = immutableSize(doc);
   if (size <= MAX_BSON_SIZE) return;
   if (update) throw new CommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
-  throw new CommandError(ErrorCode.BSONObjectTooLarge, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
+  throw new CommandError(
+    ErrorCode.BSONObjectTooLarge,
+    `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`,
+  );
 }
 
 function validateId(doc: Doc): void {
@@ -273,7 +322,10 @@ function validateId(doc: Doc): void {
   }
   const dollar = isPlainObject(id) ? dollarPrefixedField(id) : undefined;
   if (dollar !== undefined) {
-    throw new CommandError(ErrorCode.DollarPrefixedFieldName, `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+    throw new CommandError(
+      ErrorCode.DollarPrefixedFieldName,
+      `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`,
+    );
   }
 }
 
@@ -284,7 +336,11 @@ const DBREF_FIELDS = new Set(['$ref', '$id', '$db']);
 function dollarPrefixedField(doc: Doc): string | undefined {
   for (const [key, value] of Object.entries(doc)) {
     if (key.startsWith('$') && !DBREF_FIELDS.has(key)) return key;
-    const nested = isPlainObject(value) ? dollarPrefixedField(value) : Array.isArray(value) ? dollarPrefixedField({ ...value }) : undefined;
+    const nested = isPlainObject(value)
+      ? dollarPrefixedField(value)
+      : Array.isArray(value)
+        ? dollarPrefixedField({ ...value })
+        : undefined;
     if (nested !== undefined) return nested;
   }
   return undefined;
@@ -369,7 +425,8 @@ function getMore(command: Document, { db, engine }: CommandContext): Doc {
 function killCursors(command: Document, { engine }: CommandContext): Doc {
   collectionName(command, 'killCursors');
   const ids = requireArray(command, 'cursors', 'killCursors').map((id) => {
-    if (!(id instanceof Long)) throw typeMismatch(`Field 'cursors' contains an element that is not of type long: ${String(id)}`);
+    if (!(id instanceof Long))
+      throw typeMismatch(`Field 'cursors' contains an element that is not of type long: ${String(id)}`);
     return id;
   });
   const { killed, notFound } = engine.cursors.kill(ids);
@@ -393,7 +450,8 @@ function count(command: Document, { db, engine }: CommandContext): Doc {
 function distinct(command: Document, { db, engine }: CommandContext): Doc {
   const name = collectionName(command, 'distinct');
   const key = command.key;
-  if (typeof key !== 'string') throw typeMismatch(`BSON field 'distinct.key' is the wrong type '${bsonTypeName(key)}', expected type 'string'`);
+  if (typeof key !== 'string')
+    throw typeMismatch(`BSON field 'distinct.key' is the wrong type '${bsonTypeName(key)}', expected type 'string'`);
   const filter = optionalObject(command, 'query', 'distinct');
   const collation = parseCollation(command.collation);
   const docs = findDocuments(engine.store.collection(db, name), { filter, collation });
@@ -427,12 +485,21 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
   const pipeline = requireArray(command, 'pipeline', 'aggregate');
   const cursorOptions = optionalObject(command, 'cursor', 'aggregate');
   if (!cursorOptions && command.explain !== true) {
-    throw new CommandError(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      "The 'cursor' option is required, except for aggregate with the explain argument",
+    );
   }
-  if (command.explain === true) throw new CommandError(ErrorCode.NotImplemented, 'explain is not supported by the embedded engine');
+  if (command.explain === true)
+    throw new CommandError(ErrorCode.NotImplemented, 'explain is not supported by the embedded engine');
   const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'aggregate.cursor'), 'batchSize');
   if (isPlainObject(pipeline[0]) && '$changeStream' in pipeline[0]) {
-    const { cursor, ns } = openChangeStream(engine.store.changes, db, typeof target === 'string' ? target : undefined, pipeline);
+    const { cursor, ns } = openChangeStream(
+      engine.store.changes,
+      db,
+      typeof target === 'string' ? target : undefined,
+      pipeline,
+    );
     // The first batch never waits; the cursor stays open (tailable) until an invalidate closes it.
     const firstBatch = cursor.batch(batchSize ?? DEFAULT_FIRST_BATCH);
     const id = cursor.closed ? Long.ZERO : engine.cursors.openStream(ns, cursor);
@@ -442,7 +509,15 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
     throw new CommandError(40602, '$changeStream is only valid as the first stage in a pipeline');
   }
   const collation = parseCollation(command.collation);
-  const docs = runAggregate(engine.store, db, typeof target === 'string' ? target : undefined, pipeline, ops, letVariables(command, 'aggregate'), collation);
+  const docs = runAggregate(
+    engine.store,
+    db,
+    typeof target === 'string' ? target : undefined,
+    pipeline,
+    ops,
+    letVariables(command, 'aggregate'),
+    collation,
+  );
   const ns = typeof target === 'string' ? `${db}.${target}` : `${db}.$cmd.aggregate`;
   return engine.cursors.firstBatch(ns, { docs }, batchSize, false);
 }
@@ -492,8 +567,15 @@ function updateStatement(
   options: { multi: boolean; upsert: boolean; sort?: Doc; returnNew?: boolean; variables?: Doc; collation?: Doc },
   ops: JournalOp[],
 ): UpdateOutcome {
-  if (update.kind === 'replacement' && options.multi) throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
-  const matches = findDocuments(collection, { filter, sort: options.sort, limit: options.multi ? undefined : 1, variables: options.variables, collation: options.collation });
+  if (update.kind === 'replacement' && options.multi)
+    throw new CommandError(ErrorCode.FailedToParse, 'multi update is not supported for replacement-style update');
+  const matches = findDocuments(collection, {
+    filter,
+    sort: options.sort,
+    limit: options.multi ? undefined : 1,
+    variables: options.variables,
+    collation: options.collation,
+  });
   if (matches.length) {
     let modified = 0;
     let value: Doc | null = null;
@@ -512,7 +594,10 @@ function updateStatement(
   }
   if (!options.upsert) return { matched: 0, modified: 0, value: null };
   const seed = upsertSeed(filter);
-  let created = update.kind === 'replacement' ? update.apply(seed._id === undefined ? {} : { _id: seed._id }, { filter, isInsert: true }) : update.apply(seed, { filter, isInsert: true });
+  let created =
+    update.kind === 'replacement'
+      ? update.apply(seed._id === undefined ? {} : { _id: seed._id }, { filter, isInsert: true })
+      : update.apply(seed, { filter, isInsert: true });
   created = withIdFirst(created);
   validateId(created);
   checkSize(created, true);
@@ -542,7 +627,16 @@ function update(command: Document, { db, engine, ops }: CommandContext): Doc {
       if (collation) checkCollatedUpdate(statement.u, statement.arrayFilters);
       const compiled = compileUpdate(statement.u, statement.arrayFilters, variables);
       const multi = statement.multi === true;
-      const outcome = updateStatement(engine.store.collection(db, name), engine.store, db, name, filter, compiled, { multi, upsert: statement.upsert === true, variables, collation }, ops);
+      const outcome = updateStatement(
+        engine.store.collection(db, name),
+        engine.store,
+        db,
+        name,
+        filter,
+        compiled,
+        { multi, upsert: statement.upsert === true, variables, collation },
+        ops,
+      );
       if (outcome.upsertedId !== undefined) {
         n++;
         upserted.push({ index: i, _id: outcome.upsertedId });
@@ -576,7 +670,11 @@ function remove(command: Document, { db, engine, ops }: CommandContext): Doc {
       if (!isPlainObject(statement)) throw typeMismatch('delete statements must be objects');
       const filter = optionalObject(statement, 'q', 'delete.deletes');
       const limit = toNumber(statement.limit);
-      if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${String(statement.limit)}`);
+      if (limit !== 0 && limit !== 1)
+        throw new CommandError(
+          ErrorCode.FailedToParse,
+          `The limit field in delete objects must be 0 or 1. Got ${String(statement.limit)}`,
+        );
       const collection = engine.store.collection(db, name);
       const collation = parseCollation(statement.collation);
       const matches = findDocuments(collection, { filter, limit: limit === 1 ? 1 : undefined, variables, collation });
@@ -598,9 +696,15 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
   const removeDoc = command.remove === true;
   const upsert = command.upsert === true;
   const returnNew = command.new === true;
-  if (removeDoc && command.update !== undefined) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both an update and remove=true');
-  if (!removeDoc && command.update === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
-  if (removeDoc && (upsert || returnNew)) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true or new=true and remove=true');
+  if (removeDoc && command.update !== undefined)
+    throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both an update and remove=true');
+  if (!removeDoc && command.update === undefined)
+    throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
+  if (removeDoc && (upsert || returnNew))
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      'Cannot specify both upsert=true and remove=true or new=true and remove=true',
+    );
   const project = compileProjection(fields);
   const variables = letVariables(command, 'findAndModify');
   const collation = parseCollation(command.collation);
@@ -615,7 +719,16 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
     lastErrorObject = { n: doc ? 1 : 0 };
   } else {
     const compiled = compileUpdate(command.update, command.arrayFilters, variables);
-    const outcome = updateStatement(collection, engine.store, db, name, filter, compiled, { multi: false, upsert, sort, returnNew, variables, collation }, ops);
+    const outcome = updateStatement(
+      collection,
+      engine.store,
+      db,
+      name,
+      filter,
+      compiled,
+      { multi: false, upsert, sort, returnNew, variables, collation },
+      ops,
+    );
     value = outcome.value ?? null;
     lastErrorObject =
       outcome.upsertedId !== undefined
@@ -628,8 +741,43 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
 // ---------- catalog ----------
 
 /** Options `create` accepts and stores; anything else is rejected like an unknown field. */
-const COLLECTION_OPTIONS = new Set(['capped', 'size', 'max', 'validator', 'validationLevel', 'validationAction', 'collation', 'timeseries', 'expireAfterSeconds', 'clusteredIndex', 'changeStreamPreAndPostImages', 'storageEngine', 'indexOptionDefaults', 'viewOn', 'pipeline', 'comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
-const COMMAND_ONLY_FIELDS = new Set(['comment', 'writeConcern', 'lsid', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
+const COLLECTION_OPTIONS = new Set([
+  'capped',
+  'size',
+  'max',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'collation',
+  'timeseries',
+  'expireAfterSeconds',
+  'clusteredIndex',
+  'changeStreamPreAndPostImages',
+  'storageEngine',
+  'indexOptionDefaults',
+  'viewOn',
+  'pipeline',
+  'comment',
+  'writeConcern',
+  'lsid',
+  '$clusterTime',
+  '$db',
+  '$readPreference',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+]);
+const COMMAND_ONLY_FIELDS = new Set([
+  'comment',
+  'writeConcern',
+  'lsid',
+  '$clusterTime',
+  '$db',
+  '$readPreference',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+]);
 
 function create(command: Document, { db, engine, ops }: CommandContext): Doc {
   const name = collectionName(command, 'create');
@@ -640,7 +788,10 @@ function create(command: Document, { db, engine, ops }: CommandContext): Doc {
     options[key] = value;
   }
   if (options.viewOn !== undefined || options.timeseries !== undefined || options.capped === true) {
-    throw new CommandError(ErrorCode.NotImplemented, 'views, time series and capped collections are not supported by the embedded engine');
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      'views, time series and capped collections are not supported by the embedded engine',
+    );
   }
   const existing = engine.store.collection(db, name);
   if (existing) {
@@ -664,17 +815,21 @@ function drop(command: Document, { db, engine, ops }: CommandContext): Doc {
 
 /** `renameCollection` (an admin command with full namespaces), journaled as copy-then-drop. */
 function renameCollection(command: Document, { db, engine, ops }: CommandContext): Doc {
-  if (db !== 'admin') throw new CommandError(ErrorCode.Unauthorized, 'renameCollection may only be run against the admin database.');
+  if (db !== 'admin')
+    throw new CommandError(ErrorCode.Unauthorized, 'renameCollection may only be run against the admin database.');
   const parse = (ns: unknown, field: string): [string, string] => {
     const dot = typeof ns === 'string' ? ns.indexOf('.') : -1;
-    if (dot <= 0 || dot === (ns as string).length - 1) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${String(ns)}`);
+    if (dot <= 0 || dot === (ns as string).length - 1)
+      throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${String(ns)}`);
     return [(ns as string).slice(0, dot), (ns as string).slice(dot + 1)];
   };
   const [fromDb, fromName] = parse(command.renameCollection, 'source');
   const [toDb, toName] = parse(command.to, 'target');
   const source = engine.store.collection(fromDb, fromName);
-  if (!source) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${fromDb}.${fromName} does not exist`);
-  if (source.ns === `${toDb}.${toName}`) throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
+  if (!source)
+    throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${fromDb}.${fromName} does not exist`);
+  if (source.ns === `${toDb}.${toName}`)
+    throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
   if (engine.store.collection(toDb, toName)) {
     if (command.dropTarget !== true) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
     engine.store.dropCollection(toDb, toName, ops);
@@ -736,39 +891,88 @@ function listDatabases(command: Document, { engine }: CommandContext): Doc {
     databases.push(info);
   }
   databases.sort((a, b) => compareValues(a.name, b.name));
-  return command.nameOnly === true ? ok({ databases }) : ok({ databases, totalSize, totalSizeMb: Math.round(totalSize / 1048576) });
+  return command.nameOnly === true
+    ? ok({ databases })
+    : ok({ databases, totalSize, totalSizeMb: Math.round(totalSize / 1048576) });
 }
 
-const INDEX_OPTIONS = new Set(['key', 'name', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'background', 'hidden', 'collation', 'v', 'ns', 'weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'storageEngine']);
+const INDEX_OPTIONS = new Set([
+  'key',
+  'name',
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'background',
+  'hidden',
+  'collation',
+  'v',
+  'ns',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'wildcardProjection',
+  'storageEngine',
+]);
 /** Options that make two indexes on the same key different indexes (mongod's "index options" comparison). */
-const SIGNIFICANT_OPTIONS = ['unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'collation', 'hidden'];
+const SIGNIFICANT_OPTIONS = [
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'collation',
+  'hidden',
+];
 
 function normalizeIndexSpec(raw: unknown): IndexSpec {
   if (!isPlainObject(raw)) throw typeMismatch('index specification must be an object');
   for (const key of Object.keys(raw)) {
-    if (!INDEX_OPTIONS.has(key)) throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field '${key}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`);
+    if (!INDEX_OPTIONS.has(key))
+      throw new CommandError(
+        ErrorCode.InvalidIndexSpecificationOption,
+        `The field '${key}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`,
+      );
   }
   const key = raw.key;
-  if (!isPlainObject(key) || !Object.keys(key).length) throw new CommandError(ErrorCode.CannotCreateIndex, 'Index keys cannot be empty.');
+  if (!isPlainObject(key) || !Object.keys(key).length)
+    throw new CommandError(ErrorCode.CannotCreateIndex, 'Index keys cannot be empty.');
   for (const [field, direction] of Object.entries(key)) {
     if (typeof direction === 'string') {
       if (direction !== 'hashed') {
-        throw new CommandError(ErrorCode.CannotCreateIndex, `Index type '${direction}' on field '${field}' is not supported by the embedded engine (no text, geo or wildcard indexes)`);
+        throw new CommandError(
+          ErrorCode.CannotCreateIndex,
+          `Index type '${direction}' on field '${field}' is not supported by the embedded engine (no text, geo or wildcard indexes)`,
+        );
       }
     } else {
       const n = toNumber(direction);
       if (n === undefined || n === 0 || Number.isNaN(n)) {
-        throw new CommandError(ErrorCode.CannotCreateIndex, `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found ${String(direction)} for field ${field}`);
+        throw new CommandError(
+          ErrorCode.CannotCreateIndex,
+          `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found ${String(direction)} for field ${field}`,
+        );
       }
     }
-    if (field.startsWith('$')) throw new CommandError(ErrorCode.CannotCreateIndex, `Index key contains an illegal field name: field name starts with '$'.`);
+    if (field.startsWith('$'))
+      throw new CommandError(
+        ErrorCode.CannotCreateIndex,
+        `Index key contains an illegal field name: field name starts with '$'.`,
+      );
   }
   const name = raw.name ?? defaultIndexName(key);
   if (typeof name !== 'string' || !name) throw typeMismatch('The index name must be a non-empty string');
   if (raw.partialFilterExpression !== undefined) compileFilter(raw.partialFilterExpression);
   // A collated index would compare its keys (uniqueness) by the collation; the engine's indexes compare binary.
   if (raw.collation !== undefined && parseCollation(raw.collation)) {
-    throw new CommandError(ErrorCode.NotImplemented, 'an index with a non-simple collation is not supported by the embedded engine');
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      'an index with a non-simple collation is not supported by the embedded engine',
+    );
   }
   const spec: IndexSpec = { v: 2, key, name };
   for (const [option, value] of Object.entries(raw)) {
@@ -780,7 +984,11 @@ function normalizeIndexSpec(raw: unknown): IndexSpec {
     spec[option] = value;
   }
   if (name === '_id_' || (Object.keys(key).length === 1 && key._id !== undefined && spec.unique === undefined)) {
-    if (spec.unique || spec.sparse) throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field 'unique' is not valid for an _id index specification. Specification: ${JSON.stringify(raw)}`);
+    if (spec.unique || spec.sparse)
+      throw new CommandError(
+        ErrorCode.InvalidIndexSpecificationOption,
+        `The field 'unique' is not valid for an _id index specification. Specification: ${JSON.stringify(raw)}`,
+      );
   }
   return spec;
 }
@@ -797,23 +1005,42 @@ function createIndexes(command: Document, { db, engine, ops }: CommandContext): 
     const isIdIndex = Object.keys(spec.key).length === 1 && spec.key._id !== undefined && !spec.partialFilterExpression;
     const existing = isIdIndex
       ? { name: '_id_', key: { _id: 1 } as Doc }
-      : [...collection.indexes.values()].map((index) => index.spec).find((index) => index.name === spec.name || sameDocument(index.key, spec.key));
+      : [...collection.indexes.values()]
+          .map((index) => index.spec)
+          .find((index) => index.name === spec.name || sameDocument(index.key, spec.key));
     if (!existing) {
-      if (fresh.some((other) => other.name === spec.name)) throw new CommandError(ErrorCode.IndexKeySpecsConflict, `Index with name: ${spec.name} already exists with a different key spec`);
+      if (fresh.some((other) => other.name === spec.name))
+        throw new CommandError(
+          ErrorCode.IndexKeySpecsConflict,
+          `Index with name: ${spec.name} already exists with a different key spec`,
+        );
       fresh.push(spec);
       continue;
     }
     if (existing.name === spec.name && !sameDocument(existing.key, spec.key)) {
-      throw new CommandError(ErrorCode.IndexKeySpecsConflict, `An existing index has the same name as the requested index. When index names are not explicitly specified, they are auto-generated and can become too long, especially for compound indexes. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+      throw new CommandError(
+        ErrorCode.IndexKeySpecsConflict,
+        `An existing index has the same name as the requested index. When index names are not explicitly specified, they are auto-generated and can become too long, especially for compound indexes. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`,
+      );
     }
     if (isIdIndex) continue;
     const sameOptions = SIGNIFICANT_OPTIONS.every((option) => sameDocument((existing as Doc)[option], spec[option]));
     if (existing.name !== spec.name) {
-      if (sameOptions) throw new CommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${existing.name}`);
-      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+      if (sameOptions)
+        throw new CommandError(
+          ErrorCode.IndexOptionsConflict,
+          `Index already exists with a different name: ${existing.name}`,
+        );
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`,
+      );
     }
     if (!sameOptions) {
-      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`);
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(existing)}`,
+      );
     }
   }
   const mark = ops.length;
@@ -839,7 +1066,12 @@ function listIndexes(command: Document, { db, engine }: CommandContext): Doc {
   if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
   const cursorOptions = optionalObject(command, 'cursor', 'listIndexes');
   const batchSize = nonNegative(optionalCount(cursorOptions ?? {}, 'batchSize', 'listIndexes.cursor'), 'batchSize');
-  return engine.cursors.firstBatch(`${db}.$cmd.listIndexes.${name}`, { docs: collection.indexSpecs() }, batchSize ?? Infinity, false);
+  return engine.cursors.firstBatch(
+    `${db}.$cmd.listIndexes.${name}`,
+    { docs: collection.indexSpecs() },
+    batchSize ?? Infinity,
+    false,
+  );
 }
 
 function dropIndexes(command: Document, { db, engine, ops }: CommandContext): Doc {
@@ -861,11 +1093,14 @@ function dropIndexes(command: Document, { db, engine, ops }: CommandContext): Do
     if (!found) throw new CommandError(ErrorCode.IndexNotFound, `can't find index with key: ${JSON.stringify(target)}`);
     names = [found.spec.name];
   } else {
-    throw typeMismatch(`BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(target)}', expected types '[string, object, array]'`);
+    throw typeMismatch(
+      `BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(target)}', expected types '[string, object, array]'`,
+    );
   }
   for (const index of names) {
     if (index === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
-    if (!collection.indexes.has(index)) throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${index}]`);
+    if (!collection.indexes.has(index))
+      throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${index}]`);
   }
   for (const index of names) collection.dropIndex(index, ops);
   return ok({ nIndexesWas });
@@ -879,25 +1114,43 @@ function dbStats(command: Document, { db, engine }: CommandContext): Doc {
 }
 
 function transactionCommand(): Doc {
-  throw new CommandError(ErrorCode.IllegalOperation, 'Transaction numbers are only allowed on a replica set member or mongos');
+  throw new CommandError(
+    ErrorCode.IllegalOperation,
+    'Transaction numbers are only allowed on a replica set member or mongos',
+  );
 }
 
 /** `configureFailPoint` (a test command): only `failCommand`, with the modes `off`, `alwaysOn` and `{times}`. */
 function configureFailPoint(command: Document, { db, engine }: CommandContext): Doc {
-  if (!engine.options.enableTestCommands) throw new CommandError(ErrorCode.CommandNotFound, "no such command: 'configureFailPoint'");
-  if (db !== 'admin') throw new CommandError(ErrorCode.Unauthorized, 'configureFailPoint may only be run against the admin database.');
+  if (!engine.options.enableTestCommands)
+    throw new CommandError(ErrorCode.CommandNotFound, "no such command: 'configureFailPoint'");
+  if (db !== 'admin')
+    throw new CommandError(ErrorCode.Unauthorized, 'configureFailPoint may only be run against the admin database.');
   const name = command.configureFailPoint;
-  if (name !== 'failCommand') throw new CommandError(ErrorCode.NotImplemented, `fail point '${String(name)}' is not supported by the embedded engine`);
+  if (name !== 'failCommand')
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `fail point '${String(name)}' is not supported by the embedded engine`,
+    );
   const mode = command.mode;
   if (mode === 'off') {
     engine.failCommand = undefined;
     return ok({ count: 0 });
   }
-  const times = mode === 'alwaysOn' ? Infinity : isPlainObject(mode) && Object.keys(mode).join() === 'times' ? toNumber(mode.times) : undefined;
+  const times =
+    mode === 'alwaysOn'
+      ? Infinity
+      : isPlainObject(mode) && Object.keys(mode).join() === 'times'
+        ? toNumber(mode.times)
+        : undefined;
   if (times === undefined || !(times > 0)) throw badValue(`unsupported fail point mode ${JSON.stringify(mode)}`);
   const data = optionalObject(command, 'data', 'configureFailPoint') ?? {};
   const unsupported = Object.keys(data).filter((field) => !FAIL_COMMAND_FIELDS.has(field));
-  if (unsupported.length) throw new CommandError(ErrorCode.NotImplemented, `failCommand data fields not supported by the embedded engine: ${unsupported.join(', ')}`);
+  if (unsupported.length)
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `failCommand data fields not supported by the embedded engine: ${unsupported.join(', ')}`,
+    );
   if (!Array.isArray(data.failCommands) || !data.failCommands.every((c: unknown) => typeof c === 'string')) {
     throw badValue("'failCommands' must be an array of command names");
   }
@@ -926,7 +1179,14 @@ const HANDLERS: Record<string, Handler> = {
     ok(command.featureCompatibilityVersion !== undefined ? { featureCompatibilityVersion: { version: '7.0' } } : {}),
   connectionStatus: () => ok({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] } }),
   whatsmyuri: (command, context) => ok({ you: `connection ${context.connectionId}` }),
-  serverStatus: () => ok({ host: 'localhost', version: SERVER_VERSION, process: 'hindsight-embedded', uptime: Math.floor(process.uptime()), localTime: new Date() }),
+  serverStatus: () =>
+    ok({
+      host: 'localhost',
+      version: SERVER_VERSION,
+      process: 'hindsight-embedded',
+      uptime: Math.floor(process.uptime()),
+      localTime: new Date(),
+    }),
   hostInfo: () => ok({ system: { currentTime: new Date(), hostname: 'localhost' }, os: { type: process.platform } }),
   dbStats,
   find,

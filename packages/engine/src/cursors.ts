@@ -155,6 +155,9 @@ export class CursorManager {
 
 function checkNamespace(ns: string, cursorNs: string): void {
   if (cursorNs !== ns) {
-    throw new CommandError(ErrorCode.Unauthorized, `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursorNs}`);
+    throw new CommandError(
+      ErrorCode.Unauthorized,
+      `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursorNs}`,
+    );
   }
 }

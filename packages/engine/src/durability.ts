@@ -238,7 +238,14 @@ export class DurableLog {
 
     const first = Math.max(base, 1);
     const replay = journals.filter((seq) => seq >= first);
-    const report: RecoveryReport = { snapshot: base || null, journals: replay.length, records: 0, ops: 0, discardedBytes: 0, ms: 0 };
+    const report: RecoveryReport = {
+      snapshot: base || null,
+      journals: replay.length,
+      records: 0,
+      ops: 0,
+      discardedBytes: 0,
+      ms: 0,
+    };
     let journalBytes = 0;
     for (const [i, seq] of replay.entries()) {
       const path = join(dataDir, journalName(seq));
@@ -253,7 +260,9 @@ export class DurableLog {
       if (valid === size) continue;
       if (i < replay.length - 1) {
         // Only the last journal can have a torn tail: earlier ones were fsynced whole before the next was created.
-        throw new Error(`durability: ${journalName(seq)} is corrupt at byte ${valid} of ${size} and is not the last journal`);
+        throw new Error(
+          `durability: ${journalName(seq)} is corrupt at byte ${valid} of ${size} and is not the last journal`,
+        );
       }
       report.discardedBytes = size - valid;
       log(`durability: discarded a torn tail of ${size - valid} bytes from ${journalName(seq)}`);
@@ -325,7 +334,12 @@ export class DurableLog {
 
   /** Counters for tests and benchmarks: `commits` write+fsync rounds carried `records` appends. */
   get stats(): { commits: number; records: number; journalSeq: number; journalBytes: number } {
-    return { commits: this.commits, records: this.records, journalSeq: this.journalSeq, journalBytes: this.journalBytes };
+    return {
+      commits: this.commits,
+      records: this.records,
+      journalSeq: this.journalSeq,
+      journalBytes: this.journalBytes,
+    };
   }
 
   private kick(): void {
@@ -351,14 +365,24 @@ export class DurableLog {
   }
 
   private compactionDue(): boolean {
-    return !this.failure && !this.snapshotting && (this.compactRequests.length > 0 || this.journalBytes >= this.compactAt);
+    return (
+      !this.failure && !this.snapshotting && (this.compactRequests.length > 0 || this.journalBytes >= this.compactAt)
+    );
   }
 
   private async commit(batch: Pending[]): Promise<void> {
     const bytes = batch.reduce((sum, pending) => sum + pending.record.length, 0);
     try {
       if (bytes > 0) {
-        await writeAll(this.journal, batch.length === 1 ? batch[0].record : Buffer.concat(batch.map((p) => p.record), bytes));
+        await writeAll(
+          this.journal,
+          batch.length === 1
+            ? batch[0].record
+            : Buffer.concat(
+                batch.map((p) => p.record),
+                bytes,
+              ),
+        );
         if (this.fsync && !SYNCED_WRITES) await this.journal.datasync();
         this.journalBytes += bytes;
         this.commits++;
@@ -445,7 +469,9 @@ export class DurableLog {
         }
       }
       for (const doc of image.sidecar) await out.record(Kind.Sidecar, [toBson(doc)]);
-      await out.record(Kind.End, [toBson({ databases: image.databases.length, collections, documents, sidecar: image.sidecar.length })]);
+      await out.record(Kind.End, [
+        toBson({ databases: image.databases.length, collections, documents, sidecar: image.sidecar.length }),
+      ]);
       await out.flush();
       await fh.sync();
     } catch (err) {
@@ -460,7 +486,10 @@ export class DurableLog {
     this.compactAt = Math.max(this.compactAt, this.threshold());
     // The snapshot is durable: the journals and snapshots it covers can go.
     const files = await listDataDir(this.dir);
-    const covered = [...files.journals.filter((s) => s < seq).map(journalName), ...files.snapshots.filter((s) => s < seq).map(snapshotName)];
+    const covered = [
+      ...files.journals.filter((s) => s < seq).map(journalName),
+      ...files.snapshots.filter((s) => s < seq).map(snapshotName),
+    ];
     for (const name of covered) await rm(join(this.dir, name), { force: true });
     if (covered.length > 0) await syncDir(this.dir);
   }
@@ -527,7 +556,12 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
       case Kind.Collection: {
         const meta = deserialize(payload, BSON_READ);
         if (databases.at(-1) !== meta.db) throw new CorruptSnapshotError('collection outside its database');
-        collection = { name: meta.name as string, options: meta.options as Document, indexes: meta.indexes as IndexSpec[], docs: [] };
+        collection = {
+          name: meta.name as string,
+          options: meta.options as Document,
+          indexes: meta.indexes as IndexSpec[],
+          docs: [],
+        };
         state.loadImage([{ name: meta.db as string, collections: [collection] }]);
         collections++;
         break;
@@ -552,7 +586,13 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
   const e = end as Document | null;
   if (valid !== size) throw new CorruptSnapshotError(`bad record at byte ${valid} of ${size}`);
   if (!header) throw new CorruptSnapshotError('missing or unknown header');
-  if (!e || e.databases !== databases.length || e.collections !== collections || e.documents !== documents || (e.sidecar ?? 0) !== sidecar.length) {
+  if (
+    !e ||
+    e.databases !== databases.length ||
+    e.collections !== collections ||
+    e.documents !== documents ||
+    (e.sidecar ?? 0) !== sidecar.length
+  ) {
     throw new CorruptSnapshotError('missing end marker or counts do not match');
   }
   state.loadSidecar?.(sidecar);
@@ -572,7 +612,8 @@ async function readRecords(path: string, onRecord: (body: Buffer) => void): Prom
     for (;;) {
       while (buf.length - at >= RECORD_HEADER) {
         const length = buf.readUInt32LE(at);
-        if (length === 0 || length > MAX_RECORD || bufStart + at + RECORD_HEADER + length > size) return { valid: bufStart + at, size };
+        if (length === 0 || length > MAX_RECORD || bufStart + at + RECORD_HEADER + length > size)
+          return { valid: bufStart + at, size };
         if (buf.length - at < RECORD_HEADER + length) break;
         const body = buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
         if (crc32(body) !== buf.readUInt32LE(at + 4)) return { valid: bufStart + at, size };
@@ -599,7 +640,7 @@ async function readRecords(path: string, onRecord: (body: Buffer) => void): Prom
 /** Decodes the BSON documents laid end to end in `body` from `start`. */
 function decodeConcatenated(body: Buffer, start: number): Document[] {
   const docs: Document[] = [];
-  for (let at = start; at < body.length; ) {
+  for (let at = start; at < body.length;) {
     const length = body.readInt32LE(at);
     docs.push(deserialize(body.subarray(at, at + length), BSON_READ));
     at += length;
@@ -649,14 +690,14 @@ function openJournal(path: string, durable: boolean): Promise<FileHandle> {
 }
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const { bytesWritten } = await fh.write(data, at, data.length - at);
     at += bytesWritten;
   }
 }
 
 async function readAll(fh: FileHandle, into: Buffer, offset: number, length: number, position: number): Promise<void> {
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const { bytesRead } = await fh.read(into, offset + done, length - done, position + done);
     if (bytesRead === 0) throw new Error('durability: file shrank while being read');
     done += bytesRead;

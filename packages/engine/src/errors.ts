@@ -72,7 +72,8 @@ export function asCommandError(error: unknown): CommandError {
   if (error instanceof CommandError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // mingo reports invalid operators/arguments as MingoError: for a client those are bad input, not server faults.
-  if (error instanceof Error && error.constructor.name === 'MingoError') return new CommandError(ErrorCode.BadValue, message);
+  if (error instanceof Error && error.constructor.name === 'MingoError')
+    return new CommandError(ErrorCode.BadValue, message);
   return new CommandError(ErrorCode.InternalError, message);
 }
 

@@ -84,16 +84,28 @@ function unary(args: unknown, bound: ReadonlySet<string>, apply: (value: unknown
 }
 
 /** An operator of two operands, `apply` on their values. */
-function binary(args: unknown, bound: ReadonlySet<string>, apply: (first: unknown, second: unknown) => unknown): Compiled | undefined {
+function binary(
+  args: unknown,
+  bound: ReadonlySet<string>,
+  apply: (first: unknown, second: unknown) => unknown,
+): Compiled | undefined {
   const [first, second] = compileArgs(args, [2], bound) ?? [];
   return first && second && ((current, scope) => apply(first(current, scope), second(current, scope)));
 }
 
-const withVariable = (scope: Scope, name: string, value: unknown): Scope => ({ root: scope.root, vars: { name, value, outer: scope.vars } });
+const withVariable = (scope: Scope, name: string, value: unknown): Scope => ({
+  root: scope.root,
+  vars: { name, value, outer: scope.vars },
+});
 
 /** `$map` and `$filter`: `{ input, as, in | cond }` with `as` defaulting to `this`. */
-function compileIteration(spec: unknown, body: 'in' | 'cond', bound: ReadonlySet<string>): { input: Compiled; as: string; body: Compiled } | undefined {
-  if (!isPlainObject(spec) || !Object.keys(spec).every((key) => key === 'input' || key === 'as' || key === body)) return undefined;
+function compileIteration(
+  spec: unknown,
+  body: 'in' | 'cond',
+  bound: ReadonlySet<string>,
+): { input: Compiled; as: string; body: Compiled } | undefined {
+  if (!isPlainObject(spec) || !Object.keys(spec).every((key) => key === 'input' || key === 'as' || key === body))
+    return undefined;
   const as = spec.as ?? 'this';
   if (typeof as !== 'string' || !VARIABLE_NAME.test(as) || !(body in spec)) return undefined;
   const input = compileExpression(spec.input, bound);
@@ -144,7 +156,11 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
       };
     }
     case '$cond': {
-      const parts = Array.isArray(args) ? args : isPlainObject(args) && Object.keys(args).length === 3 ? [args.if, args.then, args.else] : undefined;
+      const parts = Array.isArray(args)
+        ? args
+        : isPlainObject(args) && Object.keys(args).length === 3
+          ? [args.if, args.then, args.else]
+          : undefined;
       const compiled = compileArgs(parts, [3], bound);
       if (!compiled) return undefined;
       const [test, then, otherwise] = compiled;
@@ -152,7 +168,9 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
     }
     case '$type':
       // JS numbers do not say whether they were stored as int, long or double: mingo decides those.
-      return unary(args, bound, (value) => (typeof value === 'number' || typeof value === 'bigint' ? notCompiled() : bsonTypeName(value)));
+      return unary(args, bound, (value) =>
+        typeof value === 'number' || typeof value === 'bigint' ? notCompiled() : bsonTypeName(value),
+      );
     case '$size':
       return unary(args, bound, (value) => (Array.isArray(value) ? value.length : notCompiled()));
     case '$objectToArray':
@@ -211,7 +229,8 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
       };
     }
     case '$let': {
-      if (!isPlainObject(args) || Object.keys(args).length !== 2 || !isPlainObject(args.vars) || !('in' in args)) return undefined;
+      if (!isPlainObject(args) || Object.keys(args).length !== 2 || !isPlainObject(args.vars) || !('in' in args))
+        return undefined;
       const names = Object.keys(args.vars);
       if (!names.every((name) => VARIABLE_NAME.test(name))) return undefined;
       const values = names.map((name) => compileExpression((args.vars as Doc)[name], bound));
@@ -230,7 +249,8 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
 
 /** An expression as a closure, or undefined when some part of it is not one this module compiles. */
 function compileExpression(expression: unknown, bound: ReadonlySet<string>): Compiled | undefined {
-  if (typeof expression === 'string') return expression.startsWith('$') ? compilePath(expression, bound) : () => expression;
+  if (typeof expression === 'string')
+    return expression.startsWith('$') ? compilePath(expression, bound) : () => expression;
   if (Array.isArray(expression)) {
     const items = expression.map((item) => compileExpression(item, bound));
     if (!items.every((fn): fn is Compiled => fn !== undefined)) return undefined;
@@ -291,7 +311,12 @@ export function compileProject(spec: unknown): ((doc: Doc) => Doc) | undefined {
     if (keepId && !idComputed && doc._id !== undefined) out._id = doc._id;
     const scope: Scope = { root: doc, vars: null };
     for (const { name, value } of fields) {
-      const result = value === 'include' ? (Object.prototype.hasOwnProperty.call(doc, name) ? doc[name] : undefined) : value(doc, scope);
+      const result =
+        value === 'include'
+          ? Object.prototype.hasOwnProperty.call(doc, name)
+            ? doc[name]
+            : undefined
+          : value(doc, scope);
       if (result !== undefined) out[name] = result;
     }
     return out;

@@ -58,7 +58,10 @@ export function stringOrder(collation: Doc | undefined): StringOrder | undefined
   const key = `${String(collation.locale)}/${String(collation.strength ?? 3)}`;
   let order = collators.get(key);
   if (!order) {
-    const collator = new Intl.Collator(String(collation.locale).replace(/_/g, '-'), { sensitivity: SENSITIVITY[Number(collation.strength ?? 3)], usage: 'sort' });
+    const collator = new Intl.Collator(String(collation.locale).replace(/_/g, '-'), {
+      sensitivity: SENSITIVITY[Number(collation.strength ?? 3)],
+      usage: 'sort',
+    });
     order = (a, b) => collator.compare(a, b);
     collators.set(key, order);
   }
@@ -86,19 +89,34 @@ const COLLATION_DEFAULTS: Record<string, unknown> = {
  */
 export function parseCollation(value: unknown): Doc | undefined {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'collation' is the wrong type '${bsonTypeName(value)}', expected type 'object'`);
-  if (value.locale === undefined) throw new CommandError(40414, "BSON field 'collation.locale' is missing but a required field");
-  if (typeof value.locale !== 'string') throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'collation.locale' is the wrong type '${bsonTypeName(value.locale)}', expected type 'string'`);
-  const refuse = (what: string) => new CommandError(ErrorCode.NotImplemented, `collation ${what} is not supported by the embedded engine (only locale with strength 1-3)`);
+  if (!isPlainObject(value))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'collation' is the wrong type '${bsonTypeName(value)}', expected type 'object'`,
+    );
+  if (value.locale === undefined)
+    throw new CommandError(40414, "BSON field 'collation.locale' is missing but a required field");
+  if (typeof value.locale !== 'string')
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'collation.locale' is the wrong type '${bsonTypeName(value.locale)}', expected type 'string'`,
+    );
+  const refuse = (what: string) =>
+    new CommandError(
+      ErrorCode.NotImplemented,
+      `collation ${what} is not supported by the embedded engine (only locale with strength 1-3)`,
+    );
   for (const [field, setting] of Object.entries(value)) {
     if (field === 'locale' || field === 'version') continue;
     if (field === 'strength') {
       const strength = typeof setting === 'number' ? setting : Number(setting?.valueOf());
-      if (![1, 2, 3, 4, 5].includes(strength)) throw badValue(`Field 'strength' must be an integer 1 through 5. Got: ${String(setting)}`);
+      if (![1, 2, 3, 4, 5].includes(strength))
+        throw badValue(`Field 'strength' must be an integer 1 through 5. Got: ${String(setting)}`);
       if (strength > 3) throw refuse(`strength ${strength}`);
       continue;
     }
-    if (!(field in COLLATION_DEFAULTS)) throw new CommandError(40415, `BSON field 'collation.${field}' is an unknown field.`);
+    if (!(field in COLLATION_DEFAULTS))
+      throw new CommandError(40415, `BSON field 'collation.${field}' is an unknown field.`);
     if (setting !== COLLATION_DEFAULTS[field]) throw refuse(`${field}: ${JSON.stringify(setting)}`);
   }
   if (value.locale === 'simple') return undefined;
@@ -115,7 +133,26 @@ export function parseCollation(value: unknown): Doc | undefined {
 
 /** Query operators whose comparisons honour a collation here; a filter using any other is refused under one. */
 const COLLATED_QUERY_OPERATORS = new Set([
-  '$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists', '$type', '$and', '$or', '$nor', '$not', '$regex', '$options', '$size', '$mod', '$elemMatch', '$comment',
+  '$eq',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$in',
+  '$nin',
+  '$exists',
+  '$type',
+  '$and',
+  '$or',
+  '$nor',
+  '$not',
+  '$regex',
+  '$options',
+  '$size',
+  '$mod',
+  '$elemMatch',
+  '$comment',
 ]);
 
 /** Refuses (238) a filter with an operator that would ignore the collation (mingo's $all, $expr...). */
@@ -124,7 +161,10 @@ function checkCollatedFilter(value: unknown): void {
   if (!isPlainObject(value)) return;
   for (const [key, inner] of Object.entries(value)) {
     if (key.startsWith('$') && !COLLATED_QUERY_OPERATORS.has(key)) {
-      throw new CommandError(ErrorCode.NotImplemented, `${key} with a non-simple collation is not supported by the embedded engine`);
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        `${key} with a non-simple collation is not supported by the embedded engine`,
+      );
     }
     checkCollatedFilter(inner);
   }
@@ -142,7 +182,9 @@ function comparator(test: (order: number) => boolean, matchesNull: boolean) {
     const order = stringOrder(options?.collation);
     return (doc: Doc) =>
       queryValues(doc, selector).some((candidate) =>
-        value === null ? matchesNull && isNullish(candidate) : typeRank(candidate) === rank && test(compareValues(candidate, value, order)),
+        value === null
+          ? matchesNull && isNullish(candidate)
+          : typeRank(candidate) === rank && test(compareValues(candidate, value, order)),
       );
   };
 }
@@ -150,7 +192,8 @@ function comparator(test: (order: number) => boolean, matchesNull: boolean) {
 function inList(selector: string, value: unknown, options?: OperatorOptions) {
   if (!Array.isArray(value)) throw badValue('$in needs an array');
   const order = stringOrder(options?.collation);
-  return (doc: Doc) => queryValues(doc, selector).some((candidate) => value.some((item) => equalsQueryValue(candidate, item, order)));
+  return (doc: Doc) =>
+    queryValues(doc, selector).some((candidate) => value.some((item) => equalsQueryValue(candidate, item, order)));
 }
 
 const equals = (selector: string, value: unknown, options?: OperatorOptions) => {
@@ -187,7 +230,8 @@ const EXTRA_EXPRESSION_OPERATORS: Record<string, ExpressionOperator> = {
   $bsonSize: (doc, expr, options) => {
     const value = evalExpr(doc, expr, options);
     if (value === null || value === undefined) return null;
-    if (!isPlainObject(value)) throw new CommandError(31393, `$bsonSize requires a document input, found: ${bsonTypeName(value)}`);
+    if (!isPlainObject(value))
+      throw new CommandError(31393, `$bsonSize requires a document input, found: ${bsonTypeName(value)}`);
     return bsonSize(value);
   },
   $binarySize: (doc, expr, options) => {
@@ -227,9 +271,13 @@ type ComputeOptions = Parameters<typeof evalExpr>[2];
  * so it is taken from the options an expression operator receives.
  */
 export const MINGO_COMPUTE: ComputeOptions = (() => {
-  const probe = Context.init({ expression: { $options: (_doc: unknown, _expr: unknown, options: ComputeOptions) => options } as never });
+  const probe = Context.init({
+    expression: { $options: (_doc: unknown, _expr: unknown, options: ComputeOptions) => options } as never,
+  });
   const instance = evalExpr({}, { $options: 1 }, { ...MINGO_OPTIONS, context: probe }) as ComputeOptions;
-  return (instance.constructor as unknown as { init(options: typeof MINGO_OPTIONS): ComputeOptions }).init(MINGO_OPTIONS);
+  return (instance.constructor as unknown as { init(options: typeof MINGO_OPTIONS): ComputeOptions }).init(
+    MINGO_OPTIONS,
+  );
 })();
 
 const MATCH_ALL: Matcher = () => true;
@@ -286,12 +334,16 @@ export function letVariables(command: Doc, commandName: string): Doc | undefined
   const spec = command.let;
   if (spec === undefined) return undefined;
   if (!isPlainObject(spec)) {
-    throw new CommandError(ErrorCode.TypeMismatch, `BSON field '${commandName}.let' is the wrong type '${bsonTypeName(spec)}', expected type 'object'`);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${commandName}.let' is the wrong type '${bsonTypeName(spec)}', expected type 'object'`,
+    );
   }
   const variables: Doc = {};
   try {
     for (const [name, expression] of Object.entries(spec)) {
-      if (!/^[a-z\u0080-\uffff]/.test(name)) throw new CommandError(16870, `'${name}' starts with an invalid character for a user variable name`);
+      if (!/^[a-z\u0080-\uffff]/.test(name))
+        throw new CommandError(16870, `'${name}' starts with an invalid character for a user variable name`);
       variables[name] = evalExpr({}, expression, { ...MINGO_OPTIONS, variables });
     }
   } catch (error) {
@@ -311,7 +363,8 @@ export function compileFilter(filter: unknown, variables?: Doc, collation?: Doc)
   if ('$text' in filter) throw new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
   if (collation) checkCollatedFilter(filter);
   try {
-    const options = variables || collation ? { ...MINGO_OPTIONS, variables, collation: collation as never } : MINGO_COMPUTE;
+    const options =
+      variables || collation ? { ...MINGO_OPTIONS, variables, collation: collation as never } : MINGO_COMPUTE;
     const query = new Query(withMongoRegexes(filter), options);
     return (doc) => query.test(doc);
   } catch (error) {

@@ -44,7 +44,9 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
   const wire = server;
   let closing: Promise<void> | undefined;
   return {
-    uri: wire.socketPath ? `mongodb://${encodeURIComponent(wire.socketPath)}/?directConnection=true` : `mongodb://${host}:${wire.port}/?directConnection=true`,
+    uri: wire.socketPath
+      ? `mongodb://${encodeURIComponent(wire.socketPath)}/?directConnection=true`
+      : `mongodb://${host}:${wire.port}/?directConnection=true`,
     host,
     port: wire.port,
     close() {

@@ -59,7 +59,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: Variable): number | undef
 export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineOptions {
   const rawPort = value(env, 'DB_PORT');
   const port = Number(rawPort ?? 27017);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DB_PORT must be a port number, got '${rawPort}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`DB_PORT must be a port number, got '${rawPort}'`);
   return {
     dataDir: value(env, 'DATA_DIR') ?? './data',
     host: value(env, 'DB_HOST') ?? '127.0.0.1',

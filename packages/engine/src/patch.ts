@@ -7,9 +7,7 @@ import { isPlainObject, type Doc } from './values';
  * and appends `v` (the items). Every step is idempotent, so a patch replays to the same document.
  */
 export type PatchStep =
-  | { k: 's'; p: string[]; v: unknown }
-  | { k: 'u'; p: string[] }
-  | { k: 'a'; p: string[]; at: number; v: unknown[] };
+  { k: 's'; p: string[]; v: unknown } | { k: 'u'; p: string[] } | { k: 'a'; p: string[]; at: number; v: unknown[] };
 
 type Container = Doc | unknown[];
 

@@ -29,7 +29,8 @@ function parseSlice(path: string, spec: unknown): Leaf {
 
 function applySlice(value: unknown, leaf: Extract<Leaf, { kind: 'slice' }>): unknown {
   if (!Array.isArray(value)) return value;
-  if (leaf.skip === undefined) return leaf.limit >= 0 ? value.slice(0, leaf.limit) : value.slice(Math.max(value.length + leaf.limit, 0));
+  if (leaf.skip === undefined)
+    return leaf.limit >= 0 ? value.slice(0, leaf.limit) : value.slice(Math.max(value.length + leaf.limit, 0));
   const start = leaf.skip < 0 ? Math.max(value.length + leaf.skip, 0) : leaf.skip;
   return value.slice(start, start + leaf.limit);
 }
@@ -148,7 +149,10 @@ function include(value: Doc, node: Node, root: Doc, filter: Doc | undefined, pre
       case 'positional': {
         if (!Array.isArray(field)) throw badValue('positional operator (.$) requires an array field');
         const index = positionalIndex(root, prefix + key, filter);
-        if (index < 0) throw badValue('Executor error during find command :: caused by :: positional operator \'.$\' couldn\'t find a matching element in the array');
+        if (index < 0)
+          throw badValue(
+            "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array",
+          );
         out[key] = [field[index]];
         break;
       }
@@ -186,7 +190,9 @@ function exclude(value: Doc, node: Node): Doc {
 }
 
 function excludeArray(items: unknown[], node: Node): unknown[] {
-  return items.map((item) => (isPlainObject(item) ? exclude(item, node) : Array.isArray(item) ? excludeArray(item, node) : item));
+  return items.map((item) =>
+    isPlainObject(item) ? exclude(item, node) : Array.isArray(item) ? excludeArray(item, node) : item,
+  );
 }
 
 /**
@@ -200,7 +206,8 @@ export function positionalIndex(doc: Doc, arrayPath: string, filter: Doc | undef
   const match = compileFilter({ $and: relevant });
   const segments = arrayPath.split('.');
   let array: unknown = doc;
-  for (const segment of segments) array = isPlainObject(array) ? array[segment] : Array.isArray(array) ? array[Number(segment)] : undefined;
+  for (const segment of segments)
+    array = isPlainObject(array) ? array[segment] : Array.isArray(array) ? array[Number(segment)] : undefined;
   if (!Array.isArray(array)) return -1;
   for (let i = 0; i < array.length; i++) {
     if (match(replaceAt(doc, segments, [array[i]]))) return i;

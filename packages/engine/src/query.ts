@@ -26,9 +26,11 @@ function equalityValues(condition: unknown): unknown[] | undefined {
 /** The values and regexes of a regex condition (`/re/`, or `{$in: [...]}` holding one or more), else undefined. */
 function patternValues(condition: unknown): unknown[] | undefined {
   if (condition instanceof RegExp) return [condition];
-  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || !Array.isArray(condition.$in)) return undefined;
+  if (!isPlainObject(condition) || Object.keys(condition).length !== 1 || !Array.isArray(condition.$in))
+    return undefined;
   const values: unknown[] = condition.$in;
-  return values.some((value) => value instanceof RegExp) && values.every((value) => value instanceof RegExp || isLookupValue(value))
+  return values.some((value) => value instanceof RegExp) &&
+    values.every((value) => value instanceof RegExp || isLookupValue(value))
     ? values
     : undefined;
 }
@@ -46,7 +48,10 @@ export interface Searchable {
  * (at the top level or in a clause of a top-level `$and`) so that point lookups never scan; `listed` counts them when
  * a lookup applies. Documents are read only as they are iterated. Every candidate must still be tested unless `exact`.
  */
-function candidates(collection: Searchable, filter: Doc | undefined): { docs: Iterable<Doc>; listed?: number; exact: boolean } {
+function candidates(
+  collection: Searchable,
+  filter: Doc | undefined,
+): { docs: Iterable<Doc>; listed?: number; exact: boolean } {
   const ids = filter && lookup(collection, filter);
   if (!ids) return { docs: { [Symbol.iterator]: () => collection.docs.values() }, exact: false };
   return {
@@ -194,7 +199,11 @@ interface Interval {
 const UNBOUNDED: Interval = {};
 const point = (value: unknown): Interval => ({ low: { value }, high: { value } });
 const isPoint = ({ low, high }: Interval): boolean =>
-  low !== undefined && high !== undefined && !low.bracket && !high.bracket && compareValues(low.value, high.value) === 0;
+  low !== undefined &&
+  high !== undefined &&
+  !low.bracket &&
+  !high.bracket &&
+  compareValues(low.value, high.value) === 0;
 
 /** Order of two bounds on the same side (`side` -1 for low ends, 1 for high ends): a bracket end lies beyond its type's values. */
 function compareBounds(a: Bound, b: Bound, side: number): number {
@@ -223,7 +232,10 @@ function union(a: Interval, b: Interval): Interval {
  * operators above only match values of its own type); a regex, an array or an operator document may match more.
  */
 const isBoundValue = (value: unknown): boolean =>
-  value !== undefined && !Array.isArray(value) && !(value instanceof RegExp) && !(isPlainObject(value) && Object.keys(value).some((key) => key.startsWith('$')));
+  value !== undefined &&
+  !Array.isArray(value) &&
+  !(value instanceof RegExp) &&
+  !(isPlainObject(value) && Object.keys(value).some((key) => key.startsWith('$')));
 
 /** The interval a field condition (`v`, or an operator document) confines non-array values to. */
 function conditionInterval(condition: unknown): Interval {
@@ -233,13 +245,16 @@ function conditionInterval(condition: unknown): Interval {
   let interval = UNBOUNDED;
   for (const [operator, value] of Object.entries(condition)) {
     if (operator === '$in') {
-      if (Array.isArray(value) && value.length && value.every(isBoundValue)) interval = intersect(interval, value.map(point).reduce(union));
+      if (Array.isArray(value) && value.length && value.every(isBoundValue))
+        interval = intersect(interval, value.map(point).reduce(union));
       continue;
     }
     if (!isBoundValue(value)) continue;
     if (operator === '$eq') interval = intersect(interval, point(value));
-    else if (operator === '$gt' || operator === '$gte') interval = intersect(interval, { low: { value }, high: { value, bracket: true } });
-    else if (operator === '$lt' || operator === '$lte') interval = intersect(interval, { low: { value, bracket: true }, high: { value } });
+    else if (operator === '$gt' || operator === '$gte')
+      interval = intersect(interval, { low: { value }, high: { value, bracket: true } });
+    else if (operator === '$lt' || operator === '$lte')
+      interval = intersect(interval, { low: { value, bracket: true }, high: { value } });
   }
   return interval;
 }
@@ -251,7 +266,8 @@ function fieldInterval(filter: Doc, field: string): Interval {
     if (key === field) {
       interval = intersect(interval, conditionInterval(condition));
     } else if (key === '$and' && Array.isArray(condition)) {
-      for (const clause of condition) if (isPlainObject(clause)) interval = intersect(interval, fieldInterval(clause, field));
+      for (const clause of condition)
+        if (isPlainObject(clause)) interval = intersect(interval, fieldInterval(clause, field));
     } else if (key === '$or' && Array.isArray(condition) && condition.length && condition.every(isPlainObject)) {
       interval = intersect(interval, condition.map((branch: Doc) => fieldInterval(branch, field)).reduce(union));
     }
@@ -305,22 +321,41 @@ function planWalk(collection: Searchable, filter: Doc, keys: SortKey[]): IndexWa
     if (!rest.length || fixed === fields.length) continue;
     const sign = rest[0].dir * directions[fixed];
     let covered = 0;
-    const follows = (key: SortKey | undefined, at: number) => key?.path === fields[at] && key.dir === sign * directions[at];
+    const follows = (key: SortKey | undefined, at: number) =>
+      key?.path === fields[at] && key.dir === sign * directions[at];
     while (fixed + covered < fields.length && follows(rest[covered], fixed + covered)) covered++;
     if (!covered) continue;
     const view = index.ordered(collection)!;
     const bounds = intervals.slice(0, fixed + 1);
     const start = view.partitionPoint((entry) => compareToBounds(entry.values, bounds, directions, 'start') < 0);
-    const end = Math.max(start, view.partitionPoint((entry) => compareToBounds(entry.values, bounds, directions, 'end') <= 0));
-    const walk = { view, start, end, reverse: sign < 0, sorted: { from: fixed, to: fixed + covered }, complete: covered === rest.length };
+    const end = Math.max(
+      start,
+      view.partitionPoint((entry) => compareToBounds(entry.values, bounds, directions, 'end') <= 0),
+    );
+    const walk = {
+      view,
+      start,
+      end,
+      reverse: sign < 0,
+      sorted: { from: fixed, to: fixed + covered },
+      complete: covered === rest.length,
+    };
     const size = end - start;
-    if (!best || size < best.end - best.start || (size === best.end - best.start && walk.complete && !best.complete)) best = walk;
+    if (!best || size < best.end - best.start || (size === best.end - best.start && walk.complete && !best.complete))
+      best = walk;
   }
   return best;
 }
 
 /** Result of a sorted find read from an index walk: it stops once the sort can no longer place a later entry first. */
-function walkIndex(collection: Searchable, walk: IndexWalk, match: Matcher, keys: SortKey[], skip: number, limit: number): Doc[] {
+function walkIndex(
+  collection: Searchable,
+  walk: IndexWalk,
+  match: Matcher,
+  keys: SortKey[],
+  skip: number,
+  limit: number,
+): Doc[] {
   const out: Doc[] = [];
   if (walk.complete) {
     let skipped = 0;
@@ -356,7 +391,8 @@ function walkIndex(collection: Searchable, walk: IndexWalk, match: Matcher, keys
 /** The `k` smallest items under `compare`, sorted, ties in iteration order as a stable sort leaves them (a bounded max-heap). */
 function smallest<T>(items: Iterable<T>, k: number, compare: (a: T, b: T) => number): T[] {
   const heap: { item: T; seq: number }[] = [];
-  const above = (a: { item: T; seq: number }, b: { item: T; seq: number }): boolean => (compare(a.item, b.item) || a.seq - b.seq) > 0;
+  const above = (a: { item: T; seq: number }, b: { item: T; seq: number }): boolean =>
+    (compare(a.item, b.item) || a.seq - b.seq) > 0;
   let seq = 0;
   for (const item of items) {
     const entry = { item, seq: seq++ };
@@ -370,7 +406,7 @@ function smallest<T>(items: Iterable<T>, k: number, compare: (a: T, b: T) => num
     }
     if (!above(heap[0], entry)) continue;
     heap[0] = entry;
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const left = 2 * i + 1;
       let top = i;
       if (left < heap.length && above(heap[left], heap[top])) top = left;
@@ -415,7 +451,9 @@ export function findDocuments(collection: Searchable | undefined, spec: FindSpec
   const skip = spec.skip ?? 0;
   const limit = spec.limit && spec.limit > 0 ? spec.limit : Infinity;
   // Index keys and _id lookups compare strings binary: under a collation every document is tested and sorted.
-  const { docs, listed, exact } = spec.collation ? { docs: collection.docs.values(), listed: undefined, exact: false } : candidates(collection, spec.filter);
+  const { docs, listed, exact } = spec.collation
+    ? { docs: collection.docs.values(), listed: undefined, exact: false }
+    : candidates(collection, spec.filter);
   const out: Doc[] = [];
   if (natural === -1) {
     for (const doc of docs) if (exact || match(doc)) out.push(doc);

@@ -20,7 +20,13 @@ export interface WireServer {
  * connection handles its messages in order; a malformed or oversized message closes that connection only,
  * and nothing thrown escapes a socket handler.
  */
-export async function listen(engine: Engine, host: string, port: number, log: (line: string) => void, socketPath?: string): Promise<WireServer> {
+export async function listen(
+  engine: Engine,
+  host: string,
+  port: number,
+  log: (line: string) => void,
+  socketPath?: string,
+): Promise<WireServer> {
   const sockets = new Set<net.Socket>();
   let nextConnectionId = 1;
 
@@ -55,7 +61,11 @@ export async function listen(engine: Engine, host: string, port: number, log: (l
               socket.uncork();
             }
           } catch (error) {
-            drop(error instanceof ProtocolError || error instanceof CloseConnection ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`);
+            drop(
+              error instanceof ProtocolError || error instanceof CloseConnection
+                ? error.message
+                : `internal error: ${(error as Error).stack ?? String(error)}`,
+            );
           }
         });
       }
@@ -117,7 +127,10 @@ async function respond(engine: Engine, request: Request, connectionId: number): 
   try {
     return encodeMsgReply(request.requestId, reply);
   } catch (error) {
-    const failure = new CommandError(ErrorCode.BSONObjectTooLarge, `reply could not be encoded: ${(error as Error).message}`);
+    const failure = new CommandError(
+      ErrorCode.BSONObjectTooLarge,
+      `reply could not be encoded: ${(error as Error).message}`,
+    );
     return encodeMsgReply(request.requestId, failure.toReply());
   }
 }

@@ -143,7 +143,9 @@ function scratch(bytes: number): Buffer {
 }
 
 function encode(out: Buffer, offset: number, values: readonly number[], float32: boolean): void {
-  const view = float32 ? new Float32Array(out.buffer, out.byteOffset + offset, values.length) : new Float64Array(out.buffer, out.byteOffset + offset, values.length);
+  const view = float32
+    ? new Float32Array(out.buffer, out.byteOffset + offset, values.length)
+    : new Float64Array(out.buffer, out.byteOffset + offset, values.length);
   for (let i = 0; i < values.length; i++) view[i] = values[i];
 }
 

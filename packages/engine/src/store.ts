@@ -110,7 +110,10 @@ export class Index {
     if (this.sparse && perField.every((values) => values.every((value) => value === undefined))) return [];
     const multi = perField.filter((values) => values.length > 1);
     if (multi.length > 1) {
-      throw new CommandError(ErrorCode.CannotIndexParallelArrays, `cannot index parallel arrays [${this.fields.join('] [')}]`);
+      throw new CommandError(
+        ErrorCode.CannotIndexParallelArrays,
+        `cannot index parallel arrays [${this.fields.join('] [')}]`,
+      );
     }
     let combos: unknown[][] = [[]];
     for (const values of perField) {
@@ -242,7 +245,10 @@ export class Collection {
   ) {
     if (options.validator !== undefined && options.validationAction !== 'warn' && options.validationLevel !== 'off') {
       if ('$jsonSchema' in options.validator) {
-        throw new CommandError(ErrorCode.NotImplemented, '$jsonSchema validators are not supported by the embedded engine');
+        throw new CommandError(
+          ErrorCode.NotImplemented,
+          '$jsonSchema validators are not supported by the embedded engine',
+        );
       }
       this.validator = compileFilter(options.validator);
     }
@@ -280,7 +286,11 @@ export class Collection {
     const keys = this.checkedKeys(doc, id);
     this.keep(id, doc);
     this.indexKeys(keys, id, 'add');
-    ops?.push(copy ? { t: 'put', db: this.db, coll: this.name, doc, change: 'copy' } : { t: 'put', db: this.db, coll: this.name, doc });
+    ops?.push(
+      copy
+        ? { t: 'put', db: this.db, coll: this.name, doc, change: 'copy' }
+        : { t: 'put', db: this.db, coll: this.name, doc },
+    );
   }
 
   /**
@@ -299,7 +309,12 @@ export class Collection {
     if (!ops) return;
     const steps = diffDocuments(previous, next);
     // Only the case the op type would not tell replay is marked (a patch is an update, a put an insert).
-    if (steps) ops.push(change === 'replace' ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps, change } : { t: 'patch', db: this.db, coll: this.name, id: next._id, steps });
+    if (steps)
+      ops.push(
+        change === 'replace'
+          ? { t: 'patch', db: this.db, coll: this.name, id: next._id, steps, change }
+          : { t: 'patch', db: this.db, coll: this.name, id: next._id, steps },
+      );
     else ops.push({ t: 'put', db: this.db, coll: this.name, doc: next, change });
   }
 
@@ -339,7 +354,9 @@ export class Collection {
 
   private validate(doc: Doc): void {
     if (this.validator && !this.validator(doc)) {
-      throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', { errInfo: { failingDocumentId: doc._id } });
+      throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', {
+        errInfo: { failingDocumentId: doc._id },
+      });
     }
   }
 
@@ -384,7 +401,8 @@ export class Store implements DurableState {
 
   /** Every stored document of every collection. */
   *documents(): Generator<Doc> {
-    for (const collections of this.databases.values()) for (const collection of collections.values()) yield* collection.docs.values();
+    for (const collections of this.databases.values())
+      for (const collection of collections.values()) yield* collection.docs.values();
   }
 
   collection(db: string, name: string): Collection | undefined {
@@ -435,8 +453,10 @@ export class Store implements DurableState {
   loadImage(images: DatabaseImage[]): void {
     for (const image of images) {
       for (const coll of image.collections) {
-        const collection = this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
-        for (const spec of coll.indexes) if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
+        const collection =
+          this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
+        for (const spec of coll.indexes)
+          if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
         for (const doc of coll.docs) this.put(collection, doc);
       }
     }
@@ -450,7 +470,10 @@ export class Store implements DurableState {
       case 'patch': {
         const collection = this.collection(op.db, op.coll);
         const doc = collection?.get(op.id);
-        if (!doc) throw new Error(`durability: a journaled update of ${op.db}.${op.coll} names a document that does not exist: ${formatValue(op.id)}`);
+        if (!doc)
+          throw new Error(
+            `durability: a journaled update of ${op.db}.${op.coll} names a document that does not exist: ${formatValue(op.id)}`,
+          );
         this.put(collection!, applyPatch(doc, op.steps));
         break;
       }

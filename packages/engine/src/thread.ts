@@ -52,7 +52,8 @@ export function canStartEngineThread(): boolean {
  */
 export function startEngineThread(options: EngineThreadOptions): Promise<EmbeddedServer> {
   const { log, onCrash, ...workerData } = options;
-  if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) v8.setFlagsFromString(`--heap-growing-percent=${ENGINE_HEAP_GROWING_PERCENT}`);
+  if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent')))
+    v8.setFlagsFromString(`--heap-growing-percent=${ENGINE_HEAP_GROWING_PERCENT}`);
   const worker = new Worker(ENTRY, { workerData, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
   return new Promise((resolve, reject) => {
     let started = false;

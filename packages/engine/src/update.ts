@@ -32,8 +32,21 @@ export interface CompiledUpdate {
 }
 
 const OPERATORS = new Set([
-  '$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate',
-  '$push', '$addToSet', '$pop', '$pull', '$pullAll', '$setOnInsert', '$bit',
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$currentDate',
+  '$push',
+  '$addToSet',
+  '$pop',
+  '$pull',
+  '$pullAll',
+  '$setOnInsert',
+  '$bit',
 ]);
 const PIPELINE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
 
@@ -54,7 +67,10 @@ export function compileUpdate(update: unknown, arrayFilters?: unknown, variables
   const keys = Object.keys(update);
   if (!keys.some((key) => key.startsWith('$'))) {
     if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || arrayFilters.length)) {
-      throw new CommandError(ErrorCode.FailedToParse, 'arrayFilters may not be specified for replacement-style updates');
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'arrayFilters may not be specified for replacement-style updates',
+      );
     }
     return { kind: 'replacement', apply: (doc) => replace(doc, update) };
   }
@@ -84,7 +100,10 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown, variables: Do
   for (const stage of stages) {
     const name = isPlainObject(stage) ? Object.keys(stage)[0] : undefined;
     if (!name || !PIPELINE_STAGES.has(name)) {
-      throw new CommandError(ErrorCode.InvalidOptions, `${name ?? 'A non-object'} is not allowed to be used within an update`);
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        `${name ?? 'A non-object'} is not allowed to be used within an update`,
+      );
     }
   }
   let aggregator: Aggregator;
@@ -144,7 +163,9 @@ function compileSetStages(stages: Doc[]): SetStage[] | undefined {
       paths.push(segments);
     }
     // Overlapping paths (`a` and `a.b`) keep mingo's handling.
-    const overlap = paths.some((a, i) => paths.some((b, j) => i !== j && a.length <= b.length && a.every((segment, k) => segment === b[k])));
+    const overlap = paths.some((a, i) =>
+      paths.some((b, j) => i !== j && a.length <= b.length && a.every((segment, k) => segment === b[k])),
+    );
     if (overlap) return undefined;
     compiled.push({ paths, values });
   }
@@ -216,13 +237,21 @@ function compileArrayFilters(arrayFilters: unknown): Map<string, ElementMatcher>
     if (!isPlainObject(filter) || !Object.keys(filter).length) {
       throw failedToParse('Cannot use an expression without a top-level field name in arrayFilters');
     }
-    const ids = new Set(Object.keys(filter).filter((key) => !key.startsWith('$')).map((key) => key.split('.')[0]));
+    const ids = new Set(
+      Object.keys(filter)
+        .filter((key) => !key.startsWith('$'))
+        .map((key) => key.split('.')[0]),
+    );
     if (ids.size !== 1) {
-      throw failedToParse(`Error parsing array filter :: caused by :: Expected a single top-level field name, found '${[...ids].join("' and '")}'`);
+      throw failedToParse(
+        `Error parsing array filter :: caused by :: Expected a single top-level field name, found '${[...ids].join("' and '")}'`,
+      );
     }
     const [id] = ids;
     if (!/^[a-z][a-zA-Z0-9]*$/.test(id)) {
-      throw badValue(`Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${id}'`);
+      throw badValue(
+        `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${id}'`,
+      );
     }
     if (filters.has(id)) throw failedToParse(`Found multiple array filters with the same top-level field name ${id}`);
     const match = compileFilter(filter);
@@ -238,12 +267,18 @@ function compileOperators(update: Doc, arrayFilters: unknown): CompiledUpdate {
   for (const [op, fields] of Object.entries(update)) {
     if (!OPERATORS.has(op)) {
       if (op.startsWith('$')) {
-        throw failedToParse(`Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`);
+        throw failedToParse(
+          `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+        );
       }
-      throw failedToParse(`The dollar ($) prefixed field '${Object.keys(update).find((k) => k.startsWith('$'))}' in '${op}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`);
+      throw failedToParse(
+        `The dollar ($) prefixed field '${Object.keys(update).find((k) => k.startsWith('$'))}' in '${op}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+      );
     }
     if (!isPlainObject(fields)) {
-      throw failedToParse(`Modifiers operate on fields but we found type ${bsonTypeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(fields)}}`);
+      throw failedToParse(
+        `Modifiers operate on fields but we found type ${bsonTypeName(fields)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(fields)}}`,
+      );
     }
     for (const [path, value] of Object.entries(fields)) {
       const segments = checkPath(path);
@@ -256,7 +291,8 @@ function compileOperators(update: Doc, arrayFilters: unknown): CompiledUpdate {
       validateOperand(op, path, value);
       operations.push({ op, path, segments, value });
       if (op === '$rename') {
-        if (typeof value !== 'string') throw badValue(`The 'to' field for $rename must be a string: ${path}: ${formatValue(value)}`);
+        if (typeof value !== 'string')
+          throw badValue(`The 'to' field for $rename must be a string: ${path}: ${formatValue(value)}`);
         const target = checkPath(value);
         if (value === path) throw badValue(`The source and target field for $rename must differ: ${path}: "${value}"`);
         if (segments.some((s) => s.startsWith('$')) || target.some((s) => s.startsWith('$'))) {
@@ -285,7 +321,10 @@ function checkPath(path: string): string[] {
     throw new CommandError(56, `The update path '${path}' contains an empty field name, which is not allowed.`);
   }
   // Assigning it on a plain object would replace the object's prototype instead of setting a field.
-  if (segments.includes('__proto__')) throw badValue(`The update path '${path}' uses the field name '__proto__', which the embedded engine does not support`);
+  if (segments.includes('__proto__'))
+    throw badValue(
+      `The update path '${path}' uses the field name '__proto__', which the embedded engine does not support`,
+    );
   return segments;
 }
 
@@ -313,30 +352,46 @@ function validateOperand(op: string, path: string, value: unknown): void {
     case '$inc':
     case '$mul':
       if (!isNumeric(value)) {
-        throw typeMismatch(`Cannot ${op === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${formatValue(value)}}`);
+        throw typeMismatch(
+          `Cannot ${op === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${formatValue(value)}}`,
+        );
       }
       break;
     case '$pop':
-      if (toNumber(value) !== 1 && toNumber(value) !== -1) throw failedToParse(`$pop expects 1 or -1, found: ${formatValue(value)}`);
+      if (toNumber(value) !== 1 && toNumber(value) !== -1)
+        throw failedToParse(`$pop expects 1 or -1, found: ${formatValue(value)}`);
       break;
     case '$pullAll':
-      if (!Array.isArray(value)) throw badValue(`$pullAll requires an array argument but was given a ${bsonTypeName(value)}`);
+      if (!Array.isArray(value))
+        throw badValue(`$pullAll requires an array argument but was given a ${bsonTypeName(value)}`);
       break;
     case '$currentDate':
-      if (value !== true && !(isPlainObject(value) && (value.$type === 'date' || value.$type === 'timestamp')) && value !== false) {
-        throw badValue(`${formatValue(value)} is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).`);
+      if (
+        value !== true &&
+        !(isPlainObject(value) && (value.$type === 'date' || value.$type === 'timestamp')) &&
+        value !== false
+      ) {
+        throw badValue(
+          `${formatValue(value)} is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).`,
+        );
       }
       break;
     case '$bit': {
       if (!isPlainObject(value) || !Object.keys(value).length) {
-        throw badValue(`The $bit modifier is not compatible with a ${bsonTypeName(value)}. You must pass in an embedded document: {$bit: {field: {and/or/xor: #}}`);
+        throw badValue(
+          `The $bit modifier is not compatible with a ${bsonTypeName(value)}. You must pass in an embedded document: {$bit: {field: {and/or/xor: #}}`,
+        );
       }
       for (const [bitOp, operand] of Object.entries(value)) {
         if (!['and', 'or', 'xor'].includes(bitOp)) {
-          throw badValue(`The $bit modifier only supports 'and', 'or', and 'xor', not '${bitOp}' which is an unknown operator: {${bitOp}: ${formatValue(operand)}}`);
+          throw badValue(
+            `The $bit modifier only supports 'and', 'or', and 'xor', not '${bitOp}' which is an unknown operator: {${bitOp}: ${formatValue(operand)}}`,
+          );
         }
         if (!isIntegral(operand)) {
-          throw badValue(`The $bit modifier field must be an Integer(32/64 bit); a '${bsonTypeName(operand)}' is not supported here: {${bitOp}: ${formatValue(operand)}}`);
+          throw badValue(
+            `The $bit modifier field must be an Integer(32/64 bit); a '${bsonTypeName(operand)}' is not supported here: {${bitOp}: ${formatValue(operand)}}`,
+          );
         }
       }
       break;
@@ -345,19 +400,29 @@ function validateOperand(op: string, path: string, value: unknown): void {
     case '$addToSet':
       if (isPlainObject(value) && '$each' in value) {
         if (!Array.isArray(value.$each)) {
-          throw badValue(`The argument to $each in ${op} must be an array but it was of type: ${bsonTypeName(value.$each)}`);
+          throw badValue(
+            `The argument to $each in ${op} must be an array but it was of type: ${bsonTypeName(value.$each)}`,
+          );
         }
         for (const key of Object.keys(value)) {
           const allowed = op === '$push' ? ['$each', '$slice', '$sort', '$position'] : ['$each'];
           if (!allowed.includes(key)) {
-            throw badValue(op === '$push' ? `Unrecognized clause in $push: ${key}` : `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`);
+            throw badValue(
+              op === '$push'
+                ? `Unrecognized clause in $push: ${key}`
+                : `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`,
+            );
           }
         }
         if ('$slice' in value && !Number.isInteger(toNumber(value.$slice))) {
-          throw badValue(`The value for $slice must be an integer value but was given type: ${bsonTypeName(value.$slice)}`);
+          throw badValue(
+            `The value for $slice must be an integer value but was given type: ${bsonTypeName(value.$slice)}`,
+          );
         }
         if ('$position' in value && !Number.isInteger(toNumber(value.$position))) {
-          throw badValue(`The value for $position must be an integer value, not of type: ${bsonTypeName(value.$position)}`);
+          throw badValue(
+            `The value for $position must be an integer value, not of type: ${bsonTypeName(value.$position)}`,
+          );
         }
         if ('$sort' in value) compilePushSort(value.$sort);
       }
@@ -443,7 +508,10 @@ function targets(writer: Writer, segments: string[], create: boolean): Target[] 
       return;
     }
     if (Array.isArray(container) && !/^\d+$/.test(segment)) {
-      throw new CommandError(ErrorCode.PathNotViable, `Cannot create field '${segment}' in element {${path.split('.').pop()}: ${formatValue(container)}}`);
+      throw new CommandError(
+        ErrorCode.PathNotViable,
+        `Cannot create field '${segment}' in element {${path.split('.').pop()}: ${formatValue(container)}}`,
+      );
     }
     descend(container, segment, last, i, here);
   };
@@ -495,14 +563,21 @@ function getAt(parent: Container, key: string): unknown {
 function resolvePositional(operation: Operation, original: Doc, context: UpdateContext): string[] {
   const at = operation.segments.indexOf('$');
   if (at < 0) return operation.segments;
-  const index = context.isInsert ? -1 : positionalIndex(original, operation.segments.slice(0, at).join('.'), context.filter);
+  const index = context.isInsert
+    ? -1
+    : positionalIndex(original, operation.segments.slice(0, at).join('.'), context.filter);
   if (index < 0) throw badValue('The positional operator did not find the match needed from the query.');
   const segments = operation.segments.slice();
   segments[at] = String(index);
   return segments;
 }
 
-function applyOperators(doc: Doc, operations: Operation[], filters: Map<string, ElementMatcher>, context: UpdateContext): Doc {
+function applyOperators(
+  doc: Doc,
+  operations: Operation[],
+  filters: Map<string, ElementMatcher>,
+  context: UpdateContext,
+): Doc {
   const root: Doc = { ...doc };
   const writer: Writer = { fresh: new WeakSet([root]), root, original: doc, filters };
   for (const operation of operations) {
@@ -516,7 +591,10 @@ function applyOperators(doc: Doc, operations: Operation[], filters: Map<string, 
     for (const target of targets(writer, segments, create)) applyOne(writer, operation, target);
   }
   if (doc._id !== undefined && canonicalKey(root._id) !== canonicalKey(doc._id)) {
-    throw new CommandError(ErrorCode.ImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'");
+    throw new CommandError(
+      ErrorCode.ImmutableField,
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
   }
   return root;
 }
@@ -525,13 +603,17 @@ function rename(writer: Writer, from: string[], to: string[]): void {
   const [source] = targets(writer, from, false);
   if (!source) return;
   if (Array.isArray(source.parent)) {
-    throw badValue(`The source field cannot be an array element, '${from.join('.')}' in doc with _id: ${formatValue(writer.original._id)} has an array field`);
+    throw badValue(
+      `The source field cannot be an array element, '${from.join('.')}' in doc with _id: ${formatValue(writer.original._id)} has an array field`,
+    );
   }
   if (!(source.key in source.parent)) return;
   const value = source.parent[source.key];
   const [destination] = targets(writer, to, true);
   if (Array.isArray(destination.parent)) {
-    throw badValue(`The destination field cannot be an array element, '${to.join('.')}' in doc with _id: ${formatValue(writer.original._id)} has an array field`);
+    throw badValue(
+      `The destination field cannot be an array element, '${to.join('.')}' in doc with _id: ${formatValue(writer.original._id)} has an array field`,
+    );
   }
   delete source.parent[source.key];
   delete destination.parent[destination.key];
@@ -582,7 +664,9 @@ function applyOne(writer: Writer, operation: Operation, target: Target): void {
       setAt(
         parent,
         key,
-        isPlainObject(value) && value.$type === 'timestamp' ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 }) : now,
+        isPlainObject(value) && value.$type === 'timestamp'
+          ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 })
+          : now,
       );
       return;
     }
@@ -619,7 +703,10 @@ function applyOne(writer: Writer, operation: Operation, target: Target): void {
     case '$pullAll': {
       if (current === undefined) return;
       if (!Array.isArray(current)) throw badValue(`Cannot apply ${operation.op} to a non-array value`);
-      const remove = operation.op === '$pull' ? pullPredicate(value) : (item: unknown) => (value as unknown[]).some((v) => valuesEqual(v, item));
+      const remove =
+        operation.op === '$pull'
+          ? pullPredicate(value)
+          : (item: unknown) => (value as unknown[]).some((v) => valuesEqual(v, item));
       const kept = current.filter((item) => !remove(item));
       if (kept.length !== current.length) setAt(parent, key, kept);
       return;
@@ -627,10 +714,13 @@ function applyOne(writer: Writer, operation: Operation, target: Target): void {
     case '$bit': {
       const start = current === undefined ? 0 : current;
       if (!isIntegral(start)) {
-        throw badValue(`Cannot apply $bit to a value of non-integral type.{_id: ${formatValue(writer.original._id)}} has the field ${key} of non-integer type ${bsonTypeName(start)}`);
+        throw badValue(
+          `Cannot apply $bit to a value of non-integral type.{_id: ${formatValue(writer.original._id)}} has the field ${key} of non-integer type ${bsonTypeName(start)}`,
+        );
       }
       let result: unknown = start;
-      for (const [bitOp, operand] of Object.entries(value as Doc)) result = bitwise(result, operand, bitOp as 'and' | 'or' | 'xor');
+      for (const [bitOp, operand] of Object.entries(value as Doc))
+        result = bitwise(result, operand, bitOp as 'and' | 'or' | 'xor');
       setAt(parent, key, result);
       return;
     }

@@ -94,7 +94,11 @@ const binaryOrder = (a: string, b: string): number => cmp(a, b);
  * Total order over BSON values as mongod sorts them (arrays compared element-wise, as inside documents).
  * `compareStrings` orders string values (a collation's; binary by default); field names always compare binary.
  */
-export function compareValues(a: unknown, b: unknown, compareStrings: (a: string, b: string) => number = binaryOrder): number {
+export function compareValues(
+  a: unknown,
+  b: unknown,
+  compareStrings: (a: string, b: string) => number = binaryOrder,
+): number {
   if (a === b) return 0;
   const ra = typeRank(a);
   const rb = typeRank(b);
@@ -155,8 +159,10 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 }
 
 function numberKey(value: unknown): string {
-  if (value instanceof Long && !value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER))) return value.toString();
-  if (value instanceof Long && !value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER))) return value.toString();
+  if (value instanceof Long && !value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER)))
+    return value.toString();
+  if (value instanceof Long && !value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER)))
+    return value.toString();
   if (typeof value === 'bigint') return value.toString();
   const n = toNumber(value) as number;
   return Object.is(n, -0) ? '0' : String(n);
@@ -262,7 +268,9 @@ function elementSize(name: number, key: string | number, value: unknown): number
     case 'boolean':
       return name + 1;
     case 'number':
-      return name + (Number.isInteger(value) && value >= -0x80000000 && value <= 0x7fffffff && !Object.is(value, -0) ? 4 : 8);
+      return (
+        name + (Number.isInteger(value) && value >= -0x80000000 && value <= 0x7fffffff && !Object.is(value, -0) ? 4 : 8)
+      );
   }
   if (value === null) return name;
   if (value instanceof Date) return name + 8;

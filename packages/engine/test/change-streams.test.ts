@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { BSON } from 'bson';
-import { MongoClient, MongoServerError, type ChangeStream, type ChangeStreamDocument, type Document, type ResumeToken } from 'mongodb';
+import {
+  MongoClient,
+  MongoServerError,
+  type ChangeStream,
+  type ChangeStreamDocument,
+  type Document,
+  type ResumeToken,
+} from 'mongodb';
 import { startEmbeddedServer, type EmbeddedServer, type EngineOptions } from '../src';
 
 /** Test documents: scalar ids, like the seed data. */
@@ -23,7 +30,10 @@ async function tempDir(): Promise<string> {
 }
 
 /** An engine on `dataDir` and a client of it (both closed after each test). */
-async function start(dataDir: string, options: Partial<EngineOptions> = {}): Promise<{ server: EmbeddedServer; client: MongoClient; stop: () => Promise<void> }> {
+async function start(
+  dataDir: string,
+  options: Partial<EngineOptions> = {},
+): Promise<{ server: EmbeddedServer; client: MongoClient; stop: () => Promise<void> }> {
   const server = await startEmbeddedServer({ dataDir, port: 0, ...options });
   const client = await new MongoClient(server.uri, { monitorCommands: true }).connect();
   const entry = { server, client };
@@ -144,21 +154,38 @@ test('resumeAfter a token returns only the events after it; later stages filter 
   const all = coll.watch([], { resumeAfter: from, maxAwaitTimeMS: 50 });
   const events = await drain(all);
   await all.close();
-  expect(summary(events)).toEqual([['insert', 'a'], ['insert', 'b'], ['insert', 'c'], ['delete', 'a']]);
+  expect(summary(events)).toEqual([
+    ['insert', 'a'],
+    ['insert', 'b'],
+    ['insert', 'c'],
+    ['delete', 'a'],
+  ]);
 
   const after = coll.watch([], { resumeAfter: events[1]._id, maxAwaitTimeMS: 50 });
-  expect(summary(await drain(after))).toEqual([['insert', 'c'], ['delete', 'a']]);
+  expect(summary(await drain(after))).toEqual([
+    ['insert', 'c'],
+    ['delete', 'a'],
+  ]);
   await after.close();
 
   const startAfter = coll.watch([], { startAfter: events[2]._id, maxAwaitTimeMS: 50 });
   expect(summary(await drain(startAfter))).toEqual([['delete', 'a']]);
   await startAfter.close();
 
-  const filtered = coll.watch([{ $match: { operationType: 'insert', 'documentKey._id': { $ne: 'b' } } }, { $project: { documentKey: 1 } }], { resumeAfter: from, maxAwaitTimeMS: 50 });
+  const filtered = coll.watch(
+    [{ $match: { operationType: 'insert', 'documentKey._id': { $ne: 'b' } } }, { $project: { documentKey: 1 } }],
+    { resumeAfter: from, maxAwaitTimeMS: 50 },
+  );
   const kept = await drain(filtered);
   await filtered.close();
-  expect(kept.map((event) => Object.keys(event).sort())).toEqual([['_id', 'documentKey'], ['_id', 'documentKey']]);
-  expect(kept.map((event) => (event as unknown as { documentKey: { _id: string } }).documentKey._id)).toEqual(['a', 'c']);
+  expect(kept.map((event) => Object.keys(event).sort())).toEqual([
+    ['_id', 'documentKey'],
+    ['_id', 'documentKey'],
+  ]);
+  expect(kept.map((event) => (event as unknown as { documentKey: { _id: string } }).documentKey._id)).toEqual([
+    'a',
+    'c',
+  ]);
 });
 
 test('tryNext on an idle stream waits maxAwaitTimeMS, returns null, and resumeToken is the postBatchResumeToken', async () => {
@@ -178,7 +205,10 @@ test('tryNext on an idle stream waits maxAwaitTimeMS, returns null, and resumeTo
   const idle = stream.resumeToken;
 
   // Writes elsewhere move the position on without producing events for this stream.
-  await client.db('app').collection<Item>('other').insertMany([{ _id: 1 }, { _id: 2 }]);
+  await client
+    .db('app')
+    .collection<Item>('other')
+    .insertMany([{ _id: 1 }, { _id: 2 }]);
   started = Date.now();
   expect(await stream.tryNext()).toBeNull();
   expect(Date.now() - started).toBeLessThan(3000);
@@ -260,7 +290,15 @@ test('database and cluster streams see every collection; dropDatabase invalidate
   const cluster = client.watch([], { resumeAfter: from, maxAwaitTimeMS: 50 });
   const clusterEvents = await drain(cluster);
   await cluster.close();
-  expect(clusterEvents.map((event) => event.operationType)).toEqual(['insert', 'insert', 'insert', 'rename', 'drop', 'drop', 'dropDatabase']);
+  expect(clusterEvents.map((event) => event.operationType)).toEqual([
+    'insert',
+    'insert',
+    'insert',
+    'rename',
+    'drop',
+    'drop',
+    'dropDatabase',
+  ]);
 });
 
 test('a stream resumes across engine restarts, with a snapshot in between: same events, same tokens', async () => {
@@ -273,7 +311,12 @@ test('a stream resumes across engine restarts, with a snapshot in between: same 
   await coll.deleteOne({ _id: 2 });
   const live = coll.watch([], { resumeAfter: from, maxAwaitTimeMS: 50 });
   const before = await drain(live);
-  expect(summary(before)).toEqual([['insert', 1], ['insert', 2], ['update', 1], ['delete', 2]]);
+  expect(summary(before)).toEqual([
+    ['insert', 1],
+    ['insert', 2],
+    ['update', 1],
+    ['delete', 2],
+  ]);
   await engine.stop();
   const files = await readdir(dir);
   expect(files.some((name) => /^snapshot-\d+\.bson$/.test(name))).toBe(true);
@@ -285,7 +328,11 @@ test('a stream resumes across engine restarts, with a snapshot in between: same 
   const resumed = coll.watch([], { resumeAfter: from, maxAwaitTimeMS: 50 });
   const after = await drain(resumed);
   await resumed.close();
-  const identity = (event: ChangeStreamDocument) => [event._id, (event as { wallTime?: Date }).wallTime, event.clusterTime];
+  const identity = (event: ChangeStreamDocument) => [
+    event._id,
+    (event as { wallTime?: Date }).wallTime,
+    event.clusterTime,
+  ];
   expect(after.slice(0, 4).map(identity)).toEqual(before.map(identity));
   expect(summary(after.slice(4))).toEqual([['insert', 3]]);
 
@@ -322,10 +369,18 @@ test('a token from another data directory is refused with InvalidResumeToken', a
   const token = await tokenNow(a.client, 'app', 'items');
   const b = await start(await tempDir());
   await b.client.db('app').collection<Item>('items').insertOne({ _id: 1 });
-  const error = await serverError(b.client.db('app').collection<Item>('items').watch([], { resumeAfter: token }).tryNext());
+  const error = await serverError(
+    b.client.db('app').collection<Item>('items').watch([], { resumeAfter: token }).tryNext(),
+  );
   expect(error.code).toBe(260);
   expect(error.message).toMatch(/different data directory/);
-  const garbage = await serverError(b.client.db('app').collection<Item>('items').watch([], { resumeAfter: { _data: 'not-a-token' } }).tryNext());
+  const garbage = await serverError(
+    b.client
+      .db('app')
+      .collection<Item>('items')
+      .watch([], { resumeAfter: { _data: 'not-a-token' } })
+      .tryNext(),
+  );
   expect(garbage.code).toBe(260);
 });
 
@@ -338,7 +393,11 @@ test('a resume point older than the retained history fails with ChangeStreamHist
   await coll.insertMany([{ _id: 3 }, { _id: 4 }, { _id: 5 }]);
   // Exactly the last 5 events are kept: resuming after event 2 still works...
   const stream = coll.watch([], { resumeAfter: kept, maxAwaitTimeMS: 50 });
-  expect(summary(await drain(stream))).toEqual([['insert', 3], ['insert', 4], ['insert', 5]]);
+  expect(summary(await drain(stream))).toEqual([
+    ['insert', 3],
+    ['insert', 4],
+    ['insert', 5],
+  ]);
   await stream.close();
   await coll.insertOne({ _id: 6 });
   // ...until one more event pushes event 1 out; resuming from before it can no longer be answered.
@@ -346,7 +405,12 @@ test('a resume point older than the retained history fails with ChangeStreamHist
   expect(lost.code).toBe(286);
   expect(lost.codeName).toBe('ChangeStreamHistoryLost');
   const stillKept = coll.watch([], { resumeAfter: kept, maxAwaitTimeMS: 50 });
-  expect(summary(await drain(stillKept))).toEqual([['insert', 3], ['insert', 4], ['insert', 5], ['insert', 6]]);
+  expect(summary(await drain(stillKept))).toEqual([
+    ['insert', 3],
+    ['insert', 4],
+    ['insert', 5],
+    ['insert', 6],
+  ]);
   await stillKept.close();
 });
 
@@ -359,7 +423,9 @@ test('options the engine does not implement are refused with mongod codes', asyn
   expect(await refusal([], { fullDocumentBeforeChange: 'required' })).toBe(238);
   expect(await refusal([], { startAtOperationTime: new (await import('bson')).Timestamp({ t: 1, i: 1 }) })).toBe(238);
   expect(await refusal([{ $group: { _id: null } }])).toBe(20);
-  const coded = await serverError(client.db('app').command({ aggregate: 'items', pipeline: [{ $match: {} }, { $changeStream: {} }], cursor: {} }));
+  const coded = await serverError(
+    client.db('app').command({ aggregate: 'items', pipeline: [{ $match: {} }, { $changeStream: {} }], cursor: {} }),
+  );
   expect(coded.code).toBe(40602);
   // Changing the resume token breaks resumability: mongod fails the stream with ChangeStreamFatalError.
   const stream = coll.watch([{ $project: { _id: 0 } }], { maxAwaitTimeMS: 10 });
@@ -386,16 +452,27 @@ test('a data directory written before the change log loads; its log starts empty
     Buffer.concat([
       record(kind('H'), BSON.serialize({ format: 1, seq: 2 })),
       record(kind('B'), BSON.serialize({ name: 'app' })),
-      record(kind('C'), BSON.serialize({ db: 'app', name: 'items', options: {}, indexes: [{ v: 2, key: { _id: 1 }, name: '_id_' }] })),
+      record(
+        kind('C'),
+        BSON.serialize({ db: 'app', name: 'items', options: {}, indexes: [{ v: 2, key: { _id: 1 }, name: '_id_' }] }),
+      ),
       record(kind('D'), BSON.serialize({ _id: 's1' }), BSON.serialize({ _id: 's2' })),
       record(kind('E'), BSON.serialize({ databases: 1, collections: 1, documents: 2 })),
     ]),
   );
-  await writeFile(path.join(dir, 'journal-000000000002.log'), record(BSON.serialize({ t: 'put', db: 'app', coll: 'items', doc: { _id: 'j1' } })));
+  await writeFile(
+    path.join(dir, 'journal-000000000002.log'),
+    record(BSON.serialize({ t: 'put', db: 'app', coll: 'items', doc: { _id: 'j1' } })),
+  );
 
   let engine = await start(dir);
   let coll = engine.client.db('app').collection<Item>('items');
-  expect(await coll.find().map((doc) => doc._id).toArray()).toEqual(['s1', 's2', 'j1']);
+  expect(
+    await coll
+      .find()
+      .map((doc) => doc._id)
+      .toArray(),
+  ).toEqual(['s1', 's2', 'j1']);
   const atStart = await tokenNow(engine.client, 'app', 'items');
   await coll.insertOne({ _id: 'new' });
   await engine.stop();
@@ -408,6 +485,9 @@ test('a data directory written before the change log loads; its log starts empty
   // The replayed old journal record was event 1: resuming from before it still works, nothing older exists.
   const zero = { _data: `${(atStart as { _data: string })._data.slice(0, 34)}${'0'.repeat(14)}00` };
   const all = coll.watch([], { resumeAfter: zero, maxAwaitTimeMS: 50 });
-  expect(summary(await drain(all))).toEqual([['insert', 'j1'], ['insert', 'new']]);
+  expect(summary(await drain(all))).toEqual([
+    ['insert', 'j1'],
+    ['insert', 'new'],
+  ]);
   await all.close();
 });

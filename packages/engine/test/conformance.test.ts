@@ -2,7 +2,17 @@
  * Driver calls with the answers a standalone mongod 7 gives. The suite runs against the embedded engine by
  * default and against mongod with TEST_TARGET=mongod, so every expectation here is mongod's behaviour.
  */
-import { Decimal128, Long, MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, ServerApiVersion, type Collection, type Document } from 'mongodb';
+import {
+  Decimal128,
+  Long,
+  MongoBulkWriteError,
+  MongoClient,
+  MongoServerError,
+  ObjectId,
+  ServerApiVersion,
+  type Collection,
+  type Document,
+} from 'mongodb';
 import { openTestDatabase, type TestDatabase } from './support/db';
 
 /** Documents of any shape, with any `_id` type (the suite is about the server, not the driver's typings). */
@@ -101,9 +111,7 @@ describe('handshake and commands', () => {
   });
 
   test('a raw command with txnNumber fails with IllegalOperation', async () => {
-    const error = await serverError(
-      t.db.command({ find: 'x', filter: {}, txnNumber: Long.fromNumber(1) } as Document),
-    );
+    const error = await serverError(t.db.command({ find: 'x', filter: {}, txnNumber: Long.fromNumber(1) } as Document));
     expect(error.code).toBe(20);
     expect(error.codeName).toBe('IllegalOperation');
   });
@@ -114,7 +122,17 @@ describe('CRUD', () => {
     const c = fresh();
     const when = new Date('2024-05-01T10:00:00Z');
     const id = new ObjectId();
-    const doc = { _id: id, s: 'text', n: 42, f: 1.5, d: when, b: true, nul: null, arr: [1, 'two', { three: 3 }], sub: { x: { y: 'z' } } };
+    const doc = {
+      _id: id,
+      s: 'text',
+      n: 42,
+      f: 1.5,
+      d: when,
+      b: true,
+      nul: null,
+      arr: [1, 'two', { three: 3 }],
+      sub: { x: { y: 'z' } },
+    };
     const result = await c.insertOne(doc);
     expect(result.insertedId).toEqual(id);
     expect(await c.findOne({ _id: id })).toEqual(doc);
@@ -136,7 +154,17 @@ describe('CRUD', () => {
   test('query operators filter as mongod does', async () => {
     const c = fresh();
     await c.insertMany([
-      { _id: 1, n: 1, s: 'apple', tags: ['a', 'b'], sub: { k: 1 }, items: [{ k: 1, v: 'x' }, { k: 2, v: 'y' }] },
+      {
+        _id: 1,
+        n: 1,
+        s: 'apple',
+        tags: ['a', 'b'],
+        sub: { k: 1 },
+        items: [
+          { k: 1, v: 'x' },
+          { k: 2, v: 'y' },
+        ],
+      },
       { _id: 2, n: 5, s: 'banana', tags: ['b'], sub: { k: 2 }, items: [{ k: 3, v: 'x' }] },
       { _id: 3, n: 10, s: 'cherry', tags: [], sub: null },
       { _id: 4, s: 'date', n: 'five' },
@@ -188,12 +216,19 @@ describe('CRUD', () => {
       { _id: 2, g: 'a', n: 2, x: { y: 3, z: 4 } },
       { _id: 3, g: 'b', n: 1, x: { y: 5, z: 6 } },
     ]);
-    expect(await c.find({}, { projection: { n: 1 } }).sort({ g: 1, n: -1 }).toArray()).toEqual([
+    expect(
+      await c
+        .find({}, { projection: { n: 1 } })
+        .sort({ g: 1, n: -1 })
+        .toArray(),
+    ).toEqual([
       { _id: 2, n: 2 },
       { _id: 1, n: 3 },
       { _id: 3, n: 1 },
     ]);
-    expect(await c.find({}).sort({ n: 1 }).skip(1).limit(1).toArray()).toEqual([{ _id: 2, g: 'a', n: 2, x: { y: 3, z: 4 } }]);
+    expect(await c.find({}).sort({ n: 1 }).skip(1).limit(1).toArray()).toEqual([
+      { _id: 2, g: 'a', n: 2, x: { y: 3, z: 4 } },
+    ]);
     expect(await c.findOne({ _id: 1 }, { projection: { 'x.y': 1, _id: 0 } })).toEqual({ x: { y: 1 } });
     expect(await c.findOne({ _id: 1 }, { projection: { x: 0, g: 0 } })).toEqual({ _id: 1, n: 3 });
     expect(await c.findOne({ _id: 1 }, { projection: { 'x.z': 0 } })).toEqual({ _id: 1, g: 'b', n: 3, x: { y: 1 } });
@@ -204,22 +239,55 @@ describe('CRUD', () => {
   test('$slice and $elemMatch projections on nested arrays', async () => {
     const c = fresh();
     const messages = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, text: `m${i + 1}` }));
-    await c.insertOne({ _id: 's1', agents: { a1: { messages, agent_data: { role: 'x' } } }, items: [{ k: 1 }, { k: 2, v: 'b' }] });
+    await c.insertOne({
+      _id: 's1',
+      agents: { a1: { messages, agent_data: { role: 'x' } } },
+      items: [{ k: 1 }, { k: 2, v: 'b' }],
+    });
     const last = await c.findOne({ _id: 's1' }, { projection: { 'agents.a1.messages': { $slice: -1 } } });
-    expect(last).toEqual({ _id: 's1', agents: { a1: { messages: [{ id: 30, text: 'm30' }], agent_data: { role: 'x' } } }, items: [{ k: 1 }, { k: 2, v: 'b' }] });
+    expect(last).toEqual({
+      _id: 's1',
+      agents: { a1: { messages: [{ id: 30, text: 'm30' }], agent_data: { role: 'x' } } },
+      items: [{ k: 1 }, { k: 2, v: 'b' }],
+    });
     const page = await c.findOne({ _id: 's1' }, { projection: { 'agents.a1.messages': { $slice: [-20, 20] } } });
-    expect(page!.agents.a1.messages.map((m: { id: number }) => m.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 11));
-    const window = await c.findOne({ _id: 's1' }, { projection: { 'agents.a1.messages': { $slice: [5, 2] }, _id: 0, items: 0 } });
-    expect(window).toEqual({ agents: { a1: { messages: [{ id: 6, text: 'm6' }, { id: 7, text: 'm7' }], agent_data: { role: 'x' } } } });
+    expect(page!.agents.a1.messages.map((m: { id: number }) => m.id)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 11),
+    );
+    const window = await c.findOne(
+      { _id: 's1' },
+      { projection: { 'agents.a1.messages': { $slice: [5, 2] }, _id: 0, items: 0 } },
+    );
+    expect(window).toEqual({
+      agents: {
+        a1: {
+          messages: [
+            { id: 6, text: 'm6' },
+            { id: 7, text: 'm7' },
+          ],
+          agent_data: { role: 'x' },
+        },
+      },
+    });
     const first = await c.findOne({ _id: 's1' }, { projection: { 'agents.a1.messages': { $slice: 2 } } });
     expect(first!.agents.a1.messages).toHaveLength(2);
-    expect(await c.findOne({ _id: 's1' }, { projection: { items: { $elemMatch: { k: 2 } } } })).toEqual({ _id: 's1', items: [{ k: 2, v: 'b' }] });
-    expect(await c.findOne({ 'items.k': 2 }, { projection: { 'items.$': 1 } })).toEqual({ _id: 's1', items: [{ k: 2, v: 'b' }] });
+    expect(await c.findOne({ _id: 's1' }, { projection: { items: { $elemMatch: { k: 2 } } } })).toEqual({
+      _id: 's1',
+      items: [{ k: 2, v: 'b' }],
+    });
+    expect(await c.findOne({ 'items.k': 2 }, { projection: { 'items.$': 1 } })).toEqual({
+      _id: 's1',
+      items: [{ k: 2, v: 'b' }],
+    });
   });
 
   test('updateOne, updateMany, replaceOne, deleteOne and deleteMany report counts', async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, g: 1 }, { _id: 2, g: 1 }, { _id: 3, g: 2 }]);
+    await c.insertMany([
+      { _id: 1, g: 1 },
+      { _id: 2, g: 1 },
+      { _id: 3, g: 2 },
+    ]);
     const one = await c.updateOne({ g: 1 }, { $set: { x: 1 } });
     expect([one.matchedCount, one.modifiedCount, one.upsertedCount]).toEqual([1, 1, 0]);
     const many = await c.updateMany({ g: 1 }, { $set: { x: 1 } });
@@ -236,7 +304,11 @@ describe('CRUD', () => {
 });
 
 describe('update operators', () => {
-  async function applied(initial: Document, update: Document, options: { arrayFilters?: Document[]; filter?: Document } = {}) {
+  async function applied(
+    initial: Document,
+    update: Document,
+    options: { arrayFilters?: Document[]; filter?: Document } = {},
+  ) {
     const c = fresh();
     await c.insertOne({ _id: 1, ...initial });
     await c.updateOne({ _id: 1, ...options.filter }, update, { arrayFilters: options.arrayFilters });
@@ -246,8 +318,12 @@ describe('update operators', () => {
 
   test('$set creates nested paths and $unset removes fields', async () => {
     expect(await applied({ a: 1 }, { $set: { 'b.c.d': 2, a: 3 } })).toEqual({ a: 3, b: { c: { d: 2 } } });
-    expect(await applied({ a: 1, b: { c: 1, d: 2 } }, { $unset: { a: '', 'b.c': 1, missing: '' } })).toEqual({ b: { d: 2 } });
-    expect(await applied({ arr: [1, 2, 3] }, { $set: { 'arr.1': 9, 'arr.5': 6 } })).toEqual({ arr: [1, 9, 3, null, null, 6] });
+    expect(await applied({ a: 1, b: { c: 1, d: 2 } }, { $unset: { a: '', 'b.c': 1, missing: '' } })).toEqual({
+      b: { d: 2 },
+    });
+    expect(await applied({ arr: [1, 2, 3] }, { $set: { 'arr.1': 9, 'arr.5': 6 } })).toEqual({
+      arr: [1, 9, 3, null, null, 6],
+    });
     expect(await applied({ arr: [1, 2, 3] }, { $unset: { 'arr.1': '' } })).toEqual({ arr: [1, null, 3] });
   });
 
@@ -263,7 +339,10 @@ describe('update operators', () => {
   });
 
   test('$rename, $currentDate and $bit', async () => {
-    expect(await applied({ a: 1, b: { c: 2 } }, { $rename: { a: 'z', 'b.c': 'b.d', missing: 'x' } })).toEqual({ b: { d: 2 }, z: 1 });
+    expect(await applied({ a: 1, b: { c: 2 } }, { $rename: { a: 'z', 'b.c': 'b.d', missing: 'x' } })).toEqual({
+      b: { d: 2 },
+      z: 1,
+    });
     const before = Date.now();
     const stamped = await applied({}, { $currentDate: { at: true, also: { $type: 'date' } } });
     expect(stamped.at).toBeInstanceOf(Date);
@@ -277,12 +356,19 @@ describe('update operators', () => {
   test('$push with $each, $position, $sort and $slice', async () => {
     expect(await applied({}, { $push: { arr: 1 } })).toEqual({ arr: [1] });
     expect(await applied({ arr: [1] }, { $push: { arr: { $each: [2, 3] } } })).toEqual({ arr: [1, 2, 3] });
-    expect(await applied({ arr: [1, 2] }, { $push: { arr: { $each: [9], $position: 0 } } })).toEqual({ arr: [9, 1, 2] });
-    expect(await applied({ arr: [1, 2] }, { $push: { arr: { $each: [9], $position: -1 } } })).toEqual({ arr: [1, 9, 2] });
+    expect(await applied({ arr: [1, 2] }, { $push: { arr: { $each: [9], $position: 0 } } })).toEqual({
+      arr: [9, 1, 2],
+    });
+    expect(await applied({ arr: [1, 2] }, { $push: { arr: { $each: [9], $position: -1 } } })).toEqual({
+      arr: [1, 9, 2],
+    });
     expect(await applied({ arr: [5, 1] }, { $push: { arr: { $each: [3], $sort: 1 } } })).toEqual({ arr: [1, 3, 5] });
     expect(await applied({ arr: [1, 2, 3] }, { $push: { arr: { $each: [4], $slice: -2 } } })).toEqual({ arr: [3, 4] });
     expect(
-      await applied({ arr: [{ s: 2 }, { s: 9 }] }, { $push: { arr: { $each: [{ s: 5 }], $sort: { s: -1 }, $slice: 2 } } }),
+      await applied(
+        { arr: [{ s: 2 }, { s: 9 }] },
+        { $push: { arr: { $each: [{ s: 5 }], $sort: { s: -1 }, $slice: 2 } } },
+      ),
     ).toEqual({ arr: [{ s: 9 }, { s: 5 }] });
     expect(await applied({ arr: [1] }, { $push: { arr: [2, 3] } })).toEqual({ arr: [1, [2, 3]] });
   });
@@ -290,26 +376,63 @@ describe('update operators', () => {
   test('$addToSet, $pop, $pull and $pullAll', async () => {
     expect(await applied({ s: [1, 2] }, { $addToSet: { s: 2 } })).toEqual({ s: [1, 2] });
     expect(await applied({ s: [1, 2] }, { $addToSet: { s: { $each: [2, 3, 3] } } })).toEqual({ s: [1, 2, 3] });
-    expect(await applied({ s: [{ a: 1, b: 2 }] }, { $addToSet: { s: { b: 2, a: 1 } } })).toEqual({ s: [{ a: 1, b: 2 }, { b: 2, a: 1 }] });
+    expect(await applied({ s: [{ a: 1, b: 2 }] }, { $addToSet: { s: { b: 2, a: 1 } } })).toEqual({
+      s: [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+    });
     expect(await applied({ s: [1, 2, 3] }, { $pop: { s: 1 } })).toEqual({ s: [1, 2] });
     expect(await applied({ s: [1, 2, 3] }, { $pop: { s: -1 } })).toEqual({ s: [2, 3] });
     expect(await applied({ s: [1, 2, 3, 2] }, { $pull: { s: 2 } })).toEqual({ s: [1, 3] });
     expect(await applied({ s: [1, 5, 8] }, { $pull: { s: { $gte: 5 } } })).toEqual({ s: [1] });
-    expect(await applied({ s: [{ k: 1, v: 'a' }, { k: 2, v: 'b' }] }, { $pull: { s: { k: 2 } } })).toEqual({ s: [{ k: 1, v: 'a' }] });
+    expect(
+      await applied(
+        {
+          s: [
+            { k: 1, v: 'a' },
+            { k: 2, v: 'b' },
+          ],
+        },
+        { $pull: { s: { k: 2 } } },
+      ),
+    ).toEqual({ s: [{ k: 1, v: 'a' }] });
     expect(await applied({ s: [1, 2, 3, 1] }, { $pullAll: { s: [1, 3] } })).toEqual({ s: [2] });
   });
 
   test('positional $, $[] and $[<id>] with arrayFilters', async () => {
-    const items = [{ k: 1, v: 0 }, { k: 2, v: 0 }, { k: 3, v: 0 }];
+    const items = [
+      { k: 1, v: 0 },
+      { k: 2, v: 0 },
+      { k: 3, v: 0 },
+    ];
     expect(await applied({ items }, { $set: { 'items.$.v': 9 } }, { filter: { 'items.k': 2 } })).toEqual({
-      items: [{ k: 1, v: 0 }, { k: 2, v: 9 }, { k: 3, v: 0 }],
+      items: [
+        { k: 1, v: 0 },
+        { k: 2, v: 9 },
+        { k: 3, v: 0 },
+      ],
     });
     expect(await applied({ s: [4, 5, 6] }, { $inc: { 's.$': 10 } }, { filter: { s: 5 } })).toEqual({ s: [4, 15, 6] });
-    expect(await applied({ items }, { $inc: { 'items.$[].v': 1 } })).toEqual({ items: [{ k: 1, v: 1 }, { k: 2, v: 1 }, { k: 3, v: 1 }] });
-    expect(await applied({ items }, { $set: { 'items.$[e].v': 7 } }, { arrayFilters: [{ 'e.k': { $gte: 2 } }] })).toEqual({
-      items: [{ k: 1, v: 0 }, { k: 2, v: 7 }, { k: 3, v: 7 }],
+    expect(await applied({ items }, { $inc: { 'items.$[].v': 1 } })).toEqual({
+      items: [
+        { k: 1, v: 1 },
+        { k: 2, v: 1 },
+        { k: 3, v: 1 },
+      ],
     });
-    expect(await applied({ g: [[1, 2], [3]] }, { $set: { 'g.$[].$[n]': 0 } }, { arrayFilters: [{ n: { $gt: 1 } }] })).toEqual({ g: [[1, 0], [0]] });
+    expect(
+      await applied({ items }, { $set: { 'items.$[e].v': 7 } }, { arrayFilters: [{ 'e.k': { $gte: 2 } }] }),
+    ).toEqual({
+      items: [
+        { k: 1, v: 0 },
+        { k: 2, v: 7 },
+        { k: 3, v: 7 },
+      ],
+    });
+    expect(
+      await applied({ g: [[1, 2], [3]] }, { $set: { 'g.$[].$[n]': 0 } }, { arrayFilters: [{ n: { $gt: 1 } }] }),
+    ).toEqual({ g: [[1, 0], [0]] });
   });
 
   test('$inc keeps int64 exact and mixes numeric types', async () => {
@@ -323,7 +446,12 @@ describe('update operators', () => {
   });
 
   test('pipeline updates compute from the document', async () => {
-    expect(await applied({ a: 2, b: 3 }, [{ $set: { sum: { $add: ['$a', '$b'] } } }, { $unset: 'b' }] as unknown as Document)).toEqual({ a: 2, sum: 5 });
+    expect(
+      await applied({ a: 2, b: 3 }, [
+        { $set: { sum: { $add: ['$a', '$b'] } } },
+        { $unset: 'b' },
+      ] as unknown as Document),
+    ).toEqual({ a: 2, sum: 5 });
   });
 
   test('fields are applied in path order, new fields appended', async () => {
@@ -346,7 +474,11 @@ describe('upserts', () => {
     expect(first.matchedCount).toBe(0);
     const doc = await c.findOne({ _id: first.upsertedId! });
     expect(doc).toEqual({ _id: first.upsertedId, name: 'x', meta: { kind: 'k' }, tag: 't', v: 1, created: 'once' });
-    const second = await c.updateOne({ name: 'x' }, { $set: { v: 2 }, $setOnInsert: { created: 'twice' } }, { upsert: true });
+    const second = await c.updateOne(
+      { name: 'x' },
+      { $set: { v: 2 }, $setOnInsert: { created: 'twice' } },
+      { upsert: true },
+    );
     expect([second.matchedCount, second.modifiedCount, second.upsertedId]).toEqual([1, 1, null]);
     expect((await c.findOne({ name: 'x' }))!.created).toBe('once');
   });
@@ -357,7 +489,10 @@ describe('upserts', () => {
     expect(byOperator.upsertedId).toBe('a');
     const byReplacement = await c.replaceOne({ _id: 'b' as never, ignored: 1 }, { r: 1 }, { upsert: true });
     expect(byReplacement.upsertedId).toBe('b');
-    expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 'a', n: 1 }, { _id: 'b', r: 1 }]);
+    expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 'a', n: 1 },
+      { _id: 'b', r: 1 },
+    ]);
   });
 
   test('updateMany with upsert inserts one document', async () => {
@@ -371,28 +506,50 @@ describe('upserts', () => {
 describe('findAndModify', () => {
   test('findOneAndUpdate returns the document before or after, with projection and sort', async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, g: 1, n: 1 }, { _id: 2, g: 1, n: 2 }]);
-    const before = await c.findOneAndUpdate({ g: 1 }, { $inc: { n: 10 } }, { sort: { n: -1 }, returnDocument: 'before' });
+    await c.insertMany([
+      { _id: 1, g: 1, n: 1 },
+      { _id: 2, g: 1, n: 2 },
+    ]);
+    const before = await c.findOneAndUpdate(
+      { g: 1 },
+      { $inc: { n: 10 } },
+      { sort: { n: -1 }, returnDocument: 'before' },
+    );
     expect(before).toEqual({ _id: 2, g: 1, n: 2 });
-    const after = await c.findOneAndUpdate({ g: 1 }, { $inc: { n: 10 } }, { sort: { n: 1 }, returnDocument: 'after', projection: { n: 1, _id: 0 } });
+    const after = await c.findOneAndUpdate(
+      { g: 1 },
+      { $inc: { n: 10 } },
+      { sort: { n: 1 }, returnDocument: 'after', projection: { n: 1, _id: 0 } },
+    );
     expect(after).toEqual({ n: 11 });
     expect(await c.findOneAndUpdate({ g: 9 }, { $set: { x: 1 } })).toBeNull();
   });
 
   test('findOneAndUpdate with upsert and includeResultMetadata', async () => {
     const c = fresh();
-    const result = await c.findOneAndUpdate({ key: 'k' }, { $set: { v: 1 } }, { upsert: true, returnDocument: 'after', includeResultMetadata: true });
+    const result = await c.findOneAndUpdate(
+      { key: 'k' },
+      { $set: { v: 1 } },
+      { upsert: true, returnDocument: 'after', includeResultMetadata: true },
+    );
     expect(result.value).toMatchObject({ key: 'k', v: 1 });
     expect(result.lastErrorObject).toMatchObject({ n: 1, updatedExisting: false });
     expect(result.lastErrorObject!.upserted).toEqual(result.value!._id);
-    const again = await c.findOneAndUpdate({ key: 'k' }, { $set: { v: 2 } }, { upsert: true, includeResultMetadata: true });
+    const again = await c.findOneAndUpdate(
+      { key: 'k' },
+      { $set: { v: 2 } },
+      { upsert: true, includeResultMetadata: true },
+    );
     expect(again.lastErrorObject).toEqual({ n: 1, updatedExisting: true });
     expect(again.value).toMatchObject({ v: 1 });
   });
 
   test('findOneAndReplace and findOneAndDelete', async () => {
     const c = fresh();
-    await c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+    await c.insertMany([
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2 },
+    ]);
     expect(await c.findOneAndReplace({ _id: 1 }, { b: 1 }, { returnDocument: 'after' })).toEqual({ _id: 1, b: 1 });
     expect(await c.findOneAndDelete({}, { sort: { _id: -1 } })).toEqual({ _id: 2, a: 2 });
     expect(await c.countDocuments()).toBe(1);
@@ -416,7 +573,10 @@ describe('cursors', () => {
     expect(reply.cursor.firstBatch).toHaveLength(101);
     expect(reply.cursor.id).toBeInstanceOf(Long);
     expect(reply.cursor.id.isZero()).toBe(false);
-    const more = await t.db.command({ getMore: reply.cursor.id, collection: c.collectionName }, { promoteLongs: false });
+    const more = await t.db.command(
+      { getMore: reply.cursor.id, collection: c.collectionName },
+      { promoteLongs: false },
+    );
     expect(more.cursor.nextBatch).toHaveLength(49);
     expect(Number(more.cursor.id)).toBe(0);
   });
@@ -469,7 +629,15 @@ describe('aggregation', () => {
   beforeAll(async () => {
     orders = fresh();
     await orders.insertMany([
-      { _id: 1, customer: 'ann', items: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }], meta: { x: 1, y: 2 } },
+      {
+        _id: 1,
+        customer: 'ann',
+        items: [
+          { sku: 'a', qty: 2 },
+          { sku: 'b', qty: 1 },
+        ],
+        meta: { x: 1, y: 2 },
+      },
       { _id: 2, customer: 'bob', items: [{ sku: 'a', qty: 5 }], meta: { z: 3 } },
       { _id: 3, customer: 'ann', items: [], meta: {} },
     ]);
@@ -477,7 +645,11 @@ describe('aggregation', () => {
 
   test('$match, $unwind, $group with $sum, $sort', async () => {
     const result = await orders
-      .aggregate([{ $unwind: '$items' }, { $group: { _id: '$items.sku', total: { $sum: '$items.qty' }, orders: { $sum: 1 } } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $unwind: '$items' },
+        { $group: { _id: '$items.sku', total: { $sum: '$items.qty' }, orders: { $sum: 1 } } },
+        { $sort: { _id: 1 } },
+      ])
       .toArray();
     expect(result).toEqual([
       { _id: 'a', total: 7, orders: 2 },
@@ -506,9 +678,16 @@ describe('aggregation', () => {
 
   test('$facet and $lookup', async () => {
     const customers = fresh();
-    await customers.insertMany([{ _id: 'ann', city: 'Oslo' }, { _id: 'bob', city: 'Rome' }]);
+    await customers.insertMany([
+      { _id: 'ann', city: 'Oslo' },
+      { _id: 'bob', city: 'Rome' },
+    ]);
     const faceted = await orders
-      .aggregate([{ $facet: { count: [{ $count: 'n' }], top: [{ $sort: { _id: -1 } }, { $limit: 1 }, { $project: { _id: 1 } }] } }])
+      .aggregate([
+        {
+          $facet: { count: [{ $count: 'n' }], top: [{ $sort: { _id: -1 } }, { $limit: 1 }, { $project: { _id: 1 } }] },
+        },
+      ])
       .toArray();
     expect(faceted).toEqual([{ count: [{ n: 3 }], top: [{ _id: 3 }] }]);
     const joined = await orders
@@ -523,15 +702,32 @@ describe('aggregation', () => {
 
   test('aggregation does not change stored documents', async () => {
     await orders.aggregate([{ $addFields: { 'meta.added': 1 } }, { $unset: 'customer' }]).toArray();
-    expect(await orders.findOne({ _id: 1 })).toEqual({ _id: 1, customer: 'ann', items: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }], meta: { x: 1, y: 2 } });
+    expect(await orders.findOne({ _id: 1 })).toEqual({
+      _id: 1,
+      customer: 'ann',
+      items: [
+        { sku: 'a', qty: 2 },
+        { sku: 'b', qty: 1 },
+      ],
+      meta: { x: 1, y: 2 },
+    });
   });
 
   test('$out and $merge write into collections', async () => {
     const target = fresh();
-    await orders.aggregate([{ $group: { _id: '$customer', n: { $sum: 1 } } }, { $out: target.collectionName }]).toArray();
-    expect(await target.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 'ann', n: 2 }, { _id: 'bob', n: 1 }]);
     await orders
-      .aggregate([{ $match: { _id: 2 } }, { $project: { _id: '$customer', last: '$_id' } }, { $merge: { into: target.collectionName } }])
+      .aggregate([{ $group: { _id: '$customer', n: { $sum: 1 } } }, { $out: target.collectionName }])
+      .toArray();
+    expect(await target.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 'ann', n: 2 },
+      { _id: 'bob', n: 1 },
+    ]);
+    await orders
+      .aggregate([
+        { $match: { _id: 2 } },
+        { $project: { _id: '$customer', last: '$_id' } },
+        { $merge: { into: target.collectionName } },
+      ])
       .toArray();
     expect(await target.findOne({ _id: 'bob' as never })).toEqual({ _id: 'bob', n: 1, last: 2 });
   });
@@ -539,7 +735,11 @@ describe('aggregation', () => {
   test('unknown stages fail with 40324; Atlas search stages are refused', async () => {
     const unknown = await serverError(orders.aggregate([{ $frobnicate: {} }]).toArray());
     expect(unknown.code).toBe(40324);
-    const search = await serverError(orders.aggregate([{ $vectorSearch: { index: 'v', path: 'e', queryVector: [1], numCandidates: 1, limit: 1 } }]).toArray());
+    const search = await serverError(
+      orders
+        .aggregate([{ $vectorSearch: { index: 'v', path: 'e', queryVector: [1], numCandidates: 1, limit: 1 } }])
+        .toArray(),
+    );
     expect(search.message).toMatch(/\$vectorSearch/);
   });
 });
@@ -593,18 +793,29 @@ describe('indexes and catalog', () => {
 
   test('rename moves documents and indexes; an existing target needs dropTarget', async () => {
     const source = fresh();
-    await source.insertMany([{ _id: 1, k: 'a' }, { _id: 2, k: 'b' }]);
+    await source.insertMany([
+      { _id: 1, k: 'a' },
+      { _id: 2, k: 'b' },
+    ]);
     await source.createIndex({ k: 1 }, { unique: true });
     const name = `renamed${++seq}`;
     const renamed = await source.rename(name);
-    expect(await renamed.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, k: 'a' }, { _id: 2, k: 'b' }]);
+    expect(await renamed.find({}).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, k: 'a' },
+      { _id: 2, k: 'b' },
+    ]);
     expect((await renamed.listIndexes().toArray()).map((index) => index.name)).toEqual(['_id_', 'k_1']);
     expect(await source.countDocuments()).toBe(0);
     const other = fresh();
     await other.insertOne({ x: 1 });
     expect((await serverError(other.rename(name))).code).toBe(48);
     await other.rename(name, { dropTarget: true });
-    expect(await t.db.collection(name).find({}, { projection: { _id: 0 } }).toArray()).toEqual([{ x: 1 }]);
+    expect(
+      await t.db
+        .collection(name)
+        .find({}, { projection: { _id: 0 } })
+        .toArray(),
+    ).toEqual([{ x: 1 }]);
   });
 
   test('a collection validator rejects invalid inserts and updates with 121', async () => {
@@ -635,18 +846,40 @@ describe('sorted reads along an index', () => {
     await c.createIndex({ timestamp: 1, experience_id: 1 });
     await c.createIndex({ agent: 1, timestamp: 1 });
     const base = Date.UTC(2025, 0, 1);
-    const docs = Array.from({ length: 200 }, (_, n) => ({ _id: n, experience_id: `e${(n * 7919) % 1000}`.padStart(5, '0'), timestamp: new Date(base + ((n * 37) % 60) * 60_000), agent: `a${n % 3}` }));
+    const docs = Array.from({ length: 200 }, (_, n) => ({
+      _id: n,
+      experience_id: `e${(n * 7919) % 1000}`.padStart(5, '0'),
+      timestamp: new Date(base + ((n * 37) % 60) * 60_000),
+      agent: `a${n % 3}`,
+    }));
     await c.insertMany(docs);
     const cut = new Date(base + 30 * 60_000);
     const newestFirst = (a: Doc, b: Doc) => b.timestamp - a.timestamp || (a.experience_id < b.experience_id ? 1 : -1);
-    const expected = docs.filter((doc) => doc.timestamp < cut).sort(newestFirst).slice(0, 25).map((doc) => doc._id);
-    const found = await c.find({ timestamp: { $lt: cut } }).sort({ timestamp: -1, experience_id: -1 }).limit(25).toArray();
+    const expected = docs
+      .filter((doc) => doc.timestamp < cut)
+      .sort(newestFirst)
+      .slice(0, 25)
+      .map((doc) => doc._id);
+    const found = await c
+      .find({ timestamp: { $lt: cut } })
+      .sort({ timestamp: -1, experience_id: -1 })
+      .limit(25)
+      .toArray();
     expect(found.map((doc) => doc._id)).toEqual(expected);
-    const pipeline = [{ $match: { timestamp: { $lt: cut } } }, { $sort: { timestamp: -1, experience_id: -1 } }, { $limit: 25 }, { $project: { _id: 1 } }];
+    const pipeline = [
+      { $match: { timestamp: { $lt: cut } } },
+      { $sort: { timestamp: -1, experience_id: -1 } },
+      { $limit: 25 },
+      { $project: { _id: 1 } },
+    ];
     expect(await c.aggregate(pipeline).toArray()).toEqual(expected.map((_id) => ({ _id })));
     // An equality on the first field of { agent, timestamp } with a sort on the second (then _id, unique).
-    const agent = docs.filter((doc) => doc.agent === 'a1').sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a._id - b._id);
-    expect((await c.find({ agent: 'a1' }).sort({ timestamp: 1, _id: 1 }).skip(4).limit(10).toArray()).map((doc) => doc._id)).toEqual(agent.slice(4, 14).map((doc) => doc._id));
+    const agent = docs
+      .filter((doc) => doc.agent === 'a1')
+      .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a._id - b._id);
+    expect(
+      (await c.find({ agent: 'a1' }).sort({ timestamp: 1, _id: 1 }).skip(4).limit(10).toArray()).map((doc) => doc._id),
+    ).toEqual(agent.slice(4, 14).map((doc) => doc._id));
   });
 });
 
@@ -680,7 +913,9 @@ describe('regexes on an indexed field', () => {
       expect(await ids(indexed)).toEqual(expected);
     }
     const prefixes = { pattern: { $in: [/^summarise(_|$)/, /^plan/] } };
-    expect((await indexed.distinct('pattern', prefixes)).sort()).toEqual((await plain.distinct('pattern', prefixes)).sort());
+    expect((await indexed.distinct('pattern', prefixes)).sort()).toEqual(
+      (await plain.distinct('pattern', prefixes)).sort(),
+    );
   });
 
   test('a regex sent with the g flag matches as mongod reads it: dotAll, the same for every document', async () => {
@@ -692,7 +927,14 @@ describe('regexes on an indexed field', () => {
       await c.insertMany(texts.map((text, _id) => ({ _id, text })));
       const matching = texts.flatMap((text, id) => (text === 'ab' ? [] : [id]));
       expect((await c.find({ text: /a.b/g }).sort({ _id: 1 }).toArray()).map((doc) => doc._id)).toEqual(matching);
-      expect((await c.find({ text: { $in: [/a.b/g] } }).sort({ _id: 1 }).toArray()).map((doc) => doc._id)).toEqual(matching);
+      expect(
+        (
+          await c
+            .find({ text: { $in: [/a.b/g] } })
+            .sort({ _id: 1 })
+            .toArray()
+        ).map((doc) => doc._id),
+      ).toEqual(matching);
       const pipeline = [{ $project: { text: 1 } }, { $match: { text: /a.b/g } }, { $sort: { _id: 1 } }];
       expect((await c.aggregate(pipeline).toArray()).map((doc) => doc._id)).toEqual(matching);
     }

@@ -5,8 +5,10 @@
  */
 const DRIVER_OMITS_BYPASS_FALSE =
   'driver 7.9 sends bypassDocumentValidation only when true (bulk/common.js, aggregate.js, find_and_modify.js), so the expected `false` never reaches the server';
-const DRIVER_REPLACES_NULL_ID = 'driver 7.9 replaces `_id: null` with a generated ObjectId before sending (utils.js maybeAddIdToDocuments)';
-const NO_LIST_LOCAL_SESSIONS = '$listLocalSessions is not implemented: the engine keeps no session registry (40324 Unrecognized pipeline stage)';
+const DRIVER_REPLACES_NULL_ID =
+  'driver 7.9 replaces `_id: null` with a generated ObjectId before sending (utils.js maybeAddIdToDocuments)';
+const NO_LIST_LOCAL_SESSIONS =
+  '$listLocalSessions is not implemented: the engine keeps no session registry (40324 Unrecognized pipeline stage)';
 
 export const CRUD_SPEC_SKIPS: Record<string, Record<string, string>> = {
   bypassDocumentValidation: {
@@ -29,7 +31,8 @@ export const CRUD_SPEC_SKIPS: Record<string, Record<string, string>> = {
     'Aggregate with rawData option on less than 8.2.0 - ignore argument': NO_LIST_LOCAL_SESSIONS,
   },
   estimatedDocumentCount: {
-    'estimatedDocumentCount works correctly on views': 'views are not implemented: create with viewOn is refused with 238 NotImplemented',
+    'estimatedDocumentCount works correctly on views':
+      'views are not implemented: create with viewOn is refused with 238 NotImplemented',
   },
   'findOneAndUpdate-errorResponse': {
     'findOneAndUpdate document validation errInfo is accessible':

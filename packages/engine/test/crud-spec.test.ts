@@ -14,12 +14,16 @@ import { loadSpecFiles, runSpecTest, unmetRequirements } from './support/unified
 const REPOSITORY_ROOT = path.resolve(__dirname, '../../..');
 const SPEC_DIR = path.resolve(REPOSITORY_ROOT, '..', 'shared', 'mongo-spec', 'crud');
 if (!existsSync(SPEC_DIR)) {
-  throw new Error(`MongoDB's CRUD spec tests are missing: expected them in ${SPEC_DIR} (../shared/mongo-spec/crud beside the repository)`);
+  throw new Error(
+    `MongoDB's CRUD spec tests are missing: expected them in ${SPEC_DIR} (../shared/mongo-spec/crud beside the repository)`,
+  );
 }
 
 const files = loadSpecFiles(SPEC_DIR);
 const totals = { files: files.length, applicable: 0, notApplicable: 0, passed: 0, skipped: 0, ran: 0 };
-const listedSkips = new Set(Object.entries(CRUD_SPEC_SKIPS).flatMap(([file, tests]) => Object.keys(tests).map((d) => `${file}: ${d}`)));
+const listedSkips = new Set(
+  Object.entries(CRUD_SPEC_SKIPS).flatMap(([file, tests]) => Object.keys(tests).map((d) => `${file}: ${d}`)),
+);
 
 let server: EmbeddedServer;
 let admin: MongoClient;
@@ -45,7 +49,8 @@ afterAll(async () => {
 for (const file of files) {
   describe(file.file, () => {
     for (const test of file.tests) {
-      const notApplicable = test.skipReason ?? unmetRequirements(file.runOnRequirements) ?? unmetRequirements(test.runOnRequirements);
+      const notApplicable =
+        test.skipReason ?? unmetRequirements(file.runOnRequirements) ?? unmetRequirements(test.runOnRequirements);
       if (notApplicable) {
         totals.notApplicable++;
         it.skip(`${test.description} (not applicable: ${notApplicable})`, () => undefined);

@@ -52,7 +52,11 @@ test('a unique single-field index rejects a duplicate insert with the index name
 test('a unique compound index allows partial overlap and rejects the full key', async () => {
   const c = fresh();
   await c.createIndex({ agent: 1, seq: 1 }, { unique: true, name: 'agent_seq' });
-  await c.insertMany([{ agent: 'a', seq: 1 }, { agent: 'a', seq: 2 }, { agent: 'b', seq: 1 }]);
+  await c.insertMany([
+    { agent: 'a', seq: 1 },
+    { agent: 'a', seq: 2 },
+    { agent: 'b', seq: 1 },
+  ]);
   const error = await rejection(c.insertOne({ agent: 'b', seq: 1, extra: true }), MongoServerError);
   expect(error.code).toBe(11000);
   expect(error.keyPattern).toEqual({ agent: 1, seq: 1 });
@@ -83,7 +87,11 @@ test('documents missing the field share the null key unless the index is sparse'
 test('a partial unique index only constrains matching documents', async () => {
   const c = fresh();
   await c.createIndex({ name: 1 }, { unique: true, partialFilterExpression: { active: true } });
-  await c.insertMany([{ name: 'x', active: false }, { name: 'x', active: false }, { name: 'x', active: true }]);
+  await c.insertMany([
+    { name: 'x', active: false },
+    { name: 'x', active: false },
+    { name: 'x', active: true },
+  ]);
   expect((await rejection(c.insertOne({ name: 'x', active: true }), MongoServerError)).code).toBe(11000);
 });
 
@@ -99,7 +107,10 @@ test('array values are indexed per element (multikey uniqueness)', async () => {
 test('an update that would duplicate a key fails and leaves the document unchanged', async () => {
   const c = fresh();
   await c.createIndex({ email: 1 }, { unique: true });
-  await c.insertMany([{ _id: 1, email: 'a', n: 1 }, { _id: 2, email: 'b', n: 1 }]);
+  await c.insertMany([
+    { _id: 1, email: 'a', n: 1 },
+    { _id: 2, email: 'b', n: 1 },
+  ]);
   const error = await rejection(c.updateOne({ _id: 2 }, { $set: { email: 'a', n: 99 } }), MongoServerError);
   expect(error.code).toBe(11000);
   expect(error.keyValue).toEqual({ email: 'a' });
@@ -118,17 +129,26 @@ test('an update that would duplicate a key fails and leaves the document unchang
 test('an updateMany stops at the first violation; earlier documents stay updated', async () => {
   const c = fresh();
   await c.createIndex({ k: 1 }, { unique: true });
-  await c.insertMany([{ _id: 1, k: 1, g: 1 }, { _id: 2, k: 2, g: 1 }]);
+  await c.insertMany([
+    { _id: 1, k: 1, g: 1 },
+    { _id: 2, k: 2, g: 1 },
+  ]);
   const error = await rejection(c.updateMany({ g: 1 }, { $set: { k: 5 } }), MongoServerError);
   expect(error.code).toBe(11000);
-  expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, k: 5, g: 1 }, { _id: 2, k: 2, g: 1 }]);
+  expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([
+    { _id: 1, k: 5, g: 1 },
+    { _id: 2, k: 2, g: 1 },
+  ]);
 });
 
 test('an upsert that would duplicate a key inserts nothing', async () => {
   const c = fresh();
   await c.createIndex({ email: 1 }, { unique: true });
   await c.insertOne({ email: 'a', name: 'first' });
-  const error = await rejection(c.updateOne({ name: 'second' }, { $set: { email: 'a' } }, { upsert: true }), MongoServerError);
+  const error = await rejection(
+    c.updateOne({ name: 'second' }, { $set: { email: 'a' } }, { upsert: true }),
+    MongoServerError,
+  );
   expect(error.code).toBe(11000);
   expect(error.keyValue).toEqual({ email: 'a' });
   expect(await c.countDocuments()).toBe(1);
@@ -146,14 +166,24 @@ test('ordered insertMany stops at the first duplicate; unordered inserts the res
   expect(ordered.writeErrors).toMatchObject([{ index: 1, code: 11000 }]);
   expect(await c.countDocuments()).toBe(2);
 
-  const unordered = await rejection(c.insertMany([{ k: 3 }, { k: 0 }, { k: 4 }, { k: 1 }, { k: 5 }], { ordered: false }), MongoBulkWriteError);
+  const unordered = await rejection(
+    c.insertMany([{ k: 3 }, { k: 0 }, { k: 4 }, { k: 1 }, { k: 5 }], { ordered: false }),
+    MongoBulkWriteError,
+  );
   expect(unordered.result.insertedCount).toBe(3);
   const errors = Array.isArray(unordered.writeErrors) ? unordered.writeErrors : [unordered.writeErrors];
   expect(errors.map((e) => [e.index, e.code])).toEqual([
     [1, 11000],
     [3, 11000],
   ]);
-  expect((await c.find({}, { projection: { _id: 0, k: 1 } }).sort({ k: 1 }).toArray()).map((d) => d.k)).toEqual([0, 1, 3, 4, 5]);
+  expect(
+    (
+      await c
+        .find({}, { projection: { _id: 0, k: 1 } })
+        .sort({ k: 1 })
+        .toArray()
+    ).map((d) => d.k),
+  ).toEqual([0, 1, 3, 4, 5]);
 });
 
 test('building a unique index over duplicates fails with 11000 and creates no index', async () => {

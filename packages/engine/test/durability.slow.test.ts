@@ -13,7 +13,10 @@ import {
 
 /** The engine's side of the contract, reduced to Maps: a write applies in memory first, then appends. */
 class MapState implements DurableState {
-  readonly dbs = new Map<string, Map<string, { options: Document; indexes: Map<string, IndexSpec>; docs: Map<string, Document> }>>();
+  readonly dbs = new Map<
+    string,
+    Map<string, { options: Document; indexes: Map<string, IndexSpec>; docs: Map<string, Document> }>
+  >();
   /** Ops replayed by recovery, in the order they arrived. */
   readonly replayed: JournalOp[] = [];
 
@@ -27,7 +30,15 @@ class MapState implements DurableState {
       const colls = this.db(db.name);
       for (const coll of db.collections) {
         let loaded = colls.get(coll.name);
-        if (!loaded) colls.set(coll.name, (loaded = { options: coll.options, indexes: new Map(coll.indexes.map((spec) => [spec.name, spec])), docs: new Map() }));
+        if (!loaded)
+          colls.set(
+            coll.name,
+            (loaded = {
+              options: coll.options,
+              indexes: new Map(coll.indexes.map((spec) => [spec.name, spec])),
+              docs: new Map(),
+            }),
+          );
         for (const doc of coll.docs) loaded.docs.set(key(doc._id), doc);
       }
     }
@@ -42,7 +53,12 @@ class MapState implements DurableState {
     // Live iterators on purpose: the log must copy what it needs at image() time.
     return [...this.dbs].map(([name, colls]) => ({
       name,
-      collections: [...colls].map(([coll, c]) => ({ name: coll, options: c.options, indexes: [...c.indexes.values()], docs: c.docs.values() })),
+      collections: [...colls].map(([coll, c]) => ({
+        name: coll,
+        options: c.options,
+        indexes: [...c.indexes.values()],
+        docs: c.docs.values(),
+      })),
     }));
   }
 
@@ -58,7 +74,11 @@ class MapState implements DurableState {
     for (const [db, colls] of [...this.dbs].sort()) {
       out[db] = {};
       for (const [coll, c] of [...colls].sort()) {
-        out[db][coll] = { options: c.options, indexes: [...c.indexes.values()], docs: [...c.docs].sort(([a], [b]) => a.localeCompare(b)) };
+        out[db][coll] = {
+          options: c.options,
+          indexes: [...c.indexes.values()],
+          docs: [...c.docs].sort(([a], [b]) => a.localeCompare(b)),
+        };
       }
     }
     return EJSON.stringify(out, { relaxed: false });
@@ -128,7 +148,11 @@ async function reopen(dir: string, options?: DurableLogOptions): Promise<{ state
 }
 
 /** Opens, runs `writes`, closes; returns the state the writes left in memory. */
-async function session(dir: string, writes: (state: MapState, log: DurableLog) => Promise<void>, options?: DurableLogOptions) {
+async function session(
+  dir: string,
+  writes: (state: MapState, log: DurableLog) => Promise<void>,
+  options?: DurableLogOptions,
+) {
   const { state, log } = await reopen(dir, options);
   await writes(state, log);
   await log.close();
@@ -149,10 +173,23 @@ describe('DurableLog journal', () => {
     const id = new ObjectId();
     const before = await session(dir, async (state, log) => {
       await state.write(log, [{ t: 'createColl', db: 'app', coll: 'c', options: { capped: false } }]);
-      await state.write(log, [{ t: 'createIndex', db: 'app', coll: 'c', spec: { name: 'n_1', key: { n: 1 }, unique: true } }]);
       await state.write(log, [
-        put({ _id: id, n: 1, big: Long.fromString('9007199254740993'), small: Long.fromNumber(7), at: new Date(1700000000000) }),
-        put({ _id: 'b', dec: Decimal128.fromString('1.10'), bin: new Binary(Buffer.from([1, 2, 3]), 4), nested: { a: [1, { b: 2 }] } }),
+        { t: 'createIndex', db: 'app', coll: 'c', spec: { name: 'n_1', key: { n: 1 }, unique: true } },
+      ]);
+      await state.write(log, [
+        put({
+          _id: id,
+          n: 1,
+          big: Long.fromString('9007199254740993'),
+          small: Long.fromNumber(7),
+          at: new Date(1700000000000),
+        }),
+        put({
+          _id: 'b',
+          dec: Decimal128.fromString('1.10'),
+          bin: new Binary(Buffer.from([1, 2, 3]), 4),
+          nested: { a: [1, { b: 2 }] },
+        }),
       ]);
       await state.write(log, [put({ _id: 'gone' }), { t: 'del', db: 'app', coll: 'c', id: 'gone' }]);
       await state.write(log, [put({ _id: 1 }, 'other'), { t: 'dropColl', db: 'app', coll: 'other' }]);
@@ -240,13 +277,17 @@ describe('DurableLog journal', () => {
     const dir = await tempDir();
     const count = 300;
     const { state, log } = await reopen(dir);
-    await Promise.all(Array.from({ length: count }, (_, i) => state.write(log, [put({ _id: 'counter', n: i }), put({ _id: i })])));
+    await Promise.all(
+      Array.from({ length: count }, (_, i) => state.write(log, [put({ _id: 'counter', n: i }), put({ _id: i })])),
+    );
     expect(log.stats.records).toBe(count);
     expect(log.stats.commits).toBeLessThan(count / 4);
     await log.close();
 
     const recovered = await reopen(dir);
-    const order = recovered.state.replayed.filter((op) => op.t === 'put' && op.doc._id !== 'counter').map((op) => (op as { doc: Document }).doc._id);
+    const order = recovered.state.replayed
+      .filter((op) => op.t === 'put' && op.doc._id !== 'counter')
+      .map((op) => (op as { doc: Document }).doc._id);
     expect(order).toEqual(Array.from({ length: count }, (_, i) => i));
     expect(recovered.state.doc('app', 'c', 'counter')).toEqual({ _id: 'counter', n: count - 1 });
     await recovered.log.close();
@@ -282,8 +323,12 @@ describe('DurableLog snapshots and compaction', () => {
   it('compact() writes a snapshot, removes the journal it covers, and reopening gives the same state', async () => {
     const dir = await tempDir();
     const before = await session(dir, async (state, log) => {
-      await state.write(log, [{ t: 'createColl', db: 'app', coll: 'c', options: { validator: { n: { $type: 'int' } } } }]);
-      await state.write(log, [{ t: 'createIndex', db: 'app', coll: 'c', spec: { name: 'n_1', key: { n: 1 }, sparse: true } }]);
+      await state.write(log, [
+        { t: 'createColl', db: 'app', coll: 'c', options: { validator: { n: { $type: 'int' } } } },
+      ]);
+      await state.write(log, [
+        { t: 'createIndex', db: 'app', coll: 'c', spec: { name: 'n_1', key: { n: 1 }, sparse: true } },
+      ]);
       await state.write(log, [{ t: 'createColl', db: 'empty', coll: 'none', options: {} }]);
       for (let i = 0; i < 50; i++) await state.write(log, [put({ _id: i, n: i })]);
       await log.compact();
@@ -305,7 +350,9 @@ describe('DurableLog snapshots and compaction', () => {
       async (state, log) => {
         for (let round = 0; round < 40; round++) {
           await Promise.all(
-            Array.from({ length: 25 }, (_, i) => state.write(log, [put({ _id: (round * 25 + i) % 300, round, pad: 'p'.repeat(150) })])),
+            Array.from({ length: 25 }, (_, i) =>
+              state.write(log, [put({ _id: (round * 25 + i) % 300, round, pad: 'p'.repeat(150) })]),
+            ),
           );
         }
       },
@@ -354,10 +401,15 @@ describe('DurableLog snapshots and compaction', () => {
   it('writes made while a snapshot is being written go to the new journal and survive', async () => {
     const dir = await tempDir();
     const before = await session(dir, async (state, log) => {
-      await Promise.all(Array.from({ length: 5000 }, (_, i) => state.write(log, [put({ _id: i, v: 0, pad: 'q'.repeat(1000) })])));
+      await Promise.all(
+        Array.from({ length: 5000 }, (_, i) => state.write(log, [put({ _id: i, v: 0, pad: 'q'.repeat(1000) })])),
+      );
       const compaction = log.compact();
       const during = Array.from({ length: 500 }, (_, i) =>
-        state.write(log, i % 5 === 0 ? [{ t: 'del', db: 'app', coll: 'c', id: i }] : [put({ _id: i, v: 1 }), put({ _id: `new${i}` })]),
+        state.write(
+          log,
+          i % 5 === 0 ? [{ t: 'del', db: 'app', coll: 'c', id: i }] : [put({ _id: i, v: 1 }), put({ _id: `new${i}` })],
+        ),
       );
       await Promise.all([compaction, ...during]);
     });
@@ -374,7 +426,10 @@ describe('DurableLog snapshots and compaction', () => {
     const dir = await tempDir();
     const { state, log } = await reopen(dir, { fsync: false });
     for (let batch = 0; batch < 20; batch++) {
-      await state.write(log, Array.from({ length: 1000 }, (_, i) => put({ _id: batch * 1000 + i, pad: 'z'.repeat(1000) })));
+      await state.write(
+        log,
+        Array.from({ length: 1000 }, (_, i) => put({ _id: batch * 1000 + i, pad: 'z'.repeat(1000) })),
+      );
     }
     let ticks = 0;
     let ticking = true;
@@ -403,7 +458,11 @@ describe('DurableLog snapshots and compaction', () => {
       await copyDir(pre, [J(1)], post);
       const state = await session(post, async (state, log) => {
         await log.compact();
-        await state.write(log, [put({ _id: 0, v: 'after' }), put({ _id: 'new' }), { t: 'del', db: 'app', coll: 'c', id: 29 }]);
+        await state.write(log, [
+          put({ _id: 0, v: 'after' }),
+          put({ _id: 'new' }),
+          { t: 'del', db: 'app', coll: 'c', id: 29 },
+        ]);
       });
       expect(await sorted(post)).toEqual([J(2), S(2)]);
       expected = state.dump();
@@ -413,7 +472,10 @@ describe('DurableLog snapshots and compaction', () => {
       const dir = await tempDir();
       for (const file of files) {
         const data = await readFile(path.join(file.from, file.name));
-        await writeFile(path.join(dir, file.as ?? file.name), file.bytes === undefined ? data : data.subarray(0, file.bytes));
+        await writeFile(
+          path.join(dir, file.as ?? file.name),
+          file.bytes === undefined ? data : data.subarray(0, file.bytes),
+        );
       }
       return dir;
     }

@@ -41,7 +41,10 @@ test('a write that fails half-way journals what it did apply', async () => {
   const reply = await run({ insert: 'c', documents: [{ _id: 2 }, { _id: 1 }, { _id: 3 }] });
   expect(reply.n).toBe(1);
   expect(reply.writeErrors).toHaveLength(1);
-  expect(journal.appends[1]).toEqual([{ t: 'clock', wall: expect.any(Number) }, { t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } }]);
+  expect(journal.appends[1]).toEqual([
+    { t: 'clock', wall: expect.any(Number) },
+    { t: 'put', db: 'db', coll: 'c', doc: { _id: 2 } },
+  ]);
 });
 
 test('the TTL pass removes documents whose date is older than expireAfterSeconds, and journals it', async () => {
@@ -92,7 +95,15 @@ test('a getMore on another namespace is refused', async () => {
 });
 
 test('a locale collation with strength 1-3 applies to filters and sorts; other collations are refused, not ignored', async () => {
-  await run({ insert: 'c', documents: [{ _id: 1, x: 'b' }, { _id: 2, x: 'A' }, { _id: 3, x: 'a' }, { _id: 4, x: 'á' }] });
+  await run({
+    insert: 'c',
+    documents: [
+      { _id: 1, x: 'b' },
+      { _id: 2, x: 'A' },
+      { _id: 3, x: 'a' },
+      { _id: 4, x: 'á' },
+    ],
+  });
   await run({ createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1' }] });
   const ids = async (command: Document) => (await run(command)).cursor.firstBatch.map((doc: Document) => doc._id);
   // Strength 1 ignores case and accents, 2 only case, 3 neither; the binary index on x must not answer these.
@@ -100,7 +111,9 @@ test('a locale collation with strength 1-3 applies to filters and sorts; other c
   expect(await ids({ find: 'c', filter: { x: 'a' }, collation: { locale: 'en', strength: 2 } })).toEqual([2, 3]);
   expect(await ids({ find: 'c', filter: { x: 'a' }, collation: { locale: 'en_US' } })).toEqual([3]);
   expect(await ids({ find: 'c', filter: { x: { $gt: 'a' } }, collation: { locale: 'en', strength: 1 } })).toEqual([1]);
-  expect(await ids({ find: 'c', filter: {}, sort: { x: 1, _id: 1 }, collation: { locale: 'en' } })).toEqual([3, 2, 4, 1]);
+  expect(await ids({ find: 'c', filter: {}, sort: { x: 1, _id: 1 }, collation: { locale: 'en' } })).toEqual([
+    3, 2, 4, 1,
+  ]);
   expect(await ids({ find: 'c', filter: {}, sort: { x: 1 }, collation: { locale: 'simple' } })).toEqual([2, 3, 1, 4]);
   const refused = [
     { find: 'c', filter: {}, collation: { locale: 'en', numericOrdering: true } },
@@ -108,7 +121,10 @@ test('a locale collation with strength 1-3 applies to filters and sorts; other c
     { find: 'c', filter: { x: { $all: ['a'] } }, collation: { locale: 'en', strength: 2 } },
     { aggregate: 'c', pipeline: [{ $group: { _id: '$x' } }], cursor: {}, collation: { locale: 'en', strength: 2 } },
     { update: 'c', updates: [{ q: {}, u: { $addToSet: { tags: 'A' } }, collation: { locale: 'en', strength: 2 } }] },
-    { createIndexes: 'c', indexes: [{ key: { y: 1 }, name: 'y_1', unique: true, collation: { locale: 'en', strength: 2 } }] },
+    {
+      createIndexes: 'c',
+      indexes: [{ key: { y: 1 }, name: 'y_1', unique: true, collation: { locale: 'en', strength: 2 } }],
+    },
     { create: 'collated', collation: { locale: 'en', strength: 2 } },
   ];
   for (const command of refused) {
@@ -120,7 +136,11 @@ test('a locale collation with strength 1-3 applies to filters and sorts; other c
 
 test('$bsonSize (used by the session repository) measures documents', async () => {
   await run({ insert: 'c', documents: [{ _id: 1, s: 'abc' }] });
-  const reply = await run({ aggregate: 'c', pipeline: [{ $project: { _id: 0, size: { $bsonSize: '$$ROOT' } } }], cursor: {} });
+  const reply = await run({
+    aggregate: 'c',
+    pipeline: [{ $project: { _id: 0, size: { $bsonSize: '$$ROOT' } } }],
+    cursor: {},
+  });
   expect(reply.cursor.firstBatch).toEqual([{ size: 4 + (1 + 4 + 4) + (1 + 2 + 4 + 4) + 1 }]);
   const filtered = await run({ find: 'c', filter: { $expr: { $lte: [{ $bsonSize: '$$ROOT' }, 10] } } });
   expect(filtered.cursor.firstBatch).toEqual([]);
@@ -131,9 +151,22 @@ test('sizes measured incrementally after copy-on-write updates match a full enco
   for (let i = 0; i < 30; i++) {
     await run({
       update: 'c',
-      updates: [{ q: { _id: 's' }, u: { $push: { 'agents.a1.messages': { id: i, text: 'é'.repeat(i), at: new Date(), ref: new ObjectId() } }, $inc: { 'meta.n': 0.5 }, $set: { [`agents.a${i % 3}.seen`]: i } } }],
+      updates: [
+        {
+          q: { _id: 's' },
+          u: {
+            $push: { 'agents.a1.messages': { id: i, text: 'é'.repeat(i), at: new Date(), ref: new ObjectId() } },
+            $inc: { 'meta.n': 0.5 },
+            $set: { [`agents.a${i % 3}.seen`]: i },
+          },
+        },
+      ],
     });
-    const measured = await run({ find: 'c', filter: { _id: 's', $expr: { $gte: [{ $bsonSize: '$$ROOT' }, 0] } }, projection: { _id: 0, size: { $bsonSize: '$$ROOT' } } });
+    const measured = await run({
+      find: 'c',
+      filter: { _id: 's', $expr: { $gte: [{ $bsonSize: '$$ROOT' }, 0] } },
+      projection: { _id: 0, size: { $bsonSize: '$$ROOT' } },
+    });
     const stored = (await run({ find: 'c', filter: { _id: 's' } })).cursor.firstBatch[0];
     expect(measured.cursor.firstBatch[0].size).toBe(BSON.calculateObjectSize(stored));
   }
@@ -158,9 +191,13 @@ test('an equality on the first field of a compound index reads only the document
   expect(findDocuments(collection, { filter: { agent: { $in: ['a0', 'a1'] } } })).toHaveLength(20);
   // After a document leaves the index, the lookup no longer lists it.
   index.remove(index.keysOf(docs[22]), '22', 22);
-  expect(findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } } }).map((doc) => doc._id)).not.toContain(22);
+  expect(findDocuments(collection, { filter: { agent: 'a2', at: { $gte: 20 } } }).map((doc) => doc._id)).not.toContain(
+    22,
+  );
   // Nor does a clause of a top-level $and (how a filtered search checks its candidates).
-  expect(findDocuments(collection, { filter: { $and: [{ at: { $lt: 10 } }, { agent: 'a3' }] } }).map((doc) => doc._id)).toEqual([3, 8]);
+  expect(
+    findDocuments(collection, { filter: { $and: [{ at: { $lt: 10 } }, { agent: 'a3' }] } }).map((doc) => doc._id),
+  ).toEqual([3, 8]);
   // A condition on the second field alone cannot use it.
   expect(() => findDocuments(collection, { filter: { at: 3 } })).toThrow('scanned the collection');
 });

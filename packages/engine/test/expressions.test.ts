@@ -4,7 +4,13 @@ import { MINGO_OPTIONS } from '../src/filter';
 import type { Doc } from '../src/values';
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute));
-const message = (id: number, role: string, extra: Doc = {}) => ({ message_id: id, role, content: `m${id}`, created_at: at(id), ...extra });
+const message = (id: number, role: string, extra: Doc = {}) => ({
+  message_id: id,
+  role,
+  content: `m${id}`,
+  created_at: at(id),
+  ...extra,
+});
 
 /** Sessions as stored (agents keyed by id, messages in arrays) and the odd shapes a field can take. */
 const DOCUMENTS: Doc[] = [
@@ -16,7 +22,12 @@ const DOCUMENTS: Doc[] = [
     agents: {
       planner: {
         agent_data: { model: 'gpt' },
-        messages: [message(1, 'user'), message(2, 'assistant', { usage: { tokens: 5 } }), message(3, 'user'), message(4, 'assistant', { usage: { tokens: 7 } })],
+        messages: [
+          message(1, 'user'),
+          message(2, 'assistant', { usage: { tokens: 5 } }),
+          message(3, 'user'),
+          message(4, 'assistant', { usage: { tokens: 7 } }),
+        ],
       },
       coder: { messages: [] },
       broken: 'not an agent',
@@ -30,23 +41,49 @@ const DOCUMENTS: Doc[] = [
 ];
 
 const MESSAGES = { $ifNull: ['$$a.v.messages', []] };
-const agents = (fields: Doc) => ({ $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: { agent_id: '$$a.k', ...fields } } });
+const agents = (fields: Doc) => ({
+  $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: { agent_id: '$$a.k', ...fields } },
+});
 
 /** $project stages of the forms the server sends (src/modules/sessions/session.repository.ts) and their edge cases. */
 const COMPILED: Doc[] = [
   { session_type: 1, created_at: 1, metadata: 1, missing: 1 },
   { _id: 0, session_type: true },
-  { team: '$metadata.team', tags: '$metadata.tags', absent: '$metadata.none.deeper', root: '$$ROOT._id', current: '$$CURRENT.session_type' },
+  {
+    team: '$metadata.team',
+    tags: '$metadata.tags',
+    absent: '$metadata.none.deeper',
+    root: '$$ROOT._id',
+    current: '$$CURRENT.session_type',
+  },
   { agents: agents({ model: '$$a.v.agent_data.model', count: { $size: MESSAGES } }) },
-  { agents: agents({ last: { $arrayElemAt: [MESSAGES, -1] }, first: { $arrayElemAt: [MESSAGES, 0] }, beyond: { $arrayElemAt: [MESSAGES, 9] } }) },
-  { agents: agents({ tail: { $slice: [MESSAGES, -2] }, head: { $slice: [MESSAGES, 3] }, window: { $slice: [MESSAGES, 1, 2] }, back: { $slice: [MESSAGES, -3, 2] } }) },
+  {
+    agents: agents({
+      last: { $arrayElemAt: [MESSAGES, -1] },
+      first: { $arrayElemAt: [MESSAGES, 0] },
+      beyond: { $arrayElemAt: [MESSAGES, 9] },
+    }),
+  },
+  {
+    agents: agents({
+      tail: { $slice: [MESSAGES, -2] },
+      head: { $slice: [MESSAGES, 3] },
+      window: { $slice: [MESSAGES, 1, 2] },
+      back: { $slice: [MESSAGES, -3, 2] },
+    }),
+  },
   { agents: agents({ roles: '$$a.v.messages.role', tokens: '$$a.v.messages.usage.tokens' }) },
   {
     agents: {
       $filter: {
         input: { $objectToArray: { $ifNull: ['$agents', {}] } },
         as: 'a',
-        cond: { $and: [{ $in: ['$$a.k', { $literal: ['planner', 'solo', 'nobody'] }] }, { $eq: [{ $type: '$$a.v' }, 'object'] }] },
+        cond: {
+          $and: [
+            { $in: ['$$a.k', { $literal: ['planner', 'solo', 'nobody'] }] },
+            { $eq: [{ $type: '$$a.v' }, 'object'] },
+          ],
+        },
       },
     },
   },
@@ -57,10 +94,23 @@ const COMPILED: Doc[] = [
           { $eq: [{ $type: '$$a.v' }, 'object'] },
           {
             $let: {
-              vars: { list: { $filter: { input: MESSAGES, as: 'm', cond: { $eq: ['$$m.role', { $literal: 'user' }] } } } },
+              vars: {
+                list: { $filter: { input: MESSAGES, as: 'm', cond: { $eq: ['$$m.role', { $literal: 'user' }] } } },
+              },
               in: {
                 total: { $size: '$$list' },
-                page: { $map: { input: { $slice: [{ $filter: { input: '$$list', as: 'm', cond: { $and: [{ $gt: ['$$m.message_id', 1] }] } } }, 2] }, as: 'kept', in: { id: '$$kept.message_id', at: '$$kept.created_at' } } },
+                page: {
+                  $map: {
+                    input: {
+                      $slice: [
+                        { $filter: { input: '$$list', as: 'm', cond: { $and: [{ $gt: ['$$m.message_id', 1] }] } } },
+                        2,
+                      ],
+                    },
+                    as: 'kept',
+                    in: { id: '$$kept.message_id', at: '$$kept.created_at' },
+                  },
+                },
                 before: { $size: { $filter: { input: '$$list', as: 'm', cond: { $lte: ['$$m.message_id', 1] } } } },
                 after: { $size: { $filter: { input: '$$list', as: 'm', cond: { $gte: ['$$m.message_id', 3] } } } },
               },
@@ -71,8 +121,20 @@ const COMPILED: Doc[] = [
       },
     }),
   },
-  { flags: { $map: { input: { $literal: [0, 1, '', null, false, true] }, in: { $cond: { if: '$$this', then: 'yes', else: 'no' } } } } },
-  { either: { $or: [{ $lt: ['$_id', 's3'] }, { $ne: ['$_id', 's5'] }] }, both: { $and: [{ $gte: ['$_id', 's2'] }, '$agents'] }, negated: { $not: ['$metadata'] }, kind: { $type: '$metadata' } },
+  {
+    flags: {
+      $map: {
+        input: { $literal: [0, 1, '', null, false, true] },
+        in: { $cond: { if: '$$this', then: 'yes', else: 'no' } },
+      },
+    },
+  },
+  {
+    either: { $or: [{ $lt: ['$_id', 's3'] }, { $ne: ['$_id', 's5'] }] },
+    both: { $and: [{ $gte: ['$_id', 's2'] }, '$agents'] },
+    negated: { $not: ['$metadata'] },
+    kind: { $type: '$metadata' },
+  },
 ];
 
 /** Forms left to mingo: exclusions, dotted or nested specs, literals, operators not compiled, unknown variables. */
@@ -92,27 +154,30 @@ function mingoProject(spec: Doc, doc: Doc): Doc {
 }
 
 describe('compiled $project', () => {
-  it.each(COMPILED.map((spec) => [JSON.stringify(spec).slice(0, 90), spec] as const))('%s answers as mingo does', (_name, spec) => {
-    const project = compileProject(spec);
-    expect(project).toBeDefined();
-    let answered = 0;
-    for (const doc of DOCUMENTS) {
-      const before = structuredClone(doc);
-      let compiled: Doc;
-      try {
-        compiled = project!(doc);
-      } catch (error) {
-        expect(error).toBeInstanceOf(NotCompiled);
-        continue;
+  it.each(COMPILED.map((spec) => [JSON.stringify(spec).slice(0, 90), spec] as const))(
+    '%s answers as mingo does',
+    (_name, spec) => {
+      const project = compileProject(spec);
+      expect(project).toBeDefined();
+      let answered = 0;
+      for (const doc of DOCUMENTS) {
+        const before = structuredClone(doc);
+        let compiled: Doc;
+        try {
+          compiled = project!(doc);
+        } catch (error) {
+          expect(error).toBeInstanceOf(NotCompiled);
+          continue;
+        }
+        answered++;
+        expect({ doc: doc._id, out: compiled }).toEqual({ doc: doc._id, out: mingoProject(spec, doc) });
+        // The input is a stored document: only read.
+        expect(doc).toEqual(before);
       }
-      answered++;
-      expect({ doc: doc._id, out: compiled }).toEqual({ doc: doc._id, out: mingoProject(spec, doc) });
-      // The input is a stored document: only read.
-      expect(doc).toEqual(before);
-    }
-    // Only the odd shapes (an array in an array, a scalar where a map is expected) are left to mingo.
-    expect(answered).toBeGreaterThanOrEqual(DOCUMENTS.length - 2);
-  });
+      // Only the odd shapes (an array in an array, a scalar where a map is expected) are left to mingo.
+      expect(answered).toBeGreaterThanOrEqual(DOCUMENTS.length - 2);
+    },
+  );
 
   it.each(NOT_COMPILED.map((spec) => [JSON.stringify(spec), spec] as const))('leaves %s to mingo', (_name, spec) => {
     expect(compileProject(spec)).toBeUndefined();

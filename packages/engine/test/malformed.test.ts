@@ -68,7 +68,8 @@ function replyBody(bytes: Buffer): Document {
 }
 
 async function waitForBytes(raw: Raw, count: number): Promise<Buffer> {
-  for (let i = 0; i < 100 && raw.received().length < count; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 100 && raw.received().length < count; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   return raw.received();
 }
 
@@ -104,7 +105,12 @@ describeEngine('malformed messages', () => {
 
   test('a legacy OP_QUERY handshake on admin.$cmd is answered with OP_REPLY; other OP_QUERY commands are refused', async () => {
     const query = (name: string, doc: Document): Buffer => {
-      const body = Buffer.concat([Buffer.alloc(4), Buffer.from(name + '\0'), Buffer.alloc(8), Buffer.from(BSON.serialize(doc))]);
+      const body = Buffer.concat([
+        Buffer.alloc(4),
+        Buffer.from(name + '\0'),
+        Buffer.alloc(8),
+        Buffer.from(BSON.serialize(doc)),
+      ]);
       return Buffer.concat([header(16 + body.length, 2004), body]);
     };
     const opReply = (bytes: Buffer): Document => {

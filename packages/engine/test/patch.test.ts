@@ -28,20 +28,27 @@ describe('diffDocuments and applyPatch', () => {
     ['a value changed to another type', { ...base, s: new Int32(5), n: -0 }],
   ];
 
-  test.each(cases)('%s: the patch rebuilds the new version byte for byte, and applying it again changes nothing', (_, next) => {
-    const steps = diffDocuments(base, next)!;
-    expect(steps).not.toBeNull();
-    const rebuilt = applyPatch(base, steps);
-    expect(bytes(rebuilt)).toBe(bytes(next));
-    expect(bytes(applyPatch(rebuilt, steps))).toBe(bytes(next));
-    expect(bytes(base)).toBe(bytes({ _id: 1, a: { b: 1, c: [1, 2, 3] }, list: [{ x: 1 }, { x: 2 }], s: 'v', n: null }));
-  });
+  test.each(cases)(
+    '%s: the patch rebuilds the new version byte for byte, and applying it again changes nothing',
+    (_, next) => {
+      const steps = diffDocuments(base, next)!;
+      expect(steps).not.toBeNull();
+      const rebuilt = applyPatch(base, steps);
+      expect(bytes(rebuilt)).toBe(bytes(next));
+      expect(bytes(applyPatch(rebuilt, steps))).toBe(bytes(next));
+      expect(bytes(base)).toBe(
+        bytes({ _id: 1, a: { b: 1, c: [1, 2, 3] }, list: [{ x: 1 }, { x: 2 }], s: 'v', n: null }),
+      );
+    },
+  );
 
   test('an array that only grew is one append step carrying the new items', () => {
     const messages = Array.from({ length: 100 }, (_, i) => ({ id: i, text: 'x'.repeat(100) }));
     const prev = { _id: 1, agents: { a: { messages }, b: { messages } } };
     const next = { ...prev, agents: { ...prev.agents, a: { messages: [...messages, { id: 100, text: 'new' }] } } };
-    expect(diffDocuments(prev, next)).toEqual([{ k: 'a', p: ['agents', 'a', 'messages'], at: 100, v: [{ id: 100, text: 'new' }] }]);
+    expect(diffDocuments(prev, next)).toEqual([
+      { k: 'a', p: ['agents', 'a', 'messages'], at: 100, v: [{ id: 100, text: 'new' }] },
+    ]);
   });
 
   test('a changed top-level field order cannot be a patch', () => {
@@ -61,7 +68,12 @@ describe('update journaling and recovery', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  async function open(): Promise<{ engine: Engine; store: Store; log: DurableLog; run: (command: Document) => Promise<Document> }> {
+  async function open(): Promise<{
+    engine: Engine;
+    store: Store;
+    log: DurableLog;
+    run: (command: Document) => Promise<Document>;
+  }> {
     const store = new Store();
     const log = await DurableLog.open(dir, store, { fsync: false });
     const engine = new Engine(store, log);
@@ -81,9 +93,18 @@ describe('update journaling and recovery', () => {
     const engine = new Engine(new Store(), { append: async (ops) => void appends.push(ops) });
     const items = Array.from({ length: 200 }, (_, i) => ({ i, pad: 'p'.repeat(200) }));
     await engine.execute({ insert: 'c', documents: [{ _id: 1, items }], $db: 'db' }, 1);
-    await engine.execute({ update: 'c', updates: [{ q: { _id: 1 }, u: { $push: { items: { i: 200 } } } }], $db: 'db' }, 1);
+    await engine.execute(
+      { update: 'c', updates: [{ q: { _id: 1 }, u: { $push: { items: { i: 200 } } } }], $db: 'db' },
+      1,
+    );
     const [, op] = appends[1]; // after the clock op of its change event
-    expect(op).toEqual({ t: 'patch', db: 'db', coll: 'c', id: 1, steps: [{ k: 'a', p: ['items'], at: 200, v: [{ i: 200 }] }] });
+    expect(op).toEqual({
+      t: 'patch',
+      db: 'db',
+      coll: 'c',
+      id: 1,
+      steps: [{ k: 'a', p: ['items'], at: 200, v: [{ i: 200 }] }],
+    });
     expect(BSON.serialize(op).length).toBeLessThan(200);
     engine.close();
   });
@@ -95,7 +116,17 @@ describe('update journaling and recovery', () => {
     await run({
       insert: 'c',
       documents: [
-        { _id: 1, tag: 'a', n: 1, items: [{ k: 1, v: 'x' }, { k: 2, v: 'y' }], nested: { deep: { x: 1 } }, big: Long.fromString('9007199254740993') },
+        {
+          _id: 1,
+          tag: 'a',
+          n: 1,
+          items: [
+            { k: 1, v: 'x' },
+            { k: 2, v: 'y' },
+          ],
+          nested: { deep: { x: 1 } },
+          big: Long.fromString('9007199254740993'),
+        },
         { _id: 2, tag: 'b', agents: { a: { messages: [{ message_id: 1, text: 'hi' }] } } },
         { _id: new ObjectId(), tag: 'c', bin: new Binary(Buffer.from([1, 2]), 4), dec: Decimal128.fromString('1.10') },
       ],
@@ -113,7 +144,10 @@ describe('update journaling and recovery', () => {
           {
             $set: {
               'agents.a.messages': {
-                $concatArrays: ['$agents.a.messages', [{ message_id: { $add: [{ $max: '$agents.a.messages.message_id' }, 1] }, text: 'next' }]],
+                $concatArrays: [
+                  '$agents.a.messages',
+                  [{ message_id: { $add: [{ $max: '$agents.a.messages.message_id' }, 1] }, text: 'next' }],
+                ],
               },
               'agents.b.created': { $literal: new Date(0) },
               updated: '$$ROOT.tag',
@@ -134,9 +168,14 @@ describe('update journaling and recovery', () => {
     expect(second.log.recovery.ops).toBeGreaterThan(updates.length);
     expect(dump(second.store)).toEqual(expected);
     // The secondary index was rebuilt from the replayed documents.
-    expect((await second.run({ find: 'c', filter: { tag: 'z' } })).cursor.firstBatch.map((doc: Document) => doc._id)).toEqual([1]);
+    expect(
+      (await second.run({ find: 'c', filter: { tag: 'z' } })).cursor.firstBatch.map((doc: Document) => doc._id),
+    ).toEqual([1]);
     await second.log.compact();
-    await second.run({ update: 'c', updates: [{ q: { _id: 2 }, u: { $push: { 'agents.a.messages': { message_id: 3 } } } }] });
+    await second.run({
+      update: 'c',
+      updates: [{ q: { _id: 2 }, u: { $push: { 'agents.a.messages': { message_id: 3 } } } }],
+    });
     const afterCompaction = dump(second.store);
     await second.log.close();
     second.engine.close();
@@ -160,10 +199,27 @@ describe('pipeline updates made of $set stages', () => {
   afterEach(() => engine.close());
 
   const pipelines: Array<[string, Document[]]> = [
-    ['a computed nested path', [{ $set: { 'agents.a.messages': { $concatArrays: ['$agents.a.messages', [{ id: { $add: [{ $max: '$agents.a.messages.id' }, 1] } }]] } } }]],
+    [
+      'a computed nested path',
+      [
+        {
+          $set: {
+            'agents.a.messages': {
+              $concatArrays: ['$agents.a.messages', [{ id: { $add: [{ $max: '$agents.a.messages.id' }, 1] } }]],
+            },
+          },
+        },
+      ],
+    ],
     ['missing and null parents become documents', [{ $set: { 'none.x.y': 1, 'nul.z': '$_id' } }]],
-    ['fields see the stage input, stages see the previous stage', [{ $set: { total: { $size: '$agents.a.messages' }, 'agents.a.count': 0 } }, { $addFields: { again: '$total' } }]],
-    ['$mergeObjects over an existing sub-document', [{ $set: { 'agents.b': { $mergeObjects: ['$agents.b', { seen: true }] } } }]],
+    [
+      'fields see the stage input, stages see the previous stage',
+      [{ $set: { total: { $size: '$agents.a.messages' }, 'agents.a.count': 0 } }, { $addFields: { again: '$total' } }],
+    ],
+    [
+      '$mergeObjects over an existing sub-document',
+      [{ $set: { 'agents.b': { $mergeObjects: ['$agents.b', { seen: true }] } } }],
+    ],
   ];
 
   test.each(pipelines)('%s: the result equals the same stages run as an aggregation', async (_, stages) => {
@@ -176,9 +232,20 @@ describe('pipeline updates made of $set stages', () => {
   });
 
   test('subtrees a $set does not write stay the stored objects (copy on write)', async () => {
-    await run({ insert: 'c', documents: [{ _id: 1, agents: { a: { messages: [{ id: 1 }] }, b: { messages: [{ id: 1 }] } }, meta: { k: 1 } }] });
+    await run({
+      insert: 'c',
+      documents: [{ _id: 1, agents: { a: { messages: [{ id: 1 }] }, b: { messages: [{ id: 1 }] } }, meta: { k: 1 } }],
+    });
     const before = store.collection('db', 'c')!.get(1)!;
-    await run({ update: 'c', updates: [{ q: { _id: 1 }, u: [{ $set: { 'agents.a.messages': { $concatArrays: ['$agents.a.messages', [{ id: 2 }]] } } }] }] });
+    await run({
+      update: 'c',
+      updates: [
+        {
+          q: { _id: 1 },
+          u: [{ $set: { 'agents.a.messages': { $concatArrays: ['$agents.a.messages', [{ id: 2 }]] } } }],
+        },
+      ],
+    });
     const after = store.collection('db', 'c')!.get(1)!;
     expect(after.agents.a.messages).toEqual([{ id: 1 }, { id: 2 }]);
     expect(after.agents.a.messages[0]).toBe(before.agents.a.messages[0]);
@@ -192,7 +259,7 @@ test('the cached size of a document equals bson’s size for every value type', 
   const doc = {
     _id: new ObjectId(),
     s: 'héllo ✓ 𝄞',
-    'ké': 1,
+    ké: 1,
     negZero: -0,
     int32Max: 2 ** 31 - 1,
     beyondInt32: 2 ** 31,

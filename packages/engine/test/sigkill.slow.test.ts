@@ -44,7 +44,12 @@ function freePort(): Promise<number> {
 async function startEngine(cli: string, dataDir: string): Promise<Engine> {
   const port = await freePort();
   const child = spawn(process.execPath, [cli], {
-    env: { ...process.env, DB_PORT: String(port), DATA_DIR: dataDir, ENGINE_COMPACT_AFTER_BYTES: String(COMPACT_AFTER_BYTES) },
+    env: {
+      ...process.env,
+      DB_PORT: String(port),
+      DATA_DIR: dataDir,
+      ENGINE_COMPACT_AFTER_BYTES: String(COMPACT_AFTER_BYTES),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -132,7 +137,8 @@ async function runWorkload(docs: Collection<Document>, ledger: Ledger, round: nu
             const id = `counter-${Math.floor(i / 6) % 3}`;
             await record(
               () => docs.updateOne({ _id: id as never }, { $inc: { n: 1, m: 2 } }, { upsert: true }),
-              (outcome) => (outcome === 'acked' ? ledger.counters.get(id)!.acked++ : ledger.counters.get(id)!.unknown++),
+              (outcome) =>
+                outcome === 'acked' ? ledger.counters.get(id)!.acked++ : ledger.counters.get(id)!.unknown++,
             );
             break;
           }
@@ -140,7 +146,8 @@ async function runWorkload(docs: Collection<Document>, ledger: Ledger, round: nu
             const id = `list-w${w}`;
             const list = ledger.lists.get(id)!;
             await record(
-              () => docs.updateOne({ _id: id as never }, { $push: { items: list.acked } as Document }, { upsert: true }),
+              () =>
+                docs.updateOne({ _id: id as never }, { $push: { items: list.acked } as Document }, { upsert: true }),
               (outcome) => (outcome === 'acked' ? list.acked++ : (list.unknown = true)),
             );
             break;
@@ -165,8 +172,14 @@ async function runWorkload(docs: Collection<Document>, ledger: Ledger, round: nu
           case 5: {
             const id = `set-w${w}`;
             await record(
-              () => docs.updateOne({ _id: id as never }, { $set: { x: i, y: i, z: i }, $inc: { version: 1 } }, { upsert: true }),
-              (outcome) => (outcome === 'acked' ? (ledger.sets.get(id)!.acked = i) : (ledger.sets.get(id)!.unknown = i)),
+              () =>
+                docs.updateOne(
+                  { _id: id as never },
+                  { $set: { x: i, y: i, z: i }, $inc: { version: 1 } },
+                  { upsert: true },
+                ),
+              (outcome) =>
+                outcome === 'acked' ? (ledger.sets.get(id)!.acked = i) : (ledger.sets.get(id)!.unknown = i),
             );
             break;
           }
@@ -181,9 +194,11 @@ async function verify(docs: Collection<Document>, ledger: Ledger): Promise<void>
   const all = new Map((await docs.find({}).toArray()).map((doc) => [String(doc._id), doc]));
   const deleted = new Map(ledger.deletes.map(({ id, outcome }) => [id, outcome]));
 
-  for (const id of ledger.present) if (!deleted.has(id)) expect({ id, present: all.has(id) }).toEqual({ id, present: true });
+  for (const id of ledger.present)
+    if (!deleted.has(id)) expect({ id, present: all.has(id) }).toEqual({ id, present: true });
   for (const id of ledger.absent) expect({ id, present: all.has(id) }).toEqual({ id, present: false });
-  for (const [id, outcome] of deleted) if (outcome === 'acked') expect({ id, present: all.has(id) }).toEqual({ id, present: false });
+  for (const [id, outcome] of deleted)
+    if (outcome === 'acked') expect({ id, present: all.has(id) }).toEqual({ id, present: false });
 
   for (const { ids, outcome } of ledger.inserts) {
     if (ids.some((id) => deleted.has(id))) continue; // acknowledged, then deleted this round: checked above

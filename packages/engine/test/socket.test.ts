@@ -30,8 +30,15 @@ test('the uri names the socket in the data dir, which serves the same data as TC
   const overTcp = await MongoClient.connect(`mongodb://${server.host}:${server.port}/?directConnection=true`);
   try {
     await overSocket.db('s').collection<Row>('c').insertOne({ _id: 1, via: 'socket' });
-    await overTcp.db('s').collection<Row>('c').updateOne({ _id: 1 }, { $push: { seen: 'tcp' } });
-    expect(await overSocket.db('s').collection<Row>('c').findOne({ _id: 1 })).toEqual({ _id: 1, via: 'socket', seen: ['tcp'] });
+    await overTcp
+      .db('s')
+      .collection<Row>('c')
+      .updateOne({ _id: 1 }, { $push: { seen: 'tcp' } });
+    expect(await overSocket.db('s').collection<Row>('c').findOne({ _id: 1 })).toEqual({
+      _id: 1,
+      via: 'socket',
+      seen: ['tcp'],
+    });
   } finally {
     await overSocket.close();
     await overTcp.close();

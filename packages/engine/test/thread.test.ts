@@ -27,7 +27,13 @@ describe('the embedded engine in its own thread', () => {
   async function start(crashes: Error[] = []): Promise<EmbeddedServer> {
     const { canStartEngineThread, startEngineThread } = threadModule();
     expect(canStartEngineThread()).toBe(true);
-    return startEngineThread({ dataDir, port: 0, host: '127.0.0.1', log: () => undefined, onCrash: (error) => crashes.push(error) });
+    return startEngineThread({
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      log: () => undefined,
+      onCrash: (error) => crashes.push(error),
+    });
   }
 
   it('serves the driver from another thread and keeps every acknowledged write across a restart', async () => {
@@ -54,6 +60,8 @@ describe('the embedded engine in its own thread', () => {
     const { startEngineThread } = threadModule();
     const file = path.join(dataDir, 'not-a-directory');
     writeFileSync(file, 'x');
-    await expect(startEngineThread({ dataDir: file, port: 0, host: '127.0.0.1', log: () => undefined, onCrash: () => undefined })).rejects.toThrow();
+    await expect(
+      startEngineThread({ dataDir: file, port: 0, host: '127.0.0.1', log: () => undefined, onCrash: () => undefined }),
+    ).rejects.toThrow();
   });
 });

@@ -3,7 +3,9 @@ import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs } from '../shared/connection';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
 
-@InputType({ description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.' })
+@InputType({
+  description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.',
+})
 export class FeedbackSignalsInput {
   @Field(() => Float, { nullable: true })
   userRating?: number | null;
@@ -98,7 +100,10 @@ export class UpdateExperienceInput {
   @Field(() => String, { nullable: true })
   outputSummary?: string | null;
 
-  @Field(() => FeedbackSignalsInput, { nullable: true, description: 'Replaces the feedback (use addExperienceFeedback to merge).' })
+  @Field(() => FeedbackSignalsInput, {
+    nullable: true,
+    description: 'Replaces the feedback (use addExperienceFeedback to merge).',
+  })
   feedbackSignals?: FeedbackSignalsInput | null;
 
   @Field(() => Date, { nullable: true })

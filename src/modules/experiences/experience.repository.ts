@@ -39,9 +39,12 @@ export function experienceFilterQuery(filter: ExperienceFilter | null | undefine
 
 /** CONFLICT for an experience_id that is taken (undefined: some id of a batch). */
 export function duplicateExperience(id: string | undefined): ConflictError {
-  return new ConflictError(`An experience with experienceId ${id === undefined ? 'of this batch' : JSON.stringify(id)} already exists.`, {
-    ...(id === undefined ? {} : { experienceId: id }),
-  });
+  return new ConflictError(
+    `An experience with experienceId ${id === undefined ? 'of this batch' : JSON.stringify(id)} already exists.`,
+    {
+      ...(id === undefined ? {} : { experienceId: id }),
+    },
+  );
 }
 
 /** The only code touching `eat_agent_experiences`. */
@@ -77,20 +80,28 @@ export class ExperienceRepository {
       if (!isDuplicateKeyError(error)) throw error;
       // Our own fresh _ids: deleting them cannot touch a document written by someone else.
       await this.collection.deleteMany({ _id: { $in: docs.map((doc) => doc._id!) } });
-      const failed = error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : docs.length === 1 ? 0 : undefined;
+      const failed =
+        error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : docs.length === 1 ? 0 : undefined;
       throw duplicateExperience(failed === undefined ? undefined : docs[failed]?.experience_id);
     }
   }
 
   /** Documents by id, without vectors (only `fields` when given), in no particular order. */
   findByIds(ids: readonly string[], fields: string[] | null = null): Promise<ExperienceDocument[]> {
-    return findDocuments<ExperienceDocument>(this.db, EXPERIENCES_COLLECTION, { experience_id: { $in: [...ids] } }, {
-      projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection,
-    });
+    return findDocuments<ExperienceDocument>(
+      this.db,
+      EXPERIENCES_COLLECTION,
+      { experience_id: { $in: [...ids] } },
+      {
+        projection: fields ? onlyFields(fields) : WITHOUT_VECTORS.projection,
+      },
+    );
   }
 
   /** The stored vectors and their model, by id. */
-  findVectorsByIds(ids: readonly string[]): Promise<Pick<ExperienceDocument, 'experience_id' | 'embeddings' | 'embedding_model'>[]> {
+  findVectorsByIds(
+    ids: readonly string[],
+  ): Promise<Pick<ExperienceDocument, 'experience_id' | 'embeddings' | 'embedding_model'>[]> {
     return this.collection
       .find(
         { experience_id: { $in: [...ids] } },
@@ -147,7 +158,12 @@ export class ExperienceRepository {
       { returnDocument: 'after', ...WITHOUT_VECTORS },
     );
     // Lost a race with a writer that just created the object: merge into it.
-    return replaced ?? ((await this.collection.countDocuments({ experience_id: id }, { limit: 1 })) ? this.mergeFeedback(id, signals) : null);
+    return (
+      replaced ??
+      ((await this.collection.countDocuments({ experience_id: id }, { limit: 1 }))
+        ? this.mergeFeedback(id, signals)
+        : null)
+    );
   }
 
   /** Deletes one experience; returns it (without vectors), or null when absent. */

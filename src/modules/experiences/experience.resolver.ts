@@ -21,20 +21,36 @@ export class ExperienceResolver {
     return ctx.services.experiences.get(id);
   }
 
-  @Query(() => ExperienceConnection, { description: 'Experiences matching the filter, newest first unless orderBy says otherwise.' })
-  experiences(@Args() args: ExperiencesArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Experience>> {
+  @Query(() => ExperienceConnection, {
+    description: 'Experiences matching the filter, newest first unless orderBy says otherwise.',
+  })
+  experiences(
+    @Args() args: ExperiencesArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Connection<Experience>> {
     return ctx.services.experiences.list(args, experienceFields(info, ['edges', 'node']));
   }
 
   @Query(() => [ExperienceSearchHit], {
-    description: 'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
+    description:
+      'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
   })
-  searchExperiences(@Args() args: SearchExperiencesArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<ExperienceSearchHit[]> {
+  searchExperiences(
+    @Args() args: SearchExperiencesArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ExperienceSearchHit[]> {
     return ctx.services.experiences.search(args, experienceFields(info, ['experience']));
   }
 
-  @Mutation(() => Experience, { description: 'Records one experience; its embeddable fields are embedded and indexed.' })
-  recordExperience(@Arg('input', () => RecordExperienceInput) input: RecordExperienceInput, @Ctx() ctx: Context): Promise<Experience> {
+  @Mutation(() => Experience, {
+    description: 'Records one experience; its embeddable fields are embedded and indexed.',
+  })
+  recordExperience(
+    @Arg('input', () => RecordExperienceInput) input: RecordExperienceInput,
+    @Ctx() ctx: Context,
+  ): Promise<Experience> {
     return ctx.services.experiences.record(input);
   }
 
@@ -55,7 +71,9 @@ export class ExperienceResolver {
     return ctx.services.experiences.update(id, input);
   }
 
-  @Mutation(() => Experience, { description: 'Merges signals into the feedback of an experience (other keys are kept).' })
+  @Mutation(() => Experience, {
+    description: 'Merges signals into the feedback of an experience (other keys are kept).',
+  })
   addExperienceFeedback(
     @Arg('id', () => ID) id: string,
     @Arg('signals', () => FeedbackSignalsInput) signals: FeedbackSignalsInput,
@@ -69,19 +87,33 @@ export class ExperienceResolver {
     return ctx.services.experiences.delete(id);
   }
 
-  @FieldResolver(() => ExperienceEmbeddings, { nullable: true, description: 'The stored vectors (large: select only when needed).' })
+  @FieldResolver(() => ExperienceEmbeddings, {
+    nullable: true,
+    description: 'The stored vectors (large: select only when needed).',
+  })
   embeddings(@Root() experience: Experience, @Ctx() ctx: Context): Promise<ExperienceEmbeddings | null> {
     return ctx.services.experiences.embeddings(experience.experienceId);
   }
 
-  @FieldResolver(() => Session, { nullable: true, description: 'The session of sessionId; null when there is none or it is unknown.' })
+  @FieldResolver(() => Session, {
+    nullable: true,
+    description: 'The session of sessionId; null when there is none or it is unknown.',
+  })
   // Only the root's sessionId: a root typed as Experience is copied into a new Experience by type-graphql on every call
   // (the roots are plain objects), measured at ~2% of the CPU of a page of 50 experiences with their sessions.
-  session(@Root('sessionId') sessionId: string | null, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Session | null> {
-    return sessionId ? ctx.loaders.sessions.sessionById.load({ sessionId, shape: sessionShape(info) }) : Promise.resolve(null);
+  session(
+    @Root('sessionId') sessionId: string | null,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Session | null> {
+    return sessionId
+      ? ctx.loaders.sessions.sessionById.load({ sessionId, shape: sessionShape(info) })
+      : Promise.resolve(null);
   }
 
-  @FieldResolver(() => [ExperienceSearchHit], { description: 'Other experiences with the closest primary goal, best first.' })
+  @FieldResolver(() => [ExperienceSearchHit], {
+    description: 'Other experiences with the closest primary goal, best first.',
+  })
   similar(
     @Root() experience: Experience,
     @Arg('limit', () => Int, { defaultValue: 5 }) limit: number,

@@ -64,7 +64,10 @@ function checkLimit(limit: number, argument: string): void {
 }
 
 /** Per document, its best score over the fields' lists (list f belongs to `fields[f]`; null: none) and the field that gave it. */
-function bestPerDocument(fields: ExperienceField[], lists: Array<Array<{ id: string; score: number } | null>>): Map<string, Best> {
+function bestPerDocument(
+  fields: ExperienceField[],
+  lists: Array<Array<{ id: string; score: number } | null>>,
+): Map<string, Best> {
   const best = new Map<string, Best>();
   lists.forEach((list, f) => {
     for (const hit of list) {
@@ -95,7 +98,11 @@ async function completed<T extends { id: string }>(
 }
 
 function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList {
-  return { name, weight: HYBRID_WEIGHTS[name], hits: [...best].map(([id, { score, field }]) => ({ id, score, field })) };
+  return {
+    name,
+    weight: HYBRID_WEIGHTS[name],
+    hits: [...best].map(([id, { score, field }]) => ({ id, score, field })),
+  };
 }
 
 /**
@@ -145,7 +152,8 @@ export class ExperienceService {
       first: args.first,
       after: args.after,
       sort,
-      fetch: (after, order, limit) => this.repository.findPage(filter, after, order, limit, fields && [...fields, ...sort.map((key) => key.field)]),
+      fetch: (after, order, limit) =>
+        this.repository.findPage(filter, after, order, limit, fields && [...fields, ...sort.map((key) => key.field)]),
       count: () => this.repository.count(filter),
       toNode: (document) => {
         // A partial document must not answer another read of the same experience.
@@ -162,7 +170,8 @@ export class ExperienceService {
 
   /** Records a batch all or nothing; the texts of the whole batch are embedded in one embedder call. */
   async recordMany(inputs: RecordExperienceInput[]): Promise<Experience[]> {
-    if (inputs.length > MAX_BATCH) throw new ValidationError(`inputs can hold at most ${MAX_BATCH} experiences.`, 'inputs');
+    if (inputs.length > MAX_BATCH)
+      throw new ValidationError(`inputs can hold at most ${MAX_BATCH} experiences.`, 'inputs');
     const now = new Date();
     return this.store(inputs.map((input, i) => newExperienceDocument(input, `inputs[${i}]`, now)));
   }
@@ -171,14 +180,20 @@ export class ExperienceService {
     const ids = documents.map((document) => document.experience_id);
     const seen = new Set<string>();
     for (const id of ids) {
-      if (seen.has(id)) throw new ValidationError(`experienceId ${JSON.stringify(id)} appears twice in the batch.`, 'inputs', { experienceId: id });
+      if (seen.has(id))
+        throw new ValidationError(`experienceId ${JSON.stringify(id)} appears twice in the batch.`, 'inputs', {
+          experienceId: id,
+        });
       seen.add(id);
     }
     if (documents.length === 0) return [];
     const taken = await this.repository.existingIds(ids);
     // Checked before embedding so that a duplicate costs no embedding; the unique index still decides a race.
     if (taken.length) throw duplicateExperience(taken[0]);
-    await this.embedInto(documents, documents.map(() => EXPERIENCE_FIELDS));
+    await this.embedInto(
+      documents,
+      documents.map(() => EXPERIENCE_FIELDS),
+    );
     await this.repository.insertAll(documents);
     for (const document of documents) {
       this.indexFields(document, EXPERIENCE_FIELDS);
@@ -192,7 +207,10 @@ export class ExperienceService {
    * Embeds the given fields of each document (one embedder call for all of them) into its `embeddings` object and
    * labels it with the current model; fields without text get no vector.
    */
-  private async embedInto(documents: ExperienceDocument[], fields: readonly (readonly ExperienceField[])[]): Promise<void> {
+  private async embedInto(
+    documents: ExperienceDocument[],
+    fields: readonly (readonly ExperienceField[])[],
+  ): Promise<void> {
     const texts: string[] = [];
     const slots = documents.map((document, i) =>
       fields[i].map((field) => {
@@ -216,7 +234,8 @@ export class ExperienceService {
     for (const field of fields) {
       const vector = fromStoredVector(document.embeddings?.[embeddingKey(field)]);
       const text = embeddableText(document, field);
-      if (vector && text !== null) this.index.upsert(EXPERIENCE_SPACES[field].name, document.experience_id, vector, text);
+      if (vector && text !== null)
+        this.index.upsert(EXPERIENCE_SPACES[field].name, document.experience_id, vector, text);
       else this.index.remove(EXPERIENCE_SPACES[field].name, document.experience_id);
     }
   }
@@ -228,7 +247,8 @@ export class ExperienceService {
   async update(id: string, input: UpdateExperienceInput): Promise<Experience> {
     const changes = experienceChanges(input, 'input');
     const current = await this.getOrFail(id);
-    const modelIsCurrent = current.embedding_model != null && sameEmbeddingModel(current.embedding_model, this.deps.embedder.signature);
+    const modelIsCurrent =
+      current.embedding_model != null && sameEmbeddingModel(current.embedding_model, this.deps.embedder.signature);
     const next = { ...current, ...changes.set } as ExperienceDocument;
     for (const path of changes.unset) delete (next as unknown as Document)[path];
     const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
@@ -246,7 +266,10 @@ export class ExperienceService {
     if (!updated) throw notFound(id);
     if (touched.length) {
       const vectors = Object.fromEntries(
-        touched.map((field) => [embeddingKey(field), changes.set[`embeddings.${embeddingKey(field)}`] as number[] | undefined]),
+        touched.map((field) => [
+          embeddingKey(field),
+          changes.set[`embeddings.${embeddingKey(field)}`] as number[] | undefined,
+        ]),
       );
       this.indexFields({ ...updated, embeddings: vectors }, touched);
     }
@@ -299,7 +322,8 @@ export class ExperienceService {
     const query = args.query.trim();
     if (!query) throw new ValidationError('query must not be blank.', 'query');
     checkLimit(args.limit, 'limit');
-    if (args.minScore != null && !Number.isFinite(args.minScore)) throw new ValidationError('minScore must be a number.', 'minScore');
+    if (args.minScore != null && !Number.isFinite(args.minScore))
+      throw new ValidationError('minScore must be a number.', 'minScore');
     const fields = args.fields?.length ? [...new Set(args.fields)] : [...EXPERIENCE_FIELDS];
     const filter = experienceFilterQuery(args.filter);
     const minScore = args.minScore ?? undefined;
@@ -307,20 +331,37 @@ export class ExperienceService {
     const best = (lists: Array<Array<{ id: string; score: number } | null>>) => bestPerDocument(fields, lists);
 
     if (args.mode === SearchMode.KEYWORD) {
-      const lists = await Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k: args.limit, filter })));
+      const lists = await Promise.all(
+        spaces.map((space) => this.index.searchKeyword(space, { text: query, k: args.limit, filter })),
+      );
       const keywordBest = best(lists);
-      return this.hits(fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }), new Map(), keywordBest, stored);
+      return this.hits(
+        fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }),
+        new Map(),
+        keywordBest,
+        stored,
+      );
     }
     if (args.mode === SearchMode.VECTOR) {
       const vector = await this.queryVector(query);
-      const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k: args.limit, filter })));
+      const lists = await Promise.all(
+        spaces.map((space) => this.index.searchVector(space, { vector, k: args.limit, filter })),
+      );
       const vectorBest = best(lists);
-      return this.hits(fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }), vectorBest, new Map(), stored);
+      return this.hits(
+        fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }),
+        vectorBest,
+        new Map(),
+        stored,
+      );
     }
     const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
-    const searchVectors = (vector: Float32Array) => Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
+    const searchVectors = (vector: Float32Array) =>
+      Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
     const scoreVectors = (space: string, vector: Float32Array, ids: string[]) =>
-      this.index.vectorScores(space, vector, ids).then((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score })));
+      this.index
+        .vectorScores(space, vector, ids)
+        .then((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score })));
     let vector: Float32Array;
     let vectorLists: VectorHit[][];
     let keywordLists: KeywordHit[][];
@@ -336,7 +377,10 @@ export class ExperienceService {
         const scored = await Promise.all(spaces.map(async (space) => scoreVectors(space, await embedded, ids)));
         return { lists, scored: scored.map((scores) => new Map(ids.map((id, i) => [id, scores[i]]))) };
       };
-      [vectorLists, { lists: keywordLists, scored: scoredEarly }] = await Promise.all([embedded.then(searchVectors), keywordsFirst()]);
+      [vectorLists, { lists: keywordLists, scored: scoredEarly }] = await Promise.all([
+        embedded.then(searchVectors),
+        keywordsFirst(),
+      ]);
       vector = await embedded;
     } else {
       // Run together, the eight searches share one resolution of the filter (a database query).
@@ -350,13 +394,22 @@ export class ExperienceService {
     // Each candidate's parts in every space: a space's own hits are scored already, the others are completed.
     const [vectorScores, keywordScores] = await Promise.all([
       Promise.all(
-        spaces.map((space, s) => completed(ids, vectorLists[s], (missing) => scoreVectors(space, vector, missing), scoredEarly?.[s])),
+        spaces.map((space, s) =>
+          completed(ids, vectorLists[s], (missing) => scoreVectors(space, vector, missing), scoredEarly?.[s]),
+        ),
       ),
-      Promise.all(spaces.map((space, s) => completed(ids, keywordLists[s], (missing) => this.index.keywordScores(space, query, missing)))),
+      Promise.all(
+        spaces.map((space, s) =>
+          completed(ids, keywordLists[s], (missing) => this.index.keywordScores(space, query, missing)),
+        ),
+      ),
     ]);
     const vectorBest = best(vectorScores);
     const keywordBest = best(keywordScores);
-    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { limit: args.limit, minScore });
+    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], {
+      limit: args.limit,
+      minScore,
+    });
     return this.hits(fused, vectorBest, keywordBest, stored);
   }
 
@@ -382,12 +435,19 @@ export class ExperienceService {
    * The fused hits with their experiences (loaded in one read: only the `stored` fields when given), their parts and
    * the field that matched best.
    */
-  private async hits(fused: FusedHit[], vectorBest: Map<string, Best>, keywordBest: Map<string, Best>, stored: string[] | null): Promise<ExperienceSearchHit[]> {
+  private async hits(
+    fused: FusedHit[],
+    vectorBest: Map<string, Best>,
+    keywordBest: Map<string, Best>,
+    stored: string[] | null,
+  ): Promise<ExperienceSearchHit[]> {
     const ids = fused.map((hit) => hit.id);
     let documents: Array<ExperienceDocument | null | Error>;
     if (stored) {
       // Partial documents: not for the request's loader, which answers other reads of the same experiences.
-      const found = new Map((await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]));
+      const found = new Map(
+        (await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]),
+      );
       documents = ids.map((id) => found.get(id) ?? null);
     } else {
       documents = await this.loaders.experiences.experienceById.loadMany(ids);
@@ -417,14 +477,25 @@ export class ExperienceService {
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
     // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
-    const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, { vector, k: limit + 1 });
+    const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, {
+      vector,
+      k: limit + 1,
+    });
     const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, limit);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     return others.flatMap((match, i) => {
       const document = documents[i];
       if (!document || document instanceof Error) return [];
       const score = match.score;
-      return [{ experience: toExperience(document), score, vectorScore: score, keywordScore: null, matchedField: ExperienceField.PRIMARY_GOAL }];
+      return [
+        {
+          experience: toExperience(document),
+          score,
+          vectorScore: score,
+          keywordScore: null,
+          matchedField: ExperienceField.PRIMARY_GOAL,
+        },
+      ];
     });
   }
 }

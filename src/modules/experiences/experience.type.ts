@@ -22,7 +22,11 @@ registerEnumType(ExperienceField, {
   description: 'An embeddable text field of an experience; each has its own vector and its own search space.',
 });
 
-@ObjectType({ simpleResolvers: true, description: 'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Structured feedback on an experience (the `feedback_signals` object), with typed accessors for the usual keys.',
+})
 export class FeedbackSignals {
   @Field(() => Float, { nullable: true, description: '`user_rating`, e.g. 1 to 5.' })
   userRating!: number | null;
@@ -36,11 +40,16 @@ export class FeedbackSignals {
   @Field(() => String, { nullable: true, description: '`comment`.' })
   comment!: string | null;
 
-  @Field(() => GraphQLJSONObject, { description: 'Every key as stored (snake_case), including ones without an accessor.' })
+  @Field(() => GraphQLJSONObject, {
+    description: 'Every key as stored (snake_case), including ones without an accessor.',
+  })
   data!: Record<string, unknown>;
 }
 
-@ObjectType({ simpleResolvers: true, description: "The stored vectors of an experience's embeddable fields (`embeddings.<field>_embedding`)." })
+@ObjectType({
+  simpleResolvers: true,
+  description: "The stored vectors of an experience's embeddable fields (`embeddings.<field>_embedding`).",
+})
 export class ExperienceEmbeddings {
   @Field(() => [Float], { nullable: true })
   primaryGoalDescription!: number[] | null;
@@ -55,7 +64,11 @@ export class ExperienceEmbeddings {
   outputSummary!: number[] | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).',
+})
 export class Experience {
   @Field(() => ID, { description: '`experience_id` (a UUID unless the recorder chose one).' })
   experienceId!: string;
@@ -102,7 +115,10 @@ export class Experience {
   @Field(() => [String])
   tags!: string[];
 
-  @Field(() => EmbeddingsInfo, { nullable: true, description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).' })
+  @Field(() => EmbeddingsInfo, {
+    nullable: true,
+    description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
+  })
   embeddingModel!: EmbeddingsInfo | null;
 }
 
@@ -111,16 +127,28 @@ export class ExperienceSearchHit {
   @Field(() => Experience)
   experience!: Experience;
 
-  @Field(() => Float, { description: 'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.7 × vector + 0.3 × keyword (a missing part counts 0).' })
+  @Field(() => Float, {
+    description:
+      'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.7 × vector + 0.3 × keyword (a missing part counts 0).',
+  })
   score!: number;
 
-  @Field(() => Float, { nullable: true, description: 'Cosine similarity of the query and the best requested field (null when not scored by vector).' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Cosine similarity of the query and the best requested field (null when not scored by vector).',
+  })
   vectorScore!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'BM25 relevance of the best requested field, normalised to 0..1 (min(1, bm25 / Σ idf of the query terms)); null when not scored by keyword.' })
+  @Field(() => Float, {
+    nullable: true,
+    description:
+      'BM25 relevance of the best requested field, normalised to 0..1 (min(1, bm25 / Σ idf of the query terms)); null when not scored by keyword.',
+  })
   keywordScore!: number | null;
 
-  @Field(() => ExperienceField, { description: 'The field that matched best (by vector score, else by keyword score).' })
+  @Field(() => ExperienceField, {
+    description: 'The field that matched best (by vector score, else by keyword score).',
+  })
   matchedField!: ExperienceField;
 }
 
@@ -150,7 +178,10 @@ export function toExperience(doc: ExperienceDocument): Experience {
 
 /** Tolerates imported spellings of the seed's outcomes ('Success', 'partial-success'). */
 function normalizeOutcome(stored: string): ExperienceOutcome {
-  return String(stored).trim().toLowerCase().replace(/[\s-]+/g, '_') as ExperienceOutcome;
+  return String(stored)
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_') as ExperienceOutcome;
 }
 
 function toFeedbackSignals(data: Record<string, unknown>): FeedbackSignals {

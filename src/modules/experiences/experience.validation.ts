@@ -19,7 +19,8 @@ function optionalText(value: string | null | undefined): string | undefined {
 }
 
 function checkVersion(version: number, field: string): void {
-  if (!Number.isInteger(version) || version < 1) throw new ValidationError(`${field} must be a positive integer.`, field);
+  if (!Number.isInteger(version) || version < 1)
+    throw new ValidationError(`${field} must be a positive integer.`, field);
 }
 
 /** `key_decisions_made`: a list of strings, or a structured object (seed 000). */
@@ -42,7 +43,8 @@ export function feedbackDocument(input: FeedbackSignalsInput, field: string): Re
   for (const key of Object.keys(input.extra ?? {})) checkKey(key, `${field}.extra`);
   Object.assign(document, input.extra ?? {});
   if (input.userRating != null) {
-    if (!Number.isFinite(input.userRating)) throw new ValidationError(`${field}.userRating must be a number.`, `${field}.userRating`);
+    if (!Number.isFinite(input.userRating))
+      throw new ValidationError(`${field}.userRating must be a number.`, `${field}.userRating`);
     document.user_rating = input.userRating;
   }
   if (input.correctionNeeded != null) document.correction_needed = input.correctionNeeded;
@@ -59,12 +61,19 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
   const missing = REQUIRED_TEXT.filter((key) => blank(input[key])).map((key) => `${path}.${key}`);
   if (input.finalOutcome == null) missing.push(`${path}.finalOutcome`);
   if (missing.length) {
-    throw new ValidationError(`Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`, missing[0], {
-      fields: missing,
-    });
+    throw new ValidationError(
+      `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`,
+      missing[0],
+      {
+        fields: missing,
+      },
+    );
   }
   if (input.experienceId != null && blank(input.experienceId)) {
-    throw new ValidationError(`${path}.experienceId must not be blank (omit it to get a generated UUID).`, `${path}.experienceId`);
+    throw new ValidationError(
+      `${path}.experienceId must not be blank (omit it to get a generated UUID).`,
+      `${path}.experienceId`,
+    );
   }
   if (input.version != null) checkVersion(input.version, `${path}.version`);
   if (input.keyDecisionsMade != null) checkKeyDecisions(input.keyDecisionsMade, `${path}.keyDecisionsMade`);
@@ -78,7 +87,9 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     key_decisions_made: input.keyDecisionsMade ?? [],
     final_outcome: input.finalOutcome,
     output_summary: optionalText(input.outputSummary),
-    feedback_signals: input.feedbackSignals ? feedbackDocument(input.feedbackSignals, `${path}.feedbackSignals`) : undefined,
+    feedback_signals: input.feedbackSignals
+      ? feedbackDocument(input.feedbackSignals, `${path}.feedbackSignals`)
+      : undefined,
     timestamp: input.timestamp ?? now,
     version: input.version ?? 1,
     workflow_id: input.workflowId ?? undefined,
@@ -86,7 +97,8 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     tags: input.tags ?? [],
   };
   // Absent optional fields are left out of the document rather than stored as null.
-  for (const key of Object.keys(document) as (keyof ExperienceDocument)[]) if (document[key] === undefined) delete document[key];
+  for (const key of Object.keys(document) as (keyof ExperienceDocument)[])
+    if (document[key] === undefined) delete document[key];
   return document;
 }
 
@@ -120,7 +132,10 @@ const UPDATABLE: Record<keyof UpdateExperienceInput, { field: string; required?:
 export function experienceChanges(input: UpdateExperienceInput, path: string): ExperienceChanges {
   const changes: ExperienceChanges = { set: {}, unset: [] };
   const cleared: string[] = [];
-  for (const [key, { field, required, list }] of Object.entries(UPDATABLE) as [keyof UpdateExperienceInput, (typeof UPDATABLE)[keyof UpdateExperienceInput]][]) {
+  for (const [key, { field, required, list }] of Object.entries(UPDATABLE) as [
+    keyof UpdateExperienceInput,
+    (typeof UPDATABLE)[keyof UpdateExperienceInput],
+  ][]) {
     const value = input[key];
     if (value === undefined) continue;
     const name = `${path}.${key}`;
@@ -137,9 +152,13 @@ export function experienceChanges(input: UpdateExperienceInput, path: string): E
     }
   }
   if (cleared.length) {
-    throw new ValidationError(`Required field${cleared.length > 1 ? 's' : ''} cannot be cleared: ${cleared.join(', ')}.`, cleared[0], {
-      fields: cleared,
-    });
+    throw new ValidationError(
+      `Required field${cleared.length > 1 ? 's' : ''} cannot be cleared: ${cleared.join(', ')}.`,
+      cleared[0],
+      {
+        fields: cleared,
+      },
+    );
   }
   return changes;
 }

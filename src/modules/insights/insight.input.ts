@@ -25,7 +25,10 @@ export class InsightEvidenceInput {
   description!: string;
 }
 
-@InputType({ description: 'An insight of an agent. The same text (case and spacing aside) of one agent and type is one insight: recording it again adds evidence.' })
+@InputType({
+  description:
+    'An insight of an agent. The same text (case and spacing aside) of one agent and type is one insight: recording it again adds evidence.',
+})
 export class RecordInsightInput {
   @Field(() => AgentType)
   agentType!: AgentType;
@@ -36,7 +39,10 @@ export class RecordInsightInput {
   @Field()
   insight!: string;
 
-  @Field(() => Float, { nullable: true, description: 'Starting confidence of a new insight (0–1, default 0.5); ignored for a known one.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Starting confidence of a new insight (0–1, default 0.5); ignored for a known one.',
+  })
   confidence?: number | null;
 
   @Field(() => [InsightEvidenceInput], { nullable: true })

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
-import { AGENT_INSIGHTS_COLLECTION, type AgentInsightDocument, type AgentType, type EvidenceDocument, type InsightType } from './insight.document';
+import {
+  AGENT_INSIGHTS_COLLECTION,
+  type AgentInsightDocument,
+  type AgentType,
+  type EvidenceDocument,
+  type InsightType,
+} from './insight.document';
 
 /**
  * Confidence rules (documented in the README):
@@ -68,7 +74,12 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
         confidence: {
           $cond: [
             '$_known',
-            { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, { $pow: [1 - REINFORCEMENT, { $size: '$_new' }] }] }] },
+            {
+              $subtract: [
+                1,
+                { $multiply: [{ $subtract: [1, '$confidence'] }, { $pow: [1 - REINFORCEMENT, { $size: '$_new' }] }] },
+              ],
+            },
             report.initialConfidence,
           ],
         },

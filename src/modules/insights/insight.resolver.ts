@@ -5,20 +5,31 @@ import { AgentInsight, AgentInsightsResult } from './insight.type';
 
 @Resolver(() => AgentInsight)
 export class InsightResolver {
-  @Query(() => AgentInsightsResult, { description: "An agent's insights, most confident first (seed 002 get_agent_insights)." })
+  @Query(() => AgentInsightsResult, {
+    description: "An agent's insights, most confident first (seed 002 get_agent_insights).",
+  })
   agentInsights(@Args() args: AgentInsightsArgs, @Ctx() ctx: Context): Promise<AgentInsightsResult> {
     return ctx.services.insights.list(args);
   }
 
-  @Mutation(() => AgentInsight, { description: 'Records an insight; the same text again adds its new evidence and raises its confidence.' })
-  recordInsight(@Arg('input', () => RecordInsightInput) input: RecordInsightInput, @Ctx() ctx: Context): Promise<AgentInsight> {
+  @Mutation(() => AgentInsight, {
+    description: 'Records an insight; the same text again adds its new evidence and raises its confidence.',
+  })
+  recordInsight(
+    @Arg('input', () => RecordInsightInput) input: RecordInsightInput,
+    @Ctx() ctx: Context,
+  ): Promise<AgentInsight> {
     return ctx.services.insights.record(input);
   }
 
   @Mutation(() => AgentInsight, {
     description: 'Judges an insight: valid raises its confidence, not valid halves it; sets lastValidated.',
   })
-  validateInsight(@Arg('id', () => ID) id: string, @Arg('valid') valid: boolean, @Ctx() ctx: Context): Promise<AgentInsight> {
+  validateInsight(
+    @Arg('id', () => ID) id: string,
+    @Arg('valid') valid: boolean,
+    @Ctx() ctx: Context,
+  ): Promise<AgentInsight> {
     return ctx.services.insights.validate(id, valid);
   }
 

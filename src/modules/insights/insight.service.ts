@@ -9,21 +9,24 @@ export const MAX_INSIGHT_LENGTH = 2000;
 export const MAX_INSIGHTS_LIMIT = 100;
 
 function checkUnitInterval(value: number, field: string): void {
-  if (!Number.isFinite(value) || value < 0 || value > 1) throw new ValidationError(`${field} must be a number from 0 to 1.`, field);
+  if (!Number.isFinite(value) || value < 0 || value > 1)
+    throw new ValidationError(`${field} must be a number from 0 to 1.`, field);
 }
 
 /** Trimmed text of an insight; blank or over MAX_INSIGHT_LENGTH is BAD_USER_INPUT naming `field`. */
 export function checkInsightText(text: string, field: string): string {
   const trimmed = text.trim();
   if (!trimmed) throw new ValidationError(`${field} must not be blank.`, field);
-  if (trimmed.length > MAX_INSIGHT_LENGTH) throw new ValidationError(`${field} must be at most ${MAX_INSIGHT_LENGTH} characters.`, field);
+  if (trimmed.length > MAX_INSIGHT_LENGTH)
+    throw new ValidationError(`${field} must be at most ${MAX_INSIGHT_LENGTH} characters.`, field);
   return trimmed;
 }
 
 /** Evidence with one piece per task (the first description given wins). */
 function distinctEvidence(evidence: readonly EvidenceDocument[]): EvidenceDocument[] {
   const byTask = new Map<string, EvidenceDocument>();
-  for (const piece of evidence) if (!byTask.has(piece.taskId)) byTask.set(piece.taskId, { taskId: piece.taskId, description: piece.description });
+  for (const piece of evidence)
+    if (!byTask.has(piece.taskId)) byTask.set(piece.taskId, { taskId: piece.taskId, description: piece.description });
   return [...byTask.values()];
 }
 
@@ -58,10 +61,21 @@ export class InsightService {
    * Stores the insights of one task (already checked; repeated texts count once), each with the task as evidence.
    * Returns how many distinct insights were stored.
    */
-  async recordFromTask(agentType: AgentType, type: InsightType, texts: readonly string[], evidence: EvidenceDocument): Promise<number> {
+  async recordFromTask(
+    agentType: AgentType,
+    type: InsightType,
+    texts: readonly string[],
+    evidence: EvidenceDocument,
+  ): Promise<number> {
     const distinct = [...new Map(texts.map((text) => [insightKey(text), text])).values()];
     const now = new Date();
-    const reports: InsightReport[] = distinct.map((insight) => ({ agentType, type, insight, initialConfidence: INITIAL_CONFIDENCE, evidence: [evidence] }));
+    const reports: InsightReport[] = distinct.map((insight) => ({
+      agentType,
+      type,
+      insight,
+      initialConfidence: INITIAL_CONFIDENCE,
+      evidence: [evidence],
+    }));
     await Promise.all(reports.map((report) => this.repository.report(report, now)));
     return reports.length;
   }

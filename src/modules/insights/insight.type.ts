@@ -3,7 +3,10 @@ import { AgentType, InsightType, type AgentInsightDocument } from './insight.doc
 
 export { AgentType, InsightType };
 
-registerEnumType(AgentType, { name: 'AgentType', description: "An agent of the pipeline; stored as 'thought', 'planner' or 'executor'." });
+registerEnumType(AgentType, {
+  name: 'AgentType',
+  description: "An agent of the pipeline; stored as 'thought', 'planner' or 'executor'.",
+});
 registerEnumType(InsightType, {
   name: 'InsightType',
   description: "What an insight is about; stored as 'patterns', 'optimizations' or 'warnings'.",
@@ -18,7 +21,11 @@ export class InsightEvidence {
   description!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'Something an agent learned, with how sure it is and the tasks that show it (collection agent_insights).' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Something an agent learned, with how sure it is and the tasks that show it (collection agent_insights).',
+})
 export class AgentInsight {
   @Field(() => ID, { description: 'insightId: derived from (agentType, type, normalised text).' })
   id!: string;

@@ -20,21 +20,102 @@
 const WILDCARD = '*';
 
 const CONNECTING_WORDS = new Set([
-  'about', 'across', 'after', 'against', 'and', 'as', 'at', 'before', 'between', 'but', 'by', 'called', 'during',
-  'for', 'from', 'if', 'in', 'into', 'like', 'named', 'of', 'on', 'onto', 'or', 'over', 'per', 'than', 'then',
-  'through', 'to', 'under', 'until', 'using', 'via', 'vs', 'when', 'where', 'with', 'within', 'without',
+  'about',
+  'across',
+  'after',
+  'against',
+  'and',
+  'as',
+  'at',
+  'before',
+  'between',
+  'but',
+  'by',
+  'called',
+  'during',
+  'for',
+  'from',
+  'if',
+  'in',
+  'into',
+  'like',
+  'named',
+  'of',
+  'on',
+  'onto',
+  'or',
+  'over',
+  'per',
+  'than',
+  'then',
+  'through',
+  'to',
+  'under',
+  'until',
+  'using',
+  'via',
+  'vs',
+  'when',
+  'where',
+  'with',
+  'within',
+  'without',
 ]);
 const AUXILIARY_VERBS = new Set([
-  'am', 'are', 'be', 'been', 'can', 'could', 'had', 'has', 'have', 'is', 'may', 'might', 'must', 'need', 'needs',
-  'should', 'was', 'were', 'will', 'would',
+  'am',
+  'are',
+  'be',
+  'been',
+  'can',
+  'could',
+  'had',
+  'has',
+  'have',
+  'is',
+  'may',
+  'might',
+  'must',
+  'need',
+  'needs',
+  'should',
+  'was',
+  'were',
+  'will',
+  'would',
 ]);
 const INDEFINITE_DETERMINERS = new Set(['a', 'an', 'some', 'another']);
 const FILLER_WORDS = new Set([
-  'the', 'please', 'all', 'every', 'each', 'this', 'that', 'these', 'those',
-  'my', 'our', 'your', 'their', 'his', 'her', 'its',
+  'the',
+  'please',
+  'all',
+  'every',
+  'each',
+  'this',
+  'that',
+  'these',
+  'those',
+  'my',
+  'our',
+  'your',
+  'their',
+  'his',
+  'her',
+  'its',
 ]);
 const NUMBER_WORDS = new Set([
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
 ]);
 
 const QUOTED = /"[^"]*"|“[^”]*”|‘[^’]*’|`[^`]*`|(?<![\p{L}\p{N}])'[^']+'(?![\p{L}\p{N}])/gu;
@@ -102,7 +183,9 @@ function splitPattern(pattern: string): string[] {
 /** True when `specific` is an instance of `general`: each `*` of `general` stands for zero or more of its words. */
 function isInstanceOf(specific: string[], general: string[]): boolean {
   // reachable[i][j]: general[0..i) covers specific[0..j).
-  const reachable = Array.from({ length: general.length + 1 }, () => new Array<boolean>(specific.length + 1).fill(false));
+  const reachable = Array.from({ length: general.length + 1 }, () =>
+    new Array<boolean>(specific.length + 1).fill(false),
+  );
   reachable[0][0] = true;
   for (let i = 0; i <= general.length; i++) {
     for (let j = 0; j <= specific.length; j++) {

@@ -11,6 +11,10 @@ export interface PlanLoaders {
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
 export function createPlanLoaders(repository: PlanPatternRepository, settings: LoaderSettings): PlanLoaders {
   return {
-    planPatternById: createByIdLoader(settings, (ids) => repository.findByIds(ids), (row) => row.patternId),
+    planPatternById: createByIdLoader(
+      settings,
+      (ids) => repository.findByIds(ids),
+      (row) => row.patternId,
+    ),
   };
 }

@@ -28,7 +28,13 @@ export interface PlanRankingParts {
 }
 
 /** The parts and score of one plan; `semantic` is the raw cosine (clamped at 0 here). */
-export function rankPlan(input: { goalPattern: number; cosine: number; usageCount: number; lastUsed: Date; now: Date }): PlanRankingParts {
+export function rankPlan(input: {
+  goalPattern: number;
+  cosine: number;
+  usageCount: number;
+  lastUsed: Date;
+  now: Date;
+}): PlanRankingParts {
   const semantic = Math.max(0, input.cosine);
   const match = (input.goalPattern + semantic) / 2;
   const usage = input.usageCount / (input.usageCount + USAGE_HALF_POINT);

@@ -56,7 +56,10 @@ export function learnedRunPipeline(run: LearnedRun, now: Date): Document[] {
   };
   for (const [field, value] of Object.entries(firstRun)) set[field] = { $ifNull: [`$${field}`, { $literal: value }] };
   if (run.issues.length) {
-    set.issues = mergeCountedEntries('issues', run.issues.map((issue) => ({ key: { issue }, add: { count: 1 } })));
+    set.issues = mergeCountedEntries(
+      'issues',
+      run.issues.map((issue) => ({ key: { issue }, add: { count: 1 } })),
+    );
   }
   return [
     { $set: set },
@@ -67,7 +70,13 @@ export function learnedRunPipeline(run: LearnedRun, now: Date): Document[] {
         issues: topEntries('$issues', { count: -1, issue: 1 }, MAX_ISSUE_ENTRIES),
       },
     },
-    { $set: { commonIssues: { $map: { input: { $slice: ['$issues', COMMON_ISSUES_LIMIT] }, as: 'entry', in: '$$entry.issue' } } } },
+    {
+      $set: {
+        commonIssues: {
+          $map: { input: { $slice: ['$issues', COMMON_ISSUES_LIMIT] }, as: 'entry', in: '$$entry.issue' },
+        },
+      },
+    },
   ];
 }
 
@@ -88,12 +97,16 @@ export class PlanPatternRepository {
   async learnRun(run: LearnedRun, now: Date): Promise<{ document: PlanPatternDocument; created: boolean }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.collection.findOneAndUpdate({ patternId: run.patternId }, learnedRunPipeline(run, now), {
-          upsert: true,
-          returnDocument: 'after',
-          includeResultMetadata: true,
-          ...WITHOUT_VECTORS,
-        });
+        const result = await this.collection.findOneAndUpdate(
+          { patternId: run.patternId },
+          learnedRunPipeline(run, now),
+          {
+            upsert: true,
+            returnDocument: 'after',
+            includeResultMetadata: true,
+            ...WITHOUT_VECTORS,
+          },
+        );
         return { document: result.value!, created: !result.lastErrorObject?.updatedExisting };
       } catch (error) {
         // Lost the insert race to a concurrent first run of the same pattern: the retry updates its document.
@@ -124,7 +137,12 @@ export class PlanPatternRepository {
   }
 
   /** One keyset page (rows after `after`, in `sort` order), without vectors. */
-  findPage(filter: Filter<PlanPatternDocument>, after: Document | null, sort: SortKey[], limit: number): Promise<PlanPatternDocument[]> {
+  findPage(
+    filter: Filter<PlanPatternDocument>,
+    after: Document | null,
+    sort: SortKey[],
+    limit: number,
+  ): Promise<PlanPatternDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
     return this.collection
       .find(query as Filter<PlanPatternDocument>, WITHOUT_VECTORS)

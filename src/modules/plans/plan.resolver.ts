@@ -17,7 +17,8 @@ export class PlanResolver {
   }
 
   @Query(() => SuccessfulPlansResult, {
-    description: 'Plans that worked for goals like this one (seed 002 get_successful_plans), ranked by match, usage and recency.',
+    description:
+      'Plans that worked for goals like this one (seed 002 get_successful_plans), ranked by match, usage and recency.',
   })
   successfulPlans(@Args() args: SuccessfulPlansArgs, @Ctx() ctx: Context): Promise<SuccessfulPlansResult> {
     return ctx.services.plans.successful(args);

@@ -127,7 +127,13 @@ export class PlanService {
         lastUsed: document.lastUsed,
         commonIssues: document.commonIssues ?? [],
         score: parts.score,
-        scores: { goalPattern: parts.goalPattern, semantic: parts.semantic, match: parts.match, usage: parts.usage, recency: parts.recency },
+        scores: {
+          goalPattern: parts.goalPattern,
+          semantic: parts.semantic,
+          match: parts.match,
+          usage: parts.usage,
+          recency: parts.recency,
+        },
       }));
     return { plans, count: plans.length };
   }

@@ -15,7 +15,10 @@ export class PlanStep {
   order!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.',
+})
 export class PlanPattern {
   @Field(() => ID, { description: 'patternId: derived from (goalPattern, stepSequence).' })
   patternId!: string;
@@ -59,12 +62,17 @@ export class PlanPattern {
 
 export const PlanPatternConnection = ConnectionType('PlanPattern', PlanPattern);
 
-@ObjectType({ simpleResolvers: true, description: 'How a plan was ranked by successfulPlans (the formula is in the README).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'How a plan was ranked by successfulPlans (the formula is in the README).',
+})
 export class PlanScores {
   @Field(() => Float, { description: 'Goal-pattern match of the asked goal and the plan’s template, 0–1.' })
   goalPattern!: number;
 
-  @Field(() => Float, { description: 'Cosine similarity of the asked goal and the plan’s example goal (negative counts as 0).' })
+  @Field(() => Float, {
+    description: 'Cosine similarity of the asked goal and the plan’s example goal (negative counts as 0).',
+  })
   semantic!: number;
 
   @Field(() => Float, { description: '(goalPattern + semantic) / 2: a plan is a candidate from 0.4.' })
@@ -77,9 +85,14 @@ export class PlanScores {
   recency!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A plan that worked for goals like the one asked about (seed 002 get_successful_plans).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A plan that worked for goals like the one asked about (seed 002 get_successful_plans).',
+})
 export class SuccessfulPlan {
-  @Field(() => ID, { description: 'The plan pattern’s id (pass it as planId to learnFromTask when the plan is reused).' })
+  @Field(() => ID, {
+    description: 'The plan pattern’s id (pass it as planId to learnFromTask when the plan is reused).',
+  })
   planId!: string;
 
   @Field({ description: 'The example goal of the plan.' })
@@ -124,7 +137,10 @@ export class SuccessfulPlansResult {
 
 /** The id of the plan pattern of (goal pattern, step sequence): deterministic, so concurrent first runs upsert one document. */
 export function planPatternId(goalPattern: string, stepSequence: readonly string[]): string {
-  return `pp_${createHash('sha256').update([goalPattern, ...stepSequence].join('\0')).digest('hex').slice(0, 24)}`;
+  return `pp_${createHash('sha256')
+    .update([goalPattern, ...stepSequence].join('\0'))
+    .digest('hex')
+    .slice(0, 24)}`;
 }
 
 export function toPlanPattern(document: PlanPatternDocument): PlanPattern {

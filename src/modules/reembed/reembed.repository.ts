@@ -44,7 +44,11 @@ export class ReembedRepository {
     return result.matchedCount === 1;
   }
 
-  async finish(collection: string, runId: string, update: Pick<ReembedJobDocument, 'state' | 'error' | 'finished_at'>): Promise<void> {
+  async finish(
+    collection: string,
+    runId: string,
+    update: Pick<ReembedJobDocument, 'state' | 'error' | 'finished_at'>,
+  ): Promise<void> {
     await this.jobs.updateOne({ _id: collection, run_id: runId }, { $set: update });
   }
 }

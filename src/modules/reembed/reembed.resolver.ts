@@ -9,12 +9,21 @@ export class ReembedResolver {
       "Admin: rewrites the collection's vectors with the current embedder, in the background (poll reembedStatus). " +
       'Returns the running job when one is already running; resumes a failed or interrupted one.',
   })
-  reembed(@Arg('collection', () => ReembedCollection) collection: ReembedCollection, @Ctx() ctx: Context): Promise<ReembedJob> {
+  reembed(
+    @Arg('collection', () => ReembedCollection) collection: ReembedCollection,
+    @Ctx() ctx: Context,
+  ): Promise<ReembedJob> {
     return ctx.services.reembed.start(collection);
   }
 
-  @Query(() => ReembedJob, { nullable: true, description: 'Progress of the latest re-embedding of the collection; null when never run.' })
-  reembedStatus(@Arg('collection', () => ReembedCollection) collection: ReembedCollection, @Ctx() ctx: Context): Promise<ReembedJob | null> {
+  @Query(() => ReembedJob, {
+    nullable: true,
+    description: 'Progress of the latest re-embedding of the collection; null when never run.',
+  })
+  reembedStatus(
+    @Arg('collection', () => ReembedCollection) collection: ReembedCollection,
+    @Ctx() ctx: Context,
+  ): Promise<ReembedJob | null> {
     return ctx.services.reembed.status(collection);
   }
 }

@@ -83,7 +83,8 @@ export class ReembedService implements VectorModelCheck {
     const previous = await this.repository.findJob(target.collection);
     if (previous?.state === 'running' && previous.lease_until > now) return toJob(collection, previous, now);
     const pending = await this.documents(target).countOtherModel(model);
-    const resumed = previous && previous.state !== 'done' && sameEmbeddingModel(previous.model, model) ? previous : null;
+    const resumed =
+      previous && previous.state !== 'done' && sameEmbeddingModel(previous.model, model) ? previous : null;
     const processed = resumed?.processed ?? 0;
     const acquired = await this.repository.acquire(
       {
@@ -126,7 +127,12 @@ export class ReembedService implements VectorModelCheck {
       check = this.documents(target)
         .findOtherModel(model)
         .then((other) => {
-          if (other) assertSameEmbeddingModel((other.embedding_model as EmbeddingModelInfo | undefined) ?? null, model, target.name);
+          if (other)
+            assertSameEmbeddingModel(
+              (other.embedding_model as EmbeddingModelInfo | undefined) ?? null,
+              model,
+              target.name,
+            );
           this.markVerified(key);
         })
         .finally(() => inFlight.delete(key));
@@ -152,13 +158,22 @@ export class ReembedService implements VectorModelCheck {
         if (documents.length === 0) break;
         after = documents[documents.length - 1]._id as ObjectId;
         await this.reembedDocuments(target, documents, job.model);
-        const owned = await this.repository.progress(target.collection, job.run_id, documents.length, new Date(Date.now() + LEASE_MS));
+        const owned = await this.repository.progress(
+          target.collection,
+          job.run_id,
+          documents.length,
+          new Date(Date.now() + LEASE_MS),
+        );
         if (!owned) {
           this.deps.logger.warn('reembed stopped: the job was taken over', log);
           return;
         }
       }
-      await this.repository.finish(target.collection, job.run_id, { state: 'done', error: null, finished_at: new Date() });
+      await this.repository.finish(target.collection, job.run_id, {
+        state: 'done',
+        error: null,
+        finished_at: new Date(),
+      });
       this.markVerified(verificationKey(target.collection, job.model));
       this.deps.logger.info('reembed finished', log);
     } catch (error) {
@@ -171,7 +186,11 @@ export class ReembedService implements VectorModelCheck {
   }
 
   /** Embeds the texts of `documents` in one call, writes each document's vectors and keeps the search index current. */
-  private async reembedDocuments(target: ReembedTarget, documents: Document[], model: EmbeddingModelInfo): Promise<void> {
+  private async reembedDocuments(
+    target: ReembedTarget,
+    documents: Document[],
+    model: EmbeddingModelInfo,
+  ): Promise<void> {
     const texts: string[] = [];
     const slots = documents.map((document) =>
       target.fields.map((field) => {

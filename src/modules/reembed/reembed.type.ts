@@ -26,7 +26,10 @@ registerEnumType(ReembedState, {
   description: 'INTERRUPTED: the server running the job stopped before the end; `reembed` resumes it.',
 });
 
-@ObjectType({ simpleResolvers: true, description: "A background run rewriting a collection's vectors with the current embedder." })
+@ObjectType({
+  simpleResolvers: true,
+  description: "A background run rewriting a collection's vectors with the current embedder.",
+})
 export class ReembedJob {
   @Field(() => ID, { description: 'Id of this run.' })
   id!: string;

@@ -51,7 +51,10 @@ export interface EnrichmentJob {
 
 /** True when the action has an empty compression field that enrichment fills (synthesis, or a call's insights, learning, relevance). */
 export function needsEnrichment(action: ActionDocument): boolean {
-  return action.synthesis === '' || action.tool_calls.some((call) => call.insights === '' || call.learning === '' || call.relevance === '');
+  return (
+    action.synthesis === '' ||
+    action.tool_calls.some((call) => call.insights === '' || call.learning === '' || call.relevance === '')
+  );
 }
 
 const RELEVANCES = new Set<string>(Object.values(Relevance));
@@ -63,14 +66,16 @@ const RELEVANCES = new Set<string>(Object.values(Relevance));
  */
 export function parseEnrichment(content: string, action: ActionDocument): ActionEnrichment {
   const data: unknown = JSON.parse(content);
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('the answer is not a JSON object');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new Error('the answer is not a JSON object');
   const { synthesis, tool_calls: calls } = data as { synthesis?: unknown; tool_calls?: unknown };
   const answers = Array.isArray(calls) ? calls : [];
   if (answers.length !== action.tool_calls.length) {
     throw new Error(`the answer has ${answers.length} tool_calls entries for ${action.tool_calls.length} tool calls`);
   }
   // A field is filled only when it is empty in the action and the answer has a usable value for it.
-  const text = (value: unknown, max: number) => (typeof value === 'string' && value.trim() ? truncate(value.trim(), max).text : undefined);
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' && value.trim() ? truncate(value.trim(), max).text : undefined;
   const enrichment: ActionEnrichment = { toolCalls: [] };
   const summary = action.synthesis === '' ? text(synthesis, MAX_REASONING_LENGTH) : undefined;
   if (summary !== undefined) enrichment.synthesis = summary;
@@ -109,7 +114,11 @@ export class ActionEnricher {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     // Client retries off: the policy below is the only one (as for embeddings).
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL ?? DEFAULT_BASE_URL, maxRetries: 0 });
-    this.retry = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelayMs ?? 1000, maxDelayMs: options.retryMaxDelayMs ?? 8000 };
+    this.retry = {
+      maxRetries: options.maxRetries ?? 2,
+      baseDelayMs: options.retryBaseDelayMs ?? 1000,
+      maxDelayMs: options.retryMaxDelayMs ?? 8000,
+    };
   }
 
   /** Queues an action for enrichment unless it has nothing to fill. Never throws. */
@@ -124,7 +133,12 @@ export class ActionEnricher {
     this.tail = this.tail
       .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
       .then(() => this.enrich(job))
-      .catch((error: unknown) => this.logger.warn('action enrichment failed', { ...where, error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        this.logger.warn('action enrichment failed', {
+          ...where,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      )
       .finally(() => this.pending--);
   }
 
@@ -140,7 +154,12 @@ export class ActionEnricher {
         goal: job.goal,
         approach: action.approach,
         thinking: truncate(action.thinking, PROMPT_THINKING_LENGTH).text,
-        tool_calls: action.tool_calls.map((call) => ({ name: call.name, args: call.args, outcome: call.outcome, result: call.result })),
+        tool_calls: action.tool_calls.map((call) => ({
+          name: call.name,
+          args: call.args,
+          outcome: call.outcome,
+          result: call.result,
+        })),
       }),
     );
     await new TaskRepository(job.db).enrichAction(job.taskId, action.iteration, parseEnrichment(content, action));
@@ -172,7 +191,8 @@ export class ActionEnricher {
         }
       },
       this.retry,
-      (error, retry) => (timedOut || isTransient(error) ? (retryAfterMs(error) ?? backoffDelayMs(retry, this.retry)) : null),
+      (error, retry) =>
+        timedOut || isTransient(error) ? (retryAfterMs(error) ?? backoffDelayMs(retry, this.retry)) : null,
     );
     const content = response.choices[0]?.message?.content;
     if (!content) throw new Error('the chat completion has no content');
@@ -189,10 +209,13 @@ const enrichers = new WeakMap<AppDeps, ActionEnricher | null>();
 export function actionEnricherFor(deps: AppDeps): ActionEnricher | null {
   if (!enrichers.has(deps)) {
     const { enrichActions, openaiApiKey, openaiBaseUrl, chatModel } = deps.config;
-    if (enrichActions && !openaiApiKey) deps.logger.warn('ENRICH_ACTIONS is true but OPENAI_API_KEY is not set: actions are not enriched');
+    if (enrichActions && !openaiApiKey)
+      deps.logger.warn('ENRICH_ACTIONS is true but OPENAI_API_KEY is not set: actions are not enriched');
     enrichers.set(
       deps,
-      enrichActions && openaiApiKey ? new ActionEnricher({ apiKey: openaiApiKey, baseURL: openaiBaseUrl, model: chatModel, logger: deps.logger }) : null,
+      enrichActions && openaiApiKey
+        ? new ActionEnricher({ apiKey: openaiApiKey, baseURL: openaiBaseUrl, model: chatModel, logger: deps.logger })
+        : null,
     );
   }
   return enrichers.get(deps)!;

@@ -65,7 +65,10 @@ export function relevanceAtLeast(relevance: string | null | undefined, minimum: 
  * iteration). A call with insights (phase 2) contributes its insights when its relevance is at least `minRelevance`,
  * and nothing otherwise; a call without insights (phase 1, or not yet enriched) contributes its phase-1 line.
  */
-export function compressActions(actions: readonly CompressibleAction[], minRelevance: 'high' | 'medium' | 'low' = 'medium'): string[] {
+export function compressActions(
+  actions: readonly CompressibleAction[],
+  minRelevance: 'high' | 'medium' | 'low' = 'medium',
+): string[] {
   const attempts: string[] = [];
   for (const action of actions) {
     for (const call of action.tool_calls ?? []) {

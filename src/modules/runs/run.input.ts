@@ -3,21 +3,33 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { TaskStatus } from '../tasks/task.type';
 import { ActionMode, ActionProgress, Relevance, ToolOutcome } from './run.type';
 
-@InputType({ description: 'One tool call of an iteration. The compression fields (insights, learning, relevance) are phase 2: empty by default.' })
+@InputType({
+  description:
+    'One tool call of an iteration. The compression fields (insights, learning, relevance) are phase 2: empty by default.',
+})
 export class ToolCallInput {
   @Field({ description: 'The tool as registered; tool performance counts the call under this name.' })
   name!: string;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The arguments as passed (default {}); keys must not start with $.' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'The arguments as passed (default {}); keys must not start with $.',
+  })
   args?: Record<string, unknown> | null;
 
-  @Field({ defaultValue: '', description: 'The tool response; cut to 1,000 characters on write (resultTruncated says so).' })
+  @Field({
+    defaultValue: '',
+    description: 'The tool response; cut to 1,000 characters on write (resultTruncated says so).',
+  })
   result!: string;
 
   @Field(() => ToolOutcome)
   outcome!: ToolOutcome;
 
-  @Field(() => Float, { nullable: true, description: 'Milliseconds (≥ 0); counts in the tool’s average duration when given.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Milliseconds (≥ 0); counts in the tool’s average duration when given.',
+  })
   executionTimeMs?: number | null;
 
   @Field({ defaultValue: '' })
@@ -39,11 +51,14 @@ export class HypothesisInput {
   test!: string;
 }
 
-@InputType({ description: "One iteration of an agent's run (seed 004 action). FAST mode leaves planning and reflection empty." })
+@InputType({
+  description: "One iteration of an agent's run (seed 004 action). FAST mode leaves planning and reflection empty.",
+})
 export class RecordActionInput {
   @Field(() => Int, {
     nullable: true,
-    description: 'The iteration number: it must be the next one (CONFLICT when taken). Absent: the next one is allocated atomically.',
+    description:
+      'The iteration number: it must be the next one (CONFLICT when taken). Absent: the next one is allocated atomically.',
   })
   iteration?: number | null;
 
@@ -89,7 +104,10 @@ export class ActionsArgs {
 
 @ArgsType()
 export class AttemptsArgs {
-  @Field(() => Relevance, { defaultValue: Relevance.MEDIUM, description: 'Calls with insights below this relevance are left out.' })
+  @Field(() => Relevance, {
+    defaultValue: Relevance.MEDIUM,
+    description: 'Calls with insights below this relevance are left out.',
+  })
   minRelevance!: Relevance;
 }
 

@@ -39,6 +39,11 @@ export function createRunLoaders(repository: TaskRepository, settings: LoaderSet
       );
       return keys.map((key) => found.get(key) ?? null);
     }),
-    actionToolCalls: createByIdLoader(settings, (ids) => repository.toolCalls(ids), (row) => row.taskId, (row) => row.actions),
+    actionToolCalls: createByIdLoader(
+      settings,
+      (ids) => repository.toolCalls(ids),
+      (row) => row.taskId,
+      (row) => row.actions,
+    ),
   };
 }

@@ -19,7 +19,8 @@ export class RunResolver {
   }
 
   @Query(() => [StuckTask], {
-    description: 'Tasks whose latest iterations all report progress STUCK or all repeat the same failing tool call; most stuck first.',
+    description:
+      'Tasks whose latest iterations all report progress STUCK or all repeat the same failing tool call; most stuck first.',
   })
   stuckTasks(@Args() { minIterations, status, limit }: StuckTasksArgs, @Ctx() ctx: Context): Promise<StuckTask[]> {
     return ctx.services.runs.stuckTasks(minIterations, status, limit);
@@ -29,7 +30,9 @@ export class RunResolver {
 /** Seed 004's fields of a task: its actions, and the attempts derived from them. */
 @Resolver(() => Task)
 export class TaskRunResolver {
-  @FieldResolver(() => [Action], { description: "The run's iterations from fromIteration on, ordered by iteration (seed 004 actions)." })
+  @FieldResolver(() => [Action], {
+    description: "The run's iterations from fromIteration on, ordered by iteration (seed 004 actions).",
+  })
   actions(@Root() task: Task, @Args() { fromIteration, limit }: ActionsArgs, @Ctx() ctx: Context): Promise<Action[]> {
     return ctx.services.runs.actions(task.taskId, fromIteration, limit);
   }

@@ -9,7 +9,14 @@ import type { ActionEnricher } from './run.action-enricher';
 import { compressActions } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { actionsKey, type RunLoaders } from './run.loaders';
-import { StuckReason, toAction, type Action, type Relevance, type RecordActionResult, type StuckTask } from './run.type';
+import {
+  StuckReason,
+  toAction,
+  type Action,
+  type Relevance,
+  type RecordActionResult,
+  type StuckTask,
+} from './run.type';
 import { failingCalls, newAction, toolExecutions, truncate } from './run.validation';
 
 export const MAX_ACTIONS_LIMIT = 1000;
@@ -47,10 +54,19 @@ export class RunService {
       task = await this.repository.appendAction(id, iteration, appended);
       if (!task) {
         const refusal = await this.appendRefusal(id, iteration);
-        if (refusal || attempt === APPEND_ATTEMPTS) throw refusal ?? new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, { taskId: id });
+        if (refusal || attempt === APPEND_ATTEMPTS)
+          throw (
+            refusal ??
+            new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, {
+              taskId: id,
+            })
+          );
       }
     }
-    const { actions: [stored], ...document } = task;
+    const {
+      actions: [stored],
+      ...document
+    } = task;
     this.loaders.tasks.taskById.clear(id).prime(id, document);
     this.loaders.runs.actionToolCalls.clear(id);
     this.loaders.runs.actionsPage.clearAll();
@@ -70,26 +86,36 @@ export class RunService {
   private async appendRefusal(taskId: string, iteration: number | null): Promise<Error | null> {
     const next = await this.repository.nextIteration(taskId);
     if (next === null || iteration === null) {
-      return new NotFoundError(`No task with taskId ${JSON.stringify(taskId)}: record it with recordTask first.`, { taskId });
+      return new NotFoundError(`No task with taskId ${JSON.stringify(taskId)}: record it with recordTask first.`, {
+        taskId,
+      });
     }
     if (iteration < next) {
-      return new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(taskId)} is taken; the next one is ${next}.`, {
-        taskId,
-        iteration,
-        nextIteration: next,
-      });
+      return new ConflictError(
+        `Iteration ${iteration} of task ${JSON.stringify(taskId)} is taken; the next one is ${next}.`,
+        {
+          taskId,
+          iteration,
+          nextIteration: next,
+        },
+      );
     }
     if (iteration > next) {
-      return new ValidationError(`Iterations are sequential: the next one of task ${JSON.stringify(taskId)} is ${next}.`, 'input.iteration', {
-        nextIteration: next,
-      });
+      return new ValidationError(
+        `Iterations are sequential: the next one of task ${JSON.stringify(taskId)} is ${next}.`,
+        'input.iteration',
+        {
+          nextIteration: next,
+        },
+      );
     }
     return null;
   }
 
   /** Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration. */
   async actions(taskId: string, fromIteration: number, limit: number): Promise<Action[]> {
-    if (!Number.isInteger(fromIteration) || fromIteration < 0) throw new ValidationError('fromIteration must be an integer ≥ 0.', 'fromIteration');
+    if (!Number.isInteger(fromIteration) || fromIteration < 0)
+      throw new ValidationError('fromIteration must be an integer ≥ 0.', 'fromIteration');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_LIMIT) {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
     }
@@ -107,7 +133,8 @@ export class RunService {
    * call (same tool, same arguments), most stuck first.
    */
   async stuckTasks(minIterations: number, status: TaskStatus | null | undefined, limit: number): Promise<StuckTask[]> {
-    if (!Number.isInteger(minIterations) || minIterations < 1) throw new ValidationError('minIterations must be an integer ≥ 1.', 'minIterations');
+    if (!Number.isInteger(minIterations) || minIterations < 1)
+      throw new ValidationError('minIterations must be an integer ≥ 1.', 'minIterations');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_STUCK_LIMIT) {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_STUCK_LIMIT}.`, 'limit');
     }

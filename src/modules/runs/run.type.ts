@@ -5,13 +5,23 @@ import { Task } from '../tasks/task.type';
 
 export { ActionMode, ActionProgress, Relevance, ToolOutcome };
 
-registerEnumType(ActionMode, { name: 'ActionMode', description: "FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'." });
+registerEnumType(ActionMode, {
+  name: 'ActionMode',
+  description: "FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'.",
+});
 registerEnumType(ToolOutcome, {
   name: 'ToolOutcome',
-  description: 'SUCCESS: expected output; FAILURE: ran but failed (e.g. file not found); ERROR: crashed; TIMEOUT: exceeded its time limit.',
+  description:
+    'SUCCESS: expected output; FAILURE: ran but failed (e.g. file not found); ERROR: crashed; TIMEOUT: exceeded its time limit.',
 });
-registerEnumType(ActionProgress, { name: 'ActionProgress', description: "How the iteration moved the goal; stored lower-case, '' (null here) when not assessed." });
-registerEnumType(Relevance, { name: 'Relevance', description: "Goal relevance of a tool call; stored lower-case, '' (null here) when not rated." });
+registerEnumType(ActionProgress, {
+  name: 'ActionProgress',
+  description: "How the iteration moved the goal; stored lower-case, '' (null here) when not assessed.",
+});
+registerEnumType(Relevance, {
+  name: 'Relevance',
+  description: "Goal relevance of a tool call; stored lower-case, '' (null here) when not rated.",
+});
 
 @ObjectType({ simpleResolvers: true, description: 'What the agent believes and how the iteration tests it (phase 2).' })
 export class Hypothesis {
@@ -39,7 +49,10 @@ export class ToolCall {
   @Field(() => ToolOutcome)
   outcome!: ToolOutcome;
 
-  @Field(() => Float, { nullable: true, description: 'Milliseconds (stored as execution_time); null when not reported.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Milliseconds (stored as execution_time); null when not reported.',
+  })
   executionTimeMs!: number | null;
 
   @Field({ description: 'Key findings relevant to the goal (phase 2; empty in phase 1).' })
@@ -93,7 +106,9 @@ export class RecordActionResult {
   @Field(() => ID)
   taskId!: string;
 
-  @Field(() => Action, { description: 'The stored iteration (with its allocated number and the possibly cut results).' })
+  @Field(() => Action, {
+    description: 'The stored iteration (with its allocated number and the possibly cut results).',
+  })
   action!: Action;
 
   @Field(() => Task, { description: 'The task after the write.' })
@@ -107,10 +122,14 @@ export enum StuckReason {
 }
 registerEnumType(StuckReason, {
   name: 'StuckReason',
-  description: 'PROGRESS_STUCK: the latest iterations all report progress STUCK; REPEATED_FAILURE: they all repeat the same failing tool call.',
+  description:
+    'PROGRESS_STUCK: the latest iterations all report progress STUCK; REPEATED_FAILURE: they all repeat the same failing tool call.',
 });
 
-@ObjectType({ simpleResolvers: true, description: 'A failing tool call (same tool, same arguments) repeated by consecutive latest iterations.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A failing tool call (same tool, same arguments) repeated by consecutive latest iterations.',
+})
 export class RepeatedFailure {
   @Field()
   toolName!: string;
@@ -136,7 +155,10 @@ export class StuckTask {
   @Field(() => Int, { description: 'Consecutive latest iterations reporting progress STUCK.' })
   progressStuckIterations!: number;
 
-  @Field(() => RepeatedFailure, { nullable: true, description: 'The longest-repeated failing call of the latest iteration, if any.' })
+  @Field(() => RepeatedFailure, {
+    nullable: true,
+    description: 'The longest-repeated failing call of the latest iteration, if any.',
+  })
   repeatedFailure!: RepeatedFailure | null;
 
   @Field(() => Int)

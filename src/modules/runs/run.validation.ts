@@ -33,13 +33,17 @@ function checkKeys(value: unknown, field: string): void {
   if (Array.isArray(value)) return value.forEach((item) => checkKeys(item, field));
   if (value === null || typeof value !== 'object') return;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.startsWith('$')) throw new ValidationError(`Argument keys must not start with $ (${JSON.stringify(key)}).`, field);
+    if (key.startsWith('$'))
+      throw new ValidationError(`Argument keys must not start with $ (${JSON.stringify(key)}).`, field);
     checkKeys(inner, field);
   }
 }
 
 /** A new action from the input, checked; its iteration is the supplied one or null (to be allocated). */
-export function newAction(input: RecordActionInput, now: Date): { iteration: number | null; action: Omit<ActionDocument, 'iteration'> } {
+export function newAction(
+  input: RecordActionInput,
+  now: Date,
+): { iteration: number | null; action: Omit<ActionDocument, 'iteration'> } {
   if (input.iteration != null && (!Number.isInteger(input.iteration) || input.iteration < 0)) {
     throw new ValidationError('iteration must be an integer ≥ 0.', 'input.iteration');
   }
@@ -109,11 +113,16 @@ function canonicalJson(value: unknown): string {
 
 /** Identifies "the same call": tool name and arguments (in any key order). */
 export function callKey(call: Pick<ToolCallDocument, 'name' | 'args'>): string {
-  return createHash('sha256').update(canonicalJson([call.name, call.args])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(canonicalJson([call.name, call.args]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** The distinct failing calls (outcome other than success) of an action, first occurrence each. */
-export function failingCalls(action: Pick<ActionDocument, 'tool_calls'>): Array<{ key: string; tool: string; call: string }> {
+export function failingCalls(
+  action: Pick<ActionDocument, 'tool_calls'>,
+): Array<{ key: string; tool: string; call: string }> {
   const seen = new Map<string, { key: string; tool: string; call: string }>();
   for (const call of action.tool_calls) {
     if (call.outcome === ToolOutcome.SUCCESS) continue;
@@ -128,7 +137,11 @@ export function failingCalls(action: Pick<ActionDocument, 'tool_calls'>): Array<
  * failures whose error is `<outcome>: <result>` (or the outcome alone for an empty result), so the outcome shows in
  * the error statistics; the duration is execution_time.
  */
-export function toolExecutions(action: Pick<ActionDocument, 'tool_calls'>, context: string, taskId: string): ToolExecution[] {
+export function toolExecutions(
+  action: Pick<ActionDocument, 'tool_calls'>,
+  context: string,
+  taskId: string,
+): ToolExecution[] {
   return action.tool_calls.map((call) => {
     const success = call.outcome === ToolOutcome.SUCCESS;
     const detail = call.result.trim();

@@ -18,7 +18,10 @@ export class DatabaseInfo {
   version!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'The embedding provider that makes the vectors for similarity search.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'The embedding provider that makes the vectors for similarity search.',
+})
 export class EmbeddingsInfo {
   @Field({ description: 'openai, local or hash.' })
   provider!: string;

@@ -13,7 +13,10 @@ export class CreateSessionInput {
   @Field({ description: 'At most 50 characters.' })
   sessionType: string = 'default';
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'At most 1 MB; keys must not start with $ or contain a dot.' })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'At most 1 MB; keys must not start with $ or contain a dot.',
+  })
   metadata?: Record<string, unknown> | null;
 }
 
@@ -29,7 +32,10 @@ export class UpsertAgentInput {
   agentData!: Record<string, unknown>;
 }
 
-@InputType({ description: 'Stored as event_loop_metrics {accumulated_metrics {latencyMs}, accumulated_usage {inputTokens outputTokens totalTokens}}.' })
+@InputType({
+  description:
+    'Stored as event_loop_metrics {accumulated_metrics {latencyMs}, accumulated_usage {inputTokens outputTokens totalTokens}}.',
+})
 export class EventLoopMetricsInput {
   @Field(() => Float, { nullable: true })
   latencyMs?: number | null;
@@ -56,7 +62,9 @@ export class AppendMessageInput {
   eventLoopMetrics?: EventLoopMetricsInput | null;
 }
 
-@InputType({ description: 'Redaction: replaces the content (and metrics when given); created_at is kept, updated_at refreshed.' })
+@InputType({
+  description: 'Redaction: replaces the content (and metrics when given); created_at is kept, updated_at refreshed.',
+})
 export class UpdateMessageInput {
   @Field(() => GraphQLJSON, { description: 'A string or an array of content blocks (objects); at most 100 KB.' })
   content!: unknown;
@@ -150,13 +158,19 @@ export class SessionsArgs extends ForwardPageArgs {
 
 @ArgsType()
 export class MessagesArgs {
-  @Field(() => Int, { nullable: true, description: `First messages of the window, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `First messages of the window, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`,
+  })
   first?: number | null;
 
   @Field(() => String, { nullable: true })
   after?: string | null;
 
-  @Field(() => Int, { nullable: true, description: `Last messages of the window, 1 to ${MAX_PAGE_SIZE}; not with first.` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `Last messages of the window, 1 to ${MAX_PAGE_SIZE}; not with first.`,
+  })
   last?: number | null;
 
   @Field(() => String, { nullable: true })

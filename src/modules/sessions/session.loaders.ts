@@ -35,7 +35,8 @@ export interface SessionLoaders {
   messagePage: DataLoader<MessagePageRequest, MessagePage | null, string>;
 }
 
-const messagePageRequestKey = (request: MessagePageRequest) => JSON.stringify([request.sessionId, request.agentId, request.window]);
+const messagePageRequestKey = (request: MessagePageRequest) =>
+  JSON.stringify([request.sessionId, request.agentId, request.window]);
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -52,7 +53,10 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
 export function sessionFromSummary(loaders: SessionLoaders, summary: SessionSummary, shape: SummaryShape): Session {
   for (const agent of summary.agents) {
     agent.pages?.forEach((page, index) => {
-      loaders.messagePage.prime({ sessionId: summary._id, agentId: agent.agent_id, window: shape.windows[index] }, page);
+      loaders.messagePage.prime(
+        { sessionId: summary._id, agentId: agent.agent_id, window: shape.windows[index] },
+        page,
+      );
     });
   }
   return Session.fromSummary(summary);
@@ -79,7 +83,10 @@ export function createSessionLoaders(repository: SessionRepository, settings: Lo
             const { shape } = group[0];
             const sessions = new Map<string, Session>();
             for (const read of group) byShape.set(read.shape, sessions);
-            for (const summary of await repository.findSummaries([...new Set(group.map((read) => read.sessionId))], shape)) {
+            for (const summary of await repository.findSummaries(
+              [...new Set(group.map((read) => read.sessionId))],
+              shape,
+            )) {
               sessions.set(summary._id, sessionFromSummary(loaders, summary, shape));
             }
           }),
@@ -95,10 +102,13 @@ export function createSessionLoaders(repository: SessionRepository, settings: Lo
         await Promise.all(
           [...groupBy(requests, (request) => JSON.stringify(request.window)).values()].map(async (group) => {
             const { window } = group[0];
-            for (const [agent, page] of await repository.messagePages(group, window)) pages.set(`${agent}${JSON.stringify(window)}`, page);
+            for (const [agent, page] of await repository.messagePages(group, window))
+              pages.set(`${agent}${JSON.stringify(window)}`, page);
           }),
         );
-        return requests.map((request) => pages.get(`${messagePageKey(request)}${JSON.stringify(request.window)}`) ?? null);
+        return requests.map(
+          (request) => pages.get(`${messagePageKey(request)}${JSON.stringify(request.window)}`) ?? null,
+        );
       },
       { cacheKeyFn: messagePageRequestKey },
     ),

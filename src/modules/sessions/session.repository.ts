@@ -29,7 +29,10 @@ export interface AgentSummary {
 }
 
 /** A session as read for the API: never the message arrays; metadata and feedbacks when the shape asked for them. */
-export interface SessionSummary extends Omit<SessionDocument, 'agents' | 'metadata' | 'feedbacks'>, Partial<Pick<SessionDocument, 'metadata' | 'feedbacks'>> {
+export interface SessionSummary
+  extends
+    Omit<SessionDocument, 'agents' | 'metadata' | 'feedbacks'>,
+    Partial<Pick<SessionDocument, 'metadata' | 'feedbacks'>> {
   agents: AgentSummary[];
 }
 
@@ -172,12 +175,21 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
   return {
     $let: {
       vars: {
-        list: window.role === null ? messages : { $filter: { input: messages, as: 'm', cond: { $eq: ['$$m.role', { $literal: window.role }] } } },
+        list:
+          window.role === null
+            ? messages
+            : { $filter: { input: messages, as: 'm', cond: { $eq: ['$$m.role', { $literal: window.role }] } } },
       },
       in: {
         total: { $size: '$$list' },
         page: window.fields
-          ? { $map: { input: sliced, as: 'kept', in: Object.fromEntries(window.fields.map((field) => [field, `$$kept.${field}`])) } }
+          ? {
+              $map: {
+                input: sliced,
+                as: 'kept',
+                in: Object.fromEntries(window.fields.map((field) => [field, `$$kept.${field}`])),
+              },
+            }
           : sliced,
         atOrBeforeAfter: countWhere(window.afterId === null ? null : { $lte: [id, window.afterId] }),
         atOrAfterBefore: countWhere(window.beforeId === null ? null : { $gte: [id, window.beforeId] }),
@@ -196,7 +208,18 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
   if (shape.lastMessage) {
     const fields = shape.lastMessageFields;
     agent.last_message = {
-      $arrayElemAt: [fields ? { $map: { input: { $slice: [messages, -1] }, as: 'kept', in: Object.fromEntries(fields.map((field) => [field, `$$kept.${field}`])) } } : messages, -1],
+      $arrayElemAt: [
+        fields
+          ? {
+              $map: {
+                input: { $slice: [messages, -1] },
+                as: 'kept',
+                in: Object.fromEntries(fields.map((field) => [field, `$$kept.${field}`])),
+              },
+            }
+          : messages,
+        -1,
+      ],
     };
   }
   if (shape.tokens) {
@@ -206,7 +229,11 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
   }
   if (shape.windows.length) {
     agent.pages = {
-      $cond: [{ $eq: [{ $type: '$$a.v' }, 'object'] }, shape.windows.map((window) => messagePageExpression(messages, window)), null],
+      $cond: [
+        { $eq: [{ $type: '$$a.v' }, 'object'] },
+        shape.windows.map((window) => messagePageExpression(messages, window)),
+        null,
+      ],
     };
   }
   return {
@@ -218,7 +245,9 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
       ...Object.fromEntries(sortedBy.map((key) => [key.field, 1])),
       ...(shape.metadata ? { metadata: 1 } : {}),
       ...(shape.feedbacks ? { feedbacks: 1 } : {}),
-      agents: shape.agents ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } } : { $literal: [] },
+      agents: shape.agents
+        ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } }
+        : { $literal: [] },
     },
   };
 }
@@ -252,7 +281,8 @@ export class SessionRepository {
     try {
       await this.collection.insertOne(session);
     } catch (error) {
-      if (isDuplicateKeyError(error)) throw new ConflictError(`Session ${session._id} already exists.`, { sessionId: session._id });
+      if (isDuplicateKeyError(error))
+        throw new ConflictError(`Session ${session._id} already exists.`, { sessionId: session._id });
       translateWriteError(error, 'input');
     }
   }
@@ -270,12 +300,20 @@ export class SessionRepository {
       // pipeline (measured: a page of 50 experiences with their sessions at 0.21× the plain driver's req/s).
       const { $project: fields } = summaryProjection(shape) as { $project: Document };
       const projection = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'agents'));
-      const summaries = await findDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, { _id: { $in: ids } }, { projection });
+      const summaries = await findDocuments<SessionSummary>(
+        this.db,
+        SESSIONS_COLLECTION,
+        { _id: { $in: ids } },
+        { projection },
+      );
       // Each decoded document is completed in place, not copied.
       for (const summary of summaries) summary.agents = [];
       return summaries;
     }
-    return aggregateDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, [{ $match: { _id: { $in: ids } } }, summaryProjection(shape)]);
+    return aggregateDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, [
+      { $match: { _id: { $in: ids } } },
+      summaryProjection(shape),
+    ]);
   }
 
   /** One keyset page of summaries of `shape`: `filter` and `after` both apply, sorted along `sort`. */
@@ -315,7 +353,10 @@ export class SessionRepository {
                 input: { $objectToArray: { $ifNull: ['$agents', {}] } },
                 as: 'a',
                 cond: {
-                  $and: [{ $in: ['$$a.k', { $literal: [...new Set(agents.map((agent) => agent.agentId))] }] }, { $eq: [{ $type: '$$a.v' }, 'object'] }],
+                  $and: [
+                    { $in: ['$$a.k', { $literal: [...new Set(agents.map((agent) => agent.agentId))] }] },
+                    { $eq: [{ $type: '$$a.v' }, 'object'] },
+                  ],
                 },
               },
             },
@@ -344,7 +385,11 @@ export class SessionRepository {
         {
           $project: {
             message: {
-              $filter: { input: { $ifNull: ['$agent.messages', []] }, as: 'm', cond: { $eq: ['$$m.message_id', messageId] } },
+              $filter: {
+                input: { $ifNull: ['$agent.messages', []] },
+                as: 'm',
+                cond: { $eq: ['$$m.message_id', messageId] },
+              },
             },
           },
         },
@@ -463,7 +508,9 @@ export class SessionRepository {
                         content: { $literal: message.content },
                         created_at: { $literal: now },
                         updated_at: { $literal: now },
-                        ...(message.event_loop_metrics ? { event_loop_metrics: { $literal: message.event_loop_metrics } } : {}),
+                        ...(message.event_loop_metrics
+                          ? { event_loop_metrics: { $literal: message.event_loop_metrics } }
+                          : {}),
                       })),
                     ],
                   },
@@ -531,12 +578,17 @@ export class SessionRepository {
     const added = entries.reduce((sum, [, , bytes]) => sum + bytes, 0);
     const replaced = entries.map(([path]) => ({ $bsonSize: { v: `$metadata.${path}` } }));
     const metadataSize = {
-      $subtract: [{ $add: [{ $bsonSize: { $ifNull: ['$metadata', {}] } }, added] }, replaced.length ? { $add: replaced } : 0],
+      $subtract: [
+        { $add: [{ $bsonSize: { $ifNull: ['$metadata', {}] } }, added] },
+        replaced.length ? { $add: replaced } : 0,
+      ],
     };
     try {
       const result = await this.collection.updateOne(
         { _id: sessionId, $expr: { $and: [fitsAfterGrowth(added), { $lte: [metadataSize, maxMetadataBytes] }] } },
-        { $set: { ...Object.fromEntries(entries.map(([path, value]) => [`metadata.${path}`, value])), updated_at: now } },
+        {
+          $set: { ...Object.fromEntries(entries.map(([path, value]) => [`metadata.${path}`, value])), updated_at: now },
+        },
       );
       return result.matchedCount === 1;
     } catch (error) {
@@ -573,7 +625,9 @@ export class SessionRepository {
   /** Totals over the sessions matching `filter`, in one aggregation. */
   async analytics(filter: Document): Promise<AnalyticsTotals> {
     const messages = '$messages';
-    const sizeWhere = (input: string, condition: Document) => ({ $size: { $filter: { input, as: 'x', cond: condition } } });
+    const sizeWhere = (input: string, condition: Document) => ({
+      $size: { $filter: { input, as: 'x', cond: condition } },
+    });
     const [totals] = await this.collection
       .aggregate<AnalyticsTotals>([
         { $match: filter },
@@ -607,17 +661,27 @@ export class SessionRepository {
             _id: null,
             sessionCount: { $sum: 1 },
             ...Object.fromEntries(
-              ['messageCount', 'input', 'output', 'total', 'latencySum', 'latencyCount', 'up', 'down', 'neutral'].map((name) => [
-                name,
-                { $sum: `$${name}` },
-              ]),
+              ['messageCount', 'input', 'output', 'total', 'latencySum', 'latencyCount', 'up', 'down', 'neutral'].map(
+                (name) => [name, { $sum: `$${name}` }],
+              ),
             ),
           },
         },
       ])
       .toArray();
     return (
-      totals ?? { sessionCount: 0, messageCount: 0, input: 0, output: 0, total: 0, latencySum: 0, latencyCount: 0, up: 0, down: 0, neutral: 0 }
+      totals ?? {
+        sessionCount: 0,
+        messageCount: 0,
+        input: 0,
+        output: 0,
+        total: 0,
+        latencySum: 0,
+        latencyCount: 0,
+        up: 0,
+        down: 0,
+        neutral: 0,
+      }
     );
   }
 

@@ -15,21 +15,42 @@ import {
   UpsertAgentInput,
 } from './session.input';
 import { messageFields, sessionShape } from './session.selection';
-import { Agent, Feedback, Message, MessageConnection, Session, SessionAnalytics, SessionConnection, ValueCount } from './session.type';
+import {
+  Agent,
+  Feedback,
+  Message,
+  MessageConnection,
+  Session,
+  SessionAnalytics,
+  SessionConnection,
+  ValueCount,
+} from './session.type';
 
 @Resolver(() => Session)
 export class SessionResolver {
   @Query(() => Session, { description: 'One session by id; NOT_FOUND when it does not exist.' })
-  session(@Arg('id', () => ID) id: string, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Session> {
+  session(
+    @Arg('id', () => ID) id: string,
+    @Ctx() { services }: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Session> {
     return services.sessions.session(id, sessionShape(info));
   }
 
-  @Query(() => SessionConnection, { description: 'Sessions matching a filter, newest update first unless orderBy says otherwise.' })
-  sessions(@Args() args: SessionsArgs, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Session>> {
+  @Query(() => SessionConnection, {
+    description: 'Sessions matching a filter, newest update first unless orderBy says otherwise.',
+  })
+  sessions(
+    @Args() args: SessionsArgs,
+    @Ctx() { services }: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Connection<Session>> {
     return services.sessions.sessions(args, sessionShape(info, ['edges', 'node']));
   }
 
-  @Query(() => SessionAnalytics, { description: 'Aggregates over the sessions matching the filter, computed in the database.' })
+  @Query(() => SessionAnalytics, {
+    description: 'Aggregates over the sessions matching the filter, computed in the database.',
+  })
   sessionAnalytics(
     @Arg('filter', () => SessionFilter, { nullable: true }) filter: SessionFilter | null,
     @Ctx() { services }: Context,
@@ -37,17 +58,27 @@ export class SessionResolver {
     return services.sessions.analytics(filter);
   }
 
-  @FieldResolver(() => Agent, { nullable: true, description: 'One agent by id; NOT_FOUND when the session has no such agent.' })
+  @FieldResolver(() => Agent, {
+    nullable: true,
+    description: 'One agent by id; NOT_FOUND when the session has no such agent.',
+  })
   agent(@Root() session: Session, @Arg('agentId') agentId: string, @Ctx() { services }: Context): Agent {
     return services.sessions.agent(session, agentId);
   }
 
-  @Mutation(() => Session, { description: 'Creates a session (id generated when absent); CONFLICT when the id exists.' })
-  createSession(@Arg('input', () => CreateSessionInput) input: CreateSessionInput, @Ctx() { services }: Context): Promise<Session> {
+  @Mutation(() => Session, {
+    description: 'Creates a session (id generated when absent); CONFLICT when the id exists.',
+  })
+  createSession(
+    @Arg('input', () => CreateSessionInput) input: CreateSessionInput,
+    @Ctx() { services }: Context,
+  ): Promise<Session> {
     return services.sessions.createSession(input);
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes a session with its agents and messages; NOT_FOUND when it does not exist.' })
+  @Mutation(() => Boolean, {
+    description: 'Deletes a session with its agents and messages; NOT_FOUND when it does not exist.',
+  })
   deleteSession(@Arg('id', () => ID) id: string, @Ctx() { services }: Context): Promise<boolean> {
     return services.sessions.deleteSession(id);
   }
@@ -61,7 +92,9 @@ export class SessionResolver {
     return services.sessions.upsertAgent(sessionId, input);
   }
 
-  @Mutation(() => Message, { description: 'Appends a message; its messageId is the next of this agent, allocated by the database.' })
+  @Mutation(() => Message, {
+    description: 'Appends a message; its messageId is the next of this agent, allocated by the database.',
+  })
   async appendMessage(
     @Arg('sessionId', () => ID) sessionId: string,
     @Arg('agentId') agentId: string,
@@ -93,7 +126,9 @@ export class SessionResolver {
     return services.sessions.updateMessage(sessionId, agentId, messageId, input);
   }
 
-  @Mutation(() => Session, { description: 'Merges keys into metadata (a key with dots sets a nested field); other keys are kept.' })
+  @Mutation(() => Session, {
+    description: 'Merges keys into metadata (a key with dots sets a nested field); other keys are kept.',
+  })
   updateSessionMetadata(
     @Arg('sessionId', () => ID) sessionId: string,
     @Arg('metadata', () => GraphQLJSONObject) metadata: Record<string, unknown>,
@@ -123,15 +158,24 @@ export class SessionResolver {
 
 @Resolver(() => Agent)
 export class AgentResolver {
-  @FieldResolver(() => MessageConnection, { description: 'Messages in order, paged inside the database (cursor: messageId).' })
-  messages(@Root() agent: Agent, @Args() args: MessagesArgs, @Ctx() { services }: Context, @Info() info: GraphQLResolveInfo): Promise<Connection<Message>> {
+  @FieldResolver(() => MessageConnection, {
+    description: 'Messages in order, paged inside the database (cursor: messageId).',
+  })
+  messages(
+    @Root() agent: Agent,
+    @Args() args: MessagesArgs,
+    @Ctx() { services }: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Connection<Message>> {
     return services.sessions.messages(agent, args, messageFields(info.fieldNodes, info.fragments));
   }
 }
 
 @Resolver(() => SessionAnalytics)
 export class SessionAnalyticsResolver {
-  @FieldResolver(() => [ValueCount], { description: 'Matching sessions counted by session type or by a metadata value, most frequent first.' })
+  @FieldResolver(() => [ValueCount], {
+    description: 'Matching sessions counted by session type or by a metadata value, most frequent first.',
+  })
   countsBy(
     @Root() analytics: SessionAnalytics,
     @Arg('by', () => SessionGroupBy) by: SessionGroupBy,

@@ -1,4 +1,11 @@
-import { getArgumentValues, Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type ValueNode } from 'graphql';
+import {
+  getArgumentValues,
+  Kind,
+  type FieldNode,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type ValueNode,
+} from 'graphql';
 import { fieldNodesAt, subfields } from '../shared/selection';
 import type { MessagesArgs } from './session.input';
 import { summaryShape, type MessageWindow, type SummaryShape } from './session.repository';
@@ -20,7 +27,11 @@ const STORED_MESSAGE_FIELDS: Record<string, string> = {
  * `lastMessage` nodes select), sorted, with `message_id` (cursors and paging read it); null (whole messages) when they
  * select a field this list does not know.
  */
-export function messageFields(nodes: readonly FieldNode[], fragments: GraphQLResolveInfo['fragments'], path: readonly string[] = ['edges', 'node']): string[] | null {
+export function messageFields(
+  nodes: readonly FieldNode[],
+  fragments: GraphQLResolveInfo['fragments'],
+  path: readonly string[] = ['edges', 'node'],
+): string[] | null {
   const fields = new Set(['message_id']);
   for (const name of subfields(fieldNodesAt({ fieldNodes: nodes, fragments }, path), fragments).keys()) {
     if (name === '__typename') continue;
@@ -44,7 +55,10 @@ function unionOfFields(a: string[] | null, b: string[] | null): string[] | null 
 const shapes = new WeakMap<readonly FieldNode[], Map<string, SummaryShape>>();
 const shapesOfRequest = new WeakMap<object, WeakMap<readonly FieldNode[], Map<string, SummaryShape>>>();
 
-function shapesFor(cache: WeakMap<readonly FieldNode[], Map<string, SummaryShape>>, nodes: readonly FieldNode[]): Map<string, SummaryShape> {
+function shapesFor(
+  cache: WeakMap<readonly FieldNode[], Map<string, SummaryShape>>,
+  nodes: readonly FieldNode[],
+): Map<string, SummaryShape> {
   let byPath = cache.get(nodes);
   if (!byPath) cache.set(nodes, (byPath = new Map()));
   return byPath;
@@ -59,7 +73,9 @@ function shapesFor(cache: WeakMap<readonly FieldNode[], Map<string, SummaryShape
  */
 export function sessionShape(info: GraphQLResolveInfo, path: readonly string[] = []): SummaryShape {
   const pathKey = path.join('.');
-  const known = shapes.get(info.fieldNodes)?.get(pathKey) ?? shapesOfRequest.get(info.variableValues)?.get(info.fieldNodes)?.get(pathKey);
+  const known =
+    shapes.get(info.fieldNodes)?.get(pathKey) ??
+    shapesOfRequest.get(info.variableValues)?.get(info.fieldNodes)?.get(pathKey);
   if (known) return known;
   const { shape, readsVariables } = deriveShape(info, path);
   let cache = shapes;
@@ -79,7 +95,10 @@ function holdsVariable(value: ValueNode): boolean {
   return false;
 }
 
-function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): { shape: SummaryShape; readsVariables: boolean } {
+function deriveShape(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+): { shape: SummaryShape; readsVariables: boolean } {
   const session = subfields(fieldNodesAt(info, path), info.fragments);
   const agentNodes = [...(session.get('agents') ?? []), ...(session.get('agent') ?? [])];
   const agent = subfields(agentNodes, info.fragments);
@@ -90,7 +109,10 @@ function deriveShape(info: GraphQLResolveInfo, path: readonly string[]): { shape
   for (const node of agent.get('messages') ?? []) {
     readsVariables ||= (node.arguments ?? []).some((argument) => holdsVariable(argument.value));
     try {
-      const { window } = messageWindow(getArgumentValues(messages, node, info.variableValues) as MessagesArgs, messageFields([node], info.fragments));
+      const { window } = messageWindow(
+        getArgumentValues(messages, node, info.variableValues) as MessagesArgs,
+        messageFields([node], info.fragments),
+      );
       const key = `${node.alias?.value ?? node.name.value}\0${JSON.stringify({ ...window, fields: undefined })}`;
       const seen = byResponseKey.get(key);
       byResponseKey.set(key, seen ? { ...window, fields: unionOfFields(seen.fields, window.fields) } : window);

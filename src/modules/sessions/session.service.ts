@@ -91,7 +91,11 @@ export class SessionService {
   /** The agent of a loaded session, or NOT_FOUND. */
   agent(session: Session, agentId: string): Agent {
     const agent = session.agents.find((candidate) => candidate.agentId === agentId);
-    if (!agent) throw new NotFoundError(`Agent ${agentId} not found in session ${session.sessionId}.`, { sessionId: session.sessionId, agentId });
+    if (!agent)
+      throw new NotFoundError(`Agent ${agentId} not found in session ${session.sessionId}.`, {
+        sessionId: session.sessionId,
+        agentId,
+      });
     return agent;
   }
 
@@ -101,7 +105,11 @@ export class SessionService {
    */
   async messages(agent: Agent, args: MessagesArgs, fields: string[] | null = null): Promise<Connection<Message>> {
     const { window, size, backward } = messageWindow(args, fields);
-    const page = await this.loaders.sessions.messagePage.load({ sessionId: agent.sessionId, agentId: agent.agentId, window });
+    const page = await this.loaders.sessions.messagePage.load({
+      sessionId: agent.sessionId,
+      agentId: agent.agentId,
+      window,
+    });
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
@@ -109,7 +117,11 @@ export class SessionService {
     return {
       edges,
       totalCount: page.total,
-      pageInfo: pageInfoOf(edges, backward ? page.atOrAfterBefore > 0 : more, backward ? more : page.atOrBeforeAfter > 0),
+      pageInfo: pageInfoOf(
+        edges,
+        backward ? page.atOrAfterBefore > 0 : more,
+        backward ? more : page.atOrBeforeAfter > 0,
+      ),
     };
   }
 
@@ -129,7 +141,11 @@ export class SessionService {
   }
 
   /** Sessions of an analytics result counted by session type or by a metadata value. */
-  async countsBy(analytics: SessionAnalytics, by: SessionGroupBy, metadataPath: string | null | undefined): Promise<ValueCount[]> {
+  async countsBy(
+    analytics: SessionAnalytics,
+    by: SessionGroupBy,
+    metadataPath: string | null | undefined,
+  ): Promise<ValueCount[]> {
     let field = 'session_type';
     if (by === SessionGroupBy.METADATA) {
       if (!metadataPath) throw new ValidationError('metadataPath is required to count by METADATA.', 'metadataPath');
@@ -168,7 +184,8 @@ export class SessionService {
 
   /** Deletes the session, or NOT_FOUND. */
   async deleteSession(sessionId: string): Promise<boolean> {
-    if (!(await this.repository.delete(sessionId))) throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
+    if (!(await this.repository.delete(sessionId)))
+      throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
     this.forget();
     return true;
   }
@@ -179,7 +196,10 @@ export class SessionService {
     checkKeys(input.agentData, 'input.agentData', true);
     const { agent_id: givenId, created_at: createdAt, updated_at: updatedAt, ...rest } = input.agentData;
     if (givenId !== undefined && givenId !== input.agentId) {
-      throw new ValidationError('input.agentData.agent_id must equal input.agentId when given.', 'input.agentData.agent_id');
+      throw new ValidationError(
+        'input.agentData.agent_id must equal input.agentId when given.',
+        'input.agentData.agent_id',
+      );
     }
     const now = new Date();
     const agentData = { agent_id: input.agentId, ...rest };
@@ -200,7 +220,12 @@ export class SessionService {
    * Appends messages to an agent in one atomic update; the database allocates their ids. `fieldOf(i)`
    * names the input of message i in errors.
    */
-  async appendMessages(sessionId: string, agentId: string, inputs: AppendMessageInput[], fieldOf: (index: number) => string): Promise<Message[]> {
+  async appendMessages(
+    sessionId: string,
+    agentId: string,
+    inputs: AppendMessageInput[],
+    fieldOf: (index: number) => string,
+  ): Promise<Message[]> {
     checkAgentId(agentId, 'agentId');
     checkAppendBatch(inputs.length);
     const messages: NewMessage[] = inputs.map((input, index) => {
@@ -220,7 +245,12 @@ export class SessionService {
   }
 
   /** Redaction: new content (and metrics when given); created_at kept, updated_at refreshed at every level. */
-  async updateMessage(sessionId: string, agentId: string, messageId: number, input: UpdateMessageInput): Promise<Message> {
+  async updateMessage(
+    sessionId: string,
+    agentId: string,
+    messageId: number,
+    input: UpdateMessageInput,
+  ): Promise<Message> {
     checkAgentId(agentId, 'agentId');
     checkContent(input.content, 'input.content');
     const metrics = metricsDocument(input.eventLoopMetrics, 'input.eventLoopMetrics');
@@ -286,8 +316,10 @@ export class SessionService {
       ...(after ? { $gte: after } : {}),
       ...(before ? { $lt: before } : {}),
     });
-    if (filter.createdAfter || filter.createdBefore) conditions.push({ created_at: range(filter.createdAfter, filter.createdBefore) });
-    if (filter.updatedAfter || filter.updatedBefore) conditions.push({ updated_at: range(filter.updatedAfter, filter.updatedBefore) });
+    if (filter.createdAfter || filter.createdBefore)
+      conditions.push({ created_at: range(filter.createdAfter, filter.createdBefore) });
+    if (filter.updatedAfter || filter.updatedBefore)
+      conditions.push({ updated_at: range(filter.updatedAfter, filter.updatedBefore) });
     switch (filter.feedback) {
       case SessionFeedbackFilter.UP:
         conditions.push({ feedbacks: { $elemMatch: { rating: 'up' } } });
@@ -324,7 +356,11 @@ export class SessionService {
       throw new NotFoundError(`Agent ${agentId} not found in session ${sessionId}.`, { sessionId, agentId });
     }
     if (messageId !== undefined && !found.messageExists) {
-      throw new NotFoundError(`Message ${messageId} not found for agent ${agentId} in session ${sessionId}.`, { sessionId, agentId, messageId });
+      throw new NotFoundError(`Message ${messageId} not found for agent ${agentId} in session ${sessionId}.`, {
+        sessionId,
+        agentId,
+        messageId,
+      });
     }
     if (target.otherLimit && found.documentBytes + (target.addedBytes ?? 0) <= MAX_DOCUMENT_BYTES) {
       throw new ValidationError(target.otherLimit, field);

@@ -11,13 +11,19 @@ export enum MessageRole {
   ASSISTANT = 'assistant',
   SYSTEM = 'system',
 }
-registerEnumType(MessageRole, { name: 'MessageRole', description: 'Author of a message (stored as user, assistant, system).' });
+registerEnumType(MessageRole, {
+  name: 'MessageRole',
+  description: 'Author of a message (stored as user, assistant, system).',
+});
 
 export enum FeedbackRating {
   UP = 'up',
   DOWN = 'down',
 }
-registerEnumType(FeedbackRating, { name: 'FeedbackRating', description: 'Thumbs up or down (stored as up, down); null is neutral.' });
+registerEnumType(FeedbackRating, {
+  name: 'FeedbackRating',
+  description: 'Thumbs up or down (stored as up, down); null is neutral.',
+});
 
 // simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
 @ObjectType({ simpleResolvers: true, description: 'Token counts (Float: totals over many sessions can pass 2^31).' })
@@ -32,7 +38,10 @@ export class TokenUsage {
   total!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: "A message's `event_loop_metrics` (accumulated_metrics and accumulated_usage), flattened." })
+@ObjectType({
+  simpleResolvers: true,
+  description: "A message's `event_loop_metrics` (accumulated_metrics and accumulated_usage), flattened.",
+})
 export class EventLoopMetrics {
   @Field(() => Float, { nullable: true })
   latencyMs!: number | null;
@@ -65,7 +74,10 @@ export function messageText(content: unknown): string {
     .join('\n');
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One message of an agent, as stored in `agents.<agentId>.messages`.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'One message of an agent, as stored in `agents.<agentId>.messages`.',
+})
 export class Message {
   @Field(() => Int, { description: 'Increases by one per agent, from 1.' })
   messageId!: number;
@@ -112,7 +124,10 @@ export class Message {
   }
 }
 
-@ObjectType({ simpleResolvers: true, description: "An agent's `agent_data` (Strands SDK state): the usual fields typed, and the whole object as stored." })
+@ObjectType({
+  simpleResolvers: true,
+  description: "An agent's `agent_data` (Strands SDK state): the usual fields typed, and the whole object as stored.",
+})
 export class AgentData {
   @Field(() => String, { nullable: true })
   model!: string | null;
@@ -197,7 +212,10 @@ export class Feedback {
   }
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.',
+})
 export class Session {
   @Field({ description: 'Also the document `_id`.' })
   sessionId!: string;
@@ -246,7 +264,9 @@ export class Session {
     session.createdAt = summary.created_at;
     session.updatedAt = summary.updated_at;
     session.metadata = summary.metadata ?? {};
-    session.feedbacks = summary.feedbacks?.length ? summary.feedbacks.map((feedback) => Feedback.fromDocument(feedback)) : [];
+    session.feedbacks = summary.feedbacks?.length
+      ? summary.feedbacks.map((feedback) => Feedback.fromDocument(feedback))
+      : [];
     session.agents = agents;
     session.messageCount = messageCount;
     session.tokenUsage = { input, output, total };
@@ -278,7 +298,10 @@ export class ValueCount {
   count!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'Aggregates over the sessions matching a filter, computed in the database.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Aggregates over the sessions matching a filter, computed in the database.',
+})
 export class SessionAnalytics {
   @Field(() => Int)
   sessionCount!: number;
@@ -295,7 +318,10 @@ export class SessionAnalytics {
   @Field(() => TokenUsage)
   tokens!: TokenUsage;
 
-  @Field(() => Float, { nullable: true, description: 'Mean latencyMs of the messages that have one; null when none has.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Mean latencyMs of the messages that have one; null when none has.',
+  })
   averageLatencyMs!: number | null;
 
   /** The filter these figures were computed for; `countsBy` groups the same sessions. */

@@ -53,13 +53,19 @@ export function checkKeys(value: unknown, field: string, dotsAllowed: boolean, a
 export function checkMetadataPath(path: string, field: string): void {
   const segments = path.split('.');
   if (segments.some((segment) => segment === '' || segment.startsWith('$') || segment.includes('\0'))) {
-    throw new ValidationError(`${field}: "${path}" is not a metadata path (dot-separated keys, none empty or starting with $).`, field);
+    throw new ValidationError(
+      `${field}: "${path}" is not a metadata path (dot-separated keys, none empty or starting with $).`,
+      field,
+    );
   }
 }
 
 export function checkMetadataSize(bytes: number, field: string): void {
   if (bytes > LIMITS.metadataBytes) {
-    throw new ValidationError(`${field}: metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`, field);
+    throw new ValidationError(
+      `${field}: metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`,
+      field,
+    );
   }
 }
 
@@ -82,12 +88,18 @@ export function checkContent(content: unknown, field: string): void {
   checkKeys(content, field, true);
   const bytes = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : bsonBytes(content);
   if (bytes > LIMITS.contentBytes) {
-    throw new ValidationError(`${field} may hold at most ${LIMITS.contentBytes} bytes (100 KB); it has ${bytes}.`, field);
+    throw new ValidationError(
+      `${field} may hold at most ${LIMITS.contentBytes} bytes (100 KB); it has ${bytes}.`,
+      field,
+    );
   }
 }
 
 /** Metrics as the seed stores them; totalTokens defaults to input + output. Undefined when nothing is given. */
-export function metricsDocument(input: EventLoopMetricsInput | null | undefined, field: string): EventLoopMetricsDocument | undefined {
+export function metricsDocument(
+  input: EventLoopMetricsInput | null | undefined,
+  field: string,
+): EventLoopMetricsDocument | undefined {
   if (!input) return undefined;
   for (const [name, value] of Object.entries(input)) {
     if (value !== null && value !== undefined && !(Number.isFinite(value) && value >= 0)) {
@@ -95,9 +107,12 @@ export function metricsDocument(input: EventLoopMetricsInput | null | undefined,
     }
   }
   const { latencyMs, inputTokens, outputTokens } = input;
-  const totalTokens = input.totalTokens ?? (inputTokens != null && outputTokens != null ? inputTokens + outputTokens : null);
+  const totalTokens =
+    input.totalTokens ?? (inputTokens != null && outputTokens != null ? inputTokens + outputTokens : null);
   const usage = Object.fromEntries(
-    Object.entries({ inputTokens, outputTokens, totalTokens }).filter(([, value]) => value !== null && value !== undefined),
+    Object.entries({ inputTokens, outputTokens, totalTokens }).filter(
+      ([, value]) => value !== null && value !== undefined,
+    ),
   );
   const metrics: EventLoopMetricsDocument = {
     ...(latencyMs != null ? { accumulated_metrics: { latencyMs } } : {}),
@@ -118,7 +133,8 @@ export function isoTimestamp(value: unknown, field: string): string {
 function messageCursor(cursor: string, argument: string): number {
   const [value] = decodeCursor(cursor, argument, 1);
   const id = value instanceof Int32 || value instanceof Double ? value.valueOf() : value;
-  if (typeof id !== 'number' || !Number.isInteger(id)) throw new ValidationError(`${argument} is not a cursor of this list.`, argument);
+  if (typeof id !== 'number' || !Number.isInteger(id))
+    throw new ValidationError(`${argument} is not a cursor of this list.`, argument);
   return id;
 }
 
@@ -126,7 +142,10 @@ function messageCursor(cursor: string, argument: string): number {
  * The window and page size that `Agent.messages` arguments ask for, returning the stored message `fields` (null:
  * whole messages); invalid arguments are BAD_USER_INPUT.
  */
-export function messageWindow(args: MessagesArgs, fields: string[] | null = null): { window: MessageWindow; size: number; backward: boolean } {
+export function messageWindow(
+  args: MessagesArgs,
+  fields: string[] | null = null,
+): { window: MessageWindow; size: number; backward: boolean } {
   if (args.first != null && args.last != null) throw new ValidationError('Pass first or last, not both.', 'last');
   const backward = args.last != null;
   const size = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first');
@@ -143,10 +162,16 @@ export function messageWindow(args: MessagesArgs, fields: string[] | null = null
 /** A new session's id (1 to 255 ASCII characters) and type (1 to 50 characters). */
 export function checkNewSession(sessionId: string, sessionType: string): void {
   if (sessionId.length === 0 || sessionId.length > LIMITS.sessionIdLength || !/^\p{ASCII}*$/u.test(sessionId)) {
-    throw new ValidationError(`input.sessionId must have 1 to ${LIMITS.sessionIdLength} ASCII characters.`, 'input.sessionId');
+    throw new ValidationError(
+      `input.sessionId must have 1 to ${LIMITS.sessionIdLength} ASCII characters.`,
+      'input.sessionId',
+    );
   }
   if (sessionType.length === 0 || sessionType.length > LIMITS.sessionTypeLength) {
-    throw new ValidationError(`input.sessionType must have 1 to ${LIMITS.sessionTypeLength} characters.`, 'input.sessionType');
+    throw new ValidationError(
+      `input.sessionType must have 1 to ${LIMITS.sessionTypeLength} characters.`,
+      'input.sessionType',
+    );
   }
 }
 
@@ -174,6 +199,9 @@ export function checkAppendBatch(count: number): void {
 export function checkComment(comment: string): void {
   const bytes = Buffer.byteLength(comment, 'utf8');
   if (bytes > LIMITS.commentBytes) {
-    throw new ValidationError(`input.comment may hold at most ${LIMITS.commentBytes} bytes (10 KB); it has ${bytes}.`, 'input.comment');
+    throw new ValidationError(
+      `input.comment may hold at most ${LIMITS.commentBytes} bytes (10 KB); it has ${bytes}.`,
+      'input.comment',
+    );
   }
 }

@@ -61,7 +61,10 @@ export function ConnectionType<T extends object>(name: string, nodeType: ClassTy
     pageInfo!: PageInfo;
 
     // Not simple: it may be a promise (counted on demand), and the compiled executor awaits only resolvers' results.
-    @Field(() => Int, { simple: false, description: 'Number of nodes in the whole list (all pages), with the same filter.' })
+    @Field(() => Int, {
+      simple: false,
+      description: 'Number of nodes in the whole list (all pages), with the same filter.',
+    })
     totalCount!: number;
   }
   return ConnectionClass;

@@ -46,7 +46,6 @@ export interface VectorDocuments {
   writeVectors(document: Document, vectors: (number[] | null)[], model: EmbeddingModelInfo): Promise<boolean>;
 }
 
-
 /** Where every document that stores vectors records the embedder that made them (see src/embeddings/model-check.ts). */
 export const EMBEDDING_MODEL_PATH = 'embedding_model';
 

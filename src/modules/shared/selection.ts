@@ -1,4 +1,10 @@
-import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import {
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql';
 
 /**
  * What an operation selects below a field, for reads that fetch only what the response returns. Fragments and
@@ -11,7 +17,12 @@ export type Selection = Map<string, FieldNode[]>;
 
 type Fragments = GraphQLResolveInfo['fragments'];
 
-function collect(set: SelectionSetNode | undefined, fragments: Fragments, into: Selection, seen: Set<FragmentDefinitionNode>): void {
+function collect(
+  set: SelectionSetNode | undefined,
+  fragments: Fragments,
+  into: Selection,
+  seen: Set<FragmentDefinitionNode>,
+): void {
   for (const selection of set?.selections ?? []) {
     if (selection.kind === Kind.FIELD) {
       const nodes = into.get(selection.name.value);
@@ -37,7 +48,10 @@ export function subfields(nodes: readonly FieldNode[], fragments: Fragments): Se
 }
 
 /** The nodes of the field at `path` below the resolved field, e.g. `['edges', 'node']` of a connection. */
-export function fieldNodesAt(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]): FieldNode[] {
+export function fieldNodesAt(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+  path: readonly string[],
+): FieldNode[] {
   let nodes: readonly FieldNode[] = info.fieldNodes;
   for (const name of path) nodes = subfields(nodes, info.fragments).get(name) ?? [];
   return [...nodes];

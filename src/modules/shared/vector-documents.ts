@@ -27,7 +27,9 @@ export type VectorLayout = Pick<ReembedTarget, 'idField' | 'fields'>;
 export function vectorDocuments<T extends Document>(collection: Collection<T>, layout: VectorLayout): VectorDocuments {
   const documents = collection as unknown as Collection<Document>;
   const idAndModel = { _id: 0, [layout.idField]: 1, [EMBEDDING_MODEL_PATH]: 1 };
-  const idAndTexts = Object.fromEntries([layout.idField, ...layout.fields.map((field) => field.textPath)].map((path) => [path, 1]));
+  const idAndTexts = Object.fromEntries(
+    [layout.idField, ...layout.fields.map((field) => field.textPath)].map((path) => [path, 1]),
+  );
   return {
     countOtherModel: (model) => documents.countDocuments(otherModelQuery(model)),
 

@@ -11,7 +11,10 @@ export class PlanStepInput {
   @Field({ description: 'The tool or action the step runs.' })
   action!: string;
 
-  @Field(() => Int, { nullable: true, description: 'Position; steps are sorted by it (default: their order in the list).' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Position; steps are sorted by it (default: their order in the list).',
+  })
   order?: number | null;
 }
 
@@ -30,7 +33,10 @@ export class SuccessMetricsInput {
   userInputsRequired!: number;
 }
 
-@InputType({ description: "A finished (or paused) task: seed 002's TaskSimilarity record. Query and goal are embedded for similarTasks." })
+@InputType({
+  description:
+    "A finished (or paused) task: seed 002's TaskSimilarity record. Query and goal are embedded for similarTasks.",
+})
 export class RecordTaskInput {
   @Field(() => ID, { nullable: true, description: 'Unique id; a new ObjectId string when absent.' })
   taskId?: string | null;
@@ -44,7 +50,10 @@ export class RecordTaskInput {
   @Field(() => String, { nullable: true })
   planId?: string | null;
 
-  @Field(() => [PlanStepInput], { nullable: true, description: 'The plan that ran; learnFromTask learns its step sequence.' })
+  @Field(() => [PlanStepInput], {
+    nullable: true,
+    description: 'The plan that ran; learnFromTask learns its step sequence.',
+  })
   steps?: PlanStepInput[] | null;
 
   @Field(() => TaskStatus)
@@ -53,24 +62,34 @@ export class RecordTaskInput {
   @Field(() => SuccessMetricsInput, { nullable: true, description: 'Default: all zero.' })
   successMetrics?: SuccessMetricsInput | null;
 
-  @Field(() => AgentType, { nullable: true, description: 'The agent whose insights the task supports (learnFromTask: default EXECUTOR).' })
+  @Field(() => AgentType, {
+    nullable: true,
+    description: 'The agent whose insights the task supports (learnFromTask: default EXECUTOR).',
+  })
   agentType?: AgentType | null;
 
-  @Field(() => String, { nullable: true, description: 'Where it ran, e.g. "facility_management"; the context of its steps in tool performance.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where it ran, e.g. "facility_management"; the context of its steps in tool performance.',
+  })
   context?: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When it started; default now.' })
   createdAt?: Date | null;
 }
 
-@InputType({ description: 'Learning from a finished task (seed 002 learn_from_task). The task must have been recorded with recordTask.' })
+@InputType({
+  description:
+    'Learning from a finished task (seed 002 learn_from_task). The task must have been recorded with recordTask.',
+})
 export class LearnFromTaskInput {
   @Field(() => ID)
   taskId!: string;
 
   @Field(() => String, {
     nullable: true,
-    description: "The plan that ran: a plan pattern's id (a plan reused from successfulPlans) or the agent's own plan id; stored on the task.",
+    description:
+      "The plan that ran: a plan pattern's id (a plan reused from successfulPlans) or the agent's own plan id; stored on the task.",
   })
   planId?: string | null;
 
@@ -80,12 +99,16 @@ export class LearnFromTaskInput {
   @Field(() => SuccessMetricsInput)
   metrics!: SuccessMetricsInput;
 
-  @Field(() => [String], { defaultValue: [], description: 'Key learnings; each is stored as an insight with the task as evidence.' })
+  @Field(() => [String], {
+    defaultValue: [],
+    description: 'Key learnings; each is stored as an insight with the task as evidence.',
+  })
   insights!: string[];
 
   @Field({
     defaultValue: true,
-    description: "Count the plan's steps into tool performance; false when the executor already reported them with recordToolExecution.",
+    description:
+      "Count the plan's steps into tool performance; false when the executor already reported them with recordToolExecution.",
   })
   countToolExecutions!: boolean;
 }

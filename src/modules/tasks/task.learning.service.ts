@@ -49,13 +49,24 @@ export function stepExecutions(
     .slice(0, completed)
     .map((step) => ({ toolName: step.action, success: true, durationMs: null, context, taskId }));
   if (outcome === TaskOutcome.FAILED && completed < steps.length) {
-    executions.push({ toolName: steps[completed].action, success: false, durationMs: null, error: FAILED_STEP_ERROR, context, taskId });
+    executions.push({
+      toolName: steps[completed].action,
+      success: false,
+      durationMs: null,
+      error: FAILED_STEP_ERROR,
+      context,
+      taskId,
+    });
   }
   return executions;
 }
 
 /** The issues a failed run adds to its plan pattern: the step it stopped at, and its insights. */
-export function runIssues(steps: readonly PlanStepDocument[], stepsCompleted: number, insights: readonly string[]): string[] {
+export function runIssues(
+  steps: readonly PlanStepDocument[],
+  stepsCompleted: number,
+  insights: readonly string[],
+): string[] {
   const issues = stepsCompleted < steps.length ? [`failed at step "${steps[stepsCompleted].action}"`] : [];
   return [...new Set([...issues, ...insights])];
 }
@@ -100,7 +111,13 @@ export class LearningService {
     const claimId = randomUUID();
     const now = new Date();
     const status = input.status === TaskOutcome.COMPLETED ? TaskStatus.COMPLETED : TaskStatus.FAILED;
-    const task = await this.tasks.claimLearning(taskId, { status, successMetrics: metrics, planId }, claimId, now, LEARNING_LEASE_MS);
+    const task = await this.tasks.claimLearning(
+      taskId,
+      { status, successMetrics: metrics, planId },
+      claimId,
+      now,
+      LEARNING_LEASE_MS,
+    );
     this.loaders.tasks.taskById.clear(taskId);
     if (!task) return this.answerForUnclaimed(taskId);
 
@@ -135,19 +152,35 @@ export class LearningService {
   /** The answer when the claim failed: unknown task, learned before (its first answer), or being learned now. */
   private async answerForUnclaimed(taskId: string): Promise<LearnResult> {
     const task = await this.tasks.findLearning(taskId);
-    if (!task) throw new NotFoundError(`No task with taskId ${JSON.stringify(taskId)}: record it with recordTask first.`, { taskId });
+    if (!task)
+      throw new NotFoundError(`No task with taskId ${JSON.stringify(taskId)}: record it with recordTask first.`, {
+        taskId,
+      });
     const learning = task.learning;
-    if (learning?.state === 'learned' && learning.result) return { success: true, ...learning.result, alreadyLearned: true };
-    throw new ConflictError(`Task ${JSON.stringify(taskId)} is being learned by another call; retry in a moment.`, { taskId });
+    if (learning?.state === 'learned' && learning.result)
+      return { success: true, ...learning.result, alreadyLearned: true };
+    throw new ConflictError(`Task ${JSON.stringify(taskId)} is being learned by another call; retry in a moment.`, {
+      taskId,
+    });
   }
 
   /** The plan pattern and steps of the run (see the class comment). */
   private async runPlan(task: TaskDocument, planId: string | null): Promise<RunPlan> {
     const named = planId ? await this.loaders.plans.planPatternById.load(planId) : null;
-    if (named) return { patternId: named.patternId, goalPattern: named.goalPattern, steps: task.steps?.length ? task.steps : named.steps };
+    if (named)
+      return {
+        patternId: named.patternId,
+        goalPattern: named.goalPattern,
+        steps: task.steps?.length ? task.steps : named.steps,
+      };
     const steps = task.steps ?? [];
     const template = taskGoalPattern(task);
-    const patternId = steps.length ? planPatternId(template, steps.map((step) => step.action)) : null;
+    const patternId = steps.length
+      ? planPatternId(
+          template,
+          steps.map((step) => step.action),
+        )
+      : null;
     return { patternId, goalPattern: template, steps };
   }
 
@@ -162,7 +195,10 @@ export class LearningService {
   ): Promise<void> {
     // A new pattern takes the goal's vector; a task recorded without one (imported) or by another embedder gets one now.
     const model = this.deps.embedder.signature;
-    const storedVector = task.embedding_model && sameEmbeddingModel(task.embedding_model, model) ? fromStoredVector(task.embeddings?.goal_embedding) : null;
+    const storedVector =
+      task.embedding_model && sameEmbeddingModel(task.embedding_model, model)
+        ? fromStoredVector(task.embeddings?.goal_embedding)
+        : null;
     const vector = storedVector ?? (await this.deps.embedder.embedOne(task.goal));
     const { created } = await this.plans.learnRun(
       {

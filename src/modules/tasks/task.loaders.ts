@@ -11,6 +11,10 @@ export interface TaskLoaders {
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
 export function createTaskLoaders(repository: TaskRepository, settings: LoaderSettings): TaskLoaders {
   return {
-    taskById: createByIdLoader(settings, (ids) => repository.findByIds(ids), (row) => row.taskId),
+    taskById: createByIdLoader(
+      settings,
+      (ids) => repository.findByIds(ids),
+      (row) => row.taskId,
+    ),
   };
 }

@@ -32,7 +32,10 @@ export function taskFilterQuery(filter: TaskFilter | null | undefined): Filter<T
   if (filter.planId != null) query.planId = filter.planId;
   if (filter.patternId != null) query.patternId = filter.patternId;
   if (filter.since != null || filter.until != null) {
-    query.createdAt = { ...(filter.since != null ? { $gte: filter.since } : {}), ...(filter.until != null ? { $lt: filter.until } : {}) };
+    query.createdAt = {
+      ...(filter.since != null ? { $gte: filter.since } : {}),
+      ...(filter.until != null ? { $lt: filter.until } : {}),
+    };
   }
   return query;
 }
@@ -87,7 +90,9 @@ export class TaskRepository {
       await this.collection.insertOne(document);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      throw new ConflictError(`A task with taskId ${JSON.stringify(document.taskId)} already exists.`, { taskId: document.taskId });
+      throw new ConflictError(`A task with taskId ${JSON.stringify(document.taskId)} already exists.`, {
+        taskId: document.taskId,
+      });
     }
   }
 
@@ -107,7 +112,12 @@ export class TaskRepository {
   }
 
   private findWithin<T>(ids: readonly string[], filter: Filter<TaskDocument>, projection: Document): Promise<T[]> {
-    return findDocuments<T>(this.db, TASKS_COLLECTION, { $and: [{ taskId: { $in: [...ids] } }, filter] }, { projection });
+    return findDocuments<T>(
+      this.db,
+      TASKS_COLLECTION,
+      { $and: [{ taskId: { $in: [...ids] } }, filter] },
+      { projection },
+    );
   }
 
   /** The distinct goal templates starting with one of `prefixes` (an indexed range). */
@@ -128,7 +138,12 @@ export class TaskRepository {
   }
 
   /** One keyset page (rows after `after`, in `sort` order), without vectors. */
-  findPage(filter: Filter<TaskDocument>, after: Document | null, sort: SortKey[], limit: number): Promise<TaskDocument[]> {
+  findPage(
+    filter: Filter<TaskDocument>,
+    after: Document | null,
+    sort: SortKey[],
+    limit: number,
+  ): Promise<TaskDocument[]> {
     const query = after ? { $and: [filter, after] } : filter;
     return this.collection
       .find(query as Filter<TaskDocument>, WITHOUT_VECTORS)
@@ -146,7 +161,13 @@ export class TaskRepository {
    * learnFromTask) — and records the outcome. Returns the task (with its goal vector), or null when it is not
    * claimable (unknown, learned, or being learned).
    */
-  claimLearning(taskId: string, outcome: TaskOutcomeUpdate, claimId: string, now: Date, leaseMs: number): Promise<TaskDocument | null> {
+  claimLearning(
+    taskId: string,
+    outcome: TaskOutcomeUpdate,
+    claimId: string,
+    now: Date,
+    leaseMs: number,
+  ): Promise<TaskDocument | null> {
     const set: Document = {
       status: outcome.status,
       successMetrics: outcome.successMetrics,
@@ -174,15 +195,34 @@ export class TaskRepository {
   }
 
   /** Marks a part of the learning done, as long as the claim is still ours. */
-  async markLearned(taskId: string, claimId: string, part: keyof NonNullable<TaskLearningDocument['done']>): Promise<void> {
-    await this.collection.updateOne({ taskId, 'learning.claimId': claimId }, { $set: { [`learning.done.${part}`]: true } });
+  async markLearned(
+    taskId: string,
+    claimId: string,
+    part: keyof NonNullable<TaskLearningDocument['done']>,
+  ): Promise<void> {
+    await this.collection.updateOne(
+      { taskId, 'learning.claimId': claimId },
+      { $set: { [`learning.done.${part}`]: true } },
+    );
   }
 
   /** Closes the claim with the answer that repeated calls return. */
-  async finishLearning(taskId: string, claimId: string, result: NonNullable<TaskLearningDocument['result']>, now: Date): Promise<void> {
+  async finishLearning(
+    taskId: string,
+    claimId: string,
+    result: NonNullable<TaskLearningDocument['result']>,
+    now: Date,
+  ): Promise<void> {
     await this.collection.updateOne(
       { taskId, 'learning.claimId': claimId },
-      { $set: { 'learning.state': 'learned', 'learning.result': result, 'learning.learnedAt': now, patternId: result.patternId } },
+      {
+        $set: {
+          'learning.state': 'learned',
+          'learning.result': result,
+          'learning.learnedAt': now,
+          patternId: result.patternId,
+        },
+      },
     );
   }
 
@@ -202,7 +242,13 @@ export class TaskRepository {
         {
           $first: {
             $map: {
-              input: { $filter: { input: { $ifNull: ['$run.failing_calls', []] }, as: 'f', cond: { $eq: ['$$f.key', literal(key)] } } },
+              input: {
+                $filter: {
+                  input: { $ifNull: ['$run.failing_calls', []] },
+                  as: 'f',
+                  cond: { $eq: ['$$f.key', literal(key)] },
+                },
+              },
               as: 'f',
               in: '$$f.streak',
             },
@@ -213,7 +259,8 @@ export class TaskRepository {
     });
     const stored: Document = { iteration: NEXT_ITERATION };
     for (const [field, value] of Object.entries(action)) stored[field] = literal(value);
-    const filter: Filter<TaskDocument> = iteration === null ? { taskId } : { taskId, $expr: { $eq: [NEXT_ITERATION, iteration] } };
+    const filter: Filter<TaskDocument> =
+      iteration === null ? { taskId } : { taskId, $expr: { $eq: [NEXT_ITERATION, iteration] } };
     return this.collection.findOneAndUpdate(
       filter,
       [
@@ -223,7 +270,8 @@ export class TaskRepository {
             run: {
               last_iteration: NEXT_ITERATION,
               last_action_at: literal(action.timestamp),
-              stuck_streak: action.progress === 'stuck' ? { $add: [{ $ifNull: ['$run.stuck_streak', 0] }, 1] } : literal(0),
+              stuck_streak:
+                action.progress === 'stuck' ? { $add: [{ $ifNull: ['$run.stuck_streak', 0] }, 1] } : literal(0),
               failing_calls: failing.map(({ key, tool, call }) => ({
                 key: literal(key),
                 tool: literal(tool),
@@ -235,7 +283,9 @@ export class TaskRepository {
         },
         {
           $set: {
-            'run.stuck_iterations': { $max: ['$run.stuck_streak', { $ifNull: [{ $max: '$run.failing_calls.streak' }, 0] }] },
+            'run.stuck_iterations': {
+              $max: ['$run.stuck_streak', { $ifNull: [{ $max: '$run.failing_calls.streak' }, 0] }],
+            },
           },
         },
       ],
@@ -245,7 +295,9 @@ export class TaskRepository {
 
   /** The next iteration of a task; null when there is no such task. */
   async nextIteration(taskId: string): Promise<number | null> {
-    const [row] = await this.collection.aggregate<{ next: number }>([{ $match: { taskId } }, { $project: { _id: 0, next: NEXT_ITERATION } }]).toArray();
+    const [row] = await this.collection
+      .aggregate<{ next: number }>([{ $match: { taskId } }, { $project: { _id: 0, next: NEXT_ITERATION } }])
+      .toArray();
     return row ? row.next : null;
   }
 
@@ -253,7 +305,11 @@ export class TaskRepository {
    * Up to `limit` actions from iteration `fromIteration` on, of each task in `taskIds`, sorted by iteration. One
    * aggregation; the slicing happens in the database, so a small page never loads a long run.
    */
-  actionsPage(taskIds: readonly string[], fromIteration: number, limit: number): Promise<Array<{ taskId: string; actions: ActionDocument[] }>> {
+  actionsPage(
+    taskIds: readonly string[],
+    fromIteration: number,
+    limit: number,
+  ): Promise<Array<{ taskId: string; actions: ActionDocument[] }>> {
     return this.collection
       .aggregate<{ taskId: string; actions: ActionDocument[] }>([
         { $match: { taskId: { $in: [...taskIds] } } },
@@ -265,7 +321,13 @@ export class TaskRepository {
               $slice: [
                 {
                   $sortArray: {
-                    input: { $filter: { input: { $ifNull: ['$actions', []] }, as: 'a', cond: { $gte: ['$$a.iteration', fromIteration] } } },
+                    input: {
+                      $filter: {
+                        input: { $ifNull: ['$actions', []] },
+                        as: 'a',
+                        cond: { $gte: ['$$a.iteration', fromIteration] },
+                      },
+                    },
                     sortBy: { iteration: 1 },
                   },
                 },
@@ -279,7 +341,9 @@ export class TaskRepository {
   }
 
   /** The tool calls of each task's actions in iteration order, reduced to what compression reads. One aggregation. */
-  toolCalls(taskIds: readonly string[]): Promise<Array<{ taskId: string; actions: Array<{ tool_calls: CompressionView[] }> }>> {
+  toolCalls(
+    taskIds: readonly string[],
+  ): Promise<Array<{ taskId: string; actions: Array<{ tool_calls: CompressionView[] }> }>> {
     return this.collection
       .aggregate<{ taskId: string; actions: Array<{ tool_calls: CompressionView[] }> }>([
         { $match: { taskId: { $in: [...taskIds] } } },
@@ -296,7 +360,13 @@ export class TaskRepository {
                     $map: {
                       input: { $ifNull: ['$$a.tool_calls', []] },
                       as: 'c',
-                      in: { name: '$$c.name', args: '$$c.args', outcome: '$$c.outcome', insights: '$$c.insights', relevance: '$$c.relevance' },
+                      in: {
+                        name: '$$c.name',
+                        args: '$$c.args',
+                        outcome: '$$c.outcome',
+                        insights: '$$c.insights',
+                        relevance: '$$c.relevance',
+                      },
                     },
                   },
                 },
@@ -309,8 +379,15 @@ export class TaskRepository {
   }
 
   /** Tasks whose run summary counts at least `minIterations` stuck iterations, most stuck first (an indexed range). */
-  findStuck(minIterations: number, status: TaskStatus | null, limit: number): Promise<Array<Omit<TaskDocument, 'embeddings' | 'actions'> & { run: RunSummaryDocument }>> {
-    const filter: Filter<TaskDocument> = { 'run.stuck_iterations': { $gte: minIterations }, ...(status !== null ? { status } : {}) };
+  findStuck(
+    minIterations: number,
+    status: TaskStatus | null,
+    limit: number,
+  ): Promise<Array<Omit<TaskDocument, 'embeddings' | 'actions'> & { run: RunSummaryDocument }>> {
+    const filter: Filter<TaskDocument> = {
+      'run.stuck_iterations': { $gte: minIterations },
+      ...(status !== null ? { status } : {}),
+    };
     return this.collection
       .find(filter, { projection: { embeddings: 0, actions: 0 } })
       .sort({ 'run.stuck_iterations': -1, 'run.last_action_at': -1, taskId: 1 })

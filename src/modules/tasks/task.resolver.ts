@@ -19,21 +19,28 @@ export class TaskResolver {
   }
 
   @Query(() => SimilarTasksResult, {
-    description: 'Past tasks like a query and/or goal (seed 002 get_similar_tasks): vector, keyword and goal-pattern scores fused.',
+    description:
+      'Past tasks like a query and/or goal (seed 002 get_similar_tasks): vector, keyword and goal-pattern scores fused.',
   })
   similarTasks(@Args() args: SimilarTasksArgs, @Ctx() ctx: Context): Promise<SimilarTasksResult> {
     return ctx.services.tasks.similar(args);
   }
 
-  @Mutation(() => Task, { description: 'Records a task (seed 002 TaskSimilarity); its query and goal are embedded for similarTasks.' })
+  @Mutation(() => Task, {
+    description: 'Records a task (seed 002 TaskSimilarity); its query and goal are embedded for similarTasks.',
+  })
   recordTask(@Arg('input', () => RecordTaskInput) input: RecordTaskInput, @Ctx() ctx: Context): Promise<Task> {
     return ctx.services.tasks.record(input);
   }
 
   @Mutation(() => LearnResult, {
-    description: 'Learns from a finished, recorded task (seed 002 learn_from_task): plan pattern, tool performance, insights. Counts once per task.',
+    description:
+      'Learns from a finished, recorded task (seed 002 learn_from_task): plan pattern, tool performance, insights. Counts once per task.',
   })
-  learnFromTask(@Arg('input', () => LearnFromTaskInput) input: LearnFromTaskInput, @Ctx() ctx: Context): Promise<LearnResult> {
+  learnFromTask(
+    @Arg('input', () => LearnFromTaskInput) input: LearnFromTaskInput,
+    @Ctx() ctx: Context,
+  ): Promise<LearnResult> {
     return ctx.services.learning.learn(input);
   }
 
@@ -51,7 +58,10 @@ export class TaskResolver {
 /** The task an insight's evidence names: here, since insights know nothing of tasks (tasks record insights). */
 @Resolver(() => InsightEvidence)
 export class InsightEvidenceResolver {
-  @FieldResolver(() => Task, { nullable: true, description: 'The task (batched per request); null when it was not recorded.' })
+  @FieldResolver(() => Task, {
+    nullable: true,
+    description: 'The task (batched per request); null when it was not recorded.',
+  })
   async task(@Root() evidence: InsightEvidence, @Ctx() ctx: Context): Promise<Task | null> {
     const document = await ctx.loaders.tasks.taskById.load(evidence.taskId);
     return document && toTask(document);

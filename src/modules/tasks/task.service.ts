@@ -66,7 +66,10 @@ export class TaskService {
   async record(input: RecordTaskInput): Promise<Task> {
     const document = newTaskDocument(input, new Date());
     const [queryVector, goalVector] = await this.deps.embedder.embed([document.originalQuery, document.goal]);
-    document.embeddings = { originalQuery_embedding: toStoredVector(queryVector), goal_embedding: toStoredVector(goalVector) };
+    document.embeddings = {
+      originalQuery_embedding: toStoredVector(queryVector),
+      goal_embedding: toStoredVector(goalVector),
+    };
     document.embedding_model = this.deps.embedder.signature;
     await this.repository.insert(document);
     this.index.upsert(TASK_QUERY_SPACE.name, document.taskId, queryVector, document.originalQuery);
@@ -104,7 +107,11 @@ export class TaskService {
       this.index.searchKeyword(TASK_GOAL_SPACE.name, { text: goal ?? query!, k, filter }),
       this.unifyingTaskIds(template, filter, k),
     ]);
-    const ids = [...new Set([...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds))];
+    const ids = [
+      ...new Set(
+        [...queryHits, ...goalHits, ...queryKeywords, ...goalKeywords].map((hit) => hit.id).concat(patternIds),
+      ),
+    ];
     // Every candidate's cosines come from the index, which holds the vectors: reading them from MongoDB cost ~10 KB
     // per task (two 384-d vectors), most of a search's time. Ranking reads four fields of each candidate (up to 500);
     // only the `limit` best are then read whole.
@@ -123,21 +130,38 @@ export class TaskService {
           weight: SIMILARITY_WEIGHTS.vector,
           hits: documents.map((document) => ({
             id: document.taskId,
-            score: vectorPart([queryCosines?.[position.get(document.taskId)!] ?? null, goalCosines?.[position.get(document.taskId)!] ?? null]),
+            score: vectorPart([
+              queryCosines?.[position.get(document.taskId)!] ?? null,
+              goalCosines?.[position.get(document.taskId)!] ?? null,
+            ]),
           })),
         },
-        { name: 'keyword', weight: SIMILARITY_WEIGHTS.keyword, hits: [...queryKeywords, ...goalKeywords].filter((hit) => candidates.has(hit.id)) },
+        {
+          name: 'keyword',
+          weight: SIMILARITY_WEIGHTS.keyword,
+          hits: [...queryKeywords, ...goalKeywords].filter((hit) => candidates.has(hit.id)),
+        },
         {
           name: 'goalPattern',
           weight: SIMILARITY_WEIGHTS.goalPattern,
-          hits: documents.map((document) => ({ id: document.taskId, score: goalPatternScore(template, taskGoalPattern(document)) })),
+          hits: documents.map((document) => ({
+            id: document.taskId,
+            score: goalPatternScore(template, taskGoalPattern(document)),
+          })),
         },
       ],
       { minScore: args.minSimilarity },
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
     const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, args.limit);
-    const whole = new Map((await this.repository.findCandidates(best.map((hit) => hit.id), filter)).map((document) => [document.taskId, document]));
+    const whole = new Map(
+      (
+        await this.repository.findCandidates(
+          best.map((hit) => hit.id),
+          filter,
+        )
+      ).map((document) => [document.taskId, document]),
+    );
     const tasks: SimilarTask[] = best
       // A task deleted between the two reads is left out.
       .filter((hit) => whole.has(hit.id))
@@ -151,7 +175,11 @@ export class TaskService {
           goal: task.goal,
           status: task.status,
           similarity: hit.score,
-          scores: { vector: hit.parts.vector ?? 0, keyword: hit.parts.keyword ?? 0, goalPattern: hit.parts.goalPattern ?? 0 },
+          scores: {
+            vector: hit.parts.vector ?? 0,
+            keyword: hit.parts.keyword ?? 0,
+            goalPattern: hit.parts.goalPattern ?? 0,
+          },
           executionTime: task.executionTime,
           successMetrics: task.successMetrics,
           createdAt: task.createdAt,

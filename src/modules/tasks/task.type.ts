@@ -14,7 +14,10 @@ export enum TaskOutcome {
   COMPLETED = 'completed',
   FAILED = 'failed',
 }
-registerEnumType(TaskOutcome, { name: 'TaskOutcome', description: "How a finished task ended; stored as 'completed' or 'failed'." });
+registerEnumType(TaskOutcome, {
+  name: 'TaskOutcome',
+  description: "How a finished task ended; stored as 'completed' or 'failed'.",
+});
 
 @ObjectType({ simpleResolvers: true, description: 'How a run went (seed 002 successMetrics).' })
 export class SuccessMetrics {
@@ -31,7 +34,10 @@ export class SuccessMetrics {
   userInputsRequired!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).',
+})
 export class Task {
   @Field(() => ID)
   taskId!: string;
@@ -45,7 +51,10 @@ export class Task {
   @Field({ description: 'The goal template, e.g. create_*_for_facility_*.' })
   goalPattern!: string;
 
-  @Field(() => String, { nullable: true, description: "The plan's id as the agent gave it (a plan pattern's id when a known plan was reused)." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The plan's id as the agent gave it (a plan pattern's id when a known plan was reused).",
+  })
   planId!: string | null;
 
   @Field(() => [PlanStep], { description: 'The steps of the plan, in order.' })
@@ -63,10 +72,16 @@ export class Task {
   @Field(() => AgentType, { nullable: true })
   agentType!: AgentType | null;
 
-  @Field(() => String, { nullable: true, description: 'Where it ran, e.g. "facility_management" (the context of its tool runs).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where it ran, e.g. "facility_management" (the context of its tool runs).',
+  })
   context!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'The plan pattern learnFromTask added it to; null before learning.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The plan pattern learnFromTask added it to; null before learning.',
+  })
   patternId!: string | null;
 
   @Field()
@@ -78,19 +93,30 @@ export class Task {
 
 export const TaskConnection = ConnectionType('Task', Task);
 
-@ObjectType({ simpleResolvers: true, description: 'How a similar task scored; each part is 0–1 (the formula is in the README).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'How a similar task scored; each part is 0–1 (the formula is in the README).',
+})
 export class SimilarityParts {
-  @Field(() => Float, { description: 'Cosine similarity of query and goal with the task’s (negative counts as 0; the mean when both are given).' })
+  @Field(() => Float, {
+    description:
+      'Cosine similarity of query and goal with the task’s (negative counts as 0; the mean when both are given).',
+  })
   vector!: number;
 
-  @Field(() => Float, { description: 'BM25 keyword relevance, divided by the best keyword score among the candidates.' })
+  @Field(() => Float, {
+    description: 'BM25 keyword relevance, divided by the best keyword score among the candidates.',
+  })
   keyword!: number;
 
   @Field(() => Float, { description: 'Goal-pattern match of the asked goal (or query) and the task’s goal template.' })
   goalPattern!: number;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A past task like the one asked about (seed 002 get_similar_tasks).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A past task like the one asked about (seed 002 get_similar_tasks).',
+})
 export class SimilarTask {
   @Field(() => ID)
   taskId!: string;
@@ -146,7 +172,10 @@ export class LearnResult {
   @Field(() => String, { nullable: true, description: 'The plan pattern the run was added to.' })
   patternId!: string | null;
 
-  @Field({ description: 'True when this task had been learned before: nothing was counted again; the first answer is returned.' })
+  @Field({
+    description:
+      'True when this task had been learned before: nothing was counted again; the first answer is returned.',
+  })
   alreadyLearned!: boolean;
 }
 

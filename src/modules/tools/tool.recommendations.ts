@@ -101,13 +101,17 @@ export function recommendations(input: RecommendationInput): string[] {
     );
   }
   if (context === null && !contexts.length && 1 - figures.successRate >= HIGH_FAILURE_RATE) {
-    advice.push(`Fails in ${percent(1 - figures.successRate)} of runs (${figures.failureCount} of ${figures.totalExecutions}).`);
+    advice.push(
+      `Fails in ${percent(1 - figures.successRate)} of runs (${figures.failureCount} of ${figures.totalExecutions}).`,
+    );
   }
 
   const byError = new Map<string, number>();
   for (const error of figures.commonErrors) byError.set(error.error, (byError.get(error.error) ?? 0) + error.frequency);
   const [dominant] = [...byError]
-    .filter(([, count]) => count >= DOMINANT_ERROR_MIN_COUNT && rate(count, figures.failureCount) >= DOMINANT_ERROR_SHARE)
+    .filter(
+      ([, count]) => count >= DOMINANT_ERROR_MIN_COUNT && rate(count, figures.failureCount) >= DOMINANT_ERROR_SHARE,
+    )
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (dominant) {
     const [error, count] = dominant;
@@ -124,14 +128,22 @@ export function recommendations(input: RecommendationInput): string[] {
 
   if (context === null) {
     for (const entry of contexts) {
-      if (entry.timedExecutions >= MIN_RUNS && input.overallAvgDuration > 0 && entry.avgDuration >= SLOW_CONTEXT_FACTOR * input.overallAvgDuration) {
-        advice.push(`Slow in context "${entry.context}": average ${ms(entry.avgDuration)} against ${ms(input.overallAvgDuration)} overall.`);
+      if (
+        entry.timedExecutions >= MIN_RUNS &&
+        input.overallAvgDuration > 0 &&
+        entry.avgDuration >= SLOW_CONTEXT_FACTOR * input.overallAvgDuration
+      ) {
+        advice.push(
+          `Slow in context "${entry.context}": average ${ms(entry.avgDuration)} against ${ms(input.overallAvgDuration)} overall.`,
+        );
       }
     }
     if (input.optimalContext.length) {
       const described = input.optimalContext.map((name) => {
         const entry = contexts.find((candidate) => candidate.context === name);
-        return entry ? `"${name}" (${percent(entry.successRate)} success over ${entry.totalExecutions} runs)` : `"${name}"`;
+        return entry
+          ? `"${name}" (${percent(entry.successRate)} success over ${entry.totalExecutions} runs)`
+          : `"${name}"`;
       });
       advice.push(`Works best in ${described.join(', ')}.`);
     }

@@ -19,10 +19,14 @@ export class ToolPerformanceRepository {
   async apply(delta: ToolDelta, now: Date): Promise<ToolPerformanceDocument> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const updated = await this.collection.findOneAndUpdate({ toolName: delta.toolName }, toolUpdatePipeline(delta, now), {
-          upsert: true,
-          returnDocument: 'after',
-        });
+        const updated = await this.collection.findOneAndUpdate(
+          { toolName: delta.toolName },
+          toolUpdatePipeline(delta, now),
+          {
+            upsert: true,
+            returnDocument: 'after',
+          },
+        );
         return updated!;
       } catch (error) {
         // Two first writes of a new tool both tried to insert; the loser now finds the document and updates it.
@@ -32,7 +36,12 @@ export class ToolPerformanceRepository {
   }
 
   async findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
-    const [document] = await findDocuments<ToolPerformanceDocument>(this.db, TOOL_PERFORMANCE_COLLECTION, { toolName }, { limit: 1 });
+    const [document] = await findDocuments<ToolPerformanceDocument>(
+      this.db,
+      TOOL_PERFORMANCE_COLLECTION,
+      { toolName },
+      { limit: 1 },
+    );
     return document ?? null;
   }
 }

@@ -6,18 +6,23 @@ import { ToolPerformance } from './tool.type';
 @Resolver()
 export class ToolResolver {
   @Query(() => ToolPerformance, {
-    description: 'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read.',
+    description:
+      'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read.',
   })
   toolPerformance(@Args() { toolName, context }: ToolPerformanceArgs, @Ctx() ctx: Context): Promise<ToolPerformance> {
     return ctx.services.tools.performance(toolName, context);
   }
 
-  @Mutation(() => ToolPerformance, { description: "Records one tool call (the executor's real-time tracking); returns the tool's figures." })
+  @Mutation(() => ToolPerformance, {
+    description: "Records one tool call (the executor's real-time tracking); returns the tool's figures.",
+  })
   recordToolExecution(@Arg('input') input: RecordToolExecutionInput, @Ctx() ctx: Context): Promise<ToolPerformance> {
     return ctx.services.tools.record(input);
   }
 
-  @Mutation(() => [ToolPerformance], { description: 'Records a batch of tool calls; returns the figures of each tool involved.' })
+  @Mutation(() => [ToolPerformance], {
+    description: 'Records a batch of tool calls; returns the figures of each tool involved.',
+  })
   recordToolExecutions(
     @Arg('inputs', () => [RecordToolExecutionInput]) inputs: RecordToolExecutionInput[],
     @Ctx() ctx: Context,

@@ -32,7 +32,9 @@ export function mergeCountedEntries(
             then: {
               $mergeObjects: [
                 '$$entry',
-                Object.fromEntries(Object.entries(delta.add).map(([name, value]) => [name, plus(`$$entry.${name}`, value)])),
+                Object.fromEntries(
+                  Object.entries(delta.add).map(([name, value]) => [name, plus(`$$entry.${name}`, value)]),
+                ),
                 Object.fromEntries(Object.entries(delta.set ?? {}).map(([name, value]) => [name, { $literal: value }])),
               ],
             },

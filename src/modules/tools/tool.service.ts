@@ -16,7 +16,8 @@ function checkName(value: string | null | undefined, field: string, required: bo
     if (required) throw new ValidationError(`${field} must not be empty.`, field);
     return null;
   }
-  if (text.length > MAX_NAME_LENGTH) throw new ValidationError(`${field} must be at most ${MAX_NAME_LENGTH} characters.`, field);
+  if (text.length > MAX_NAME_LENGTH)
+    throw new ValidationError(`${field} must be at most ${MAX_NAME_LENGTH} characters.`, field);
   return text;
 }
 
@@ -52,10 +53,15 @@ const NO_COUNTS: ExecutionCounts = {
 };
 
 /** The `toolPerformance` answer for a stored document (or none yet), for the whole tool or one context. */
-export function toToolPerformance(toolName: string, document: ToolPerformanceDocument | null, context: string | null): ToolPerformance {
+export function toToolPerformance(
+  toolName: string,
+  document: ToolPerformanceDocument | null,
+  context: string | null,
+): ToolPerformance {
   const contexts = document?.contexts ?? [];
   const allErrors = document?.commonErrors ?? [];
-  const counts = context === null ? (document ?? NO_COUNTS) : (contexts.find((entry) => entry.context === context) ?? NO_COUNTS);
+  const counts =
+    context === null ? (document ?? NO_COUNTS) : (contexts.find((entry) => entry.context === context) ?? NO_COUNTS);
   const errors = context === null ? allErrors : allErrors.filter((error) => error.context === context);
   const figures = scopeFigures(counts, errors);
   const optimalContext = document?.optimalContext ?? [];

@@ -19,12 +19,18 @@ export class ToolError {
   lastTaskId!: string | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'How a tool performs (seed 002 get_tool_performance), from aggregates kept current on every write.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'How a tool performs (seed 002 get_tool_performance), from aggregates kept current on every write.',
+})
 export class ToolPerformance {
   @Field()
   toolName!: string;
 
-  @Field(() => String, { nullable: true, description: 'The context the figures are for; null for all runs of the tool.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The context the figures are for; null for all runs of the tool.',
+  })
   context!: string | null;
 
   @Field(() => Int)
@@ -51,7 +57,9 @@ export class ToolPerformance {
   @Field(() => [String], { description: 'Contexts where the tool works best (≥ 5 runs, ≥ 80% success), best first.' })
   optimalContext!: string[];
 
-  @Field(() => [String], { description: 'Advice from the documented rules: failing contexts, a dominant error, slow runs.' })
+  @Field(() => [String], {
+    description: 'Advice from the documented rules: failing contexts, a dominant error, slow runs.',
+  })
   recommendations!: string[];
 
   @Field(() => Date, { nullable: true, description: 'When a run was last recorded; null when none was.' })

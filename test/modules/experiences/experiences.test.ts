@@ -2,7 +2,19 @@ import { createTestApp, type TestApp } from '../../support/app';
 import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
 import { CountingHashProvider } from '../../support/fixtures/experience-providers';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { type ExperienceOutcome, type RecordExperienceInput, AddExperienceFeedbackDocument, DeleteExperienceDocument, ExperienceDocument, ExperienceSessionDocument, ExperienceWithEmbeddingsDocument, ExperiencesDocument, RecordExperienceDocument, RecordExperiencesDocument, UpdateExperienceDocument } from '../../support/generated/graphql';
+import {
+  type ExperienceOutcome,
+  type RecordExperienceInput,
+  AddExperienceFeedbackDocument,
+  DeleteExperienceDocument,
+  ExperienceDocument,
+  ExperienceSessionDocument,
+  ExperienceWithEmbeddingsDocument,
+  ExperiencesDocument,
+  RecordExperienceDocument,
+  RecordExperiencesDocument,
+  UpdateExperienceDocument,
+} from '../../support/generated/graphql';
 
 const COLLECTION = 'eat_agent_experiences';
 
@@ -55,7 +67,9 @@ describe('experiences: records, updates, lists', () => {
       tags: ['flight_booking', 'international', 'british_airways'],
       embeddingModel: null,
     });
-    const { experience: vectors } = await app.run(ExperienceWithEmbeddingsDocument, { id: seedExperience.experience_id });
+    const { experience: vectors } = await app.run(ExperienceWithEmbeddingsDocument, {
+      id: seedExperience.experience_id,
+    });
     expect(vectors!.embeddings).toEqual({
       primaryGoalDescription: stored.embeddings.primary_goal_description_embedding,
       subTaskDescription: stored.embeddings.sub_task_description_embedding,
@@ -82,7 +96,9 @@ describe('experiences: records, updates, lists', () => {
         tags: ['flight_booking'],
       }),
     });
-    expect(recordExperience.experienceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(recordExperience.experienceId).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     const stored = await app.db.collection(COLLECTION).findOne({ experience_id: recordExperience.experienceId });
     expect(stored).toMatchObject({
       primary_goal_description: 'Book a flight from London to New York.',
@@ -104,9 +120,16 @@ describe('experiences: records, updates, lists', () => {
     expect(stored!.timestamp.getTime()).toBeGreaterThanOrEqual(before - 5);
     const [primary] = await app.deps.embeddings.embed(['Book a flight from London to New York.']);
     expect(stored!.embeddings.primary_goal_description_embedding).toEqual(Array.from(primary));
-    for (const field of ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary']) {
+    for (const field of [
+      'primary_goal_description',
+      'sub_task_description',
+      'input_context_summary',
+      'output_summary',
+    ]) {
       const vector = stored!.embeddings[`${field}_embedding`];
-      expect(Array.isArray(vector) && vector.length === 384 && vector.every((x: unknown) => typeof x === 'number')).toBe(true);
+      expect(
+        Array.isArray(vector) && vector.length === 384 && vector.every((x: unknown) => typeof x === 'number'),
+      ).toBe(true);
     }
     expect(recordExperience.feedbackSignals).toEqual({
       userRating: 4,
@@ -117,7 +140,7 @@ describe('experiences: records, updates, lists', () => {
     });
   });
 
-  it('stores each outcome as the seed\'s lowercase string and serves it as the enum', async () => {
+  it("stores each outcome as the seed's lowercase string and serves it as the enum", async () => {
     const outcomes: ExperienceOutcome[] = ['SUCCESS', 'FAILURE', 'PARTIAL_SUCCESS', 'ABANDONED'];
     const { recordExperiences } = await app.run(RecordExperiencesDocument, {
       inputs: outcomes.map((finalOutcome, i) => minimal({ experienceId: `outcome-${i}`, finalOutcome })),
@@ -133,13 +156,18 @@ describe('experiences: records, updates, lists', () => {
   });
 
   it('keeps a given experienceId and timestamp and omits absent optional fields', async () => {
-    await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'chosen-id', timestamp: '2024-01-02T03:04:05.000Z', version: 2 }) });
+    await app.run(RecordExperienceDocument, {
+      input: minimal({ experienceId: 'chosen-id', timestamp: '2024-01-02T03:04:05.000Z', version: 2 }),
+    });
     const stored = await app.db.collection(COLLECTION).findOne({ experience_id: 'chosen-id' });
     expect(stored!.timestamp).toEqual(new Date('2024-01-02T03:04:05.000Z'));
     expect(stored!.version).toBe(2);
     expect(stored).not.toHaveProperty('output_summary');
     expect(stored).not.toHaveProperty('workflow_id');
-    expect(Object.keys(stored!.embeddings).sort()).toEqual(['primary_goal_description_embedding', 'sub_task_description_embedding']);
+    expect(Object.keys(stored!.embeddings).sort()).toEqual([
+      'primary_goal_description_embedding',
+      'sub_task_description_embedding',
+    ]);
   });
 
   it('rejects missing required fields with BAD_USER_INPUT naming each one', async () => {
@@ -162,8 +190,13 @@ describe('experiences: records, updates, lists', () => {
       fields: ['input.primaryGoalDescription', 'input.initiatingAgentId'],
     });
 
-    const inBatch = await app.execute(RecordExperiencesDocument, { inputs: [minimal(), minimal({ subTaskDescription: ' ' })] });
-    expect(inBatch.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputs[1].subTaskDescription' });
+    const inBatch = await app.execute(RecordExperiencesDocument, {
+      inputs: [minimal(), minimal({ subTaskDescription: ' ' })],
+    });
+    expect(inBatch.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'inputs[1].subTaskDescription',
+    });
   });
 
   it('rejects invalid values: version, keyDecisionsMade, feedback keys', async () => {
@@ -186,10 +219,16 @@ describe('experiences: records, updates, lists', () => {
     expect(single.errors![0].extensions).toMatchObject({ code: 'CONFLICT', experienceId: 'dup-1' });
 
     const batch = await app.execute(RecordExperiencesDocument, {
-      inputs: [minimal({ experienceId: 'dup-new-a' }), minimal({ experienceId: 'dup-1' }), minimal({ experienceId: 'dup-new-b' })],
+      inputs: [
+        minimal({ experienceId: 'dup-new-a' }),
+        minimal({ experienceId: 'dup-1' }),
+        minimal({ experienceId: 'dup-new-b' }),
+      ],
     });
     expect(batch.errors![0].extensions).toMatchObject({ code: 'CONFLICT', experienceId: 'dup-1' });
-    expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: { $in: ['dup-new-a', 'dup-new-b'] } })).toBe(0);
+    expect(
+      await app.db.collection(COLLECTION).countDocuments({ experience_id: { $in: ['dup-new-a', 'dup-new-b'] } }),
+    ).toBe(0);
 
     const repeated = await app.execute(RecordExperiencesDocument, {
       inputs: [minimal({ experienceId: 'twice' }), minimal({ experienceId: 'twice' })],
@@ -201,24 +240,55 @@ describe('experiences: records, updates, lists', () => {
     // Bypass the service's pre-check: the id is taken between the check and the insert.
     const { ExperienceRepository } = await import('../../../src/modules/experiences/experience.repository');
     const repository = new ExperienceRepository(app.db);
-    await repository.insertAll([{ experience_id: 'race-taken', primary_goal_description: 'a', sub_task_description: 'b', initiating_agent_id: 'c', final_outcome: 'success', timestamp: new Date(), version: 1 }]);
+    await repository.insertAll([
+      {
+        experience_id: 'race-taken',
+        primary_goal_description: 'a',
+        sub_task_description: 'b',
+        initiating_agent_id: 'c',
+        final_outcome: 'success',
+        timestamp: new Date(),
+        version: 1,
+      },
+    ]);
     const attempt = repository.insertAll(
-      ['race-a', 'race-taken', 'race-b'].map((id) => ({ experience_id: id, primary_goal_description: 'a', sub_task_description: 'b', initiating_agent_id: 'c', final_outcome: 'success', timestamp: new Date(), version: 1 })),
+      ['race-a', 'race-taken', 'race-b'].map((id) => ({
+        experience_id: id,
+        primary_goal_description: 'a',
+        sub_task_description: 'b',
+        initiating_agent_id: 'c',
+        final_outcome: 'success',
+        timestamp: new Date(),
+        version: 1,
+      })),
     );
     await expect(attempt).rejects.toMatchObject({ extensions: { code: 'CONFLICT', experienceId: 'race-taken' } });
-    expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: { $in: ['race-a', 'race-b'] } })).toBe(0);
+    expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: { $in: ['race-a', 'race-b'] } })).toBe(
+      0,
+    );
     expect(await app.db.collection(COLLECTION).countDocuments({ experience_id: 'race-taken' })).toBe(1);
   });
 
   it('updateExperience changes only the given fields and re-embeds only the changed embeddable ones', async () => {
     await app.run(RecordExperienceDocument, {
-      input: minimal({ experienceId: 'upd-1', inputContextSummary: 'Aisle seat.', outputSummary: 'Two options.', tags: ['a'], workflowId: 'wf' }),
+      input: minimal({
+        experienceId: 'upd-1',
+        inputContextSummary: 'Aisle seat.',
+        outputSummary: 'Two options.',
+        tags: ['a'],
+        workflowId: 'wf',
+      }),
     });
     const before = await app.db.collection(COLLECTION).findOne({ experience_id: 'upd-1' });
     provider.requests.length = 0;
     const { updateExperience } = await app.run(UpdateExperienceDocument, {
       id: 'upd-1',
-      input: { subTaskDescription: 'Search Virgin Atlantic flights.', outputSummary: null, tags: ['a', 'b'], workflowId: null },
+      input: {
+        subTaskDescription: 'Search Virgin Atlantic flights.',
+        outputSummary: null,
+        tags: ['a', 'b'],
+        workflowId: null,
+      },
     });
     expect(provider.requests).toEqual([['Search Virgin Atlantic flights.']]);
     expect(updateExperience).toMatchObject({
@@ -230,15 +300,24 @@ describe('experiences: records, updates, lists', () => {
       tags: ['a', 'b'],
     });
     const after = await app.db.collection(COLLECTION).findOne({ experience_id: 'upd-1' });
-    expect(after!.embeddings.primary_goal_description_embedding).toEqual(before!.embeddings.primary_goal_description_embedding);
-    expect(after!.embeddings.input_context_summary_embedding).toEqual(before!.embeddings.input_context_summary_embedding);
-    expect(after!.embeddings.sub_task_description_embedding).not.toEqual(before!.embeddings.sub_task_description_embedding);
+    expect(after!.embeddings.primary_goal_description_embedding).toEqual(
+      before!.embeddings.primary_goal_description_embedding,
+    );
+    expect(after!.embeddings.input_context_summary_embedding).toEqual(
+      before!.embeddings.input_context_summary_embedding,
+    );
+    expect(after!.embeddings.sub_task_description_embedding).not.toEqual(
+      before!.embeddings.sub_task_description_embedding,
+    );
     expect(after!.embeddings).not.toHaveProperty('output_summary_embedding');
     expect(after).not.toHaveProperty('output_summary');
     expect(after).not.toHaveProperty('workflow_id');
 
     provider.requests.length = 0;
-    await app.run(UpdateExperienceDocument, { id: 'upd-1', input: { primaryGoalDescription: 'Book a flight from London to New York.' } });
+    await app.run(UpdateExperienceDocument, {
+      id: 'upd-1',
+      input: { primaryGoalDescription: 'Book a flight from London to New York.' },
+    });
     expect(provider.requests).toEqual([]);
   });
 
@@ -248,7 +327,10 @@ describe('experiences: records, updates, lists', () => {
       ...seedExperience,
       experience_id: 'imported-1',
       embeddings: Object.fromEntries(
-        ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary'].map((field) => [`${field}_embedding`, foreign]),
+        ['primary_goal_description', 'sub_task_description', 'input_context_summary', 'output_summary'].map((field) => [
+          `${field}_embedding`,
+          foreign,
+        ]),
       ),
       embedding_model: { provider: 'openai', model: 'text-embedding-3-small', dimensions: 384 },
     });
@@ -271,7 +353,10 @@ describe('experiences: records, updates, lists', () => {
 
   it('updateExperience refuses to clear a required field and is NOT_FOUND for an unknown id', async () => {
     await app.run(RecordExperienceDocument, { input: minimal({ experienceId: 'upd-2' }) });
-    const cleared = await app.execute(UpdateExperienceDocument, { id: 'upd-2', input: { primaryGoalDescription: null, finalOutcome: null } });
+    const cleared = await app.execute(UpdateExperienceDocument, {
+      id: 'upd-2',
+      input: { primaryGoalDescription: null, finalOutcome: null },
+    });
     expect(cleared.errors![0].extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       fields: ['input.primaryGoalDescription', 'input.finalOutcome'],
@@ -282,7 +367,10 @@ describe('experiences: records, updates, lists', () => {
 
   it('addExperienceFeedback merges signals into feedback_signals and keeps the other keys', async () => {
     await app.run(RecordExperienceDocument, {
-      input: minimal({ experienceId: 'fb-1', feedbackSignals: { userRating: 2, comment: 'slow', extra: { channel: 'chat' } } }),
+      input: minimal({
+        experienceId: 'fb-1',
+        feedbackSignals: { userRating: 2, comment: 'slow', extra: { channel: 'chat' } },
+      }),
     });
     const { addExperienceFeedback } = await app.run(AddExperienceFeedbackDocument, {
       id: 'fb-1',
@@ -340,13 +428,65 @@ describe('experiences: filters, pagination, session', () => {
     const at = (minute: number) => new Date(Date.UTC(2024, 6, 1, 12, minute)).toISOString();
     await app.run(RecordExperiencesDocument, {
       inputs: [
-        minimal({ experienceId: 'f1', initiatingAgentId: 'agent-a', workflowId: 'wf-1', sessionId: 's-1', finalOutcome: 'SUCCESS', tags: ['travel', 'flight'], involvedComponents: ['search_api'], timestamp: at(1) }),
-        minimal({ experienceId: 'f2', initiatingAgentId: 'agent-a', workflowId: 'wf-2', sessionId: 's-1', finalOutcome: 'FAILURE', tags: ['travel'], involvedComponents: ['search_api', 'db'], timestamp: at(2) }),
-        minimal({ experienceId: 'f3', initiatingAgentId: 'agent-b', workflowId: 'wf-1', sessionId: 's-2', finalOutcome: 'PARTIAL_SUCCESS', tags: ['flight'], involvedComponents: ['db'], timestamp: at(3) }),
-        minimal({ experienceId: 'f4', initiatingAgentId: 'agent-b', finalOutcome: 'ABANDONED', tags: ['billing'], timestamp: at(3) }),
-        minimal({ experienceId: 'f5', initiatingAgentId: 'agent-c', sessionId: sessionAlice.session_id, finalOutcome: 'SUCCESS', tags: ['travel', 'flight', 'billing'], timestamp: at(5) }),
-        minimal({ experienceId: 'f6', initiatingAgentId: 'agent-c', sessionId: sessionAlice.session_id, finalOutcome: 'FAILURE', timestamp: at(3) }),
-        minimal({ experienceId: 'f7', initiatingAgentId: 'agent-a', sessionId: 'no-such-session', finalOutcome: 'SUCCESS', timestamp: at(7) }),
+        minimal({
+          experienceId: 'f1',
+          initiatingAgentId: 'agent-a',
+          workflowId: 'wf-1',
+          sessionId: 's-1',
+          finalOutcome: 'SUCCESS',
+          tags: ['travel', 'flight'],
+          involvedComponents: ['search_api'],
+          timestamp: at(1),
+        }),
+        minimal({
+          experienceId: 'f2',
+          initiatingAgentId: 'agent-a',
+          workflowId: 'wf-2',
+          sessionId: 's-1',
+          finalOutcome: 'FAILURE',
+          tags: ['travel'],
+          involvedComponents: ['search_api', 'db'],
+          timestamp: at(2),
+        }),
+        minimal({
+          experienceId: 'f3',
+          initiatingAgentId: 'agent-b',
+          workflowId: 'wf-1',
+          sessionId: 's-2',
+          finalOutcome: 'PARTIAL_SUCCESS',
+          tags: ['flight'],
+          involvedComponents: ['db'],
+          timestamp: at(3),
+        }),
+        minimal({
+          experienceId: 'f4',
+          initiatingAgentId: 'agent-b',
+          finalOutcome: 'ABANDONED',
+          tags: ['billing'],
+          timestamp: at(3),
+        }),
+        minimal({
+          experienceId: 'f5',
+          initiatingAgentId: 'agent-c',
+          sessionId: sessionAlice.session_id,
+          finalOutcome: 'SUCCESS',
+          tags: ['travel', 'flight', 'billing'],
+          timestamp: at(5),
+        }),
+        minimal({
+          experienceId: 'f6',
+          initiatingAgentId: 'agent-c',
+          sessionId: sessionAlice.session_id,
+          finalOutcome: 'FAILURE',
+          timestamp: at(3),
+        }),
+        minimal({
+          experienceId: 'f7',
+          initiatingAgentId: 'agent-a',
+          sessionId: 'no-such-session',
+          finalOutcome: 'SUCCESS',
+          timestamp: at(7),
+        }),
       ],
     });
     await app.db.collection<{ _id: string }>('sessions').insertOne({ ...sessionAlice });
@@ -354,7 +494,10 @@ describe('experiences: filters, pagination, session', () => {
   afterAll(() => app.close());
 
   async function ids(filter: Record<string, unknown>): Promise<string[]> {
-    const { experiences } = await app.run(ExperiencesDocument, { filter, orderBy: { field: 'TIMESTAMP', direction: 'ASC' } });
+    const { experiences } = await app.run(ExperiencesDocument, {
+      filter,
+      orderBy: { field: 'TIMESTAMP', direction: 'ASC' },
+    });
     expect(experiences.totalCount).toBe(experiences.edges.length);
     return experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId);
   }
@@ -368,8 +511,15 @@ describe('experiences: filters, pagination, session', () => {
     expect(await ids({ tagsAll: ['travel', 'flight'] })).toEqual(['f1', 'f5']);
     expect(await ids({ tagsAny: ['billing'], tagsAll: ['travel'] })).toEqual(['f5']);
     expect(await ids({ component: 'db' })).toEqual(['f2', 'f3']);
-    expect(await ids({ since: '2024-07-01T12:03:00.000Z', until: '2024-07-01T12:07:00.000Z' })).toEqual(['f3', 'f4', 'f6', 'f5']);
-    expect(await ids({ initiatingAgentId: 'agent-a', outcomes: ['SUCCESS'], since: '2024-07-01T12:02:00.000Z' })).toEqual(['f7']);
+    expect(await ids({ since: '2024-07-01T12:03:00.000Z', until: '2024-07-01T12:07:00.000Z' })).toEqual([
+      'f3',
+      'f4',
+      'f6',
+      'f5',
+    ]);
+    expect(
+      await ids({ initiatingAgentId: 'agent-a', outcomes: ['SUCCESS'], since: '2024-07-01T12:02:00.000Z' }),
+    ).toEqual(['f7']);
   });
 
   it('pages newest first by default with stable cursors; ties on timestamp are ordered by id', async () => {
@@ -387,12 +537,20 @@ describe('experiences: filters, pagination, session', () => {
     expect(pages).toBe(3);
     expect(seen).toEqual(['f7', 'f5', 'f6', 'f4', 'f3', 'f2', 'f1']);
     const ascending = await app.run(ExperiencesDocument, { orderBy: { direction: 'ASC' }, first: 4 });
-    expect(ascending.experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId)).toEqual(['f1', 'f2', 'f3', 'f4']);
+    expect(
+      ascending.experiences.edges.map((edge: { node: { experienceId: string } }) => edge.node.experienceId),
+    ).toEqual(['f1', 'f2', 'f3', 'f4']);
   });
 
   it('first outside 1..500 and a foreign cursor are BAD_USER_INPUT', async () => {
-    expect((await app.execute(ExperiencesDocument, { first: 0 })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
-    expect((await app.execute(ExperiencesDocument, { after: 'garbage' })).errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect((await app.execute(ExperiencesDocument, { first: 0 })).errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'first',
+    });
+    expect((await app.execute(ExperiencesDocument, { after: 'garbage' })).errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'after',
+    });
   });
 
   it('Experience.session resolves the sessions of a whole list with one read of the sessions collection', async () => {
@@ -400,9 +558,20 @@ describe('experiences: filters, pagination, session', () => {
     app.commands.reset();
     const { experiences } = await app.run(query);
     const sessions = Object.fromEntries(
-      experiences.edges.map((edge: { node: { experienceId: string; session: { sessionId: string } | null } }) => [edge.node.experienceId, edge.node.session?.sessionId ?? null]),
+      experiences.edges.map((edge: { node: { experienceId: string; session: { sessionId: string } | null } }) => [
+        edge.node.experienceId,
+        edge.node.session?.sessionId ?? null,
+      ]),
     );
-    expect(sessions).toEqual({ f1: null, f2: null, f3: null, f4: null, f5: sessionAlice.session_id, f6: sessionAlice.session_id, f7: null });
+    expect(sessions).toEqual({
+      f1: null,
+      f2: null,
+      f3: null,
+      f4: null,
+      f5: sessionAlice.session_id,
+      f6: sessionAlice.session_id,
+      f7: null,
+    });
     const sessionReads = app.commands.events.filter((event) => event.command[event.commandName] === 'sessions');
     expect(sessionReads).toHaveLength(1);
     const { experience } = await app.run(ExperienceSessionDocument, { id: 'f5' });

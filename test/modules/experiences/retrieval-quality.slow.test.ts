@@ -13,12 +13,32 @@ const CORPUS_SIZE = 1000;
 
 /** Function words a paraphrase may share with its experience. */
 const STOP_WORDS = new Set(
-  'a an the of for to in on at and or with by from into over what how much can someone we our their my me is are be it its this that which so whenever after before about each every all as up out down than then why s per'.split(' '),
+  'a an the of for to in on at and or with by from into over what how much can someone we our their my me is are be it its this that which so whenever after before about each every all as up out down than then why s per'.split(
+    ' ',
+  ),
 );
 
 function input(experience: CorpusExperience) {
-  const { experienceId, primaryGoalDescription, subTaskDescription, initiatingAgentId, inputContextSummary, outputSummary, finalOutcome, tags } = experience;
-  return { experienceId, primaryGoalDescription, subTaskDescription, initiatingAgentId, inputContextSummary, outputSummary, finalOutcome, tags };
+  const {
+    experienceId,
+    primaryGoalDescription,
+    subTaskDescription,
+    initiatingAgentId,
+    inputContextSummary,
+    outputSummary,
+    finalOutcome,
+    tags,
+  } = experience;
+  return {
+    experienceId,
+    primaryGoalDescription,
+    subTaskDescription,
+    initiatingAgentId,
+    inputContextSummary,
+    outputSummary,
+    finalOutcome,
+    tags,
+  };
 }
 
 describe('retrieval quality with the local model', () => {
@@ -41,10 +61,18 @@ describe('retrieval quality with the local model', () => {
     expect(targets.length).toBeGreaterThanOrEqual(30);
     for (const target of targets) {
       const words = new Set(
-        [target.primaryGoalDescription, target.subTaskDescription, target.inputContextSummary, target.outputSummary].flatMap(tokenize),
+        [
+          target.primaryGoalDescription,
+          target.subTaskDescription,
+          target.inputContextSummary,
+          target.outputSummary,
+        ].flatMap(tokenize),
       );
       const shared = tokenize(target.query).filter((word) => !STOP_WORDS.has(word) && words.has(word));
-      expect({ id: target.experienceId, shared: shared.length <= 1 ? 'ok' : shared }).toEqual({ id: target.experienceId, shared: 'ok' });
+      expect({ id: target.experienceId, shared: shared.length <= 1 ? 'ok' : shared }).toEqual({
+        id: target.experienceId,
+        shared: 'ok',
+      });
     }
   });
 
@@ -57,7 +85,9 @@ describe('retrieval quality with the local model', () => {
       const misses: string[] = [];
       for (const target of targets) {
         const { searchExperiences } = await app.run(SearchExperiencesDocument, { query: target.query, limit: 3, mode });
-        const ids = searchExperiences.map((hit: { experience: { experienceId: string } }) => hit.experience.experienceId);
+        const ids = searchExperiences.map(
+          (hit: { experience: { experienceId: string } }) => hit.experience.experienceId,
+        );
         if (ids[0] === target.experienceId) hitAt1++;
         if (ids.includes(target.experienceId)) hitAt3++;
         else misses.push(target.experienceId);
@@ -67,7 +97,10 @@ describe('retrieval quality with the local model', () => {
     console.log(
       `retrieval quality, ${targets.length} paraphrased queries over ${CORPUS_SIZE} experiences (local model):\n` +
         Object.entries(report)
-          .map(([mode, r]) => `  ${mode.padEnd(7)} hit@1 ${r.hitAt1.toFixed(3)}  hit@3 ${r.hitAt3.toFixed(3)}  missed@3: ${r.misses.join(', ') || '-'}`)
+          .map(
+            ([mode, r]) =>
+              `  ${mode.padEnd(7)} hit@1 ${r.hitAt1.toFixed(3)}  hit@3 ${r.hitAt3.toFixed(3)}  missed@3: ${r.misses.join(', ') || '-'}`,
+          )
           .join('\n'),
     );
     expect(report.HYBRID.hitAt3).toBeGreaterThanOrEqual(0.8);

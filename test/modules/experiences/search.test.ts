@@ -2,7 +2,22 @@ import { HashEmbeddingProvider } from '../../../src/embeddings/hash.provider';
 import { createTestApp, type ExecutionResult, type Operation, type TestApp } from '../../support/app';
 import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
 import { CountingHashProvider } from '../../support/fixtures/experience-providers';
-import { type SearchMode, type ExperienceOutcome, type RecordExperienceInput, type SearchExperiencesQueryVariables, type ReembedStatusQuery, type ReembedStatusQueryVariables, DeleteExperienceDocument, RecordExperienceDocument, RecordExperiencesDocument, ReembedDocument, ReembedStatusDocument, SearchExperiencesDocument, SimilarExperiencesDocument, UpdateExperienceDocument } from '../../support/generated/graphql';
+import {
+  type SearchMode,
+  type ExperienceOutcome,
+  type RecordExperienceInput,
+  type SearchExperiencesQueryVariables,
+  type ReembedStatusQuery,
+  type ReembedStatusQueryVariables,
+  DeleteExperienceDocument,
+  RecordExperienceDocument,
+  RecordExperiencesDocument,
+  ReembedDocument,
+  ReembedStatusDocument,
+  SearchExperiencesDocument,
+  SimilarExperiencesDocument,
+  UpdateExperienceDocument,
+} from '../../support/generated/graphql';
 
 const COLLECTION = 'eat_agent_experiences';
 
@@ -24,22 +39,85 @@ function experience(
   finalOutcome: ExperienceOutcome,
   tags: string[],
 ): RecordExperienceInput {
-  return { experienceId, primaryGoalDescription, subTaskDescription, inputContextSummary, outputSummary, initiatingAgentId, finalOutcome, tags };
+  return {
+    experienceId,
+    primaryGoalDescription,
+    subTaskDescription,
+    inputContextSummary,
+    outputSummary,
+    initiatingAgentId,
+    finalOutcome,
+    tags,
+  };
 }
 
 const BASE = [
-  experience('flight', 'Book a flight from London to New York', 'Search British Airways flights for the dates', 'Business class seat with a morning departure', 'Presented three itineraries to the traveller', 'agent-a', 'SUCCESS', ['travel']),
-  experience('invoice', 'Extract totals from supplier invoices', 'Run OCR on scanned invoice pages', 'Forty scanned PDF documents from vendors', 'Spreadsheet of invoice totals', 'agent-b', 'FAILURE', ['finance']),
-  experience('manual', 'Translate the product manual into German', 'Translate the installation chapter', 'Glossary of technical terms from the client', 'German chapter delivered with consistent terminology', 'agent-c', 'SUCCESS', ['docs']),
-  experience('certs', 'Rotate TLS certificates on the load balancers', 'Deploy new certificates without downtime', 'Certificates expire in five days', 'No dropped connections during the rotation', 'agent-a', 'PARTIAL_SUCCESS', ['ops']),
+  experience(
+    'flight',
+    'Book a flight from London to New York',
+    'Search British Airways flights for the dates',
+    'Business class seat with a morning departure',
+    'Presented three itineraries to the traveller',
+    'agent-a',
+    'SUCCESS',
+    ['travel'],
+  ),
+  experience(
+    'invoice',
+    'Extract totals from supplier invoices',
+    'Run OCR on scanned invoice pages',
+    'Forty scanned PDF documents from vendors',
+    'Spreadsheet of invoice totals',
+    'agent-b',
+    'FAILURE',
+    ['finance'],
+  ),
+  experience(
+    'manual',
+    'Translate the product manual into German',
+    'Translate the installation chapter',
+    'Glossary of technical terms from the client',
+    'German chapter delivered with consistent terminology',
+    'agent-c',
+    'SUCCESS',
+    ['docs'],
+  ),
+  experience(
+    'certs',
+    'Rotate TLS certificates on the load balancers',
+    'Deploy new certificates without downtime',
+    'Certificates expire in five days',
+    'No dropped connections during the rotation',
+    'agent-a',
+    'PARTIAL_SUCCESS',
+    ['ops'],
+  ),
 ];
 /** Close to the flight query: ten by agent-a (closest), four by agent-b (a little further). */
 const CLUSTER = [
   ...Array.from({ length: 10 }, (_, i) =>
-    experience(`near-${i}`, `Book a flight from London to New York on day ${i + 1}`, 'Search flights', null, null, 'agent-a', 'SUCCESS', ['travel']),
+    experience(
+      `near-${i}`,
+      `Book a flight from London to New York on day ${i + 1}`,
+      'Search flights',
+      null,
+      null,
+      'agent-a',
+      'SUCCESS',
+      ['travel'],
+    ),
   ),
   ...Array.from({ length: 4 }, (_, i) =>
-    experience(`far-${i}`, `Find a cheap flight to New York for a family of ${i + 3}`, 'Compare fares', null, null, 'agent-b', 'SUCCESS', ['travel']),
+    experience(
+      `far-${i}`,
+      `Find a cheap flight to New York for a family of ${i + 3}`,
+      'Compare fares',
+      null,
+      null,
+      'agent-b',
+      'SUCCESS',
+      ['travel'],
+    ),
   ),
 ];
 
@@ -71,7 +149,11 @@ describe('searchExperiences', () => {
   });
 
   it('fields restricts matching to the requested fields', async () => {
-    const hits = await search({ query: 'Glossary of technical terms from the client', fields: ['PRIMARY_GOAL', 'OUTPUT_SUMMARY'], mode: 'VECTOR' });
+    const hits = await search({
+      query: 'Glossary of technical terms from the client',
+      fields: ['PRIMARY_GOAL', 'OUTPUT_SUMMARY'],
+      mode: 'VECTOR',
+    });
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((hit) => ['PRIMARY_GOAL', 'OUTPUT_SUMMARY'].includes(hit.matchedField))).toBe(true);
     expect(hits.every((hit) => hit.vectorScore! < 0.9)).toBe(true);
@@ -89,7 +171,11 @@ describe('searchExperiences', () => {
     const everyAgentB = await search({ query, limit: 10, filter: { initiatingAgentId: 'agent-b' } });
     expect(ids(everyAgentB).sort()).toEqual(['far-0', 'far-1', 'far-2', 'far-3', 'invoice']);
 
-    const combined = await search({ query, limit: 5, filter: { tagsAny: ['travel'], outcomes: ['SUCCESS'], initiatingAgentId: 'agent-a' } });
+    const combined = await search({
+      query,
+      limit: 5,
+      filter: { tagsAny: ['travel'], outcomes: ['SUCCESS'], initiatingAgentId: 'agent-a' },
+    });
     expect(combined).toHaveLength(5);
     expect(ids(combined).every((id) => id === 'flight' || id.startsWith('near-'))).toBe(true);
 
@@ -148,12 +234,21 @@ describe('searchExperiences', () => {
   it('every write keeps the index current: record, update, delete', async () => {
     const find = async (query: string, mode: SearchMode) => ids(await search({ query, mode, limit: 5 }));
     await app.run(RecordExperienceDocument, {
-      input: { experienceId: 'lab', primaryGoalDescription: 'Calibrate the quantum spectrometer', subTaskDescription: 'Measure the baseline', initiatingAgentId: 'agent-lab', finalOutcome: 'SUCCESS' },
+      input: {
+        experienceId: 'lab',
+        primaryGoalDescription: 'Calibrate the quantum spectrometer',
+        subTaskDescription: 'Measure the baseline',
+        initiatingAgentId: 'agent-lab',
+        finalOutcome: 'SUCCESS',
+      },
     });
     expect(await find('quantum spectrometer', 'KEYWORD')).toEqual(['lab']);
     expect((await find('Calibrate the quantum spectrometer', 'VECTOR'))[0]).toBe('lab');
 
-    await app.run(UpdateExperienceDocument, { id: 'lab', input: { primaryGoalDescription: 'Calibrate the optical telescope' } });
+    await app.run(UpdateExperienceDocument, {
+      id: 'lab',
+      input: { primaryGoalDescription: 'Calibrate the optical telescope' },
+    });
     expect(await find('quantum spectrometer', 'KEYWORD')).toEqual([]);
     expect(await find('optical telescope', 'KEYWORD')).toEqual(['lab']);
     const [top] = await search({ query: 'Calibrate the optical telescope', mode: 'VECTOR' });
@@ -173,19 +268,23 @@ describe('searchExperiences', () => {
     expect(experience!.similar.every((hit: Hit) => hit.matchedField === 'PRIMARY_GOAL')).toBe(true);
   });
 
-  it("reads only the fields the hits select, and those partial reads answer no other read of the request", async () => {
+  it('reads only the fields the hits select, and those partial reads answer no other read of the request', async () => {
     const fields = 'experienceId primaryGoalDescription subTaskDescription finalOutcome tags';
     const { searchExperiences } = await app.run(
       `query { searchExperiences(query: "Book a flight from London to New York", limit: 5) {
         experience { experienceId primaryGoalDescription similar(limit: 4) { experience { ${fields} } } } } }`,
     );
     expect(searchExperiences).toHaveLength(5);
-    const similar = searchExperiences.flatMap((hit: { experience: { similar: Array<{ experience: { experienceId: string } }> } }) => hit.experience.similar);
+    const similar = searchExperiences.flatMap(
+      (hit: { experience: { similar: Array<{ experience: { experienceId: string } }> } }) => hit.experience.similar,
+    );
     // The similar experiences of one hit are mostly other hits, read by the search with two fields only.
     const hitIds = new Set(ids(searchExperiences));
     expect(similar.filter((hit: Hit) => hitIds.has(hit.experience.experienceId)).length).toBeGreaterThan(5);
     for (const { experience: found } of similar) {
-      const { experience: whole } = await app.run(`query ($id: ID!) { experience(id: $id) { ${fields} } }`, { id: found.experienceId });
+      const { experience: whole } = await app.run(`query ($id: ID!) { experience(id: $id) { ${fields} } }`, {
+        id: found.experienceId,
+      });
       expect(found).toEqual(whole);
     }
   });
@@ -229,7 +328,11 @@ describe('recordExperiences embedding requests', () => {
       expect(provider.texts).toBe(unique);
       expect(provider.requests).toHaveLength(Math.ceil(unique / 16));
       expect(provider.requests.every((request) => request.length <= 16)).toBe(true);
-      expect(await app.db.collection(COLLECTION).countDocuments({ 'embeddings.output_summary_embedding': { $exists: true } })).toBe(30);
+      expect(
+        await app.db
+          .collection(COLLECTION)
+          .countDocuments({ 'embeddings.output_summary_embedding': { $exists: true } }),
+      ).toBe(30);
     } finally {
       await app.close();
     }
@@ -265,7 +368,12 @@ describe('embedding model mismatch and reembed', () => {
     };
   }
 
-  async function finished(run: (document: typeof ReembedStatusDocument, variables: ReembedStatusQueryVariables) => Promise<ReembedStatusQuery>) {
+  async function finished(
+    run: (
+      document: typeof ReembedStatusDocument,
+      variables: ReembedStatusQueryVariables,
+    ) => Promise<ReembedStatusQuery>,
+  ) {
     for (let i = 0; i < 200; i++) {
       const { reembedStatus } = await run(ReembedStatusDocument, { collection: 'EXPERIENCES' });
       if (reembedStatus && reembedStatus.state !== 'RUNNING') return reembedStatus;
@@ -277,7 +385,11 @@ describe('embedding model mismatch and reembed', () => {
   it('an imported document without embedding_model makes search a clear error instead of a silent score', async () => {
     await source.db.collection(COLLECTION).insertOne(await withSeedVectors(source.deps.embeddings));
     const result = await source.execute(SearchExperiencesDocument, { query: 'flight' });
-    expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'EMBEDDING_MODEL_MISMATCH', stored: null });
+    expect(result.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'EMBEDDING_MODEL_MISMATCH',
+      stored: null,
+    });
     expect(result.errors![0].message).toMatch(/reembed/);
     // Keyword search compares no vectors: it still works.
     const keyword = await source.execute(SearchExperiencesDocument, { query: 'British Airways', mode: 'KEYWORD' });
@@ -287,7 +399,9 @@ describe('embedding model mismatch and reembed', () => {
   it('after a provider change, search is refused; reembed rewrites every vector in the background and search works again', async () => {
     const other = await withOtherEmbedder(256);
     try {
-      const refused = await other.execute(SearchExperiencesDocument, { query: 'Prepare report number 7 for the finance team' });
+      const refused = await other.execute(SearchExperiencesDocument, {
+        query: 'Prepare report number 7 for the finance team',
+      });
       expect(refused.errors![0].extensions).toMatchObject({
         code: 'BAD_USER_INPUT',
         reason: 'EMBEDDING_MODEL_MISMATCH',
@@ -298,9 +412,22 @@ describe('embedding model mismatch and reembed', () => {
 
       expect((await other.run(ReembedStatusDocument, { collection: 'EXPERIENCES' })).reembedStatus).toBeNull();
       const { reembed } = await other.run(ReembedDocument, { collection: 'EXPERIENCES' });
-      expect(reembed).toMatchObject({ collection: 'EXPERIENCES', state: 'RUNNING', processed: 0, total: 71, finishedAt: null, error: null });
+      expect(reembed).toMatchObject({
+        collection: 'EXPERIENCES',
+        state: 'RUNNING',
+        processed: 0,
+        total: 71,
+        finishedAt: null,
+        error: null,
+      });
       const done = await finished(other.run);
-      expect(done).toMatchObject({ id: reembed.id, state: 'DONE', processed: 71, total: 71, model: { dimensions: 256 } });
+      expect(done).toMatchObject({
+        id: reembed.id,
+        state: 'DONE',
+        processed: 71,
+        total: 71,
+        model: { dimensions: 256 },
+      });
       expect(done.finishedAt).not.toBeNull();
 
       const documents = await source.db.collection(COLLECTION).find().toArray();
@@ -309,10 +436,21 @@ describe('embedding model mismatch and reembed', () => {
         expect(document.embeddings.primary_goal_description_embedding).toHaveLength(256);
         expect(Boolean(document.embeddings.output_summary_embedding)).toBe(Boolean(document.output_summary));
       }
-      const { searchExperiences } = await other.run(SearchExperiencesDocument, { query: 'Prepare report number 7 for the finance team', mode: 'VECTOR', limit: 1 });
-      expect(searchExperiences[0]).toMatchObject({ experience: { experienceId: 'exp-07' }, matchedField: 'PRIMARY_GOAL' });
+      const { searchExperiences } = await other.run(SearchExperiencesDocument, {
+        query: 'Prepare report number 7 for the finance team',
+        mode: 'VECTOR',
+        limit: 1,
+      });
+      expect(searchExperiences[0]).toMatchObject({
+        experience: { experienceId: 'exp-07' },
+        matchedField: 'PRIMARY_GOAL',
+      });
       expect(searchExperiences[0].vectorScore).toBeCloseTo(1, 5);
-      const { searchExperiences: seed } = await other.run(SearchExperiencesDocument, { query: seedExperience.primary_goal_description, mode: 'VECTOR', limit: 1 });
+      const { searchExperiences: seed } = await other.run(SearchExperiencesDocument, {
+        query: seedExperience.primary_goal_description,
+        mode: 'VECTOR',
+        limit: 1,
+      });
       expect(seed[0].experience.experienceId).toBe(seedExperience.experience_id);
 
       // Nothing left to do: a new run finishes at once.
@@ -329,24 +467,53 @@ describe('embedding model mismatch and reembed', () => {
     const model = other.app.deps.embedder.signature;
     try {
       const total = await source.db.collection(COLLECTION).countDocuments();
-      const running = { run_id: 'elsewhere', state: 'running', processed: 5, total, started_at: new Date(), finished_at: null, error: null, model };
-      await jobs.replaceOne({ _id: COLLECTION }, { ...running, lease_until: new Date(Date.now() + 60_000) }, { upsert: true });
+      const running = {
+        run_id: 'elsewhere',
+        state: 'running',
+        processed: 5,
+        total,
+        started_at: new Date(),
+        finished_at: null,
+        error: null,
+        model,
+      };
+      await jobs.replaceOne(
+        { _id: COLLECTION },
+        { ...running, lease_until: new Date(Date.now() + 60_000) },
+        { upsert: true },
+      );
       const { reembed } = await other.run(ReembedDocument, { collection: 'EXPERIENCES' });
       expect(reembed).toMatchObject({ id: 'elsewhere', state: 'RUNNING', processed: 5 });
       expect(await source.db.collection(COLLECTION).countDocuments({ 'embedding_model.dimensions': 128 })).toBe(0);
 
       // The server running it stopped: its lease ran out after it had re-embedded 5 documents.
       const started = new Date(Date.now() - 60_000);
-      await jobs.updateOne({ _id: COLLECTION }, { $set: { lease_until: new Date(Date.now() - 1), started_at: started } });
+      await jobs.updateOne(
+        { _id: COLLECTION },
+        { $set: { lease_until: new Date(Date.now() - 1), started_at: started } },
+      );
       for (const id of ['exp-00', 'exp-01', 'exp-02', 'exp-03', 'exp-04']) {
         const document = await source.db.collection(COLLECTION).findOne({ experience_id: id });
-        const [primary, subTask] = await other.app.deps.embeddings.embed([document!.primary_goal_description, document!.sub_task_description]);
+        const [primary, subTask] = await other.app.deps.embeddings.embed([
+          document!.primary_goal_description,
+          document!.sub_task_description,
+        ]);
         await source.db.collection(COLLECTION).updateOne(
           { experience_id: id },
-          { $set: { embeddings: { primary_goal_description_embedding: Array.from(primary), sub_task_description_embedding: Array.from(subTask) }, embedding_model: model } },
+          {
+            $set: {
+              embeddings: {
+                primary_goal_description_embedding: Array.from(primary),
+                sub_task_description_embedding: Array.from(subTask),
+              },
+              embedding_model: model,
+            },
+          },
         );
       }
-      expect((await other.run(ReembedStatusDocument, { collection: 'EXPERIENCES' })).reembedStatus!.state).toBe('INTERRUPTED');
+      expect((await other.run(ReembedStatusDocument, { collection: 'EXPERIENCES' })).reembedStatus!.state).toBe(
+        'INTERRUPTED',
+      );
 
       const resumed = (await other.run(ReembedDocument, { collection: 'EXPERIENCES' })).reembed;
       expect(resumed).toMatchObject({ state: 'RUNNING', processed: 5, total });

@@ -1,4 +1,9 @@
-import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../../../src/modules/plans/plan.goal-pattern';
+import {
+  goalPattern,
+  goalPatternScore,
+  patternsUnify,
+  unifiablePrefixes,
+} from '../../../src/modules/plans/plan.goal-pattern';
 
 describe('goalPattern', () => {
   it.each([

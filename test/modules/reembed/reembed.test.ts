@@ -1,8 +1,21 @@
 import { HashEmbeddingProvider } from '../../../src/embeddings/hash.provider';
 import { createTestApp, type Operation, type TestApp } from '../../support/app';
-import { type ReembedCollection, HistoryReembedDocument, HistoryReembedStatusDocument, LearnFromTaskDocument, RecordTaskDocument, SimilarTasksDocument, SuccessfulPlansDocument } from '../../support/generated/graphql';
+import {
+  type ReembedCollection,
+  HistoryReembedDocument,
+  HistoryReembedStatusDocument,
+  LearnFromTaskDocument,
+  RecordTaskDocument,
+  SimilarTasksDocument,
+  SuccessfulPlansDocument,
+} from '../../support/generated/graphql';
 
-const GOALS = ['Create a shipment for facility HAN', 'List orders in Berlin', 'Create an invoice for customer C-1001', 'Get weather in Oslo for 3 days'];
+const GOALS = [
+  'Create a shipment for facility HAN',
+  'List orders in Berlin',
+  'Create an invoice for customer C-1001',
+  'Get weather in Oslo for 3 days',
+];
 
 describe('agent history after an embedder change', () => {
   let source: TestApp;
@@ -23,9 +36,15 @@ describe('agent history after an embedder change', () => {
   beforeAll(async () => {
     source = await createTestApp();
     for (const [i, goal] of GOALS.entries()) {
-      await source.run(RecordTaskDocument, { input: { taskId: `t${i}`, originalQuery: goal, goal, steps: [{ action: `tool_${i}` }], status: 'COMPLETED' } });
+      await source.run(RecordTaskDocument, {
+        input: { taskId: `t${i}`, originalQuery: goal, goal, steps: [{ action: `tool_${i}` }], status: 'COMPLETED' },
+      });
       await source.run(LearnFromTaskDocument, {
-        input: { taskId: `t${i}`, status: 'COMPLETED', metrics: { executionTime: 100, stepsCompleted: 1, retries: 0, userInputsRequired: 0 } },
+        input: {
+          taskId: `t${i}`,
+          status: 'COMPLETED',
+          metrics: { executionTime: 100, stepsCompleted: 1, retries: 0, userInputsRequired: 0 },
+        },
       });
     }
     other = await createTestApp({ embeddings: new HashEmbeddingProvider(256) });
@@ -37,12 +56,23 @@ describe('agent history after an embedder change', () => {
 
   it('refuses to compare vectors of another embedder, and works again after reembed(TASKS) and reembed(PLAN_PATTERNS)', async () => {
     const similar = await other.execute(SimilarTasksDocument, { query: 'List orders in Berlin' }, sameDb());
-    expect(similar.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'EMBEDDING_MODEL_MISMATCH', collection: 'TASKS' });
+    expect(similar.errors?.[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'EMBEDDING_MODEL_MISMATCH',
+      collection: 'TASKS',
+    });
     const plans = await other.execute(SuccessfulPlansDocument, { goal: 'List orders in Berlin' }, sameDb());
-    expect(plans.errors?.[0].extensions).toMatchObject({ reason: 'EMBEDDING_MODEL_MISMATCH', collection: 'PLAN_PATTERNS' });
+    expect(plans.errors?.[0].extensions).toMatchObject({
+      reason: 'EMBEDDING_MODEL_MISMATCH',
+      collection: 'PLAN_PATTERNS',
+    });
 
     expect(await reembed('TASKS')).toMatchObject({ state: 'DONE', processed: GOALS.length, total: GOALS.length });
-    expect(await reembed('PLAN_PATTERNS')).toMatchObject({ state: 'DONE', processed: GOALS.length, total: GOALS.length });
+    expect(await reembed('PLAN_PATTERNS')).toMatchObject({
+      state: 'DONE',
+      processed: GOALS.length,
+      total: GOALS.length,
+    });
     const task = await source.db.collection('tasks').findOne({ taskId: 't1' });
     expect(task!.embeddings.goal_embedding).toHaveLength(256);
     expect(task!.embeddings.originalQuery_embedding).toHaveLength(256);

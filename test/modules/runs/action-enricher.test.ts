@@ -5,13 +5,31 @@ import { actionEnricherFor, type ActionEnricher } from '../../../src/modules/run
 import { startFakeOpenAI, type ChatAnswer, type FakeOpenAI, type RecordedChatRequest } from '../../support/fake-openai';
 import { createTestApp, type TestApp } from '../../support/app';
 import { taskInput } from '../../support/fixtures/debug-run';
-import { type ToolCallInput, RecordActionDocument, RecordRunTaskDocument, TaskActionsDocument, TaskAttemptsDocument } from '../../support/generated/graphql';
+import {
+  type ToolCallInput,
+  RecordActionDocument,
+  RecordRunTaskDocument,
+  TaskActionsDocument,
+  TaskAttemptsDocument,
+} from '../../support/generated/graphql';
 
 const GOAL = 'Restore the nightly database backup';
 const CALLS: ToolCallInput[] = [
-  { name: 'search', args: { query: 'pg_dump exit code 1' }, outcome: 'SUCCESS', result: 'pg_dump fails when the disk is full' },
+  {
+    name: 'search',
+    args: { query: 'pg_dump exit code 1' },
+    outcome: 'SUCCESS',
+    result: 'pg_dump fails when the disk is full',
+  },
   // The agent rated this one itself: its insights and relevance are kept, its empty learning is filled.
-  { name: 'read_file', args: { path: 'backup.log' }, outcome: 'SUCCESS', result: 'No space left on device', insights: 'the disk is full', relevance: 'LOW' },
+  {
+    name: 'read_file',
+    args: { path: 'backup.log' },
+    outcome: 'SUCCESS',
+    result: 'No space left on device',
+    insights: 'the disk is full',
+    relevance: 'LOW',
+  },
   { name: 'run_backup', args: { target: 's3' }, outcome: 'FAILURE', result: 'exit 1' },
 ];
 
@@ -56,7 +74,10 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
   async function recordRun(): Promise<string> {
     const taskId = `backup-${++taskNumber}`;
     await app.run(RecordRunTaskDocument, { input: taskInput(taskId, GOAL) });
-    await app.run(RecordActionDocument, { taskId, input: { mode: 'FAST', thinking: 'check why pg_dump fails', approach: 'read the logs', toolCalls: CALLS } });
+    await app.run(RecordActionDocument, {
+      taskId,
+      input: { mode: 'FAST', thinking: 'check why pg_dump fails', approach: 'read the logs', toolCalls: CALLS },
+    });
     return taskId;
   }
   const readAction = async (taskId: string) => (await app.run(TaskActionsDocument, { id: taskId })).task!.actions[0];
@@ -96,13 +117,19 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
       goal: GOAL,
       approach: 'read the logs',
       thinking: 'check why pg_dump fails',
-      tool_calls: CALLS.map(({ name, args, outcome, result }) => ({ name, args, outcome: outcome.toLowerCase(), result })),
+      tool_calls: CALLS.map(({ name, args, outcome, result }) => ({
+        name,
+        args,
+        outcome: outcome.toLowerCase(),
+        result,
+      })),
     });
   });
 
   it('retries a 503 and then fills the fields', async () => {
     let calls = 0;
-    answer = (request) => (++calls === 1 ? { kind: 'status', status: 503 } : { kind: 'reply', content: enrichmentFor(request) });
+    answer = (request) =>
+      ++calls === 1 ? { kind: 'status', status: 503 } : { kind: 'reply', content: enrichmentFor(request) };
     const taskId = await recordRun();
     await enricher.whenIdle();
     expect(calls).toBe(2);
@@ -112,7 +139,11 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
   it.each<[string, ChatAnswer, RegExp]>([
     ['an endpoint error', { kind: 'status', status: 400 }, /400/],
     ['an answer that is not JSON', { kind: 'reply', content: 'Sure! Here are the notes.' }, /JSON/],
-    ['an answer with the wrong number of tool calls', { kind: 'reply', content: JSON.stringify({ synthesis: 's', tool_calls: [] }) }, /0 tool_calls entries for 3/],
+    [
+      'an answer with the wrong number of tool calls',
+      { kind: 'reply', content: JSON.stringify({ synthesis: 's', tool_calls: [] }) },
+      /0 tool_calls entries for 3/,
+    ],
   ])('logs %s and leaves the action as recorded', async (_case, reply, message) => {
     answer = () => reply;
     const taskId = await recordRun();
@@ -131,7 +162,11 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
     await app.run(RecordRunTaskDocument, { input: taskInput(taskId, GOAL) });
     await app.run(RecordActionDocument, {
       taskId,
-      input: { mode: 'FAST', synthesis: 'done', toolCalls: [{ name: 'ls', outcome: 'SUCCESS', insights: 'i', learning: 'l', relevance: 'HIGH' }] },
+      input: {
+        mode: 'FAST',
+        synthesis: 'done',
+        toolCalls: [{ name: 'ls', outcome: 'SUCCESS', insights: 'i', learning: 'l', relevance: 'HIGH' }],
+      },
     });
     await enricher.whenIdle();
     expect(fake.chatRequests.length).toBe(before);
@@ -140,7 +175,10 @@ describe('action enrichment (ENRICH_ACTIONS) against a fake OpenAI-compatible en
 
 describe('enrichment wiring and configuration', () => {
   const deps = (env: Record<string, string>, warnings: string[] = []) =>
-    ({ config: loadConfig(env), logger: createLogger('warn', (line) => warnings.push(JSON.parse(line).message)) }) as unknown as AppDeps;
+    ({
+      config: loadConfig(env),
+      logger: createLogger('warn', (line) => warnings.push(JSON.parse(line).message)),
+    }) as unknown as AppDeps;
 
   it('is off by default, on with ENRICH_ACTIONS=true and a key, and off (with a warning) without a key', () => {
     expect(actionEnricherFor(deps({ OPENAI_API_KEY: 'k' }))).toBeNull();
@@ -164,7 +202,10 @@ describe('enrichment wiring and configuration', () => {
     const app = await createTestApp({ config: { openaiApiKey: 'k', openaiBaseUrl: fake.baseURL } });
     try {
       await app.run(RecordRunTaskDocument, { input: taskInput('plain', GOAL) });
-      await app.run(RecordActionDocument, { taskId: 'plain', input: { mode: 'FAST', toolCalls: [{ name: 'ls', outcome: 'SUCCESS' }] } });
+      await app.run(RecordActionDocument, {
+        taskId: 'plain',
+        input: { mode: 'FAST', toolCalls: [{ name: 'ls', outcome: 'SUCCESS' }] },
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(fake.chatRequests).toHaveLength(0);
     } finally {

@@ -1,4 +1,10 @@
-import { argsSummary, compressActions, relevanceAtLeast, toolCallLine, type CompressibleAction } from '../../../src/modules/runs/run.compress-actions';
+import {
+  argsSummary,
+  compressActions,
+  relevanceAtLeast,
+  toolCallLine,
+  type CompressibleAction,
+} from '../../../src/modules/runs/run.compress-actions';
 
 /**
  * Seed 004's own examples: the tools "search" and "read_file", the attempts
@@ -9,13 +15,24 @@ const SEARCH_INSIGHT = "searched 'python tutorial' → found 3 results, too gene
 const READ_INSIGHT = 'read logs/error.log → file empty, suggests logging not configured';
 
 const phase1: CompressibleAction[] = [
-  { tool_calls: [{ name: 'search', args: { query: 'python tutorial' }, outcome: 'success', insights: '', relevance: '' }] },
-  { tool_calls: [{ name: 'read_file', args: { path: 'logs/error.log' }, outcome: 'success', insights: '', relevance: '' }] },
+  {
+    tool_calls: [
+      { name: 'search', args: { query: 'python tutorial' }, outcome: 'success', insights: '', relevance: '' },
+    ],
+  },
+  {
+    tool_calls: [
+      { name: 'read_file', args: { path: 'logs/error.log' }, outcome: 'success', insights: '', relevance: '' },
+    ],
+  },
 ];
 
 describe('compress_actions, phase 1', () => {
   it("renders the seed's calls as name(args_summary) → outcome, in iteration order", () => {
-    expect(compressActions(phase1)).toEqual(["search(query='python tutorial') → success", "read_file(path='logs/error.log') → success"]);
+    expect(compressActions(phase1)).toEqual([
+      "search(query='python tutorial') → success",
+      "read_file(path='logs/error.log') → success",
+    ]);
   });
 
   it('keeps every call of an iteration in call order, whatever the outcome', () => {
@@ -39,7 +56,9 @@ describe('compress_actions, phase 1', () => {
 
 describe('args_summary', () => {
   it('quotes strings with whitespace collapsed and writes numbers, booleans and null as JSON, in the given order', () => {
-    expect(argsSummary({ query: '  python\n  tutorial ', limit: 10, exact: false, lang: null })).toBe("query='python tutorial', limit=10, exact=false, lang=null");
+    expect(argsSummary({ query: '  python\n  tutorial ', limit: 10, exact: false, lang: null })).toBe(
+      "query='python tutorial', limit=10, exact=false, lang=null",
+    );
     expect(argsSummary({ b: 1, a: 2 })).toBe('b=1, a=2');
   });
 
@@ -52,7 +71,9 @@ describe('args_summary', () => {
     expect(argsSummary({ text: long })).toBe(`text='${'x'.repeat(40)}…'`);
     expect(argsSummary({ text: 'y'.repeat(40) })).toBe(`text='${'y'.repeat(40)}'`);
     // The JSON of 0..29 cut after its 40th character.
-    expect(argsSummary({ ids: Array.from({ length: 30 }, (_, i) => i) })).toBe('ids=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1…');
+    expect(argsSummary({ ids: Array.from({ length: 30 }, (_, i) => i) })).toBe(
+      'ids=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1…',
+    );
   });
 
   it('never splits a character made of two UTF-16 units', () => {
@@ -66,7 +87,9 @@ describe('args_summary', () => {
 
   it('is empty for no arguments', () => {
     expect(argsSummary({})).toBe('');
-    expect(toolCallLine({ name: 'list_facilities', args: null, outcome: 'success' })).toBe('list_facilities() → success');
+    expect(toolCallLine({ name: 'list_facilities', args: null, outcome: 'success' })).toBe(
+      'list_facilities() → success',
+    );
   });
 });
 
@@ -74,17 +97,41 @@ describe('compress_actions, phase 2', () => {
   const phase2: CompressibleAction[] = [
     {
       tool_calls: [
-        { name: 'search', args: { query: 'python tutorial' }, outcome: 'success', insights: SEARCH_INSIGHT, relevance: 'medium' },
-        { name: 'search', args: { query: 'weather' }, outcome: 'success', insights: 'weather is sunny, unrelated', relevance: 'low' },
+        {
+          name: 'search',
+          args: { query: 'python tutorial' },
+          outcome: 'success',
+          insights: SEARCH_INSIGHT,
+          relevance: 'medium',
+        },
+        {
+          name: 'search',
+          args: { query: 'weather' },
+          outcome: 'success',
+          insights: 'weather is sunny, unrelated',
+          relevance: 'low',
+        },
       ],
     },
     {
       tool_calls: [
-        { name: 'read_file', args: { path: 'logs/error.log' }, outcome: 'success', insights: READ_INSIGHT, relevance: 'high' },
+        {
+          name: 'read_file',
+          args: { path: 'logs/error.log' },
+          outcome: 'success',
+          insights: READ_INSIGHT,
+          relevance: 'high',
+        },
         // Not enriched yet: falls back to its phase-1 line at every level.
         { name: 'read_file', args: { path: 'app.py' }, outcome: 'failure', insights: '', relevance: 'low' },
         // Insights without a rating rank below every level.
-        { name: 'grep', args: { pattern: 'logger' }, outcome: 'success', insights: 'logger is never configured', relevance: '' },
+        {
+          name: 'grep',
+          args: { pattern: 'logger' },
+          outcome: 'success',
+          insights: 'logger is never configured',
+          relevance: '',
+        },
       ],
     },
   ];
@@ -98,13 +145,21 @@ describe('compress_actions, phase 2', () => {
   });
 
   it('with LOW: every rated insight', () => {
-    expect(compressActions(phase2, 'low')).toEqual([SEARCH_INSIGHT, 'weather is sunny, unrelated', READ_INSIGHT, "read_file(path='app.py') → failure"]);
+    expect(compressActions(phase2, 'low')).toEqual([
+      SEARCH_INSIGHT,
+      'weather is sunny, unrelated',
+      READ_INSIGHT,
+      "read_file(path='app.py') → failure",
+    ]);
   });
 
   it('treats blank insights as none', () => {
-    expect(compressActions([{ tool_calls: [{ name: 'search', args: { q: 'x' }, outcome: 'success', insights: '   ', relevance: 'low' }] }], 'high')).toEqual([
-      "search(q='x') → success",
-    ]);
+    expect(
+      compressActions(
+        [{ tool_calls: [{ name: 'search', args: { q: 'x' }, outcome: 'success', insights: '   ', relevance: 'low' }] }],
+        'high',
+      ),
+    ).toEqual(["search(q='x') → success"]);
   });
 
   it('orders relevance low < medium < high, with no rating below all', () => {

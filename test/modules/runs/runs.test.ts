@@ -1,7 +1,23 @@
 import type { CommandSucceededEvent } from 'mongodb';
 import { createTestApp, type TestApp } from '../../support/app';
-import { LOGIN_SOURCE, PHASE1_ATTEMPTS, PHASE2_ATTEMPTS, debugRun, expectedAction, taskInput, type ActionInput } from '../../support/fixtures/debug-run';
-import { type Relevance, RecordActionDocument, RecordRunTaskDocument, RunToolPerformanceDocument, TaskActionsDocument, TaskAttemptsDocument, TaskRunsDocument } from '../../support/generated/graphql';
+import {
+  LOGIN_SOURCE,
+  PHASE1_ATTEMPTS,
+  PHASE2_ATTEMPTS,
+  debugRun,
+  expectedAction,
+  taskInput,
+  type ActionInput,
+} from '../../support/fixtures/debug-run';
+import {
+  type Relevance,
+  RecordActionDocument,
+  RecordRunTaskDocument,
+  RunToolPerformanceDocument,
+  TaskActionsDocument,
+  TaskAttemptsDocument,
+  TaskRunsDocument,
+} from '../../support/generated/graphql';
 
 const PHASE1_TASK = 'run-debug-login';
 const PHASE2_TASK = 'run-debug-signup';
@@ -56,7 +72,19 @@ describe('agent runs: actions, attempts and tool performance', () => {
     const stored = await app.db.collection('tasks').findOne({ taskId: PHASE2_TASK });
     const action = stored!.actions[2];
     expect(Object.keys(action).sort()).toEqual(
-      ['approach', 'hypothesis', 'iteration', 'mode', 'planning', 'progress', 'reflection', 'synthesis', 'thinking', 'timestamp', 'tool_calls'].sort(),
+      [
+        'approach',
+        'hypothesis',
+        'iteration',
+        'mode',
+        'planning',
+        'progress',
+        'reflection',
+        'synthesis',
+        'thinking',
+        'timestamp',
+        'tool_calls',
+      ].sort(),
     );
     expect(action.timestamp).toEqual(new Date('2024-01-15T10:32:00.000Z'));
     expect(action).toMatchObject({ iteration: 2, mode: 'fast', planning: '', progress: 'advancing' });
@@ -86,7 +114,8 @@ describe('agent runs: actions, attempts and tool performance', () => {
 
   it('derives the phase 2 attempts as written by hand, for each minimum relevance (default MEDIUM)', async () => {
     const attempts = async (minRelevance?: Relevance) =>
-      (await app.run(TaskAttemptsDocument, { id: PHASE2_TASK, ...(minRelevance ? { minRelevance } : {}) })).task!.attempts;
+      (await app.run(TaskAttemptsDocument, { id: PHASE2_TASK, ...(minRelevance ? { minRelevance } : {}) })).task!
+        .attempts;
     expect(await attempts('HIGH')).toEqual(PHASE2_ATTEMPTS.HIGH);
     expect(await attempts('MEDIUM')).toEqual(PHASE2_ATTEMPTS.MEDIUM);
     expect(await attempts('LOW')).toEqual(PHASE2_ATTEMPTS.LOW);
@@ -110,7 +139,13 @@ describe('agent runs: actions, attempts and tool performance', () => {
       avgDuration: (2400 + 30000 + 1800) / 3,
       timedExecutions: 3,
       commonErrors: [
-        { error: 'failure: AssertionError: expected 200, got 500', frequency: 1, percentage: 50, context, lastTaskId: PHASE1_TASK },
+        {
+          error: 'failure: AssertionError: expected 200, got 500',
+          frequency: 1,
+          percentage: 50,
+          context,
+          lastTaskId: PHASE1_TASK,
+        },
         { error: 'timeout', frequency: 1, percentage: 50, context, lastTaskId: PHASE1_TASK },
       ],
     });
@@ -123,22 +158,53 @@ describe('agent runs: actions, attempts and tool performance', () => {
       successRate: 3 / 4,
       avgDuration: (12 + 8 + 10 + 5) / 4,
       timedExecutions: 4,
-      commonErrors: [{ error: 'failure: FileNotFoundError: config/logging.yaml', frequency: 1, percentage: 100, context, lastTaskId: PHASE1_TASK }],
+      commonErrors: [
+        {
+          error: 'failure: FileNotFoundError: config/logging.yaml',
+          frequency: 1,
+          percentage: 100,
+          context,
+          lastTaskId: PHASE1_TASK,
+        },
+      ],
     });
     expect(await performance('python', context)).toMatchObject({
       totalExecutions: 2,
       successCount: 1,
       failureCount: 1,
       avgDuration: (150 + 20) / 2,
-      commonErrors: [{ error: "error: ModuleNotFoundError: No module named 'jwt'", frequency: 1, percentage: 100, context, lastTaskId: PHASE1_TASK }],
+      commonErrors: [
+        {
+          error: "error: ModuleNotFoundError: No module named 'jwt'",
+          frequency: 1,
+          percentage: 100,
+          context,
+          lastTaskId: PHASE1_TASK,
+        },
+      ],
     });
     // The second search reported no duration: counted, but not in the average.
-    expect(await performance('search', context)).toMatchObject({ totalExecutions: 2, successCount: 2, failureCount: 0, avgDuration: 320, timedExecutions: 1 });
+    expect(await performance('search', context)).toMatchObject({
+      totalExecutions: 2,
+      successCount: 2,
+      failureCount: 0,
+      avgDuration: 320,
+      timedExecutions: 1,
+    });
     expect(await performance('grep', context)).toMatchObject({ totalExecutions: 1, successCount: 1, avgDuration: 45 });
 
     // Over both runs (the same calls in another context): exactly twice each.
-    expect(await performance('run_tests', null)).toMatchObject({ totalExecutions: 6, successCount: 2, failureCount: 4, avgDuration: (2400 + 30000 + 1800) / 3 });
-    const totals = await Promise.all(['search', 'read_file', 'grep', 'run_tests', 'python'].map(async (tool) => (await performance(tool, null)).totalExecutions));
+    expect(await performance('run_tests', null)).toMatchObject({
+      totalExecutions: 6,
+      successCount: 2,
+      failureCount: 4,
+      avgDuration: (2400 + 30000 + 1800) / 3,
+    });
+    const totals = await Promise.all(
+      ['search', 'read_file', 'grep', 'run_tests', 'python'].map(
+        async (tool) => (await performance(tool, null)).totalExecutions,
+      ),
+    );
     expect(totals.reduce((sum, total) => sum + total, 0)).toBe(24);
   });
 
@@ -153,7 +219,11 @@ describe('agent runs: actions, attempts and tool performance', () => {
       app.client.off('commandSucceeded', listener);
     }
     const firstRow = (commandName: string) =>
-      (replies.find((event) => event.commandName === commandName)!.reply as { cursor: { firstBatch: Array<Record<string, unknown>> } }).cursor.firstBatch[0];
+      (
+        replies.find((event) => event.commandName === commandName)!.reply as {
+          cursor: { firstBatch: Array<Record<string, unknown>> };
+        }
+      ).cursor.firstBatch[0];
     expect(firstRow('find').taskId).toBe(PHASE1_TASK);
     expect(firstRow('find').actions).toBeUndefined();
     expect(firstRow('aggregate').actions).toHaveLength(1);
@@ -167,7 +237,9 @@ describe('agent runs: actions, attempts and tool performance', () => {
     expect(byId[PHASE1_TASK].attempts).toEqual(PHASE1_ATTEMPTS);
     expect(byId[PHASE2_TASK].attempts).toEqual(PHASE2_ATTEMPTS.MEDIUM);
     // countDocuments (totalCount) is an aggregate too; the run reads are the ones matching a list of taskIds.
-    const runReads = app.commands.events.filter((event) => event.commandName === 'aggregate' && event.command.pipeline[0].$match?.taskId?.$in);
+    const runReads = app.commands.events.filter(
+      (event) => event.commandName === 'aggregate' && event.command.pipeline[0].$match?.taskId?.$in,
+    );
     expect(runReads).toHaveLength(2);
     for (const read of runReads) expect(read.command.pipeline[0].$match.taskId.$in).toHaveLength(2);
   });

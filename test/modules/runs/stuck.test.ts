@@ -1,11 +1,22 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import { taskInput } from '../../support/fixtures/debug-run';
-import { type RecordActionInput, type ToolCallInput, RecordActionDocument, RecordRunTaskDocument, StuckTasksDocument } from '../../support/generated/graphql';
+import {
+  type RecordActionInput,
+  type ToolCallInput,
+  RecordActionDocument,
+  RecordRunTaskDocument,
+  StuckTasksDocument,
+} from '../../support/generated/graphql';
 
 type Call = ToolCallInput;
 type Step = Partial<RecordActionInput>;
 
-const READ_CONFIG = (args: Record<string, unknown>): Call => ({ name: 'read_file', args, outcome: 'FAILURE', result: 'FileNotFoundError' });
+const READ_CONFIG = (args: Record<string, unknown>): Call => ({
+  name: 'read_file',
+  args,
+  outcome: 'FAILURE',
+  result: 'FileNotFoundError',
+});
 
 /**
  * Runs and whether they are stuck with minIterations = 3:
@@ -23,11 +34,19 @@ const RUNS: Record<string, Step[]> = {
   retrying: [
     { toolCalls: [{ name: 'search', args: { q: 'config' }, outcome: 'SUCCESS' }] },
     { toolCalls: [READ_CONFIG({ path: 'app.yaml', encoding: 'utf8' })] },
-    { toolCalls: [{ name: 'search', args: { q: 'yaml' }, outcome: 'SUCCESS' }, READ_CONFIG({ encoding: 'utf8', path: 'app.yaml' })] },
+    {
+      toolCalls: [
+        { name: 'search', args: { q: 'yaml' }, outcome: 'SUCCESS' },
+        READ_CONFIG({ encoding: 'utf8', path: 'app.yaml' }),
+      ],
+    },
     { toolCalls: [{ ...READ_CONFIG({ path: 'app.yaml', encoding: 'utf8' }), outcome: 'TIMEOUT' }] },
     { progress: 'ADVANCING', toolCalls: [READ_CONFIG({ path: 'app.yaml', encoding: 'utf8' })] },
   ],
-  both: [1, 2, 3].map(() => ({ progress: 'STUCK', toolCalls: [{ name: 'deploy', args: { env: 'prod' }, outcome: 'ERROR', result: 'exit 1' }] })),
+  both: [1, 2, 3].map(() => ({
+    progress: 'STUCK',
+    toolCalls: [{ name: 'deploy', args: { env: 'prod' }, outcome: 'ERROR', result: 'exit 1' }],
+  })),
   recovered: [{ progress: 'STUCK' }, { progress: 'STUCK' }, { progress: 'STUCK' }, { progress: 'ADVANCING' }],
   varied: [1, 2, 3, 4].map((n) => ({ toolCalls: [READ_CONFIG({ path: `app-${n}.yaml` })] })),
   interrupted: [
@@ -51,17 +70,26 @@ describe('stuckTasks', () => {
   });
   afterAll(() => app.close());
 
-  const stuck = async (variables: Record<string, unknown> = {}) => (await app.run(StuckTasksDocument, variables)).stuckTasks;
+  const stuck = async (variables: Record<string, unknown> = {}) =>
+    (await app.run(StuckTasksDocument, variables)).stuckTasks;
 
   it('finds the tasks whose last 3 iterations report STUCK or repeat the same failing call, most stuck first', async () => {
     const found = await stuck();
-    expect(found.map((entry: { task: { taskId: string } }) => entry.task.taskId)).toEqual(['retrying', 'both', 'looping']);
+    expect(found.map((entry: { task: { taskId: string } }) => entry.task.taskId)).toEqual([
+      'retrying',
+      'both',
+      'looping',
+    ]);
     const [retrying, both, looping] = found;
     expect(retrying).toMatchObject({
       reasons: ['REPEATED_FAILURE'],
       stuckIterations: 4,
       progressStuckIterations: 0,
-      repeatedFailure: { toolName: 'read_file', call: "read_file(path='app.yaml', encoding='utf8') → failure", iterations: 4 },
+      repeatedFailure: {
+        toolName: 'read_file',
+        call: "read_file(path='app.yaml', encoding='utf8') → failure",
+        iterations: 4,
+      },
       lastIteration: 4,
     });
     expect(both).toMatchObject({
@@ -71,12 +99,19 @@ describe('stuckTasks', () => {
       repeatedFailure: { toolName: 'deploy', call: "deploy(env='prod') → error", iterations: 3 },
       lastIteration: 2,
     });
-    expect(looping).toMatchObject({ reasons: ['PROGRESS_STUCK'], stuckIterations: 3, progressStuckIterations: 3, repeatedFailure: null, lastIteration: 3 });
+    expect(looping).toMatchObject({
+      reasons: ['PROGRESS_STUCK'],
+      stuckIterations: 3,
+      progressStuckIterations: 3,
+      repeatedFailure: null,
+      lastIteration: 3,
+    });
     expect(typeof looping.lastActionAt).toBe('string');
   });
 
   it('honours minIterations, status and limit', async () => {
-    const ids = async (variables: Record<string, unknown>) => (await stuck(variables)).map((entry: { task: { taskId: string } }) => entry.task.taskId);
+    const ids = async (variables: Record<string, unknown>) =>
+      (await stuck(variables)).map((entry: { task: { taskId: string } }) => entry.task.taskId);
     expect(await ids({ minIterations: 4 })).toEqual(['retrying']);
     expect(await ids({ minIterations: 5 })).toEqual([]);
     expect((await ids({ minIterations: 2 })).sort()).toEqual(['both', 'looping', 'retrying', 'short']);

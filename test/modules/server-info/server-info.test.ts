@@ -42,27 +42,41 @@ describe('serverInfo and error handling', () => {
     const deps = { ...app.deps, logger };
     const server = await createServer(deps, await buildSchema({ resolvers: [ServerInfoResolver, FailingResolver] }));
     try {
-      const response = await server.apollo.executeOperation({ query: '{ crash }' }, { contextValue: createContext(deps) });
+      const response = await server.apollo.executeOperation(
+        { query: '{ crash }' },
+        { contextValue: createContext(deps) },
+      );
       const result = response.body.kind === 'single' ? response.body.singleResult : undefined;
       const error = result?.errors?.[0];
       expect(error?.message).toBe('Unexpected error.');
       expect(error?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
       expect(JSON.stringify(result)).not.toContain('secret internal detail');
       expect(JSON.stringify(result)).not.toContain('stacktrace');
-      const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.errorId === error?.extensions?.errorId);
+      const logged = lines
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.errorId === error?.extensions?.errorId);
       expect(logged?.error).toBe('secret internal detail');
       expect(logged?.stack).toContain('TypeError');
 
-      const notFound = await server.apollo.executeOperation({ query: '{ missing }' }, { contextValue: createContext(deps) });
+      const notFound = await server.apollo.executeOperation(
+        { query: '{ missing }' },
+        { contextValue: createContext(deps) },
+      );
       const notFoundResult = notFound.body.kind === 'single' ? notFound.body.singleResult : undefined;
-      expect(notFoundResult?.errors?.[0]).toMatchObject({ message: 'No such thing.', extensions: { code: 'NOT_FOUND' } });
+      expect(notFoundResult?.errors?.[0]).toMatchObject({
+        message: 'No such thing.',
+        extensions: { code: 'NOT_FOUND' },
+      });
     } finally {
       await server.stop();
     }
   });
 
   it('a variable holding null for a non-null argument with a default is BAD_USER_INPUT, not an internal error', async () => {
-    const result = await app.execute('query ($limit: Int) { agentInsights(agentType: THOUGHT, limit: $limit) { count } }', { limit: null });
+    const result = await app.execute(
+      'query ($limit: Int) { agentInsights(agentType: THOUGHT, limit: $limit) { count } }',
+      { limit: null },
+    );
     expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     expect(result.errors?.[0].message).toContain('limit');
   });

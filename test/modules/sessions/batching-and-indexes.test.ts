@@ -7,7 +7,13 @@ const SESSIONS = 50;
 function seedSession(index: number) {
   const at = new Date(Date.UTC(2024, 0, 1, 0, index));
   const messages = (agent: string) =>
-    [1, 2, 3].map((id) => ({ message_id: id, role: id % 2 ? 'user' : 'assistant', content: `${agent} ${index}.${id}`, created_at: at, updated_at: at }));
+    [1, 2, 3].map((id) => ({
+      message_id: id,
+      role: id % 2 ? 'user' : 'assistant',
+      content: `${agent} ${index}.${id}`,
+      created_at: at,
+      updated_at: at,
+    }));
   return {
     _id: `s-${index}`,
     session_id: `s-${index}`,
@@ -17,7 +23,10 @@ function seedSession(index: number) {
     metadata: {},
     feedbacks: [],
     agents: Object.fromEntries(
-      ['planner', 'writer'].map((agent) => [agent, { agent_data: { agent_id: agent }, created_at: at, updated_at: at, messages: messages(agent) }]),
+      ['planner', 'writer'].map((agent) => [
+        agent,
+        { agent_data: { agent_id: agent }, created_at: at, updated_at: at, messages: messages(agent) },
+      ]),
     ),
   };
 }
@@ -26,7 +35,9 @@ describe('sessions: DataLoader batching and indexes', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp({ config: { metadataIndexFields: ['priority', 'department'] } });
-    await app.db.collection('sessions').insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);
+    await app.db
+      .collection('sessions')
+      .insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);
   });
   afterAll(() => app.close());
 
@@ -34,7 +45,8 @@ describe('sessions: DataLoader batching and indexes', () => {
     // One document with 50 aliased session(id) fields: each resolves through ctx.loaders.sessionById.
     const fields = Array.from(
       { length: SESSIONS },
-      (_, index) => `s${index}: session(id: "s-${index}") { sessionId agents { agentId messageCount lastMessage { messageId text } } }`,
+      (_, index) =>
+        `s${index}: session(id: "s-${index}") { sessionId agents { agentId messageCount lastMessage { messageId text } } }`,
     );
     app.commands.reset();
     const data = await app.run(`query ManySessions {\n${fields.join('\n')}\n}`);
@@ -43,7 +55,11 @@ describe('sessions: DataLoader batching and indexes', () => {
     for (let index = 0; index < SESSIONS; index++) {
       expect(data[`s${index}`]).toEqual({
         sessionId: `s-${index}`,
-        agents: ['planner', 'writer'].map((agent) => ({ agentId: agent, messageCount: 3, lastMessage: { messageId: 3, text: `${agent} ${index}.3` } })),
+        agents: ['planner', 'writer'].map((agent) => ({
+          agentId: agent,
+          messageCount: 3,
+          lastMessage: { messageId: 3, text: `${agent} ${index}.3` },
+        })),
       });
     }
   });
@@ -51,7 +67,8 @@ describe('sessions: DataLoader batching and indexes', () => {
   it("pages the messages of 50 sessions' agents in the sessions' own read, not one read per agent", async () => {
     const fields = Array.from(
       { length: SESSIONS },
-      (_, index) => `s${index}: session(id: "s-${index}") { agents { messages(last: 2) { totalCount edges { node { messageId text } } } } }`,
+      (_, index) =>
+        `s${index}: session(id: "s-${index}") { agents { messages(last: 2) { totalCount edges { node { messageId text } } } } }`,
     );
     app.commands.reset();
     const data = await app.run(`query ManyPages {\n${fields.join('\n')}\n}`);
@@ -59,7 +76,10 @@ describe('sessions: DataLoader batching and indexes', () => {
     for (let index = 0; index < SESSIONS; index++) {
       expect(data[`s${index}`].agents).toEqual(
         ['planner', 'writer'].map((agent) => ({
-          messages: { totalCount: 3, edges: [2, 3].map((id) => ({ node: { messageId: id, text: `${agent} ${index}.${id}` } })) },
+          messages: {
+            totalCount: 3,
+            edges: [2, 3].map((id) => ({ node: { messageId: id, text: `${agent} ${index}.${id}` } })),
+          },
         })),
       );
     }
@@ -83,9 +103,23 @@ describe('sessions: DataLoader batching and indexes', () => {
   it('reads session summaries without message arrays: per-agent counts, token sums and the last message only', async () => {
     const [summary] = await new SessionRepository(app.db).findSummaries(['s-1']);
     expect(summary.agents.map((agent) => Object.keys(agent).sort())).toEqual(
-      Array(2).fill(['agent_data', 'agent_id', 'created_at', 'input_tokens', 'last_message', 'message_count', 'output_tokens', 'total_tokens', 'updated_at']),
+      Array(2).fill([
+        'agent_data',
+        'agent_id',
+        'created_at',
+        'input_tokens',
+        'last_message',
+        'message_count',
+        'output_tokens',
+        'total_tokens',
+        'updated_at',
+      ]),
     );
-    expect(summary.agents[0]).toMatchObject({ agent_id: 'planner', message_count: 3, last_message: { message_id: 3, content: 'planner 1.3' } });
+    expect(summary.agents[0]).toMatchObject({
+      agent_id: 'planner',
+      message_count: 3,
+      last_message: { message_id: 3, content: 'planner 1.3' },
+    });
   });
 
   it('creates the created_at, updated_at and METADATA_INDEX_FIELDS indexes at startup', async () => {
@@ -99,6 +133,8 @@ describe('sessions: DataLoader batching and indexes', () => {
         JSON.stringify({ 'metadata.department': 1 }),
       ]),
     );
-    expect(indexes.map((index) => index.name)).toEqual(expect.arrayContaining(['created_at_1', 'updated_at_1', 'metadata.priority_1']));
+    expect(indexes.map((index) => index.name)).toEqual(
+      expect.arrayContaining(['created_at_1', 'updated_at_1', 'metadata.priority_1']),
+    );
   });
 });

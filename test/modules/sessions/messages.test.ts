@@ -1,5 +1,16 @@
 import { call, operationName, type OperationCall, createTestApp, type TestApp } from '../../support/app';
-import { type AppendMessageInput, type AgentMessagesQueryVariables, AgentMessagesDocument, AppendMessageDocument, AppendMessagesDocument, CreateSessionDocument, SessionAgentDocument, SessionWithMessagesDocument, UpdateMessageDocument, UpsertAgentDocument } from '../../support/generated/graphql';
+import {
+  type AppendMessageInput,
+  type AgentMessagesQueryVariables,
+  AgentMessagesDocument,
+  AppendMessageDocument,
+  AppendMessagesDocument,
+  CreateSessionDocument,
+  SessionAgentDocument,
+  SessionWithMessagesDocument,
+  UpdateMessageDocument,
+  UpsertAgentDocument,
+} from '../../support/generated/graphql';
 
 async function createSessionWithAgent(app: TestApp, sessionId: string, agentId = 'agent'): Promise<void> {
   await app.run(CreateSessionDocument, { input: { sessionId } });
@@ -25,13 +36,23 @@ describe('sessions: messages', () => {
       agentId: 'agent',
       input: { role: 'USER', content: 'Hello $there' },
     });
-    expect(first.appendMessage).toMatchObject({ messageId: 1, role: 'USER', content: 'Hello $there', text: 'Hello $there', eventLoopMetrics: null });
+    expect(first.appendMessage).toMatchObject({
+      messageId: 1,
+      role: 'USER',
+      content: 'Hello $there',
+      text: 'Hello $there',
+      eventLoopMetrics: null,
+    });
     const second = await app.run(AppendMessageDocument, {
       sessionId: 'append-1',
       agentId: 'agent',
       input: {
         role: 'ASSISTANT',
-        content: [{ type: 'text', text: 'Part one' }, { type: 'image', source: { type: 'base64', data: 'iVBOR' } }, { text: 'part two' }],
+        content: [
+          { type: 'text', text: 'Part one' },
+          { type: 'image', source: { type: 'base64', data: 'iVBOR' } },
+          { text: 'part two' },
+        ],
         eventLoopMetrics: { latencyMs: 12.5, inputTokens: 3, outputTokens: 4, totalTokens: 7 },
       },
     });
@@ -55,7 +76,11 @@ describe('sessions: messages', () => {
 
   it('appendMessages appends a batch atomically with consecutive ids after the highest stored one', async () => {
     await createSessionWithAgent(app, 'batch-1');
-    await app.run(AppendMessageDocument, { sessionId: 'batch-1', agentId: 'agent', input: { role: 'SYSTEM', content: 'Be brief.' } });
+    await app.run(AppendMessageDocument, {
+      sessionId: 'batch-1',
+      agentId: 'agent',
+      input: { role: 'SYSTEM', content: 'Be brief.' },
+    });
     const data = await app.run(AppendMessagesDocument, {
       sessionId: 'batch-1',
       agentId: 'agent',
@@ -70,10 +95,17 @@ describe('sessions: messages', () => {
       [3, 'two'],
       [4, 'three'],
     ]);
-    expect(data.appendMessages[1].eventLoopMetrics).toEqual({ latencyMs: null, inputTokens: 5, outputTokens: 6, totalTokens: 11 });
+    expect(data.appendMessages[1].eventLoopMetrics).toEqual({
+      latencyMs: null,
+      inputTokens: 5,
+      outputTokens: 6,
+      totalTokens: 11,
+    });
     const doc = await stored(app, 'batch-1');
     expect(doc.agents.agent.messages.map((m: any) => m.message_id)).toEqual([1, 2, 3, 4]);
-    expect(doc.agents.agent.messages[2].event_loop_metrics).toEqual({ accumulated_usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 } });
+    expect(doc.agents.agent.messages[2].event_loop_metrics).toEqual({
+      accumulated_usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
+    });
   });
 
   it('continues the ids of an SDK-written agent whose messages are not numbered from 1', async () => {
@@ -98,7 +130,11 @@ describe('sessions: messages', () => {
         },
       },
     } as any);
-    const data = await app.run(AppendMessageDocument, { sessionId: 'sdk-1', agentId: 'a', input: { role: 'USER', content: 'z' } });
+    const data = await app.run(AppendMessageDocument, {
+      sessionId: 'sdk-1',
+      agentId: 'a',
+      input: { role: 'USER', content: 'z' },
+    });
     expect(data.appendMessage.messageId).toBe(42);
   });
 
@@ -106,7 +142,11 @@ describe('sessions: messages', () => {
     await createSessionWithAgent(app, 'concurrent-1');
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
-        app.run(AppendMessageDocument, { sessionId: 'concurrent-1', agentId: 'agent', input: { role: 'USER', content: `message ${index}` } }),
+        app.run(AppendMessageDocument, {
+          sessionId: 'concurrent-1',
+          agentId: 'agent',
+          input: { role: 'USER', content: `message ${index}` },
+        }),
       ),
     );
     const returned = results.map((result) => result.appendMessage.messageId).sort((a: number, b: number) => a - b);
@@ -122,7 +162,8 @@ describe('sessions: messages', () => {
   describe('Agent.messages pagination', () => {
     const sessionId = 'paged-1';
     const page = async (variables: Omit<AgentMessagesQueryVariables, 'id' | 'agentId'>) =>
-      (await app.run(AgentMessagesDocument, { id: sessionId, agentId: 'agent', ...variables })).session!.agent!.messages;
+      (await app.run(AgentMessagesDocument, { id: sessionId, agentId: 'agent', ...variables })).session!.agent!
+        .messages;
     const ids = (connection: any) => connection.edges.map((edge: any) => edge.node.messageId);
 
     beforeAll(async () => {
@@ -130,7 +171,10 @@ describe('sessions: messages', () => {
       await app.run(AppendMessagesDocument, {
         sessionId,
         agentId: 'agent',
-        inputs: Array.from({ length: 12 }, (_, index): AppendMessageInput => ({ role: index % 3 === 0 ? 'USER' : 'ASSISTANT', content: `m${index + 1}` })),
+        inputs: Array.from({ length: 12 }, (_, index): AppendMessageInput => ({
+          role: index % 3 === 0 ? 'USER' : 'ASSISTANT',
+          content: `m${index + 1}`,
+        })),
       });
     });
 
@@ -188,7 +232,13 @@ describe('sessions: messages', () => {
     });
 
     it('rejects page sizes outside 1..500, first with last, and foreign cursors', async () => {
-      for (const variables of [{ first: 0 }, { first: 501 }, { last: 501 }, { first: 1, last: 1 }, { after: 'not-a-cursor' }]) {
+      for (const variables of [
+        { first: 0 },
+        { first: 501 },
+        { last: 501 },
+        { first: 1, last: 1 },
+        { after: 'not-a-cursor' },
+      ]) {
         const result = await app.execute(AgentMessagesDocument, { id: sessionId, agentId: 'agent', ...variables });
         expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
         expect(result.errors?.[0].extensions?.field).toEqual(expect.any(String));
@@ -216,7 +266,9 @@ describe('sessions: messages', () => {
     });
     expect(data.updateMessage).toMatchObject({ messageId: 1, role: 'USER', content: 'my card is [REDACTED]' });
     expect(data.updateMessage.createdAt).toBe(appended.appendMessages[0].createdAt);
-    expect(new Date(data.updateMessage.updatedAt).getTime()).toBeGreaterThan(new Date(data.updateMessage.createdAt).getTime());
+    expect(new Date(data.updateMessage.updatedAt).getTime()).toBeGreaterThan(
+      new Date(data.updateMessage.createdAt).getTime(),
+    );
     const doc = await stored(app, 'redact-1');
     const [first, second] = doc.agents.agent.messages;
     expect(first.content).toBe('my card is [REDACTED]');
@@ -233,7 +285,11 @@ describe('sessions: messages', () => {
     const cases: OperationCall[] = [
       call(AppendMessageDocument, { sessionId: 'nope', agentId: 'agent', input: { role: 'USER', content: 'x' } }),
       call(AppendMessageDocument, { sessionId: 'missing-1', agentId: 'ghost', input: { role: 'USER', content: 'x' } }),
-      call(AppendMessagesDocument, { sessionId: 'missing-1', agentId: 'ghost', inputs: [{ role: 'USER', content: 'x' }] }),
+      call(AppendMessagesDocument, {
+        sessionId: 'missing-1',
+        agentId: 'ghost',
+        inputs: [{ role: 'USER', content: 'x' }],
+      }),
       call(UpdateMessageDocument, { sessionId: 'missing-1', agentId: 'agent', messageId: 99, input: { content: 'x' } }),
       call(UpdateMessageDocument, { sessionId: 'missing-1', agentId: 'ghost', messageId: 1, input: { content: 'x' } }),
       call(SessionAgentDocument, { id: 'missing-1', agentId: 'ghost' }),
@@ -241,7 +297,10 @@ describe('sessions: messages', () => {
     ];
     for (const { document, variables } of cases) {
       const result = await app.execute(document, variables);
-      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([operationName(document), 'NOT_FOUND']);
+      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([
+        operationName(document),
+        'NOT_FOUND',
+      ]);
     }
     expect(await stored(app, 'missing-1')).toEqual(before);
     expect(await app.db.collection('sessions').countDocuments({ _id: 'nope' as any })).toBe(0);

@@ -1,6 +1,13 @@
 import { call, operationName, createTestApp, type TestApp } from '../../support/app';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { AddFeedbackDocument, CreateSessionDocument, DeleteSessionDocument, DeleteSessionMetadataKeysDocument, UpdateSessionMetadataDocument, UpsertAgentDocument } from '../../support/generated/graphql';
+import {
+  AddFeedbackDocument,
+  CreateSessionDocument,
+  DeleteSessionDocument,
+  DeleteSessionMetadataKeysDocument,
+  UpdateSessionMetadataDocument,
+  UpsertAgentDocument,
+} from '../../support/generated/graphql';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
 
@@ -17,7 +24,13 @@ describe('sessions: mutations', () => {
   it('createSession generates an id, defaults the type to "default" and starts empty', async () => {
     const { createSession } = await app.run(CreateSessionDocument, { input: {} });
     expect(createSession.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(createSession).toMatchObject({ sessionType: 'default', metadata: {}, feedbacks: [], agents: [], messageCount: 0 });
+    expect(createSession).toMatchObject({
+      sessionType: 'default',
+      metadata: {},
+      feedbacks: [],
+      agents: [],
+      messageCount: 0,
+    });
     expect(createSession.createdAt).toBe(createSession.updatedAt);
     const doc = await stored(createSession.sessionId);
     expect(doc).toEqual({
@@ -34,7 +47,9 @@ describe('sessions: mutations', () => {
 
   it('createSession with an existing id answers CONFLICT and changes nothing', async () => {
     const before = await stored(sessionAlice._id);
-    const result = await app.execute(CreateSessionDocument, { input: { sessionId: sessionAlice._id, sessionType: 'other' } });
+    const result = await app.execute(CreateSessionDocument, {
+      input: { sessionId: sessionAlice._id, sessionType: 'other' },
+    });
     expect(result.errors?.[0].extensions?.code).toBe('CONFLICT');
     expect(await stored(sessionAlice._id)).toEqual(before);
   });
@@ -68,7 +83,13 @@ describe('sessions: mutations', () => {
     });
     expect(upsertAgent).toMatchObject({
       agentId: 'support-agent',
-      agentData: { model: 'claude-3-sonnet-20240229', systemPrompt: 'You are helpful.', temperature: 0.2, maxTokens: 512, state: { topic: 'billing' } },
+      agentData: {
+        model: 'claude-3-sonnet-20240229',
+        systemPrompt: 'You are helpful.',
+        temperature: 0.2,
+        maxTokens: 512,
+        state: { topic: 'billing' },
+      },
       messageCount: 0,
       lastMessage: null,
     });
@@ -99,7 +120,11 @@ describe('sessions: mutations', () => {
       sessionId: sessionAlice._id,
       input: { agentId: 'support-agent', agentData: { model: 'claude-3-opus', state: { conversation_count: 6 } } },
     });
-    expect(upsertAgent).toMatchObject({ agentId: 'support-agent', messageCount: 4, agentData: { model: 'claude-3-opus', systemPrompt: null } });
+    expect(upsertAgent).toMatchObject({
+      agentId: 'support-agent',
+      messageCount: 4,
+      agentData: { model: 'claude-3-opus', systemPrompt: null },
+    });
     const doc = await stored(sessionAlice._id);
     const agent = doc.agents['support-agent'];
     expect(agent.messages).toEqual(before.messages);
@@ -118,7 +143,10 @@ describe('sessions: mutations', () => {
 
   it('updateSessionMetadata merges keys (dot paths set nested fields) and refreshes updated_at', async () => {
     await app.run(CreateSessionDocument, {
-      input: { sessionId: 'meta-1', metadata: { user_id: 'alice', priority: 'low', custom_data: { company: 'ACME', tier: 'basic' } } },
+      input: {
+        sessionId: 'meta-1',
+        metadata: { user_id: 'alice', priority: 'low', custom_data: { company: 'ACME', tier: 'basic' } },
+      },
     });
     const before = await stored('meta-1');
     await tick();
@@ -126,7 +154,13 @@ describe('sessions: mutations', () => {
       sessionId: 'meta-1',
       metadata: { priority: 'high', status: 'active', 'custom_data.tier': 'premium', tags: ['vip'] },
     });
-    const expected = { user_id: 'alice', priority: 'high', custom_data: { company: 'ACME', tier: 'premium' }, status: 'active', tags: ['vip'] };
+    const expected = {
+      user_id: 'alice',
+      priority: 'high',
+      custom_data: { company: 'ACME', tier: 'premium' },
+      status: 'active',
+      tags: ['vip'],
+    };
     expect(updateSessionMetadata.metadata).toEqual(expected);
     const doc = await stored('meta-1');
     expect(doc.metadata).toEqual(expected);
@@ -139,13 +173,21 @@ describe('sessions: mutations', () => {
       sessionId: 'meta-1',
       keys: ['user_id', 'custom_data.company', 'not_there'],
     });
-    expect(deleteSessionMetadataKeys.metadata).toEqual({ priority: 'high', custom_data: { tier: 'premium' }, status: 'active', tags: ['vip'] });
+    expect(deleteSessionMetadataKeys.metadata).toEqual({
+      priority: 'high',
+      custom_data: { tier: 'premium' },
+      status: 'active',
+      tags: ['vip'],
+    });
     expect((await stored('meta-1')).metadata).toEqual(deleteSessionMetadataKeys.metadata);
   });
 
   it('addFeedback appends up, down and neutral entries with dates and refreshes updated_at', async () => {
     await app.run(CreateSessionDocument, { input: { sessionId: 'feedback-1' } });
-    const up = await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: 'UP', comment: 'Very helpful' } });
+    const up = await app.run(AddFeedbackDocument, {
+      sessionId: 'feedback-1',
+      input: { rating: 'UP', comment: 'Very helpful' },
+    });
     const neutral = await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: null } });
     await app.run(AddFeedbackDocument, { sessionId: 'feedback-1', input: { rating: 'DOWN', comment: 'Slow' } });
     expect(up.addFeedback).toMatchObject({ rating: 'UP', comment: 'Very helpful' });
@@ -167,7 +209,10 @@ describe('sessions: mutations', () => {
     ];
     for (const { document, variables } of cases) {
       const result = await app.execute(document, variables);
-      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([operationName(document), 'NOT_FOUND']);
+      expect([operationName(document), result.errors?.[0].extensions?.code]).toEqual([
+        operationName(document),
+        'NOT_FOUND',
+      ]);
     }
   });
 

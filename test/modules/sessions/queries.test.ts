@@ -15,11 +15,21 @@ const bob = {
   feedbacks: [{ rating: 'up', comment: '', created_at: d('2024-01-25T08:00:00Z') }],
   agents: {
     translator: {
-      agent_data: { agent_id: 'translator', created_at: '2024-01-10T08:00:00.000Z', updated_at: '2024-01-10T08:00:00.000Z' },
+      agent_data: {
+        agent_id: 'translator',
+        created_at: '2024-01-10T08:00:00.000Z',
+        updated_at: '2024-01-10T08:00:00.000Z',
+      },
       created_at: d('2024-01-10T08:00:00Z'),
       updated_at: d('2024-01-25T08:00:00Z'),
       messages: [
-        { message_id: 1, role: 'user', content: 'hola', created_at: d('2024-01-10T08:00:00Z'), updated_at: d('2024-01-10T08:00:00Z') },
+        {
+          message_id: 1,
+          role: 'user',
+          content: 'hola',
+          created_at: d('2024-01-10T08:00:00Z'),
+          updated_at: d('2024-01-10T08:00:00Z'),
+        },
         {
           message_id: 2,
           role: 'assistant',
@@ -31,7 +41,13 @@ const bob = {
             accumulated_usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
           },
         },
-        { message_id: 3, role: 'user', content: 'gracias', created_at: d('2024-01-25T08:00:00Z'), updated_at: d('2024-01-25T08:00:00Z') },
+        {
+          message_id: 3,
+          role: 'user',
+          content: 'gracias',
+          created_at: d('2024-01-25T08:00:00Z'),
+          updated_at: d('2024-01-25T08:00:00Z'),
+        },
       ],
     },
   },
@@ -62,7 +78,15 @@ const dave = {
       agent_data: { agent_id: 'helper' },
       created_at: d('2024-02-01T08:00:00Z'),
       updated_at: d('2024-02-02T08:00:00Z'),
-      messages: [{ message_id: 1, role: 'user', content: 'hi', created_at: d('2024-02-01T08:00:00Z'), updated_at: d('2024-02-01T08:00:00Z') }],
+      messages: [
+        {
+          message_id: 1,
+          role: 'user',
+          content: 'hi',
+          created_at: d('2024-02-01T08:00:00Z'),
+          updated_at: d('2024-02-01T08:00:00Z'),
+        },
+      ],
     },
   },
 };
@@ -102,12 +126,18 @@ describe('sessions: queries and analytics', () => {
   });
 
   it('pages sessions with first/after, totalCount counting the whole filtered list', async () => {
-    const one = (await app.run(SessionsDocument, { first: 3, orderBy: { field: 'CREATED_AT', direction: 'ASC' } })).sessions;
+    const one = (await app.run(SessionsDocument, { first: 3, orderBy: { field: 'CREATED_AT', direction: 'ASC' } }))
+      .sessions;
     expect(one.edges.map((edge: any) => edge.node.sessionId)).toEqual(['bob-translation', ALICE, 'carol-support']);
     expect(one.totalCount).toBe(4);
     expect(one.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    const two = (await app.run(SessionsDocument, { first: 3, after: one.pageInfo.endCursor, orderBy: { field: 'CREATED_AT', direction: 'ASC' } }))
-      .sessions;
+    const two = (
+      await app.run(SessionsDocument, {
+        first: 3,
+        after: one.pageInfo.endCursor,
+        orderBy: { field: 'CREATED_AT', direction: 'ASC' },
+      })
+    ).sessions;
     expect(two.edges.map((edge: any) => edge.node.sessionId)).toEqual(['dave-chat']);
     expect(two.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
   });
@@ -115,16 +145,27 @@ describe('sessions: queries and analytics', () => {
   it('filters by session type, metadata paths, time ranges and feedback', async () => {
     const sorted = async (filter: Record<string, unknown>) => (await sessionIds({ filter })).sort();
     expect(await sorted({ sessionType: 'customer_support' })).toEqual(['carol-support', ALICE].sort());
-    expect(await sorted({ metadata: [{ path: 'department', value: 'sales' }] })).toEqual(['carol-support', ALICE].sort());
-    expect(await sorted({ metadata: [{ path: 'department', value: 'sales' }, { path: 'priority', value: 'low' }] })).toEqual(['carol-support']);
+    expect(await sorted({ metadata: [{ path: 'department', value: 'sales' }] })).toEqual(
+      ['carol-support', ALICE].sort(),
+    );
+    expect(
+      await sorted({
+        metadata: [
+          { path: 'department', value: 'sales' },
+          { path: 'priority', value: 'low' },
+        ],
+      }),
+    ).toEqual(['carol-support']);
     expect(await sorted({ metadata: [{ path: 'custom_data.tier', value: 'premium' }] })).toEqual([ALICE]);
     expect(await sorted({ metadata: [{ path: 'tags', value: ['new_customer', 'enterprise'] }] })).toEqual([ALICE]);
     expect(await sorted({ metadata: [{ path: 'department', value: null }] })).toEqual(['dave-chat']);
     // after is inclusive, before exclusive.
-    expect(await sorted({ createdAfter: '2024-01-15T09:00:00.000Z', createdBefore: '2024-02-01T08:00:00.000Z' })).toEqual(
-      ['carol-support', ALICE].sort(),
+    expect(
+      await sorted({ createdAfter: '2024-01-15T09:00:00.000Z', createdBefore: '2024-02-01T08:00:00.000Z' }),
+    ).toEqual(['carol-support', ALICE].sort());
+    expect(await sorted({ updatedAfter: '2024-01-22T00:00:00.000Z' })).toEqual(
+      ['bob-translation', 'dave-chat', ALICE].sort(),
     );
-    expect(await sorted({ updatedAfter: '2024-01-22T00:00:00.000Z' })).toEqual(['bob-translation', 'dave-chat', ALICE].sort());
     expect(await sorted({ updatedBefore: '2024-01-22T00:00:00.000Z' })).toEqual(['carol-support']);
     expect(await sorted({ feedback: 'UP' })).toEqual(['bob-translation', ALICE].sort());
     expect(await sorted({ feedback: 'DOWN' })).toEqual(['dave-chat', ALICE].sort());
@@ -202,7 +243,11 @@ describe('sessions: queries and analytics', () => {
       { value: null, count: 1 },
       { value: 'support', count: 1 },
     ]);
-    const tiers = await app.run(SessionAnalyticsDocument, { filter: { feedback: 'NONE' }, by: 'METADATA', metadataPath: 'custom_data.tier' });
+    const tiers = await app.run(SessionAnalyticsDocument, {
+      filter: { feedback: 'NONE' },
+      by: 'METADATA',
+      metadataPath: 'custom_data.tier',
+    });
     expect(tiers.sessionAnalytics.countsBy).toEqual([{ value: 'free', count: 1 }]);
   });
 

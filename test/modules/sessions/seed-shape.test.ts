@@ -1,7 +1,13 @@
 import { Int32 } from 'bson';
 import { createTestApp, type TestApp } from '../../support/app';
 import { sessionAlice } from '../../support/fixtures/session-alice';
-import { AddFeedbackDocument, AppendMessageDocument, CreateSessionDocument, SessionWithMessagesDocument, UpsertAgentDocument } from '../../support/generated/graphql';
+import {
+  AddFeedbackDocument,
+  AppendMessageDocument,
+  CreateSessionDocument,
+  SessionWithMessagesDocument,
+  UpsertAgentDocument,
+} from '../../support/generated/graphql';
 
 const iso = (date: Date) => date.toISOString();
 
@@ -74,7 +80,9 @@ describe('sessions: the seed 001 document shape', () => {
       createdAt: '2024-01-22T14:00:00.000Z',
       messageCount: 2,
     });
-    expect(translatorView.messages.edges.map((edge: any) => edge.node)).toEqual(translator.messages.map(expectedMessage));
+    expect(translatorView.messages.edges.map((edge: any) => edge.node)).toEqual(
+      translator.messages.map(expectedMessage),
+    );
     expect(translatorView.messages.edges[1].node.eventLoopMetrics).toEqual({
       latencyMs: 123,
       inputTokens: 12,
@@ -85,13 +93,23 @@ describe('sessions: the seed 001 document shape', () => {
 
   it('writes sessions built through the API in the seed shape: field names, BSON dates, int32 message ids', async () => {
     await app.run(CreateSessionDocument, {
-      input: { sessionId: 'built-1', sessionType: 'customer_support', metadata: { priority: 'high', custom_data: { tier: 'premium' } } },
+      input: {
+        sessionId: 'built-1',
+        sessionType: 'customer_support',
+        metadata: { priority: 'high', custom_data: { tier: 'premium' } },
+      },
     });
     await app.run(UpsertAgentDocument, {
       sessionId: 'built-1',
       input: {
         agentId: 'support-agent',
-        agentData: { model: 'claude-3-sonnet-20240229', system_prompt: 'Help.', temperature: 0.7, state: { n: 1 }, conversation_manager_state: {} },
+        agentData: {
+          model: 'claude-3-sonnet-20240229',
+          system_prompt: 'Help.',
+          temperature: 0.7,
+          state: { n: 1 },
+          conversation_manager_state: {},
+        },
       },
     });
     await app.run(AppendMessageDocument, {
@@ -110,8 +128,19 @@ describe('sessions: the seed 001 document shape', () => {
     });
     await app.run(AddFeedbackDocument, { sessionId: 'built-1', input: { rating: 'UP', comment: 'Great' } });
 
-    const stored: any = await app.db.collection('sessions').findOne({ _id: 'built-1' as any }, { promoteValues: false });
-    expect(Object.keys(stored)).toEqual(['_id', 'session_id', 'session_type', 'created_at', 'updated_at', 'metadata', 'feedbacks', 'agents']);
+    const stored: any = await app.db
+      .collection('sessions')
+      .findOne({ _id: 'built-1' as any }, { promoteValues: false });
+    expect(Object.keys(stored)).toEqual([
+      '_id',
+      'session_id',
+      'session_type',
+      'created_at',
+      'updated_at',
+      'metadata',
+      'feedbacks',
+      'agents',
+    ]);
     expect(stored._id.toString()).toBe('built-1');
     expect(stored.session_id.toString()).toBe('built-1');
     expect(stored.created_at).toBeInstanceOf(Date);
@@ -132,7 +161,14 @@ describe('sessions: the seed 001 document shape', () => {
     expect(agent.messages).toHaveLength(2);
     const [user, assistant] = agent.messages;
     expect(Object.keys(user)).toEqual(['message_id', 'role', 'content', 'created_at', 'updated_at']);
-    expect(Object.keys(assistant)).toEqual(['message_id', 'role', 'content', 'created_at', 'updated_at', 'event_loop_metrics']);
+    expect(Object.keys(assistant)).toEqual([
+      'message_id',
+      'role',
+      'content',
+      'created_at',
+      'updated_at',
+      'event_loop_metrics',
+    ]);
     expect(user.message_id).toBeInstanceOf(Int32);
     expect([user.message_id.valueOf(), assistant.message_id.valueOf()]).toEqual([1, 2]);
     expect(assistant.message_id).toBeInstanceOf(Int32);

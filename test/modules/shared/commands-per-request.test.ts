@@ -13,7 +13,8 @@ interface ListCase {
 const SIMILAR_EXPERIENCES: ListCase = {
   operation: 'experiences with their similar experiences',
   lengths: [10, PARENTS],
-  query: (n) => `query { experiences(first: ${n}) { edges { node { experienceId similar(limit: 3) { score experience { experienceId } } } } } }`,
+  query: (n) =>
+    `query { experiences(first: ${n}) { edges { node { experienceId similar(limit: 3) { score experience { experienceId } } } } } }`,
   items: (data) => data.experiences.edges,
 };
 
@@ -21,26 +22,30 @@ const LISTS: ListCase[] = [
   {
     operation: 'a page of sessions with their agents and last messages',
     lengths: [20, 100],
-    query: (n) => `query { sessions(first: ${n}) { totalCount edges { node { sessionId agents { agentId messageCount lastMessage { messageId text } } } } } }`,
+    query: (n) =>
+      `query { sessions(first: ${n}) { totalCount edges { node { sessionId agents { agentId messageCount lastMessage { messageId text } } } } } }`,
     items: (data) => data.sessions.edges,
   },
   {
     operation: "a session's agents with a page of their messages",
     lengths: [5, 25],
-    query: (n) => `query { session(id: "${sessionId(7)}") { agents { agentId messages(last: ${n}) { totalCount edges { node { messageId text } } } } } }`,
+    query: (n) =>
+      `query { session(id: "${sessionId(7)}") { agents { agentId messages(last: ${n}) { totalCount edges { node { messageId text } } } } } }`,
     items: (data) => data.session.agents[0].messages.edges,
   },
   {
     operation: 'experiences with their sessions',
     lengths: [10, PARENTS],
-    query: (n) => `query { experiences(first: ${n}) { totalCount edges { node { experienceId session { sessionId agents { agentId } } } } } }`,
+    query: (n) =>
+      `query { experiences(first: ${n}) { totalCount edges { node { experienceId session { sessionId agents { agentId } } } } } }`,
     items: (data) => data.experiences.edges.filter((edge: any) => edge.node.session),
   },
   SIMILAR_EXPERIENCES,
   {
     operation: 'agentInsights with the tasks of their evidence',
     lengths: [10, PARENTS],
-    query: (n) => `query { agentInsights(agentType: EXECUTOR, limit: ${n}) { count insights { id evidence { taskId task { taskId goal } } } } }`,
+    query: (n) =>
+      `query { agentInsights(agentType: EXECUTOR, limit: ${n}) { count insights { id evidence { taskId task { taskId goal } } } } }`,
     items: (data) => data.agentInsights.insights.filter((insight: any) => insight.evidence[0].task),
   },
   {
@@ -52,13 +57,15 @@ const LISTS: ListCase[] = [
   {
     operation: 'searchExperiences with the sessions of the hits',
     lengths: [10, PARENTS],
-    query: (n) => `query { searchExperiences(query: "resolve the billing request of a customer", limit: ${n}) { score experience { experienceId session { sessionId } } } }`,
+    query: (n) =>
+      `query { searchExperiences(query: "resolve the billing request of a customer", limit: ${n}) { score experience { experienceId session { sessionId } } } }`,
     items: (data) => data.searchExperiences,
   },
   {
     operation: 'similarTasks with the plans of the tasks',
     lengths: [10, PARENTS],
-    query: (n) => `query { similarTasks(query: "Create a shipment for facility 12", limit: ${n}, minSimilarity: 0) { count tasks { taskId task { plan { patternId } } } } }`,
+    query: (n) =>
+      `query { similarTasks(query: "Create a shipment for facility 12", limit: ${n}, minSimilarity: 0) { count tasks { taskId task { plan { patternId } } } } }`,
     items: (data) => data.similarTasks.tasks,
   },
 ];

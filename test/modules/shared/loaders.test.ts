@@ -1,5 +1,11 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { RELATIONS, measureRelation, seedRelations, type BatchingFigures, type CountingRunner } from '../../support/relations';
+import {
+  RELATIONS,
+  measureRelation,
+  seedRelations,
+  type BatchingFigures,
+  type CountingRunner,
+} from '../../support/relations';
 
 /**
  * The batching proof, relation by relation (the matrix is RELATIONS of test/support/relations.ts, the figures
@@ -31,24 +37,39 @@ describe('DataLoader batching: one read per relation, whatever the number of par
     await app.close();
   });
 
-  it.each(RELATIONS)('$relation on $parents parents: $batchedReads read(s) batched, $unbatchedReads unbatched, same data', async (relation) => {
-    const measured = await measureRelation(relation, count);
-    figures.push(measured);
-    expect(measured.batchedRelationReads).toBe(relation.batchedReads);
-    expect(measured.unbatchedRelationReads).toBe(relation.unbatchedReads);
-    expect(measured.sameData).toBe(true);
-  });
+  it.each(RELATIONS)(
+    '$relation on $parents parents: $batchedReads read(s) batched, $unbatchedReads unbatched, same data',
+    async (relation) => {
+      const measured = await measureRelation(relation, count);
+      figures.push(measured);
+      expect(measured.batchedRelationReads).toBe(relation.batchedReads);
+      expect(measured.unbatchedRelationReads).toBe(relation.unbatchedReads);
+      expect(measured.sameData).toBe(true);
+    },
+  );
 
   it('the parents really have their relations (the counts above are not of empty results)', async () => {
-    const { data } = await count(RELATIONS.find((relation) => relation.relation === 'Experience.session.agents.messages')!.query, true);
+    const { data } = await count(
+      RELATIONS.find((relation) => relation.relation === 'Experience.session.agents.messages')!.query,
+      true,
+    );
     const nodes = (data as any).experiences.edges.map((edge: any) => edge.node);
     expect(nodes).toHaveLength(50);
-    expect(nodes.every((node: any) => node.session?.agents.length === 2 && node.session.agents[0].messages.edges.length === 5)).toBe(true);
+    expect(
+      nodes.every(
+        (node: any) => node.session?.agents.length === 2 && node.session.agents[0].messages.edges.length === 5,
+      ),
+    ).toBe(true);
     const { data: tasks } = await count(RELATIONS.find((relation) => relation.relation === 'Task.plan')!.query, true);
     expect((tasks as any).tasks.edges.every((edge: any) => edge.node.plan?.patternId.startsWith('bp-'))).toBe(true);
     const { data: runs } = await count(RELATIONS.find((relation) => relation.relation === 'Task.actions')!.query, true);
     expect((runs as any).tasks.edges.every((edge: any) => edge.node.actions.length === 1)).toBe(true);
-    const { data: insights } = await count(RELATIONS.find((relation) => relation.relation === 'InsightEvidence.task')!.query, true);
-    expect((insights as any).agentInsights.insights.map((insight: any) => insight.evidence[0].task?.taskId).filter(Boolean)).toHaveLength(50);
+    const { data: insights } = await count(
+      RELATIONS.find((relation) => relation.relation === 'InsightEvidence.task')!.query,
+      true,
+    );
+    expect(
+      (insights as any).agentInsights.insights.map((insight: any) => insight.evidence[0].task?.taskId).filter(Boolean),
+    ).toHaveLength(50);
   });
 });

@@ -26,7 +26,9 @@ describe('reads fetch what the operation selects', () => {
   const read = async (query: string, variables?: Record<string, unknown>) => {
     app.commands.reset();
     const data = await app.run(query, variables);
-    const aggregate = app.commands.events.find((event) => event.commandName === 'aggregate' && event.command.aggregate === 'sessions');
+    const aggregate = app.commands.events.find(
+      (event) => event.commandName === 'aggregate' && event.command.aggregate === 'sessions',
+    );
     const project = aggregate?.command.pipeline.find((stage: Record<string, unknown>) => stage.$project)?.$project;
     return { data, commands: app.commands.count(), project: JSON.stringify(project ?? null) };
   };
@@ -56,7 +58,9 @@ describe('reads fetch what the operation selects', () => {
   afterAll(() => app.close());
 
   it('an experience list selecting only session ids reads no agents, counts or token sums', async () => {
-    const { data, commands, project } = await read('{ experiences(first: 5) { edges { node { session { sessionId sessionType } } } } }');
+    const { data, commands, project } = await read(
+      '{ experiences(first: 5) { edges { node { session { sessionId sessionType } } } } }',
+    );
     expect(data.experiences.edges[0].node.session).toEqual({ sessionId: 'p-1', sessionType: 'default' });
     expect(commands).toBe(2); // the page (no count: totalCount is not selected) and the sessions
     expect(project).not.toContain('$objectToArray');
@@ -66,12 +70,17 @@ describe('reads fetch what the operation selects', () => {
   it('metadata, feedbacks and agent_data are read when selected, and only then', async () => {
     const without = await read('{ session(id: "p-1") { agents { agentId } } }');
     expect(without.project).not.toMatch(/metadata|feedbacks|agent_data/);
-    const selected = await read('{ session(id: "p-1") { metadata feedbacks { comment } agents { agentData { model raw } } } }');
+    const selected = await read(
+      '{ session(id: "p-1") { metadata feedbacks { comment } agents { agentData { model raw } } } }',
+    );
     for (const field of ['metadata', 'feedbacks', 'agent_data']) expect(selected.project).toContain(field);
     expect(selected.data.session).toEqual({
       metadata: { team: 'a' },
       feedbacks: [],
-      agents: [{ agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } }, { agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } }],
+      agents: [
+        { agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } },
+        { agentData: { model: 'm', raw: { agent_id: 'x', model: 'm' } } },
+      ],
     });
   });
 
@@ -82,7 +91,9 @@ describe('reads fetch what the operation selects', () => {
       { agentId: 'planner', messageCount: 6 },
       { agentId: 'writer', messageCount: 3 },
     ]);
-    const viaFragment = await read('query { session(id: "p-1") { ...Usage } } fragment Usage on Session { ... on Session { tokenUsage { input total } messageCount } }');
+    const viaFragment = await read(
+      'query { session(id: "p-1") { ...Usage } } fragment Usage on Session { ... on Session { tokenUsage { input total } messageCount } }',
+    );
     expect(viaFragment.project).toContain('$sum');
     expect(viaFragment.data.session).toEqual({ tokenUsage: { input: 21 + 6, total: 2 * (21 + 6) }, messageCount: 9 });
   });
@@ -101,14 +112,15 @@ describe('reads fetch what the operation selects', () => {
     const { data, commands } = await read(query, { n: 2 });
     expect(commands).toBe(1);
     const [planner, writer] = data.session.agents;
-    expect(planner.last).toEqual({ totalCount: 6, pageInfo: { hasPreviousPage: true }, edges: [{ node: { messageId: 5 } }, { node: { messageId: 6 } }] });
+    expect(planner.last).toEqual({
+      totalCount: 6,
+      pageInfo: { hasPreviousPage: true },
+      edges: [{ node: { messageId: 5 } }, { node: { messageId: 6 } }],
+    });
     expect(planner.users).toEqual({
       totalCount: 3,
       pageInfo: { hasNextPage: true },
-      edges: [
-        { node: { messageId: 1, role: 'USER' } },
-        { node: { messageId: 3, role: 'USER' } },
-      ],
+      edges: [{ node: { messageId: 1, role: 'USER' } }, { node: { messageId: 3, role: 'USER' } }],
     });
     expect(writer.last.edges).toEqual([{ node: { messageId: 2 } }, { node: { messageId: 3 } }]);
     expect(data.session.one).toEqual({ messages: { totalCount: 3, edges: [{ node: { messageId: 1 } }] } });
@@ -121,7 +133,10 @@ describe('reads fetch what the operation selects', () => {
     expect(commands).toBe(1);
     expect(project).not.toMatch(/event_loop_metrics|kept\.updated_at|kept\.role|last_message/);
     expect(project).toContain('"$$kept.content"');
-    expect(data.session.agents[0]).toEqual({ messageCount: 6, messages: { edges: [{ cursor: expect.any(String), node: { messageId: 6, text: 'message 6' } }] } });
+    expect(data.session.agents[0]).toEqual({
+      messageCount: 6,
+      messages: { edges: [{ cursor: expect.any(String), node: { messageId: 6, text: 'message 6' } }] },
+    });
     const whole = await read(
       '{ session(id: "p-1") { agents { lastMessage { messageId } messages(last: 1) { edges { node { eventLoopMetrics { totalTokens } updatedAt } } } } } }',
     );
@@ -133,8 +148,16 @@ describe('reads fetch what the operation selects', () => {
   });
 
   it('the last message is read with the fields selected only, and is null for an agent without messages', async () => {
-    await app.db.collection('sessions').insertOne({ _id: 'p-2', session_id: 'p-2', created_at: at, updated_at: at, agents: { idle: agent(0), busy: agent(2) } } as never);
-    const { data, project } = await read('{ session(id: "p-2") { agents { agentId lastMessage { messageId text createdAt } } } }');
+    await app.db.collection('sessions').insertOne({
+      _id: 'p-2',
+      session_id: 'p-2',
+      created_at: at,
+      updated_at: at,
+      agents: { idle: agent(0), busy: agent(2) },
+    } as never);
+    const { data, project } = await read(
+      '{ session(id: "p-2") { agents { agentId lastMessage { messageId text createdAt } } } }',
+    );
     const lastMessage = JSON.parse(project).agents.$map.in.last_message;
     expect(Object.keys(lastMessage.$arrayElemAt[0].$map.in).sort()).toEqual(['content', 'created_at', 'message_id']);
     expect(data.session.agents).toEqual([
@@ -142,27 +165,47 @@ describe('reads fetch what the operation selects', () => {
       { agentId: 'busy', lastMessage: { messageId: 2, text: 'message 2', createdAt: at.toISOString() } },
     ]);
     // Every field selected: each is read.
-    const whole = await read('{ session(id: "p-2") { agents { lastMessage { messageId role text content createdAt updatedAt eventLoopMetrics { totalTokens } } } } }');
-    expect(whole.data.session.agents[1].lastMessage).toMatchObject({ messageId: 2, role: 'ASSISTANT', updatedAt: at.toISOString(), eventLoopMetrics: { totalTokens: 4 } });
+    const whole = await read(
+      '{ session(id: "p-2") { agents { lastMessage { messageId role text content createdAt updatedAt eventLoopMetrics { totalTokens } } } } }',
+    );
+    expect(whole.data.session.agents[1].lastMessage).toMatchObject({
+      messageId: 2,
+      role: 'ASSISTANT',
+      updatedAt: at.toISOString(),
+      eventLoopMetrics: { totalTokens: 4 },
+    });
     await app.db.collection('sessions').deleteOne({ _id: 'p-2' } as never);
   });
 
   it("the session's created_at and the agents' timestamps are read when selected, and a page ordered by created_at still pages", async () => {
     const lean = await read('{ sessions(first: 1) { edges { node { sessionId updatedAt agents { agentId } } } } }');
     expect(lean.project).not.toMatch(/created_at|\$\$a\.v\.updated_at/);
-    expect(lean.data.sessions.edges[0].node).toEqual({ sessionId: 'p-1', updatedAt: at.toISOString(), agents: [{ agentId: 'planner' }, { agentId: 'writer' }] });
+    expect(lean.data.sessions.edges[0].node).toEqual({
+      sessionId: 'p-1',
+      updatedAt: at.toISOString(),
+      agents: [{ agentId: 'planner' }, { agentId: 'writer' }],
+    });
     const timed = await read('{ session(id: "p-1") { createdAt agents { agentId createdAt updatedAt } } }');
     expect(timed.project).toContain('"created_at":1');
     expect(timed.data.session).toEqual({
       createdAt: at.toISOString(),
-      agents: ['planner', 'writer'].map((agentId) => ({ agentId, createdAt: at.toISOString(), updatedAt: at.toISOString() })),
+      agents: ['planner', 'writer'].map((agentId) => ({
+        agentId,
+        createdAt: at.toISOString(),
+        updatedAt: at.toISOString(),
+      })),
     });
     // Ordered by created_at without selecting it: the sort field comes for the cursor.
-    const ordered = await read('{ sessions(first: 1, orderBy: { field: CREATED_AT, direction: ASC }) { pageInfo { endCursor } edges { node { sessionId } } } }');
+    const ordered = await read(
+      '{ sessions(first: 1, orderBy: { field: CREATED_AT, direction: ASC }) { pageInfo { endCursor } edges { node { sessionId } } } }',
+    );
     expect(ordered.project).toContain('"created_at":1');
-    const after = await app.run('query($after: String) { sessions(first: 1, after: $after, orderBy: { field: CREATED_AT, direction: ASC }) { edges { node { sessionId } } } }', {
-      after: ordered.data.sessions.pageInfo.endCursor,
-    });
+    const after = await app.run(
+      'query($after: String) { sessions(first: 1, after: $after, orderBy: { field: CREATED_AT, direction: ASC }) { edges { node { sessionId } } } }',
+      {
+        after: ordered.data.sessions.pageInfo.endCursor,
+      },
+    );
     expect([ordered.data.sessions.edges, after.sessions.edges]).toEqual([[{ node: { sessionId: 'p-1' } }], []]);
   });
 
@@ -171,11 +214,16 @@ describe('reads fetch what the operation selects', () => {
       '{ session(id: "p-1") { agent(agentId: "writer") { a: messages(first: 1) { edges { node { role } } } b: messages(first: 1) { edges { node { content } } } } } }',
     );
     expect(commands).toBe(1);
-    expect(data.session.agent).toEqual({ a: { edges: [{ node: { role: 'USER' } }] }, b: { edges: [{ node: { content: 'message 1' } }] } });
+    expect(data.session.agent).toEqual({
+      a: { edges: [{ node: { role: 'USER' } }] },
+      b: { edges: [{ node: { content: 'message 1' } }] },
+    });
   });
 
   it('a page after a cursor read with the session matches the page read on its own', async () => {
-    const first = await read('{ session(id: "p-1") { agent(agentId: "planner") { messages(first: 2) { pageInfo { endCursor } } } } }');
+    const first = await read(
+      '{ session(id: "p-1") { agent(agentId: "planner") { messages(first: 2) { pageInfo { endCursor } } } } }',
+    );
     const cursor = first.data.session.agent.messages.pageInfo.endCursor;
     const { data, commands } = await read(
       `query($after: String) {
@@ -191,7 +239,9 @@ describe('reads fetch what the operation selects', () => {
   });
 
   it('invalid page arguments are still reported by the field, and the rest of the session is served', async () => {
-    const result = await app.execute('{ session(id: "p-1") { sessionId agents { messages(first: 1, last: 1) { totalCount } } } }');
+    const result = await app.execute(
+      '{ session(id: "p-1") { sessionId agents { messages(first: 1, last: 1) { totalCount } } } }',
+    );
     expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'last' });
   });
 
@@ -205,18 +255,37 @@ describe('reads fetch what the operation selects', () => {
 
   it('an experience page reads only the stored fields its nodes select', async () => {
     const projectionOf = () =>
-      app.commands.events.find((event) => event.commandName === 'find' && event.command.find === 'eat_agent_experiences')?.command.projection;
+      app.commands.events.find(
+        (event) => event.commandName === 'find' && event.command.find === 'eat_agent_experiences',
+      )?.command.projection;
     app.commands.reset();
-    const page = await app.run('{ experiences(first: 5) { edges { cursor node { experienceId primaryGoalDescription session { sessionId } } } } }');
-    expect(page.experiences.edges[0].node).toEqual({ experienceId: 'e-1', primaryGoalDescription: 'goal', session: { sessionId: 'p-1' } });
-    // The sort's fields come too: the cursor is made of them.
-    expect(projectionOf()).toEqual({ _id: 0, experience_id: 1, primary_goal_description: 1, session_id: 1, timestamp: 1 });
-    const next = await app.run('query($after: String) { experiences(first: 5, after: $after) { edges { node { experienceId } } } }', {
-      after: page.experiences.edges[0].cursor,
+    const page = await app.run(
+      '{ experiences(first: 5) { edges { cursor node { experienceId primaryGoalDescription session { sessionId } } } } }',
+    );
+    expect(page.experiences.edges[0].node).toEqual({
+      experienceId: 'e-1',
+      primaryGoalDescription: 'goal',
+      session: { sessionId: 'p-1' },
     });
+    // The sort's fields come too: the cursor is made of them.
+    expect(projectionOf()).toEqual({
+      _id: 0,
+      experience_id: 1,
+      primary_goal_description: 1,
+      session_id: 1,
+      timestamp: 1,
+    });
+    const next = await app.run(
+      'query($after: String) { experiences(first: 5, after: $after) { edges { node { experienceId } } } }',
+      {
+        after: page.experiences.edges[0].cursor,
+      },
+    );
     expect(next.experiences.edges).toEqual([]);
     // In one request, another field asking for the whole experience still gets it.
-    const both = await app.run('{ experiences(first: 5) { edges { node { experienceId } } } experience(id: "e-1") { subTaskDescription finalOutcome } }');
+    const both = await app.run(
+      '{ experiences(first: 5) { edges { node { experienceId } } } experience(id: "e-1") { subTaskDescription finalOutcome } }',
+    );
     expect(both.experience).toEqual({ subTaskDescription: 'sub', finalOutcome: 'SUCCESS' });
     // Selecting the id alone reads the id and the sort's field.
     app.commands.reset();

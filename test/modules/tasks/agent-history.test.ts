@@ -1,8 +1,29 @@
 import { rankPlan } from '../../../src/modules/plans/plan.ranking';
 import { SIMILARITY_WEIGHTS } from '../../../src/modules/tasks/task.similarity';
 import { createTestApp, type TestApp } from '../../support/app';
-import { DIRECT_PLAN, LOOKUP_PLAN, SHORT_CODE_ERROR, VALIDATED_PLAN, historyFixture, recordHistory, type FixtureTask } from '../../support/fixtures/task-history';
-import { type LearnFromTaskInput, type RecordTaskInput, AgentInsightsWithTasksDocument, HistoryTaskDocument, LearnFromTaskDocument, PlanPatternDocument, PlannerAgentHistoryDocument, RecordTaskDocument, SimilarTasksDocument, SuccessfulPlansDocument, ThoughtAgentHistoryDocument, ToolPerformanceDocument } from '../../support/generated/graphql';
+import {
+  DIRECT_PLAN,
+  LOOKUP_PLAN,
+  SHORT_CODE_ERROR,
+  VALIDATED_PLAN,
+  historyFixture,
+  recordHistory,
+  type FixtureTask,
+} from '../../support/fixtures/task-history';
+import {
+  type LearnFromTaskInput,
+  type RecordTaskInput,
+  AgentInsightsWithTasksDocument,
+  HistoryTaskDocument,
+  LearnFromTaskDocument,
+  PlanPatternDocument,
+  PlannerAgentHistoryDocument,
+  RecordTaskDocument,
+  SimilarTasksDocument,
+  SuccessfulPlansDocument,
+  ThoughtAgentHistoryDocument,
+  ToolPerformanceDocument,
+} from '../../support/generated/graphql';
 
 /** The seed's three example usages, and the rankings, over a recorded history of 52 tasks (hash embedder). */
 describe('agent history over 52 recorded tasks', () => {
@@ -22,7 +43,9 @@ describe('agent history over 52 recorded tasks', () => {
   afterAll(() => app.close());
 
   it('thought agent: similarTasks(query, limit: 5, status: COMPLETED) returns completed shipments that used the facility lookup', async () => {
-    const { similarTasks } = await app.run(ThoughtAgentHistoryDocument, { query: 'Create a shipment for facility HAN' });
+    const { similarTasks } = await app.run(ThoughtAgentHistoryDocument, {
+      query: 'Create a shipment for facility HAN',
+    });
     expect(similarTasks.count).toBe(5);
     const [first, second] = similarTasks.tasks;
     const han = fixture.filter((entry) => entry.input.originalQuery === 'Create a shipment for facility HAN');
@@ -33,7 +56,12 @@ describe('agent history over 52 recorded tasks', () => {
       expect(task.goal).toMatch(/^Create a shipment for facility [A-Z]{3}$/);
       expect(task.similarity).toBeGreaterThanOrEqual(0.7);
       const { vector, keyword, goalPattern } = task.scores;
-      expect(task.similarity).toBeCloseTo(SIMILARITY_WEIGHTS.vector * vector + SIMILARITY_WEIGHTS.keyword * keyword + SIMILARITY_WEIGHTS.goalPattern * goalPattern, 12);
+      expect(task.similarity).toBeCloseTo(
+        SIMILARITY_WEIGHTS.vector * vector +
+          SIMILARITY_WEIGHTS.keyword * keyword +
+          SIMILARITY_WEIGHTS.goalPattern * goalPattern,
+        12,
+      );
       expect(task.task.steps[0].action).toBe('list_facilities');
       expect(task.successMetrics.executionTime).toBe(task.executionTime);
     }
@@ -65,7 +93,13 @@ describe('agent history over 52 recorded tasks', () => {
     expect(second).toMatchObject({ successRate: 1, avgExecutionTime: 2000, usageCount: 3 });
     for (const plan of successfulPlans.plans) {
       expect(plan.scores.goalPattern).toBe(1);
-      const expected = rankPlan({ goalPattern: 1, cosine: plan.scores.semantic, usageCount: plan.usageCount, lastUsed: new Date(plan.lastUsed), now: new Date() });
+      const expected = rankPlan({
+        goalPattern: 1,
+        cosine: plan.scores.semantic,
+        usageCount: plan.usageCount,
+        lastUsed: new Date(plan.lastUsed),
+        now: new Date(),
+      });
       expect(plan.scores.usage).toBeCloseTo(expected.usage, 12);
       expect(plan.scores.recency).toBeCloseTo(expected.recency, 4);
       expect(plan.score).toBeCloseTo(expected.score, 4);
@@ -83,8 +117,20 @@ describe('agent history over 52 recorded tasks', () => {
       avgDuration: 550,
       timedExecutions: 6,
       commonErrors: [
-        { error: SHORT_CODE_ERROR, frequency: 3, percentage: 75, context: 'facility_management', lastTaskId: expect.any(String) },
-        { error: 'the task failed at this step', frequency: 1, percentage: 25, context: 'facility_management', lastTaskId: expect.any(String) },
+        {
+          error: SHORT_CODE_ERROR,
+          frequency: 3,
+          percentage: 75,
+          context: 'facility_management',
+          lastTaskId: expect.any(String),
+        },
+        {
+          error: 'the task failed at this step',
+          frequency: 1,
+          percentage: 25,
+          context: 'facility_management',
+          lastTaskId: expect.any(String),
+        },
       ],
       optimalContext: ['facility_management'],
       recommendations: [
@@ -106,7 +152,8 @@ describe('agent history over 52 recorded tasks', () => {
     await app.run(RecordTaskDocument, { input });
     const lookup = await patternOf(LOOKUP_PLAN);
     const before = (await app.run(PlanPatternDocument, { id: lookup })).planPattern;
-    const tools = async () => (await app.run(ToolPerformanceDocument, { toolName: 'list_facilities' })).toolPerformance.totalExecutions;
+    const tools = async () =>
+      (await app.run(ToolPerformanceDocument, { toolName: 'list_facilities' })).toolPerformance.totalExecutions;
     const toolsBefore = await tools();
 
     const learn = {
@@ -114,10 +161,19 @@ describe('agent history over 52 recorded tasks', () => {
       planId: '690c9999999999999999aaaa',
       status: 'COMPLETED',
       metrics: { executionTime: 1200, stepsCompleted: 2, retries: 0, userInputsRequired: 0 },
-      insights: ['Facility lookup before shipment creation works well', 'Using ObjectId format for facilityId prevents errors'],
+      insights: [
+        'Facility lookup before shipment creation works well',
+        'Using ObjectId format for facilityId prevents errors',
+      ],
     } satisfies LearnFromTaskInput;
     const first = (await app.run(LearnFromTaskDocument, { input: learn })).learnFromTask;
-    expect(first).toEqual({ success: true, patternsLearned: 1, insightsStored: 2, patternId: lookup, alreadyLearned: false });
+    expect(first).toEqual({
+      success: true,
+      patternsLearned: 1,
+      insightsStored: 2,
+      patternId: lookup,
+      alreadyLearned: false,
+    });
     const again = (await app.run(LearnFromTaskDocument, { input: learn })).learnFromTask;
     expect(again).toEqual({ ...first, alreadyLearned: true });
 
@@ -131,11 +187,21 @@ describe('agent history over 52 recorded tasks', () => {
     expect(await tools()).toBe(toolsBefore + 1);
 
     const { task } = await app.run(HistoryTaskDocument, { id: input.taskId });
-    expect(task).toMatchObject({ planId: learn.planId, patternId: lookup, status: 'COMPLETED', plan: { patternId: lookup, usageCount: after!.usageCount } });
+    expect(task).toMatchObject({
+      planId: learn.planId,
+      patternId: lookup,
+      status: 'COMPLETED',
+      plan: { patternId: lookup, usageCount: after!.usageCount },
+    });
     expect(task!.learnedAt).toEqual(expect.any(String));
 
-    const { agentInsights } = await app.run(AgentInsightsWithTasksDocument, { agentType: 'EXECUTOR', insightType: 'PATTERNS' });
-    const stored = agentInsights.insights.filter((insight: any) => insight.evidence.some((piece: any) => piece.taskId === input.taskId));
+    const { agentInsights } = await app.run(AgentInsightsWithTasksDocument, {
+      agentType: 'EXECUTOR',
+      insightType: 'PATTERNS',
+    });
+    const stored = agentInsights.insights.filter((insight: any) =>
+      insight.evidence.some((piece: any) => piece.taskId === input.taskId),
+    );
     expect(stored).toHaveLength(2);
     expect(stored[0].evidence[0].task).toEqual({ taskId: input.taskId, goal: input.goal, status: 'COMPLETED' });
   });
@@ -143,30 +209,58 @@ describe('agent history over 52 recorded tasks', () => {
   it('successfulPlans honours minSuccessRate: 0.5 admits the direct plan, 0.95 keeps only the validated one', async () => {
     const direct = await patternOf(DIRECT_PLAN);
     const validated = await patternOf(VALIDATED_PLAN);
-    const loose = (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.5 })).successfulPlans;
+    const loose = (
+      await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.5 })
+    ).successfulPlans;
     expect(loose.plans.map((plan: any) => plan.planId)).toContain(direct);
     const directPlan = loose.plans.find((plan: any) => plan.planId === direct);
-    expect(directPlan).toMatchObject({ successRate: 0.5, usageCount: 6, commonIssues: ['Using shortCode for facilityId fails', 'failed at step "create_shipment"'] });
+    expect(directPlan).toMatchObject({
+      successRate: 0.5,
+      usageCount: 6,
+      commonIssues: ['Using shortCode for facilityId fails', 'failed at step "create_shipment"'],
+    });
     const scores = loose.plans.map((plan: any) => plan.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    const strict = (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.95 })).successfulPlans;
+    const strict = (
+      await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', minSuccessRate: 0.95 })
+    ).successfulPlans;
     expect(strict.plans.map((plan: any) => plan.planId)).toEqual([validated]);
-    expect((await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', limit: 1 })).successfulPlans.count).toBe(1);
+    expect(
+      (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', limit: 1 })).successfulPlans
+        .count,
+    ).toBe(1);
   });
 
   it('successfulPlans leaves out plans for other goals', async () => {
-    const { successfulPlans } = await app.run(SuccessfulPlansDocument, { goal: 'List orders in Hamburg', minSuccessRate: 0 });
+    const { successfulPlans } = await app.run(SuccessfulPlansDocument, {
+      goal: 'List orders in Hamburg',
+      minSuccessRate: 0,
+    });
     expect(successfulPlans.plans.map((plan: any) => plan.goalPattern)).toEqual(['list_orders_in_*']);
     expect(successfulPlans.plans[0].steps.map((step: any) => step.action)).toEqual(['search_orders']);
   });
 
   it('similarTasks honours status and minSimilarity', async () => {
-    const failed = (await app.run(SimilarTasksDocument, { query: 'Create a shipment for facility MAD', status: 'FAILED', minSimilarity: 0 })).similarTasks;
+    const failed = (
+      await app.run(SimilarTasksDocument, {
+        query: 'Create a shipment for facility MAD',
+        status: 'FAILED',
+        minSimilarity: 0,
+      })
+    ).similarTasks;
     expect(failed.count).toBeGreaterThan(0);
     expect(new Set(failed.tasks.map((task: any) => task.status))).toEqual(new Set(['FAILED']));
 
-    const all = (await app.run(SimilarTasksDocument, { goal: 'Create a shipment for facility MAD', minSimilarity: 0, limit: 100 })).similarTasks;
-    const strict = (await app.run(SimilarTasksDocument, { goal: 'Create a shipment for facility MAD', minSimilarity: 0.9, limit: 100 })).similarTasks;
+    const all = (
+      await app.run(SimilarTasksDocument, { goal: 'Create a shipment for facility MAD', minSimilarity: 0, limit: 100 })
+    ).similarTasks;
+    const strict = (
+      await app.run(SimilarTasksDocument, {
+        goal: 'Create a shipment for facility MAD',
+        minSimilarity: 0.9,
+        limit: 100,
+      })
+    ).similarTasks;
     expect(strict.count).toBeGreaterThan(0);
     expect(strict.count).toBeLessThan(all.count);
     expect(strict.tasks.every((task: any) => task.similarity >= 0.9)).toBe(true);
@@ -177,9 +271,16 @@ describe('agent history over 52 recorded tasks', () => {
   });
 
   it('similarTasks scores the goal pattern: a goal with other identifiers matches its kind of task fully', async () => {
-    const { similarTasks } = await app.run(SimilarTasksDocument, { goal: 'Assign driver Chris to route R-99', minSimilarity: 0, limit: 6 });
-    expect(similarTasks.tasks.map((task: any) => task.goal)).toEqual(expect.arrayContaining([expect.stringMatching(/^Assign driver/)]));
-    for (const task of similarTasks.tasks.filter((entry: any) => entry.goal.startsWith('Assign driver'))) expect(task.scores.goalPattern).toBe(1);
+    const { similarTasks } = await app.run(SimilarTasksDocument, {
+      goal: 'Assign driver Chris to route R-99',
+      minSimilarity: 0,
+      limit: 6,
+    });
+    expect(similarTasks.tasks.map((task: any) => task.goal)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Assign driver/)]),
+    );
+    for (const task of similarTasks.tasks.filter((entry: any) => entry.goal.startsWith('Assign driver')))
+      expect(task.scores.goalPattern).toBe(1);
     expect(similarTasks.tasks[0].goal).toMatch(/^Assign driver/);
   });
 

@@ -9,7 +9,10 @@ import { SimilarTasksDocument } from '../../support/generated/graphql';
 jest.setTimeout(5 * 60_000);
 
 const PARAPHRASES: Array<{ query: string; originalQuery: string }> = [
-  { query: 'End the membership of client C-2001, they were charged two times', originalQuery: 'Cancel the subscription of customer C-2001 because of double billing' },
+  {
+    query: 'End the membership of client C-2001, they were charged two times',
+    originalQuery: 'Cancel the subscription of customer C-2001 because of double billing',
+  },
   { query: 'Put Maria behind the wheel on route R-10', originalQuery: 'Assign driver Maria to route R-10' },
   { query: 'Will it rain in Oslo over the next three days?', originalQuery: 'Get weather in Oslo for 3 days' },
   { query: 'Show me the purchases placed from Hamburg', originalQuery: 'Which orders do we have in Hamburg?' },

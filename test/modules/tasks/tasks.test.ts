@@ -1,5 +1,12 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { type RecordTaskInput, HistoryTaskDocument, HistoryTasksDocument, LearnFromTaskDocument, RecordTaskDocument, TasksWithPlansDocument } from '../../support/generated/graphql';
+import {
+  type RecordTaskInput,
+  HistoryTaskDocument,
+  HistoryTasksDocument,
+  LearnFromTaskDocument,
+  RecordTaskDocument,
+  TasksWithPlansDocument,
+} from '../../support/generated/graphql';
 
 function input(i: number, overrides: Partial<RecordTaskInput> = {}): RecordTaskInput {
   return {
@@ -46,7 +53,14 @@ describe('tasks: record, read, list', () => {
     expect(document!.embeddings.originalQuery_embedding).toHaveLength(384);
     expect(document!.embeddings.goal_embedding).toHaveLength(384);
     const { task } = await app.run(HistoryTaskDocument, { id: 'task-001' });
-    expect(task).toMatchObject({ taskId: 'task-001', status: 'COMPLETED', executionTime: 1001, patternId: null, plan: null, learnedAt: null });
+    expect(task).toMatchObject({
+      taskId: 'task-001',
+      status: 'COMPLETED',
+      executionTime: 1001,
+      patternId: null,
+      plan: null,
+      learnedAt: null,
+    });
   });
 
   it('generates an ObjectId-like taskId, sorts steps by order and defaults metrics to zero', async () => {
@@ -66,7 +80,12 @@ describe('tasks: record, read, list', () => {
       { id: 'a', action: 'search_orders', order: 1 },
       { id: 'b', action: 'format', order: 2 },
     ]);
-    expect(recordTask.successMetrics).toEqual({ executionTime: 0, stepsCompleted: 0, retries: 0, userInputsRequired: 0 });
+    expect(recordTask.successMetrics).toEqual({
+      executionTime: 0,
+      stepsCompleted: 0,
+      retries: 0,
+      userInputsRequired: 0,
+    });
     expect(recordTask.goalPattern).toBe('list_orders_in_*');
   });
 
@@ -75,7 +94,14 @@ describe('tasks: record, read, list', () => {
     expect(duplicate.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', taskId: 'task-001' });
     const blank = await app.execute(RecordTaskDocument, { input: input(99, { goal: '   ' }) });
     expect(blank.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.goal' });
-    const orders = await app.execute(RecordTaskDocument, { input: input(99, { steps: [{ action: 'a', order: 1 }, { action: 'b', order: 1 }] }) });
+    const orders = await app.execute(RecordTaskDocument, {
+      input: input(99, {
+        steps: [
+          { action: 'a', order: 1 },
+          { action: 'b', order: 1 },
+        ],
+      }),
+    });
     expect(orders.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.steps' });
     expect(await app.db.collection('tasks').countDocuments({ taskId: 'task-099' })).toBe(0);
   });
@@ -83,12 +109,30 @@ describe('tasks: record, read, list', () => {
   it('lists tasks newest first, page by page, with a filter', async () => {
     const first = (await app.run(HistoryTasksDocument, { filter: { status: 'COMPLETED' }, first: 5 })).tasks;
     expect(first.totalCount).toBe(8);
-    expect(first.edges.map((edge: any) => edge.node.taskId)).toEqual(['task-011', 'task-010', 'task-008', 'task-007', 'task-005']);
-    const second = (await app.run(HistoryTasksDocument, { filter: { status: 'COMPLETED' }, first: 5, after: first.pageInfo.endCursor })).tasks;
+    expect(first.edges.map((edge: any) => edge.node.taskId)).toEqual([
+      'task-011',
+      'task-010',
+      'task-008',
+      'task-007',
+      'task-005',
+    ]);
+    const second = (
+      await app.run(HistoryTasksDocument, {
+        filter: { status: 'COMPLETED' },
+        first: 5,
+        after: first.pageInfo.endCursor,
+      })
+    ).tasks;
     expect(second.edges.map((edge: any) => edge.node.taskId)).toEqual(['task-004', 'task-002', 'task-001']);
     expect(second.pageInfo.hasNextPage).toBe(false);
     const window = (
-      await app.run(HistoryTasksDocument, { filter: { since: '2025-01-01T00:03:00Z', until: '2025-01-01T00:05:00Z', goalPattern: 'create_*_for_facility_*' } })
+      await app.run(HistoryTasksDocument, {
+        filter: {
+          since: '2025-01-01T00:03:00Z',
+          until: '2025-01-01T00:05:00Z',
+          goalPattern: 'create_*_for_facility_*',
+        },
+      })
     ).tasks;
     expect(window.edges.map((edge: any) => edge.node.taskId)).toEqual(['task-004', 'task-003']);
   });
@@ -96,7 +140,12 @@ describe('tasks: record, read, list', () => {
   it('resolves Task.plan for a page of tasks with one batched read of plan_patterns', async () => {
     for (const i of [1, 2, 4]) {
       await app.run(LearnFromTaskDocument, {
-        input: { taskId: `task-00${i}`, planId: `plan-${i}`, status: 'COMPLETED', metrics: { executionTime: 1000, stepsCompleted: 2, retries: 0, userInputsRequired: 0 } },
+        input: {
+          taskId: `task-00${i}`,
+          planId: `plan-${i}`,
+          status: 'COMPLETED',
+          metrics: { executionTime: 1000, stepsCompleted: 2, retries: 0, userInputsRequired: 0 },
+        },
       });
     }
     app.commands.reset();
@@ -118,15 +167,25 @@ describe('tasks: record, read, list', () => {
       createdAt: new Date('2025-02-01T00:00:00Z'),
     });
     const { task } = await app.run(HistoryTaskDocument, { id: '690b00000000000000000001' });
-    expect(task).toMatchObject({ goalPattern: 'create_*_for_facility_*', steps: [], status: 'COMPLETED', agentType: null, executionTime: 1200 });
+    expect(task).toMatchObject({
+      goalPattern: 'create_*_for_facility_*',
+      steps: [],
+      status: 'COMPLETED',
+      agentType: null,
+      executionTime: 1200,
+    });
     expect((await app.run(HistoryTaskDocument, { id: 'nope' })).task).toBeNull();
   });
 
   it('creates the indexes seed 002 lists (no text index: keyword search is BM25 in the search subsystem)', async () => {
     const keys = (await app.db.collection('tasks').indexes()).map((index) => index.key);
-    expect(keys).toEqual(expect.arrayContaining([{ taskId: 1 }, { status: 1, createdAt: -1 }, { createdAt: -1, taskId: -1 }]));
+    expect(keys).toEqual(
+      expect.arrayContaining([{ taskId: 1 }, { status: 1, createdAt: -1 }, { createdAt: -1, taskId: -1 }]),
+    );
     expect(keys.some((key) => Object.values(key).includes('text'))).toBe(false);
     const plans = (await app.db.collection('plan_patterns').indexes()).map((index) => index.key);
-    expect(plans).toEqual(expect.arrayContaining([{ goalPattern: 1, usageCount: -1 }, { successRate: -1 }, { usageCount: -1 }]));
+    expect(plans).toEqual(
+      expect.arrayContaining([{ goalPattern: 1, usageCount: -1 }, { successRate: -1 }, { usageCount: -1 }]),
+    );
   });
 });

@@ -1,5 +1,9 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { RecordToolExecutionDocument, RecordToolExecutionsDocument, ToolPerformanceDocument } from '../../support/generated/graphql';
+import {
+  RecordToolExecutionDocument,
+  RecordToolExecutionsDocument,
+  ToolPerformanceDocument,
+} from '../../support/generated/graphql';
 
 const TOOL = 'create_shipment';
 const INVALID = 'Invalid facilityId: expected ObjectId';
@@ -22,11 +26,30 @@ interface Execution {
 }
 
 function history() {
-  const facility: Execution[] = [100, 120, 140, 160, 180, 200, 220, 240].map((durationMs) => ({ toolName: TOOL, success: true, durationMs, context: 'facility_management' }));
+  const facility: Execution[] = [100, 120, 140, 160, 180, 200, 220, 240].map((durationMs) => ({
+    toolName: TOOL,
+    success: true,
+    durationMs,
+    context: 'facility_management',
+  }));
   facility.push(
-    { toolName: TOOL, success: false, durationMs: 50, context: 'facility_management', error: INVALID, taskId: 't-fm-1' },
+    {
+      toolName: TOOL,
+      success: false,
+      durationMs: 50,
+      context: 'facility_management',
+      error: INVALID,
+      taskId: 't-fm-1',
+    },
     // The same error with other whitespace groups with it.
-    { toolName: TOOL, success: false, durationMs: 70, context: 'facility_management', error: `  ${INVALID.replace(': ', ':\n ')} `, taskId: 't-fm-2' },
+    {
+      toolName: TOOL,
+      success: false,
+      durationMs: 70,
+      context: 'facility_management',
+      error: `  ${INVALID.replace(': ', ':\n ')} `,
+      taskId: 't-fm-2',
+    },
   );
   const bulk = [
     { toolName: TOOL, success: true, durationMs: 5000, context: 'bulk_import' },
@@ -69,7 +92,13 @@ describe('tool performance', () => {
       timedExecutions: 20,
       commonErrors: [
         { error: TIMEOUT, frequency: 3, percentage: 100 * (3 / 7), context: 'bulk_import', lastTaskId: 't-bi-3' },
-        { error: INVALID, frequency: 2, percentage: 100 * (2 / 7), context: 'facility_management', lastTaskId: 't-fm-2' },
+        {
+          error: INVALID,
+          frequency: 2,
+          percentage: 100 * (2 / 7),
+          context: 'facility_management',
+          lastTaskId: 't-fm-2',
+        },
         { error: INVALID, frequency: 1, percentage: 100 * (1 / 7), context: 'bulk_import', lastTaskId: null },
         { error: 'unknown error', frequency: 1, percentage: 100 * (1 / 7), context: null, lastTaskId: null },
       ],
@@ -105,7 +134,8 @@ describe('tool performance', () => {
         '83% of timed runs in context "bulk_import" took 5000 ms or more (average 4550 ms): allow for it in time budgets.',
       ],
     });
-    const facility = (await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'facility_management' })).toolPerformance;
+    const facility = (await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'facility_management' }))
+      .toolPerformance;
     expect(facility).toMatchObject({ totalExecutions: 10, successRate: 0.8, avgDuration: 148, recommendations: [] });
   });
 
@@ -121,7 +151,9 @@ describe('tool performance', () => {
       recommendations: ['Only 0 executions of never_ran recorded: too few for reliable figures.'],
     });
     const context = (await app.run(ToolPerformanceDocument, { toolName: TOOL, context: 'nowhere' })).toolPerformance;
-    expect(context.recommendations).toEqual([`Only 0 executions of ${TOOL} in context "nowhere" recorded: too few for reliable figures.`]);
+    expect(context.recommendations).toEqual([
+      `Only 0 executions of ${TOOL} in context "nowhere" recorded: too few for reliable figures.`,
+    ]);
   });
 
   it('reads a tool’s performance with one indexed find, not a scan of history', async () => {
@@ -158,22 +190,35 @@ describe('tool performance', () => {
     }));
     await Promise.all(calls.map((input) => app.run(RecordToolExecutionDocument, { input })));
     const all = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility' })).toolPerformance;
-    expect(all).toMatchObject({ totalExecutions: 100, successCount: 75, failureCount: 25, avgDuration: 49.5, timedExecutions: 100 });
+    expect(all).toMatchObject({
+      totalExecutions: 100,
+      successCount: 75,
+      failureCount: 25,
+      avgDuration: 49.5,
+      timedExecutions: 100,
+    });
     // Failures are i = 0, 4, …, 96 (all even): E0 for i/4 ≡ 0 (mod 3): 9 times; E1 and E2: 8 times each.
     expect(all.commonErrors.map((error: any) => [error.error, error.frequency, error.context])).toEqual([
       ['E0', 9, 'even'],
       ['E1', 8, 'even'],
       ['E2', 8, 'even'],
     ]);
-    const even = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'even' })).toolPerformance;
-    const odd = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'odd' })).toolPerformance;
+    const even = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'even' }))
+      .toolPerformance;
+    const odd = (await app.run(ToolPerformanceDocument, { toolName: 'lookup_facility', context: 'odd' }))
+      .toolPerformance;
     expect([even.totalExecutions, even.failureCount, even.avgDuration]).toEqual([50, 25, 49]);
     expect([odd.totalExecutions, odd.failureCount, odd.avgDuration]).toEqual([50, 0, 50]);
     expect(all.optimalContext).toEqual(['odd']);
   });
 
   it('warns about the overall failure rate of a tool that runs without contexts', async () => {
-    const inputs = [true, false, true, false, true].map((success, i) => ({ toolName: 'plain_tool', success, durationMs: 10 * i, ...(success ? {} : { error: 'boom' }) }));
+    const inputs = [true, false, true, false, true].map((success, i) => ({
+      toolName: 'plain_tool',
+      success,
+      durationMs: 10 * i,
+      ...(success ? {} : { error: 'boom' }),
+    }));
     await app.run(RecordToolExecutionsDocument, { inputs });
     const { toolPerformance } = await app.run(ToolPerformanceDocument, { toolName: 'plain_tool' });
     expect(toolPerformance).toMatchObject({ totalExecutions: 5, failureCount: 2, avgDuration: 20, optimalContext: [] });
@@ -182,9 +227,13 @@ describe('tool performance', () => {
   });
 
   it('rejects a negative duration and a blank tool name, naming the input', async () => {
-    const negative = await app.execute(RecordToolExecutionDocument, { input: { toolName: TOOL, success: true, durationMs: -1 } });
+    const negative = await app.execute(RecordToolExecutionDocument, {
+      input: { toolName: TOOL, success: true, durationMs: -1 },
+    });
     expect(negative.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.0.durationMs' });
-    const blank = await app.execute(RecordToolExecutionsDocument, { inputs: [{ toolName: '  ', success: true, durationMs: 1 }] });
+    const blank = await app.execute(RecordToolExecutionsDocument, {
+      inputs: [{ toolName: '  ', success: true, durationMs: 1 }],
+    });
     expect(blank.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputs.0.toolName' });
   });
 });

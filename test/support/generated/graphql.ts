@@ -4,15 +4,10 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** FAST: thinking only; DEEP: also planning and reflection. Stored as 'fast' or 'deep'. */
-export type ActionMode =
-  | 'DEEP'
-  | 'FAST';
+export type ActionMode = 'DEEP' | 'FAST';
 
 /** How the iteration moved the goal; stored lower-case, '' (null here) when not assessed. */
-export type ActionProgress =
-  | 'ADVANCING'
-  | 'REGRESSING'
-  | 'STUCK';
+export type ActionProgress = 'ADVANCING' | 'REGRESSING' | 'STUCK';
 
 export type AddFeedbackInput = {
   /** At most 10 KB. */
@@ -22,10 +17,7 @@ export type AddFeedbackInput = {
 };
 
 /** An agent of the pipeline; stored as 'thought', 'planner' or 'executor'. */
-export type AgentType =
-  | 'EXECUTOR'
-  | 'PLANNER'
-  | 'THOUGHT';
+export type AgentType = 'EXECUTOR' | 'PLANNER' | 'THOUGHT';
 
 export type AppendMessageInput = {
   /** A string or an array of content blocks (objects); at most 100 KB. */
@@ -44,9 +36,7 @@ export type CreateSessionInput = {
 };
 
 /** EMBEDDED: the in-process engine started under DATA_DIR; EXTERNAL: the MongoDB at MONGODB_URI. */
-export type DatabaseKind =
-  | 'EMBEDDED'
-  | 'EXTERNAL';
+export type DatabaseKind = 'EMBEDDED' | 'EXTERNAL';
 
 /** Stored as event_loop_metrics {accumulated_metrics {latencyMs}, accumulated_usage {inputTokens outputTokens totalTokens}}. */
 export type EventLoopMetricsInput = {
@@ -58,11 +48,7 @@ export type EventLoopMetricsInput = {
 };
 
 /** An embeddable text field of an experience; each has its own vector and its own search space. */
-export type ExperienceField =
-  | 'INPUT_CONTEXT'
-  | 'OUTPUT_SUMMARY'
-  | 'PRIMARY_GOAL'
-  | 'SUB_TASK';
+export type ExperienceField = 'INPUT_CONTEXT' | 'OUTPUT_SUMMARY' | 'PRIMARY_GOAL' | 'SUB_TASK';
 
 /** Conditions on experiences; all given conditions must hold. */
 export type ExperienceFilter = {
@@ -89,24 +75,15 @@ export type ExperienceOrder = {
   field?: ExperienceOrderField;
 };
 
-export type ExperienceOrderDirection =
-  | 'ASC'
-  | 'DESC';
+export type ExperienceOrderDirection = 'ASC' | 'DESC';
 
-export type ExperienceOrderField =
-  | 'TIMESTAMP';
+export type ExperienceOrderField = 'TIMESTAMP';
 
 /** Final outcome of an experience; stored as 'success', 'failure', 'partial_success' or 'abandoned'. */
-export type ExperienceOutcome =
-  | 'ABANDONED'
-  | 'FAILURE'
-  | 'PARTIAL_SUCCESS'
-  | 'SUCCESS';
+export type ExperienceOutcome = 'ABANDONED' | 'FAILURE' | 'PARTIAL_SUCCESS' | 'SUCCESS';
 
 /** Thumbs up or down (stored as up, down); null is neutral. */
-export type FeedbackRating =
-  | 'DOWN'
-  | 'UP';
+export type FeedbackRating = 'DOWN' | 'UP';
 
 /** Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given. */
 export type FeedbackSignalsInput = {
@@ -130,10 +107,7 @@ export type InsightEvidenceInput = {
 };
 
 /** What an insight is about; stored as 'patterns', 'optimizations' or 'warnings'. */
-export type InsightType =
-  | 'OPTIMIZATIONS'
-  | 'PATTERNS'
-  | 'WARNINGS';
+export type InsightType = 'OPTIMIZATIONS' | 'PATTERNS' | 'WARNINGS';
 
 /** Learning from a finished task (seed 002 learn_from_task). The task must have been recorded with recordTask. */
 export type LearnFromTaskInput = {
@@ -149,10 +123,7 @@ export type LearnFromTaskInput = {
 };
 
 /** Author of a message (stored as user, assistant, system). */
-export type MessageRole =
-  | 'ASSISTANT'
-  | 'SYSTEM'
-  | 'USER';
+export type MessageRole = 'ASSISTANT' | 'SYSTEM' | 'USER';
 
 /** Sessions whose metadata value at `path` (dot path) equals `value`. */
 export type MetadataCondition = {
@@ -268,36 +239,19 @@ export type RecordToolExecutionInput = {
 };
 
 /** A collection whose stored vectors `reembed` can rewrite with the current embedder. */
-export type ReembedCollection =
-  | 'EXPERIENCES'
-  | 'PLAN_PATTERNS'
-  | 'TASKS';
+export type ReembedCollection = 'EXPERIENCES' | 'PLAN_PATTERNS' | 'TASKS';
 
 /** INTERRUPTED: the server running the job stopped before the end; `reembed` resumes it. */
-export type ReembedState =
-  | 'DONE'
-  | 'FAILED'
-  | 'INTERRUPTED'
-  | 'RUNNING';
+export type ReembedState = 'DONE' | 'FAILED' | 'INTERRUPTED' | 'RUNNING';
 
 /** Goal relevance of a tool call; stored lower-case, '' (null here) when not rated. */
-export type Relevance =
-  | 'HIGH'
-  | 'LOW'
-  | 'MEDIUM';
+export type Relevance = 'HIGH' | 'LOW' | 'MEDIUM';
 
 /** VECTOR: semantic similarity; KEYWORD: BM25 word relevance; HYBRID: both, fused into one score. */
-export type SearchMode =
-  | 'HYBRID'
-  | 'KEYWORD'
-  | 'VECTOR';
+export type SearchMode = 'HYBRID' | 'KEYWORD' | 'VECTOR';
 
 /** UP/DOWN: at least one feedback with that rating; ANY: at least one feedback; NONE: no feedback. */
-export type SessionFeedbackFilter =
-  | 'ANY'
-  | 'DOWN'
-  | 'NONE'
-  | 'UP';
+export type SessionFeedbackFilter = 'ANY' | 'DOWN' | 'NONE' | 'UP';
 
 /** All conditions given must hold. Time bounds: after is inclusive, before exclusive. */
 export type SessionFilter = {
@@ -311,27 +265,19 @@ export type SessionFilter = {
 };
 
 /** METADATA needs metadataPath. */
-export type SessionGroupBy =
-  | 'METADATA'
-  | 'SESSION_TYPE';
+export type SessionGroupBy = 'METADATA' | 'SESSION_TYPE';
 
 export type SessionOrder = {
   direction?: SessionOrderDirection;
   field?: SessionOrderField;
 };
 
-export type SessionOrderDirection =
-  | 'ASC'
-  | 'DESC';
+export type SessionOrderDirection = 'ASC' | 'DESC';
 
-export type SessionOrderField =
-  | 'CREATED_AT'
-  | 'UPDATED_AT';
+export type SessionOrderField = 'CREATED_AT' | 'UPDATED_AT';
 
 /** PROGRESS_STUCK: the latest iterations all report progress STUCK; REPEATED_FAILURE: they all repeat the same failing tool call. */
-export type StuckReason =
-  | 'PROGRESS_STUCK'
-  | 'REPEATED_FAILURE';
+export type StuckReason = 'PROGRESS_STUCK' | 'REPEATED_FAILURE';
 
 /** How a run went. */
 export type SuccessMetricsInput = {
@@ -358,15 +304,10 @@ export type TaskFilter = {
 };
 
 /** How a finished task ended; stored as 'completed' or 'failed'. */
-export type TaskOutcome =
-  | 'COMPLETED'
-  | 'FAILED';
+export type TaskOutcome = 'COMPLETED' | 'FAILED';
 
 /** Stored as 'completed', 'failed' or 'paused'. */
-export type TaskStatus =
-  | 'COMPLETED'
-  | 'FAILED'
-  | 'PAUSED';
+export type TaskStatus = 'COMPLETED' | 'FAILED' | 'PAUSED';
 
 /** One tool call of an iteration. The compression fields (insights, learning, relevance) are phase 2: empty by default. */
 export type ToolCallInput = {
@@ -385,11 +326,7 @@ export type ToolCallInput = {
 };
 
 /** SUCCESS: expected output; FAILURE: ran but failed (e.g. file not found); ERROR: crashed; TIMEOUT: exceeded its time limit. */
-export type ToolOutcome =
-  | 'ERROR'
-  | 'FAILURE'
-  | 'SUCCESS'
-  | 'TIMEOUT';
+export type ToolOutcome = 'ERROR' | 'FAILURE' | 'SUCCESS' | 'TIMEOUT';
 
 /** A partial update: absent fields are kept, null clears an optional field. Changed embeddable fields are re-embedded. */
 export type UpdateExperienceInput = {
@@ -424,23 +361,85 @@ export type UpsertAgentInput = {
   agentId: string;
 };
 
-export type ExperienceFieldsFragment = { experienceId: string, primaryGoalDescription: string, subTaskDescription: string, initiatingAgentId: string, involvedComponents: Array<string>, inputContextSummary: string | null, keyDecisionsMade: unknown, finalOutcome: ExperienceOutcome, outputSummary: string | null, timestamp: string, version: number, workflowId: string | null, sessionId: string | null, tags: Array<string>, feedbackSignals: { userRating: number | null, correctionNeeded: boolean | null, errorType: string | null, comment: string | null, data: Record<string, unknown> } | null, embeddingModel: { provider: string, model: string, dimensions: number } | null };
+export type ExperienceFieldsFragment = {
+  experienceId: string;
+  primaryGoalDescription: string;
+  subTaskDescription: string;
+  initiatingAgentId: string;
+  involvedComponents: Array<string>;
+  inputContextSummary: string | null;
+  keyDecisionsMade: unknown;
+  finalOutcome: ExperienceOutcome;
+  outputSummary: string | null;
+  timestamp: string;
+  version: number;
+  workflowId: string | null;
+  sessionId: string | null;
+  tags: Array<string>;
+  feedbackSignals: {
+    userRating: number | null;
+    correctionNeeded: boolean | null;
+    errorType: string | null;
+    comment: string | null;
+    data: Record<string, unknown>;
+  } | null;
+  embeddingModel: { provider: string; model: string; dimensions: number } | null;
+};
 
-export type ExperienceHitFieldsFragment = { score: number, vectorScore: number | null, keywordScore: number | null, matchedField: ExperienceField, experience: { experienceId: string } };
+export type ExperienceHitFieldsFragment = {
+  score: number;
+  vectorScore: number | null;
+  keywordScore: number | null;
+  matchedField: ExperienceField;
+  experience: { experienceId: string };
+};
 
 export type ExperienceQueryVariables = Exact<{
   id: string | number;
 }>;
 
-
-export type ExperienceQuery = { experience: { experienceId: string, primaryGoalDescription: string, subTaskDescription: string, initiatingAgentId: string, involvedComponents: Array<string>, inputContextSummary: string | null, keyDecisionsMade: unknown, finalOutcome: ExperienceOutcome, outputSummary: string | null, timestamp: string, version: number, workflowId: string | null, sessionId: string | null, tags: Array<string>, feedbackSignals: { userRating: number | null, correctionNeeded: boolean | null, errorType: string | null, comment: string | null, data: Record<string, unknown> } | null, embeddingModel: { provider: string, model: string, dimensions: number } | null } | null };
+export type ExperienceQuery = {
+  experience: {
+    experienceId: string;
+    primaryGoalDescription: string;
+    subTaskDescription: string;
+    initiatingAgentId: string;
+    involvedComponents: Array<string>;
+    inputContextSummary: string | null;
+    keyDecisionsMade: unknown;
+    finalOutcome: ExperienceOutcome;
+    outputSummary: string | null;
+    timestamp: string;
+    version: number;
+    workflowId: string | null;
+    sessionId: string | null;
+    tags: Array<string>;
+    feedbackSignals: {
+      userRating: number | null;
+      correctionNeeded: boolean | null;
+      errorType: string | null;
+      comment: string | null;
+      data: Record<string, unknown>;
+    } | null;
+    embeddingModel: { provider: string; model: string; dimensions: number } | null;
+  } | null;
+};
 
 export type ExperienceWithEmbeddingsQueryVariables = Exact<{
   id: string | number;
 }>;
 
-
-export type ExperienceWithEmbeddingsQuery = { experience: { experienceId: string, embeddings: { primaryGoalDescription: Array<number> | null, subTaskDescription: Array<number> | null, inputContextSummary: Array<number> | null, outputSummary: Array<number> | null } | null } | null };
+export type ExperienceWithEmbeddingsQuery = {
+  experience: {
+    experienceId: string;
+    embeddings: {
+      primaryGoalDescription: Array<number> | null;
+      subTaskDescription: Array<number> | null;
+      inputContextSummary: Array<number> | null;
+      outputSummary: Array<number> | null;
+    } | null;
+  } | null;
+};
 
 export type ExperiencesQueryVariables = Exact<{
   filter?: ExperienceFilter | null | undefined;
@@ -449,20 +448,48 @@ export type ExperiencesQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
 
-
-export type ExperiencesQuery = { experiences: { totalCount: number, edges: Array<{ cursor: string, node: { experienceId: string, timestamp: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+export type ExperiencesQuery = {
+  experiences: {
+    totalCount: number;
+    edges: Array<{ cursor: string; node: { experienceId: string; timestamp: string } }>;
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  };
+};
 
 export type RecordExperienceMutationVariables = Exact<{
   input: RecordExperienceInput;
 }>;
 
-
-export type RecordExperienceMutation = { recordExperience: { experienceId: string, primaryGoalDescription: string, subTaskDescription: string, initiatingAgentId: string, involvedComponents: Array<string>, inputContextSummary: string | null, keyDecisionsMade: unknown, finalOutcome: ExperienceOutcome, outputSummary: string | null, timestamp: string, version: number, workflowId: string | null, sessionId: string | null, tags: Array<string>, feedbackSignals: { userRating: number | null, correctionNeeded: boolean | null, errorType: string | null, comment: string | null, data: Record<string, unknown> } | null, embeddingModel: { provider: string, model: string, dimensions: number } | null } };
+export type RecordExperienceMutation = {
+  recordExperience: {
+    experienceId: string;
+    primaryGoalDescription: string;
+    subTaskDescription: string;
+    initiatingAgentId: string;
+    involvedComponents: Array<string>;
+    inputContextSummary: string | null;
+    keyDecisionsMade: unknown;
+    finalOutcome: ExperienceOutcome;
+    outputSummary: string | null;
+    timestamp: string;
+    version: number;
+    workflowId: string | null;
+    sessionId: string | null;
+    tags: Array<string>;
+    feedbackSignals: {
+      userRating: number | null;
+      correctionNeeded: boolean | null;
+      errorType: string | null;
+      comment: string | null;
+      data: Record<string, unknown>;
+    } | null;
+    embeddingModel: { provider: string; model: string; dimensions: number } | null;
+  };
+};
 
 export type RecordExperiencesMutationVariables = Exact<{
   inputs: Array<RecordExperienceInput> | RecordExperienceInput;
 }>;
-
 
 export type RecordExperiencesMutation = { recordExperiences: Array<{ experienceId: string }> };
 
@@ -471,21 +498,54 @@ export type UpdateExperienceMutationVariables = Exact<{
   input: UpdateExperienceInput;
 }>;
 
-
-export type UpdateExperienceMutation = { updateExperience: { experienceId: string, primaryGoalDescription: string, subTaskDescription: string, initiatingAgentId: string, involvedComponents: Array<string>, inputContextSummary: string | null, keyDecisionsMade: unknown, finalOutcome: ExperienceOutcome, outputSummary: string | null, timestamp: string, version: number, workflowId: string | null, sessionId: string | null, tags: Array<string>, feedbackSignals: { userRating: number | null, correctionNeeded: boolean | null, errorType: string | null, comment: string | null, data: Record<string, unknown> } | null, embeddingModel: { provider: string, model: string, dimensions: number } | null } };
+export type UpdateExperienceMutation = {
+  updateExperience: {
+    experienceId: string;
+    primaryGoalDescription: string;
+    subTaskDescription: string;
+    initiatingAgentId: string;
+    involvedComponents: Array<string>;
+    inputContextSummary: string | null;
+    keyDecisionsMade: unknown;
+    finalOutcome: ExperienceOutcome;
+    outputSummary: string | null;
+    timestamp: string;
+    version: number;
+    workflowId: string | null;
+    sessionId: string | null;
+    tags: Array<string>;
+    feedbackSignals: {
+      userRating: number | null;
+      correctionNeeded: boolean | null;
+      errorType: string | null;
+      comment: string | null;
+      data: Record<string, unknown>;
+    } | null;
+    embeddingModel: { provider: string; model: string; dimensions: number } | null;
+  };
+};
 
 export type AddExperienceFeedbackMutationVariables = Exact<{
   id: string | number;
   signals: FeedbackSignalsInput;
 }>;
 
-
-export type AddExperienceFeedbackMutation = { addExperienceFeedback: { experienceId: string, feedbackSignals: { userRating: number | null, correctionNeeded: boolean | null, errorType: string | null, comment: string | null, data: Record<string, unknown> } | null } };
+export type AddExperienceFeedbackMutation = {
+  addExperienceFeedback: {
+    experienceId: string;
+    feedbackSignals: {
+      userRating: number | null;
+      correctionNeeded: boolean | null;
+      errorType: string | null;
+      comment: string | null;
+      data: Record<string, unknown>;
+    } | null;
+  };
+};
 
 export type DeleteExperienceMutationVariables = Exact<{
   id: string | number;
 }>;
-
 
 export type DeleteExperienceMutation = { deleteExperience: { experienceId: string } };
 
@@ -498,58 +558,220 @@ export type SearchExperiencesQueryVariables = Exact<{
   mode?: SearchMode | null | undefined;
 }>;
 
-
-export type SearchExperiencesQuery = { searchExperiences: Array<{ score: number, vectorScore: number | null, keywordScore: number | null, matchedField: ExperienceField, experience: { experienceId: string } }> };
+export type SearchExperiencesQuery = {
+  searchExperiences: Array<{
+    score: number;
+    vectorScore: number | null;
+    keywordScore: number | null;
+    matchedField: ExperienceField;
+    experience: { experienceId: string };
+  }>;
+};
 
 export type SimilarExperiencesQueryVariables = Exact<{
   id: string | number;
   limit?: number | null | undefined;
 }>;
 
-
-export type SimilarExperiencesQuery = { experience: { experienceId: string, similar: Array<{ score: number, vectorScore: number | null, keywordScore: number | null, matchedField: ExperienceField, experience: { experienceId: string } }> } | null };
+export type SimilarExperiencesQuery = {
+  experience: {
+    experienceId: string;
+    similar: Array<{
+      score: number;
+      vectorScore: number | null;
+      keywordScore: number | null;
+      matchedField: ExperienceField;
+      experience: { experienceId: string };
+    }>;
+  } | null;
+};
 
 export type ExperienceSessionQueryVariables = Exact<{
   id: string | number;
 }>;
 
-
-export type ExperienceSessionQuery = { experience: { experienceId: string, session: { sessionId: string } | null } | null };
+export type ExperienceSessionQuery = {
+  experience: { experienceId: string; session: { sessionId: string } | null } | null;
+};
 
 export type ReembedMutationVariables = Exact<{
   collection: ReembedCollection;
 }>;
 
-
-export type ReembedMutation = { reembed: { id: string, collection: ReembedCollection, state: ReembedState, processed: number, total: number, startedAt: string, finishedAt: string | null, error: string | null, model: { provider: string, model: string, dimensions: number } } };
+export type ReembedMutation = {
+  reembed: {
+    id: string;
+    collection: ReembedCollection;
+    state: ReembedState;
+    processed: number;
+    total: number;
+    startedAt: string;
+    finishedAt: string | null;
+    error: string | null;
+    model: { provider: string; model: string; dimensions: number };
+  };
+};
 
 export type ReembedStatusQueryVariables = Exact<{
   collection: ReembedCollection;
 }>;
 
+export type ReembedStatusQuery = {
+  reembedStatus: {
+    id: string;
+    collection: ReembedCollection;
+    state: ReembedState;
+    processed: number;
+    total: number;
+    startedAt: string;
+    finishedAt: string | null;
+    error: string | null;
+    model: { provider: string; model: string; dimensions: number };
+  } | null;
+};
 
-export type ReembedStatusQuery = { reembedStatus: { id: string, collection: ReembedCollection, state: ReembedState, processed: number, total: number, startedAt: string, finishedAt: string | null, error: string | null, model: { provider: string, model: string, dimensions: number } } | null };
+export type ReembedJobFieldsFragment = {
+  id: string;
+  collection: ReembedCollection;
+  state: ReembedState;
+  processed: number;
+  total: number;
+  startedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  model: { provider: string; model: string; dimensions: number };
+};
 
-export type ReembedJobFieldsFragment = { id: string, collection: ReembedCollection, state: ReembedState, processed: number, total: number, startedAt: string, finishedAt: string | null, error: string | null, model: { provider: string, model: string, dimensions: number } };
+export type HistoryTaskFieldsFragment = {
+  taskId: string;
+  originalQuery: string;
+  goal: string;
+  goalPattern: string;
+  planId: string | null;
+  status: TaskStatus;
+  executionTime: number;
+  agentType: AgentType | null;
+  context: string | null;
+  patternId: string | null;
+  createdAt: string;
+  learnedAt: string | null;
+  steps: Array<{ id: string; action: string; order: number }>;
+  successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+};
 
-export type HistoryTaskFieldsFragment = { taskId: string, originalQuery: string, goal: string, goalPattern: string, planId: string | null, status: TaskStatus, executionTime: number, agentType: AgentType | null, context: string | null, patternId: string | null, createdAt: string, learnedAt: string | null, steps: Array<{ id: string, action: string, order: number }>, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number } };
+export type HistoryPlanFieldsFragment = {
+  patternId: string;
+  goalPattern: string;
+  stepSequence: Array<string>;
+  exampleGoal: string;
+  successRate: number;
+  avgExecutionTime: number;
+  commonIssues: Array<string>;
+  usageCount: number;
+  successCount: number;
+  failureCount: number;
+  createdAt: string;
+  lastUsed: string;
+  steps: Array<{ id: string; action: string; order: number }>;
+};
 
-export type HistoryPlanFieldsFragment = { patternId: string, goalPattern: string, stepSequence: Array<string>, exampleGoal: string, successRate: number, avgExecutionTime: number, commonIssues: Array<string>, usageCount: number, successCount: number, failureCount: number, createdAt: string, lastUsed: string, steps: Array<{ id: string, action: string, order: number }> };
+export type SuccessfulPlanFieldsFragment = {
+  planId: string;
+  goal: string;
+  goalPattern: string;
+  successRate: number;
+  avgExecutionTime: number;
+  usageCount: number;
+  lastUsed: string;
+  commonIssues: Array<string>;
+  score: number;
+  steps: Array<{ id: string; action: string; order: number }>;
+  scores: { goalPattern: number; semantic: number; match: number; usage: number; recency: number };
+};
 
-export type SuccessfulPlanFieldsFragment = { planId: string, goal: string, goalPattern: string, successRate: number, avgExecutionTime: number, usageCount: number, lastUsed: string, commonIssues: Array<string>, score: number, steps: Array<{ id: string, action: string, order: number }>, scores: { goalPattern: number, semantic: number, match: number, usage: number, recency: number } };
+export type SimilarTaskFieldsFragment = {
+  taskId: string;
+  query: string;
+  goal: string;
+  status: TaskStatus;
+  similarity: number;
+  executionTime: number;
+  createdAt: string;
+  scores: { vector: number; keyword: number; goalPattern: number };
+  successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+  task: { steps: Array<{ action: string }> };
+};
 
-export type SimilarTaskFieldsFragment = { taskId: string, query: string, goal: string, status: TaskStatus, similarity: number, executionTime: number, createdAt: string, scores: { vector: number, keyword: number, goalPattern: number }, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number }, task: { steps: Array<{ action: string }> } };
+export type ToolPerformanceFieldsFragment = {
+  toolName: string;
+  context: string | null;
+  totalExecutions: number;
+  successCount: number;
+  failureCount: number;
+  successRate: number;
+  avgDuration: number;
+  timedExecutions: number;
+  optimalContext: Array<string>;
+  recommendations: Array<string>;
+  lastUpdated: string | null;
+  commonErrors: Array<{
+    error: string;
+    frequency: number;
+    percentage: number;
+    context: string | null;
+    lastTaskId: string | null;
+  }>;
+};
 
-export type ToolPerformanceFieldsFragment = { toolName: string, context: string | null, totalExecutions: number, successCount: number, failureCount: number, successRate: number, avgDuration: number, timedExecutions: number, optimalContext: Array<string>, recommendations: Array<string>, lastUpdated: string | null, commonErrors: Array<{ error: string, frequency: number, percentage: number, context: string | null, lastTaskId: string | null }> };
-
-export type AgentInsightFieldsFragment = { id: string, agentType: AgentType, type: InsightType, insight: string, confidence: number, evidenceCount: number, createdAt: string, lastValidated: string | null, evidence: Array<{ taskId: string, description: string }> };
+export type AgentInsightFieldsFragment = {
+  id: string;
+  agentType: AgentType;
+  type: InsightType;
+  insight: string;
+  confidence: number;
+  evidenceCount: number;
+  createdAt: string;
+  lastValidated: string | null;
+  evidence: Array<{ taskId: string; description: string }>;
+};
 
 export type HistoryTaskQueryVariables = Exact<{
   id: string | number;
 }>;
 
-
-export type HistoryTaskQuery = { task: { taskId: string, originalQuery: string, goal: string, goalPattern: string, planId: string | null, status: TaskStatus, executionTime: number, agentType: AgentType | null, context: string | null, patternId: string | null, createdAt: string, learnedAt: string | null, plan: { patternId: string, goalPattern: string, stepSequence: Array<string>, exampleGoal: string, successRate: number, avgExecutionTime: number, commonIssues: Array<string>, usageCount: number, successCount: number, failureCount: number, createdAt: string, lastUsed: string, steps: Array<{ id: string, action: string, order: number }> } | null, steps: Array<{ id: string, action: string, order: number }>, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number } } | null };
+export type HistoryTaskQuery = {
+  task: {
+    taskId: string;
+    originalQuery: string;
+    goal: string;
+    goalPattern: string;
+    planId: string | null;
+    status: TaskStatus;
+    executionTime: number;
+    agentType: AgentType | null;
+    context: string | null;
+    patternId: string | null;
+    createdAt: string;
+    learnedAt: string | null;
+    plan: {
+      patternId: string;
+      goalPattern: string;
+      stepSequence: Array<string>;
+      exampleGoal: string;
+      successRate: number;
+      avgExecutionTime: number;
+      commonIssues: Array<string>;
+      usageCount: number;
+      successCount: number;
+      failureCount: number;
+      createdAt: string;
+      lastUsed: string;
+      steps: Array<{ id: string; action: string; order: number }>;
+    } | null;
+    steps: Array<{ id: string; action: string; order: number }>;
+    successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+  } | null;
+};
 
 export type HistoryTasksQueryVariables = Exact<{
   filter?: TaskFilter | null | undefined;
@@ -557,22 +779,44 @@ export type HistoryTasksQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
 
-
-export type HistoryTasksQuery = { tasks: { totalCount: number, edges: Array<{ cursor: string, node: { taskId: string, status: TaskStatus, createdAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type HistoryTasksQuery = {
+  tasks: {
+    totalCount: number;
+    edges: Array<{ cursor: string; node: { taskId: string; status: TaskStatus; createdAt: string } }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
 
 export type TasksWithPlansQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
 
-
-export type TasksWithPlansQuery = { tasks: { edges: Array<{ node: { taskId: string, plan: { patternId: string, usageCount: number } | null } }> } };
+export type TasksWithPlansQuery = {
+  tasks: { edges: Array<{ node: { taskId: string; plan: { patternId: string; usageCount: number } | null } }> };
+};
 
 export type RecordTaskMutationVariables = Exact<{
   input: RecordTaskInput;
 }>;
 
-
-export type RecordTaskMutation = { recordTask: { taskId: string, originalQuery: string, goal: string, goalPattern: string, planId: string | null, status: TaskStatus, executionTime: number, agentType: AgentType | null, context: string | null, patternId: string | null, createdAt: string, learnedAt: string | null, steps: Array<{ id: string, action: string, order: number }>, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number } } };
+export type RecordTaskMutation = {
+  recordTask: {
+    taskId: string;
+    originalQuery: string;
+    goal: string;
+    goalPattern: string;
+    planId: string | null;
+    status: TaskStatus;
+    executionTime: number;
+    agentType: AgentType | null;
+    context: string | null;
+    patternId: string | null;
+    createdAt: string;
+    learnedAt: string | null;
+    steps: Array<{ id: string; action: string; order: number }>;
+    successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+  };
+};
 
 export type SimilarTasksQueryVariables = Exact<{
   query?: string | null | undefined;
@@ -582,15 +826,45 @@ export type SimilarTasksQueryVariables = Exact<{
   minSimilarity?: number | null | undefined;
 }>;
 
-
-export type SimilarTasksQuery = { similarTasks: { count: number, tasks: Array<{ taskId: string, query: string, goal: string, status: TaskStatus, similarity: number, executionTime: number, createdAt: string, scores: { vector: number, keyword: number, goalPattern: number }, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number }, task: { steps: Array<{ action: string }> } }> } };
+export type SimilarTasksQuery = {
+  similarTasks: {
+    count: number;
+    tasks: Array<{
+      taskId: string;
+      query: string;
+      goal: string;
+      status: TaskStatus;
+      similarity: number;
+      executionTime: number;
+      createdAt: string;
+      scores: { vector: number; keyword: number; goalPattern: number };
+      successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+      task: { steps: Array<{ action: string }> };
+    }>;
+  };
+};
 
 export type ThoughtAgentHistoryQueryVariables = Exact<{
   query: string;
 }>;
 
-
-export type ThoughtAgentHistoryQuery = { similarTasks: { count: number, tasks: Array<{ taskId: string, query: string, goal: string, status: TaskStatus, similarity: number, executionTime: number, createdAt: string, scores: { vector: number, keyword: number, goalPattern: number }, successMetrics: { executionTime: number, stepsCompleted: number, retries: number, userInputsRequired: number }, task: { steps: Array<{ action: string }> } }> } };
+export type ThoughtAgentHistoryQuery = {
+  similarTasks: {
+    count: number;
+    tasks: Array<{
+      taskId: string;
+      query: string;
+      goal: string;
+      status: TaskStatus;
+      similarity: number;
+      executionTime: number;
+      createdAt: string;
+      scores: { vector: number; keyword: number; goalPattern: number };
+      successMetrics: { executionTime: number; stepsCompleted: number; retries: number; userInputsRequired: number };
+      task: { steps: Array<{ action: string }> };
+    }>;
+  };
+};
 
 export type PlannerAgentHistoryQueryVariables = Exact<{
   goal: string;
@@ -598,15 +872,58 @@ export type PlannerAgentHistoryQueryVariables = Exact<{
   context?: string | null | undefined;
 }>;
 
-
-export type PlannerAgentHistoryQuery = { successfulPlans: { count: number, plans: Array<{ planId: string, goal: string, goalPattern: string, successRate: number, avgExecutionTime: number, usageCount: number, lastUsed: string, commonIssues: Array<string>, score: number, steps: Array<{ id: string, action: string, order: number }>, scores: { goalPattern: number, semantic: number, match: number, usage: number, recency: number } }> }, toolPerformance: { toolName: string, context: string | null, totalExecutions: number, successCount: number, failureCount: number, successRate: number, avgDuration: number, timedExecutions: number, optimalContext: Array<string>, recommendations: Array<string>, lastUpdated: string | null, commonErrors: Array<{ error: string, frequency: number, percentage: number, context: string | null, lastTaskId: string | null }> } };
+export type PlannerAgentHistoryQuery = {
+  successfulPlans: {
+    count: number;
+    plans: Array<{
+      planId: string;
+      goal: string;
+      goalPattern: string;
+      successRate: number;
+      avgExecutionTime: number;
+      usageCount: number;
+      lastUsed: string;
+      commonIssues: Array<string>;
+      score: number;
+      steps: Array<{ id: string; action: string; order: number }>;
+      scores: { goalPattern: number; semantic: number; match: number; usage: number; recency: number };
+    }>;
+  };
+  toolPerformance: {
+    toolName: string;
+    context: string | null;
+    totalExecutions: number;
+    successCount: number;
+    failureCount: number;
+    successRate: number;
+    avgDuration: number;
+    timedExecutions: number;
+    optimalContext: Array<string>;
+    recommendations: Array<string>;
+    lastUpdated: string | null;
+    commonErrors: Array<{
+      error: string;
+      frequency: number;
+      percentage: number;
+      context: string | null;
+      lastTaskId: string | null;
+    }>;
+  };
+};
 
 export type LearnFromTaskMutationVariables = Exact<{
   input: LearnFromTaskInput;
 }>;
 
-
-export type LearnFromTaskMutation = { learnFromTask: { success: boolean, patternsLearned: number, insightsStored: number, patternId: string | null, alreadyLearned: boolean } };
+export type LearnFromTaskMutation = {
+  learnFromTask: {
+    success: boolean;
+    patternsLearned: number;
+    insightsStored: number;
+    patternId: string | null;
+    alreadyLearned: boolean;
+  };
+};
 
 export type SuccessfulPlansQueryVariables = Exact<{
   goal: string;
@@ -614,15 +931,46 @@ export type SuccessfulPlansQueryVariables = Exact<{
   minSuccessRate?: number | null | undefined;
 }>;
 
-
-export type SuccessfulPlansQuery = { successfulPlans: { count: number, plans: Array<{ planId: string, goal: string, goalPattern: string, successRate: number, avgExecutionTime: number, usageCount: number, lastUsed: string, commonIssues: Array<string>, score: number, steps: Array<{ id: string, action: string, order: number }>, scores: { goalPattern: number, semantic: number, match: number, usage: number, recency: number } }> } };
+export type SuccessfulPlansQuery = {
+  successfulPlans: {
+    count: number;
+    plans: Array<{
+      planId: string;
+      goal: string;
+      goalPattern: string;
+      successRate: number;
+      avgExecutionTime: number;
+      usageCount: number;
+      lastUsed: string;
+      commonIssues: Array<string>;
+      score: number;
+      steps: Array<{ id: string; action: string; order: number }>;
+      scores: { goalPattern: number; semantic: number; match: number; usage: number; recency: number };
+    }>;
+  };
+};
 
 export type PlanPatternQueryVariables = Exact<{
   id: string | number;
 }>;
 
-
-export type PlanPatternQuery = { planPattern: { patternId: string, goalPattern: string, stepSequence: Array<string>, exampleGoal: string, successRate: number, avgExecutionTime: number, commonIssues: Array<string>, usageCount: number, successCount: number, failureCount: number, createdAt: string, lastUsed: string, steps: Array<{ id: string, action: string, order: number }> } | null };
+export type PlanPatternQuery = {
+  planPattern: {
+    patternId: string;
+    goalPattern: string;
+    stepSequence: Array<string>;
+    exampleGoal: string;
+    successRate: number;
+    avgExecutionTime: number;
+    commonIssues: Array<string>;
+    usageCount: number;
+    successCount: number;
+    failureCount: number;
+    createdAt: string;
+    lastUsed: string;
+    steps: Array<{ id: string; action: string; order: number }>;
+  } | null;
+};
 
 export type PlanPatternsQueryVariables = Exact<{
   filter?: PlanPatternFilter | null | undefined;
@@ -630,30 +978,98 @@ export type PlanPatternsQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
 
-
-export type PlanPatternsQuery = { planPatterns: { totalCount: number, edges: Array<{ cursor: string, node: { patternId: string, goalPattern: string, stepSequence: Array<string>, exampleGoal: string, successRate: number, avgExecutionTime: number, commonIssues: Array<string>, usageCount: number, successCount: number, failureCount: number, createdAt: string, lastUsed: string, steps: Array<{ id: string, action: string, order: number }> } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type PlanPatternsQuery = {
+  planPatterns: {
+    totalCount: number;
+    edges: Array<{
+      cursor: string;
+      node: {
+        patternId: string;
+        goalPattern: string;
+        stepSequence: Array<string>;
+        exampleGoal: string;
+        successRate: number;
+        avgExecutionTime: number;
+        commonIssues: Array<string>;
+        usageCount: number;
+        successCount: number;
+        failureCount: number;
+        createdAt: string;
+        lastUsed: string;
+        steps: Array<{ id: string; action: string; order: number }>;
+      };
+    }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
 
 export type ToolPerformanceQueryVariables = Exact<{
   toolName: string;
   context?: string | null | undefined;
 }>;
 
-
-export type ToolPerformanceQuery = { toolPerformance: { toolName: string, context: string | null, totalExecutions: number, successCount: number, failureCount: number, successRate: number, avgDuration: number, timedExecutions: number, optimalContext: Array<string>, recommendations: Array<string>, lastUpdated: string | null, commonErrors: Array<{ error: string, frequency: number, percentage: number, context: string | null, lastTaskId: string | null }> } };
+export type ToolPerformanceQuery = {
+  toolPerformance: {
+    toolName: string;
+    context: string | null;
+    totalExecutions: number;
+    successCount: number;
+    failureCount: number;
+    successRate: number;
+    avgDuration: number;
+    timedExecutions: number;
+    optimalContext: Array<string>;
+    recommendations: Array<string>;
+    lastUpdated: string | null;
+    commonErrors: Array<{
+      error: string;
+      frequency: number;
+      percentage: number;
+      context: string | null;
+      lastTaskId: string | null;
+    }>;
+  };
+};
 
 export type RecordToolExecutionMutationVariables = Exact<{
   input: RecordToolExecutionInput;
 }>;
 
-
-export type RecordToolExecutionMutation = { recordToolExecution: { toolName: string, context: string | null, totalExecutions: number, successCount: number, failureCount: number, successRate: number, avgDuration: number, timedExecutions: number, optimalContext: Array<string>, recommendations: Array<string>, lastUpdated: string | null, commonErrors: Array<{ error: string, frequency: number, percentage: number, context: string | null, lastTaskId: string | null }> } };
+export type RecordToolExecutionMutation = {
+  recordToolExecution: {
+    toolName: string;
+    context: string | null;
+    totalExecutions: number;
+    successCount: number;
+    failureCount: number;
+    successRate: number;
+    avgDuration: number;
+    timedExecutions: number;
+    optimalContext: Array<string>;
+    recommendations: Array<string>;
+    lastUpdated: string | null;
+    commonErrors: Array<{
+      error: string;
+      frequency: number;
+      percentage: number;
+      context: string | null;
+      lastTaskId: string | null;
+    }>;
+  };
+};
 
 export type RecordToolExecutionsMutationVariables = Exact<{
   inputs: Array<RecordToolExecutionInput> | RecordToolExecutionInput;
 }>;
 
-
-export type RecordToolExecutionsMutation = { recordToolExecutions: Array<{ toolName: string, totalExecutions: number, successCount: number, failureCount: number }> };
+export type RecordToolExecutionsMutation = {
+  recordToolExecutions: Array<{
+    toolName: string;
+    totalExecutions: number;
+    successCount: number;
+    failureCount: number;
+  }>;
+};
 
 export type AgentInsightsQueryVariables = Exact<{
   agentType: AgentType;
@@ -662,36 +1078,81 @@ export type AgentInsightsQueryVariables = Exact<{
   minConfidence?: number | null | undefined;
 }>;
 
-
-export type AgentInsightsQuery = { agentInsights: { count: number, insights: Array<{ id: string, agentType: AgentType, type: InsightType, insight: string, confidence: number, evidenceCount: number, createdAt: string, lastValidated: string | null, evidence: Array<{ taskId: string, description: string }> }> } };
+export type AgentInsightsQuery = {
+  agentInsights: {
+    count: number;
+    insights: Array<{
+      id: string;
+      agentType: AgentType;
+      type: InsightType;
+      insight: string;
+      confidence: number;
+      evidenceCount: number;
+      createdAt: string;
+      lastValidated: string | null;
+      evidence: Array<{ taskId: string; description: string }>;
+    }>;
+  };
+};
 
 export type AgentInsightsWithTasksQueryVariables = Exact<{
   agentType: AgentType;
   insightType?: InsightType | null | undefined;
 }>;
 
-
-export type AgentInsightsWithTasksQuery = { agentInsights: { insights: Array<{ id: string, evidence: Array<{ taskId: string, description: string, task: { taskId: string, goal: string, status: TaskStatus } | null }> }> } };
+export type AgentInsightsWithTasksQuery = {
+  agentInsights: {
+    insights: Array<{
+      id: string;
+      evidence: Array<{
+        taskId: string;
+        description: string;
+        task: { taskId: string; goal: string; status: TaskStatus } | null;
+      }>;
+    }>;
+  };
+};
 
 export type RecordInsightMutationVariables = Exact<{
   input: RecordInsightInput;
 }>;
 
-
-export type RecordInsightMutation = { recordInsight: { id: string, agentType: AgentType, type: InsightType, insight: string, confidence: number, evidenceCount: number, createdAt: string, lastValidated: string | null, evidence: Array<{ taskId: string, description: string }> } };
+export type RecordInsightMutation = {
+  recordInsight: {
+    id: string;
+    agentType: AgentType;
+    type: InsightType;
+    insight: string;
+    confidence: number;
+    evidenceCount: number;
+    createdAt: string;
+    lastValidated: string | null;
+    evidence: Array<{ taskId: string; description: string }>;
+  };
+};
 
 export type ValidateInsightMutationVariables = Exact<{
   id: string | number;
   valid: boolean;
 }>;
 
-
-export type ValidateInsightMutation = { validateInsight: { id: string, agentType: AgentType, type: InsightType, insight: string, confidence: number, evidenceCount: number, createdAt: string, lastValidated: string | null, evidence: Array<{ taskId: string, description: string }> } };
+export type ValidateInsightMutation = {
+  validateInsight: {
+    id: string;
+    agentType: AgentType;
+    type: InsightType;
+    insight: string;
+    confidence: number;
+    evidenceCount: number;
+    createdAt: string;
+    lastValidated: string | null;
+    evidence: Array<{ taskId: string; description: string }>;
+  };
+};
 
 export type DeleteInsightMutationVariables = Exact<{
   id: string | number;
 }>;
-
 
 export type DeleteInsightMutation = { deleteInsight: { id: string } };
 
@@ -699,32 +1160,80 @@ export type HistoryReembedMutationVariables = Exact<{
   collection: ReembedCollection;
 }>;
 
-
-export type HistoryReembedMutation = { reembed: { id: string, state: ReembedState, processed: number, total: number } };
+export type HistoryReembedMutation = { reembed: { id: string; state: ReembedState; processed: number; total: number } };
 
 export type HistoryReembedStatusQueryVariables = Exact<{
   collection: ReembedCollection;
 }>;
 
+export type HistoryReembedStatusQuery = {
+  reembedStatus: { id: string; state: ReembedState; processed: number; total: number } | null;
+};
 
-export type HistoryReembedStatusQuery = { reembedStatus: { id: string, state: ReembedState, processed: number, total: number } | null };
-
-export type ActionFieldsFragment = { iteration: number, timestamp: string, mode: ActionMode, thinking: string, planning: string, reflection: string, approach: string, synthesis: string, progress: ActionProgress | null, toolCalls: Array<{ name: string, args: Record<string, unknown>, result: string, resultTruncated: boolean, outcome: ToolOutcome, executionTimeMs: number | null, insights: string, learning: string, relevance: Relevance | null }>, hypothesis: { belief: string, test: string } };
+export type ActionFieldsFragment = {
+  iteration: number;
+  timestamp: string;
+  mode: ActionMode;
+  thinking: string;
+  planning: string;
+  reflection: string;
+  approach: string;
+  synthesis: string;
+  progress: ActionProgress | null;
+  toolCalls: Array<{
+    name: string;
+    args: Record<string, unknown>;
+    result: string;
+    resultTruncated: boolean;
+    outcome: ToolOutcome;
+    executionTimeMs: number | null;
+    insights: string;
+    learning: string;
+    relevance: Relevance | null;
+  }>;
+  hypothesis: { belief: string; test: string };
+};
 
 export type RecordRunTaskMutationVariables = Exact<{
   input: RecordTaskInput;
 }>;
 
-
-export type RecordRunTaskMutation = { recordTask: { taskId: string, goalPattern: string } };
+export type RecordRunTaskMutation = { recordTask: { taskId: string; goalPattern: string } };
 
 export type RecordActionMutationVariables = Exact<{
   taskId: string | number;
   input: RecordActionInput;
 }>;
 
-
-export type RecordActionMutation = { recordAction: { taskId: string, action: { iteration: number, timestamp: string, mode: ActionMode, thinking: string, planning: string, reflection: string, approach: string, synthesis: string, progress: ActionProgress | null, toolCalls: Array<{ name: string, args: Record<string, unknown>, result: string, resultTruncated: boolean, outcome: ToolOutcome, executionTimeMs: number | null, insights: string, learning: string, relevance: Relevance | null }>, hypothesis: { belief: string, test: string } }, task: { taskId: string, goal: string } } };
+export type RecordActionMutation = {
+  recordAction: {
+    taskId: string;
+    action: {
+      iteration: number;
+      timestamp: string;
+      mode: ActionMode;
+      thinking: string;
+      planning: string;
+      reflection: string;
+      approach: string;
+      synthesis: string;
+      progress: ActionProgress | null;
+      toolCalls: Array<{
+        name: string;
+        args: Record<string, unknown>;
+        result: string;
+        resultTruncated: boolean;
+        outcome: ToolOutcome;
+        executionTimeMs: number | null;
+        insights: string;
+        learning: string;
+        relevance: Relevance | null;
+      }>;
+      hypothesis: { belief: string; test: string };
+    };
+    task: { taskId: string; goal: string };
+  };
+};
 
 export type TaskActionsQueryVariables = Exact<{
   id: string | number;
@@ -732,23 +1241,49 @@ export type TaskActionsQueryVariables = Exact<{
   limit?: number | null | undefined;
 }>;
 
-
-export type TaskActionsQuery = { task: { taskId: string, actions: Array<{ iteration: number, timestamp: string, mode: ActionMode, thinking: string, planning: string, reflection: string, approach: string, synthesis: string, progress: ActionProgress | null, toolCalls: Array<{ name: string, args: Record<string, unknown>, result: string, resultTruncated: boolean, outcome: ToolOutcome, executionTimeMs: number | null, insights: string, learning: string, relevance: Relevance | null }>, hypothesis: { belief: string, test: string } }> } | null };
+export type TaskActionsQuery = {
+  task: {
+    taskId: string;
+    actions: Array<{
+      iteration: number;
+      timestamp: string;
+      mode: ActionMode;
+      thinking: string;
+      planning: string;
+      reflection: string;
+      approach: string;
+      synthesis: string;
+      progress: ActionProgress | null;
+      toolCalls: Array<{
+        name: string;
+        args: Record<string, unknown>;
+        result: string;
+        resultTruncated: boolean;
+        outcome: ToolOutcome;
+        executionTimeMs: number | null;
+        insights: string;
+        learning: string;
+        relevance: Relevance | null;
+      }>;
+      hypothesis: { belief: string; test: string };
+    }>;
+  } | null;
+};
 
 export type TaskAttemptsQueryVariables = Exact<{
   id: string | number;
   minRelevance?: Relevance | null | undefined;
 }>;
 
-
-export type TaskAttemptsQuery = { task: { taskId: string, attempts: Array<string> } | null };
+export type TaskAttemptsQuery = { task: { taskId: string; attempts: Array<string> } | null };
 
 export type TaskRunsQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
 
-
-export type TaskRunsQuery = { tasks: { edges: Array<{ node: { taskId: string, attempts: Array<string>, actions: Array<{ iteration: number }> } }> } };
+export type TaskRunsQuery = {
+  tasks: { edges: Array<{ node: { taskId: string; attempts: Array<string>; actions: Array<{ iteration: number }> } }> };
+};
 
 export type StuckTasksQueryVariables = Exact<{
   minIterations?: number | null | undefined;
@@ -756,40 +1291,243 @@ export type StuckTasksQueryVariables = Exact<{
   limit?: number | null | undefined;
 }>;
 
-
-export type StuckTasksQuery = { stuckTasks: Array<{ reasons: Array<StuckReason>, stuckIterations: number, progressStuckIterations: number, lastIteration: number, lastActionAt: string, task: { taskId: string, goal: string }, repeatedFailure: { toolName: string, call: string, iterations: number } | null }> };
+export type StuckTasksQuery = {
+  stuckTasks: Array<{
+    reasons: Array<StuckReason>;
+    stuckIterations: number;
+    progressStuckIterations: number;
+    lastIteration: number;
+    lastActionAt: string;
+    task: { taskId: string; goal: string };
+    repeatedFailure: { toolName: string; call: string; iterations: number } | null;
+  }>;
+};
 
 export type RunToolPerformanceQueryVariables = Exact<{
   toolName: string;
   context?: string | null | undefined;
 }>;
 
+export type RunToolPerformanceQuery = {
+  toolPerformance: {
+    toolName: string;
+    context: string | null;
+    totalExecutions: number;
+    successCount: number;
+    failureCount: number;
+    successRate: number;
+    avgDuration: number;
+    timedExecutions: number;
+    commonErrors: Array<{
+      error: string;
+      frequency: number;
+      percentage: number;
+      context: string | null;
+      lastTaskId: string | null;
+    }>;
+  };
+};
 
-export type RunToolPerformanceQuery = { toolPerformance: { toolName: string, context: string | null, totalExecutions: number, successCount: number, failureCount: number, successRate: number, avgDuration: number, timedExecutions: number, commonErrors: Array<{ error: string, frequency: number, percentage: number, context: string | null, lastTaskId: string | null }> } };
+export type MessageFieldsFragment = {
+  messageId: number;
+  role: MessageRole;
+  content: unknown;
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+  eventLoopMetrics: {
+    latencyMs: number | null;
+    inputTokens: number | null;
+    outputTokens: number | null;
+    totalTokens: number | null;
+  } | null;
+};
 
-export type MessageFieldsFragment = { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null };
+export type AgentFieldsFragment = {
+  agentId: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  agentData: {
+    model: string | null;
+    systemPrompt: string | null;
+    temperature: number | null;
+    maxTokens: number | null;
+    state: unknown;
+    raw: Record<string, unknown>;
+  };
+  lastMessage: {
+    messageId: number;
+    role: MessageRole;
+    content: unknown;
+    text: string;
+    createdAt: string;
+    updatedAt: string;
+    eventLoopMetrics: {
+      latencyMs: number | null;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      totalTokens: number | null;
+    } | null;
+  } | null;
+};
 
-export type AgentFieldsFragment = { agentId: string, createdAt: string, updatedAt: string, messageCount: number, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null };
+export type SessionFieldsFragment = {
+  sessionId: string;
+  sessionType: string;
+  createdAt: string;
+  updatedAt: string;
+  metadata: Record<string, unknown>;
+  messageCount: number;
+  feedbacks: Array<{ rating: FeedbackRating | null; comment: string; createdAt: string }>;
+  tokenUsage: { input: number; output: number; total: number };
+  agents: Array<{
+    agentId: string;
+    createdAt: string;
+    updatedAt: string;
+    messageCount: number;
+    agentData: {
+      model: string | null;
+      systemPrompt: string | null;
+      temperature: number | null;
+      maxTokens: number | null;
+      state: unknown;
+      raw: Record<string, unknown>;
+    };
+    lastMessage: {
+      messageId: number;
+      role: MessageRole;
+      content: unknown;
+      text: string;
+      createdAt: string;
+      updatedAt: string;
+      eventLoopMetrics: {
+        latencyMs: number | null;
+        inputTokens: number | null;
+        outputTokens: number | null;
+        totalTokens: number | null;
+      } | null;
+    } | null;
+  }>;
+};
 
-export type SessionFieldsFragment = { sessionId: string, sessionType: string, createdAt: string, updatedAt: string, metadata: Record<string, unknown>, messageCount: number, feedbacks: Array<{ rating: FeedbackRating | null, comment: string, createdAt: string }>, tokenUsage: { input: number, output: number, total: number }, agents: Array<{ agentId: string, createdAt: string, updatedAt: string, messageCount: number, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null }> };
-
-export type PageInfoFieldsFragment = { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null };
+export type PageInfoFieldsFragment = {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+};
 
 export type SessionWithMessagesQueryVariables = Exact<{
   id: string | number;
   last?: number | null | undefined;
 }>;
 
-
-export type SessionWithMessagesQuery = { session: { sessionId: string, sessionType: string, createdAt: string, updatedAt: string, metadata: Record<string, unknown>, messageCount: number, agents: Array<{ agentId: string, createdAt: string, updatedAt: string, messageCount: number, messages: { totalCount: number, edges: Array<{ cursor: string, node: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } }, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null }>, feedbacks: Array<{ rating: FeedbackRating | null, comment: string, createdAt: string }>, tokenUsage: { input: number, output: number, total: number } } };
+export type SessionWithMessagesQuery = {
+  session: {
+    sessionId: string;
+    sessionType: string;
+    createdAt: string;
+    updatedAt: string;
+    metadata: Record<string, unknown>;
+    messageCount: number;
+    agents: Array<{
+      agentId: string;
+      createdAt: string;
+      updatedAt: string;
+      messageCount: number;
+      messages: {
+        totalCount: number;
+        edges: Array<{
+          cursor: string;
+          node: {
+            messageId: number;
+            role: MessageRole;
+            content: unknown;
+            text: string;
+            createdAt: string;
+            updatedAt: string;
+            eventLoopMetrics: {
+              latencyMs: number | null;
+              inputTokens: number | null;
+              outputTokens: number | null;
+              totalTokens: number | null;
+            } | null;
+          };
+        }>;
+        pageInfo: {
+          hasNextPage: boolean;
+          hasPreviousPage: boolean;
+          startCursor: string | null;
+          endCursor: string | null;
+        };
+      };
+      agentData: {
+        model: string | null;
+        systemPrompt: string | null;
+        temperature: number | null;
+        maxTokens: number | null;
+        state: unknown;
+        raw: Record<string, unknown>;
+      };
+      lastMessage: {
+        messageId: number;
+        role: MessageRole;
+        content: unknown;
+        text: string;
+        createdAt: string;
+        updatedAt: string;
+        eventLoopMetrics: {
+          latencyMs: number | null;
+          inputTokens: number | null;
+          outputTokens: number | null;
+          totalTokens: number | null;
+        } | null;
+      } | null;
+    }>;
+    feedbacks: Array<{ rating: FeedbackRating | null; comment: string; createdAt: string }>;
+    tokenUsage: { input: number; output: number; total: number };
+  };
+};
 
 export type SessionAgentQueryVariables = Exact<{
   id: string | number;
   agentId: string;
 }>;
 
-
-export type SessionAgentQuery = { session: { sessionId: string, agent: { agentId: string, createdAt: string, updatedAt: string, messageCount: number, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null } | null } };
+export type SessionAgentQuery = {
+  session: {
+    sessionId: string;
+    agent: {
+      agentId: string;
+      createdAt: string;
+      updatedAt: string;
+      messageCount: number;
+      agentData: {
+        model: string | null;
+        systemPrompt: string | null;
+        temperature: number | null;
+        maxTokens: number | null;
+        state: unknown;
+        raw: Record<string, unknown>;
+      };
+      lastMessage: {
+        messageId: number;
+        role: MessageRole;
+        content: unknown;
+        text: string;
+        createdAt: string;
+        updatedAt: string;
+        eventLoopMetrics: {
+          latencyMs: number | null;
+          inputTokens: number | null;
+          outputTokens: number | null;
+          totalTokens: number | null;
+        } | null;
+      } | null;
+    } | null;
+  };
+};
 
 export type AgentMessagesQueryVariables = Exact<{
   id: string | number;
@@ -801,8 +1539,22 @@ export type AgentMessagesQueryVariables = Exact<{
   role?: MessageRole | null | undefined;
 }>;
 
-
-export type AgentMessagesQuery = { session: { agent: { messages: { totalCount: number, edges: Array<{ cursor: string, node: { messageId: number, role: MessageRole, text: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } } | null } };
+export type AgentMessagesQuery = {
+  session: {
+    agent: {
+      messages: {
+        totalCount: number;
+        edges: Array<{ cursor: string; node: { messageId: number; role: MessageRole; text: string } }>;
+        pageInfo: {
+          hasNextPage: boolean;
+          hasPreviousPage: boolean;
+          startCursor: string | null;
+          endCursor: string | null;
+        };
+      };
+    } | null;
+  };
+};
 
 export type SessionsQueryVariables = Exact<{
   filter?: SessionFilter | null | undefined;
@@ -811,15 +1563,33 @@ export type SessionsQueryVariables = Exact<{
   after?: string | null | undefined;
 }>;
 
-
-export type SessionsQuery = { sessions: { totalCount: number, edges: Array<{ cursor: string, node: { sessionId: string } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+export type SessionsQuery = {
+  sessions: {
+    totalCount: number;
+    edges: Array<{ cursor: string; node: { sessionId: string } }>;
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  };
+};
 
 export type SessionsWithAgentsQueryVariables = Exact<{
   first?: number | null | undefined;
 }>;
 
-
-export type SessionsWithAgentsQuery = { sessions: { edges: Array<{ node: { sessionId: string, messageCount: number, agents: Array<{ agentId: string, messageCount: number, lastMessage: { messageId: number, text: string } | null }> } }> } };
+export type SessionsWithAgentsQuery = {
+  sessions: {
+    edges: Array<{
+      node: {
+        sessionId: string;
+        messageCount: number;
+        agents: Array<{
+          agentId: string;
+          messageCount: number;
+          lastMessage: { messageId: number; text: string } | null;
+        }>;
+      };
+    }>;
+  };
+};
 
 export type SessionAnalyticsQueryVariables = Exact<{
   filter?: SessionFilter | null | undefined;
@@ -827,20 +1597,66 @@ export type SessionAnalyticsQueryVariables = Exact<{
   metadataPath?: string | null | undefined;
 }>;
 
-
-export type SessionAnalyticsQuery = { sessionAnalytics: { sessionCount: number, messageCount: number, averageMessagesPerSession: number, averageLatencyMs: number | null, feedback: { up: number, down: number, neutral: number }, tokens: { input: number, output: number, total: number }, countsBy: Array<{ value: unknown, count: number }> } };
+export type SessionAnalyticsQuery = {
+  sessionAnalytics: {
+    sessionCount: number;
+    messageCount: number;
+    averageMessagesPerSession: number;
+    averageLatencyMs: number | null;
+    feedback: { up: number; down: number; neutral: number };
+    tokens: { input: number; output: number; total: number };
+    countsBy: Array<{ value: unknown; count: number }>;
+  };
+};
 
 export type CreateSessionMutationVariables = Exact<{
   input: CreateSessionInput;
 }>;
 
-
-export type CreateSessionMutation = { createSession: { sessionId: string, sessionType: string, createdAt: string, updatedAt: string, metadata: Record<string, unknown>, messageCount: number, feedbacks: Array<{ rating: FeedbackRating | null, comment: string, createdAt: string }>, tokenUsage: { input: number, output: number, total: number }, agents: Array<{ agentId: string, createdAt: string, updatedAt: string, messageCount: number, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null }> } };
+export type CreateSessionMutation = {
+  createSession: {
+    sessionId: string;
+    sessionType: string;
+    createdAt: string;
+    updatedAt: string;
+    metadata: Record<string, unknown>;
+    messageCount: number;
+    feedbacks: Array<{ rating: FeedbackRating | null; comment: string; createdAt: string }>;
+    tokenUsage: { input: number; output: number; total: number };
+    agents: Array<{
+      agentId: string;
+      createdAt: string;
+      updatedAt: string;
+      messageCount: number;
+      agentData: {
+        model: string | null;
+        systemPrompt: string | null;
+        temperature: number | null;
+        maxTokens: number | null;
+        state: unknown;
+        raw: Record<string, unknown>;
+      };
+      lastMessage: {
+        messageId: number;
+        role: MessageRole;
+        content: unknown;
+        text: string;
+        createdAt: string;
+        updatedAt: string;
+        eventLoopMetrics: {
+          latencyMs: number | null;
+          inputTokens: number | null;
+          outputTokens: number | null;
+          totalTokens: number | null;
+        } | null;
+      } | null;
+    }>;
+  };
+};
 
 export type DeleteSessionMutationVariables = Exact<{
   id: string | number;
 }>;
-
 
 export type DeleteSessionMutation = { deleteSession: boolean };
 
@@ -849,8 +1665,36 @@ export type UpsertAgentMutationVariables = Exact<{
   input: UpsertAgentInput;
 }>;
 
-
-export type UpsertAgentMutation = { upsertAgent: { agentId: string, createdAt: string, updatedAt: string, messageCount: number, agentData: { model: string | null, systemPrompt: string | null, temperature: number | null, maxTokens: number | null, state: unknown, raw: Record<string, unknown> }, lastMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } | null } };
+export type UpsertAgentMutation = {
+  upsertAgent: {
+    agentId: string;
+    createdAt: string;
+    updatedAt: string;
+    messageCount: number;
+    agentData: {
+      model: string | null;
+      systemPrompt: string | null;
+      temperature: number | null;
+      maxTokens: number | null;
+      state: unknown;
+      raw: Record<string, unknown>;
+    };
+    lastMessage: {
+      messageId: number;
+      role: MessageRole;
+      content: unknown;
+      text: string;
+      createdAt: string;
+      updatedAt: string;
+      eventLoopMetrics: {
+        latencyMs: number | null;
+        inputTokens: number | null;
+        outputTokens: number | null;
+        totalTokens: number | null;
+      } | null;
+    } | null;
+  };
+};
 
 export type AppendMessageMutationVariables = Exact<{
   sessionId: string | number;
@@ -858,8 +1702,22 @@ export type AppendMessageMutationVariables = Exact<{
   input: AppendMessageInput;
 }>;
 
-
-export type AppendMessageMutation = { appendMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } };
+export type AppendMessageMutation = {
+  appendMessage: {
+    messageId: number;
+    role: MessageRole;
+    content: unknown;
+    text: string;
+    createdAt: string;
+    updatedAt: string;
+    eventLoopMetrics: {
+      latencyMs: number | null;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      totalTokens: number | null;
+    } | null;
+  };
+};
 
 export type AppendMessagesMutationVariables = Exact<{
   sessionId: string | number;
@@ -867,8 +1725,22 @@ export type AppendMessagesMutationVariables = Exact<{
   inputs: Array<AppendMessageInput> | AppendMessageInput;
 }>;
 
-
-export type AppendMessagesMutation = { appendMessages: Array<{ messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null }> };
+export type AppendMessagesMutation = {
+  appendMessages: Array<{
+    messageId: number;
+    role: MessageRole;
+    content: unknown;
+    text: string;
+    createdAt: string;
+    updatedAt: string;
+    eventLoopMetrics: {
+      latencyMs: number | null;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      totalTokens: number | null;
+    } | null;
+  }>;
+};
 
 export type UpdateMessageMutationVariables = Exact<{
   sessionId: string | number;
@@ -877,106 +1749,5682 @@ export type UpdateMessageMutationVariables = Exact<{
   input: UpdateMessageInput;
 }>;
 
-
-export type UpdateMessageMutation = { updateMessage: { messageId: number, role: MessageRole, content: unknown, text: string, createdAt: string, updatedAt: string, eventLoopMetrics: { latencyMs: number | null, inputTokens: number | null, outputTokens: number | null, totalTokens: number | null } | null } };
+export type UpdateMessageMutation = {
+  updateMessage: {
+    messageId: number;
+    role: MessageRole;
+    content: unknown;
+    text: string;
+    createdAt: string;
+    updatedAt: string;
+    eventLoopMetrics: {
+      latencyMs: number | null;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      totalTokens: number | null;
+    } | null;
+  };
+};
 
 export type UpdateSessionMetadataMutationVariables = Exact<{
   sessionId: string | number;
   metadata: Record<string, unknown>;
 }>;
 
-
-export type UpdateSessionMetadataMutation = { updateSessionMetadata: { sessionId: string, updatedAt: string, metadata: Record<string, unknown> } };
+export type UpdateSessionMetadataMutation = {
+  updateSessionMetadata: { sessionId: string; updatedAt: string; metadata: Record<string, unknown> };
+};
 
 export type DeleteSessionMetadataKeysMutationVariables = Exact<{
   sessionId: string | number;
   keys: Array<string> | string;
 }>;
 
-
-export type DeleteSessionMetadataKeysMutation = { deleteSessionMetadataKeys: { sessionId: string, updatedAt: string, metadata: Record<string, unknown> } };
+export type DeleteSessionMetadataKeysMutation = {
+  deleteSessionMetadataKeys: { sessionId: string; updatedAt: string; metadata: Record<string, unknown> };
+};
 
 export type AddFeedbackMutationVariables = Exact<{
   sessionId: string | number;
   input: AddFeedbackInput;
 }>;
 
+export type AddFeedbackMutation = {
+  addFeedback: { rating: FeedbackRating | null; comment: string; createdAt: string };
+};
 
-export type AddFeedbackMutation = { addFeedback: { rating: FeedbackRating | null, comment: string, createdAt: string } };
+export type ServerInfoQueryVariables = Exact<{ [key: string]: never }>;
 
-export type ServerInfoQueryVariables = Exact<{ [key: string]: never; }>;
+export type ServerInfoQuery = {
+  serverInfo: {
+    version: string;
+    database: { kind: DatabaseKind; version: string };
+    embeddings: { provider: string; model: string; dimensions: number };
+  };
+};
 
-
-export type ServerInfoQuery = { serverInfo: { version: string, database: { kind: DatabaseKind, version: string }, embeddings: { provider: string, model: string, dimensions: number } } };
-
-export const ExperienceFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Experience"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"primaryGoalDescription"}},{"kind":"Field","name":{"kind":"Name","value":"subTaskDescription"}},{"kind":"Field","name":{"kind":"Name","value":"initiatingAgentId"}},{"kind":"Field","name":{"kind":"Name","value":"involvedComponents"}},{"kind":"Field","name":{"kind":"Name","value":"inputContextSummary"}},{"kind":"Field","name":{"kind":"Name","value":"keyDecisionsMade"}},{"kind":"Field","name":{"kind":"Name","value":"finalOutcome"}},{"kind":"Field","name":{"kind":"Name","value":"outputSummary"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackSignals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"userRating"}},{"kind":"Field","name":{"kind":"Name","value":"correctionNeeded"}},{"kind":"Field","name":{"kind":"Name","value":"errorType"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"embeddingModel"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<ExperienceFieldsFragment, unknown>;
-export const ExperienceHitFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceHitFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceSearchHit"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"vectorScore"}},{"kind":"Field","name":{"kind":"Name","value":"keywordScore"}},{"kind":"Field","name":{"kind":"Name","value":"matchedField"}},{"kind":"Field","name":{"kind":"Name","value":"experience"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]} as unknown as DocumentNode<ExperienceHitFieldsFragment, unknown>;
-export const ReembedJobFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReembedJobFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedJob"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"collection"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"processed"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"model"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<ReembedJobFieldsFragment, unknown>;
-export const HistoryTaskFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Task"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"originalQuery"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"learnedAt"}}]}}]} as unknown as DocumentNode<HistoryTaskFieldsFragment, unknown>;
-export const HistoryPlanFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PlanPattern"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"stepSequence"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"exampleGoal"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}}]}}]} as unknown as DocumentNode<HistoryPlanFieldsFragment, unknown>;
-export const SuccessfulPlanFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SuccessfulPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SuccessfulPlan"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"semantic"}},{"kind":"Field","name":{"kind":"Name","value":"match"}},{"kind":"Field","name":{"kind":"Name","value":"usage"}},{"kind":"Field","name":{"kind":"Name","value":"recency"}}]}}]}}]} as unknown as DocumentNode<SuccessfulPlanFieldsFragment, unknown>;
-export const SimilarTaskFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SimilarTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SimilarTask"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"query"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"similarity"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"vector"}},{"kind":"Field","name":{"kind":"Name","value":"keyword"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"action"}}]}}]}}]}}]} as unknown as DocumentNode<SimilarTaskFieldsFragment, unknown>;
-export const ToolPerformanceFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ToolPerformanceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ToolPerformance"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgDuration"}},{"kind":"Field","name":{"kind":"Name","value":"timedExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"commonErrors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"frequency"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"lastTaskId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"optimalContext"}},{"kind":"Field","name":{"kind":"Name","value":"recommendations"}},{"kind":"Field","name":{"kind":"Name","value":"lastUpdated"}}]}}]} as unknown as DocumentNode<ToolPerformanceFieldsFragment, unknown>;
-export const AgentInsightFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentInsightFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AgentInsight"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"insight"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"evidence"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}}]}},{"kind":"Field","name":{"kind":"Name","value":"evidenceCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastValidated"}}]}}]} as unknown as DocumentNode<AgentInsightFieldsFragment, unknown>;
-export const ActionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Action"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"thinking"}},{"kind":"Field","name":{"kind":"Name","value":"planning"}},{"kind":"Field","name":{"kind":"Name","value":"reflection"}},{"kind":"Field","name":{"kind":"Name","value":"approach"}},{"kind":"Field","name":{"kind":"Name","value":"toolCalls"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"args"}},{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"resultTruncated"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"executionTimeMs"}},{"kind":"Field","name":{"kind":"Name","value":"insights"}},{"kind":"Field","name":{"kind":"Name","value":"learning"}},{"kind":"Field","name":{"kind":"Name","value":"relevance"}}]}},{"kind":"Field","name":{"kind":"Name","value":"synthesis"}},{"kind":"Field","name":{"kind":"Name","value":"progress"}},{"kind":"Field","name":{"kind":"Name","value":"hypothesis"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"belief"}},{"kind":"Field","name":{"kind":"Name","value":"test"}}]}}]}}]} as unknown as DocumentNode<ActionFieldsFragment, unknown>;
-export const MessageFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]} as unknown as DocumentNode<MessageFieldsFragment, unknown>;
-export const AgentFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]} as unknown as DocumentNode<AgentFieldsFragment, unknown>;
-export const SessionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionType"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"feedbacks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"tokenUsage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}},{"kind":"Field","name":{"kind":"Name","value":"agents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}}]} as unknown as DocumentNode<SessionFieldsFragment, unknown>;
-export const PageInfoFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PageInfoFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PageInfo"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"hasPreviousPage"}},{"kind":"Field","name":{"kind":"Name","value":"startCursor"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]} as unknown as DocumentNode<PageInfoFieldsFragment, unknown>;
-export const ExperienceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Experience"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ExperienceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Experience"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"primaryGoalDescription"}},{"kind":"Field","name":{"kind":"Name","value":"subTaskDescription"}},{"kind":"Field","name":{"kind":"Name","value":"initiatingAgentId"}},{"kind":"Field","name":{"kind":"Name","value":"involvedComponents"}},{"kind":"Field","name":{"kind":"Name","value":"inputContextSummary"}},{"kind":"Field","name":{"kind":"Name","value":"keyDecisionsMade"}},{"kind":"Field","name":{"kind":"Name","value":"finalOutcome"}},{"kind":"Field","name":{"kind":"Name","value":"outputSummary"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackSignals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"userRating"}},{"kind":"Field","name":{"kind":"Name","value":"correctionNeeded"}},{"kind":"Field","name":{"kind":"Name","value":"errorType"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"embeddingModel"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<ExperienceQuery, ExperienceQueryVariables>;
-export const ExperienceWithEmbeddingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ExperienceWithEmbeddings"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"embeddings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"primaryGoalDescription"}},{"kind":"Field","name":{"kind":"Name","value":"subTaskDescription"}},{"kind":"Field","name":{"kind":"Name","value":"inputContextSummary"}},{"kind":"Field","name":{"kind":"Name","value":"outputSummary"}}]}}]}}]}}]} as unknown as DocumentNode<ExperienceWithEmbeddingsQuery, ExperienceWithEmbeddingsQueryVariables>;
-export const ExperiencesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Experiences"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceOrder"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experiences"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"orderBy"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"hasPreviousPage"}},{"kind":"Field","name":{"kind":"Name","value":"startCursor"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]} as unknown as DocumentNode<ExperiencesQuery, ExperiencesQueryVariables>;
-export const RecordExperienceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordExperience"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordExperienceInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordExperience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ExperienceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Experience"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"primaryGoalDescription"}},{"kind":"Field","name":{"kind":"Name","value":"subTaskDescription"}},{"kind":"Field","name":{"kind":"Name","value":"initiatingAgentId"}},{"kind":"Field","name":{"kind":"Name","value":"involvedComponents"}},{"kind":"Field","name":{"kind":"Name","value":"inputContextSummary"}},{"kind":"Field","name":{"kind":"Name","value":"keyDecisionsMade"}},{"kind":"Field","name":{"kind":"Name","value":"finalOutcome"}},{"kind":"Field","name":{"kind":"Name","value":"outputSummary"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackSignals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"userRating"}},{"kind":"Field","name":{"kind":"Name","value":"correctionNeeded"}},{"kind":"Field","name":{"kind":"Name","value":"errorType"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"embeddingModel"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<RecordExperienceMutation, RecordExperienceMutationVariables>;
-export const RecordExperiencesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordExperiences"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordExperienceInput"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordExperiences"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"inputs"},"value":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]} as unknown as DocumentNode<RecordExperiencesMutation, RecordExperiencesMutationVariables>;
-export const UpdateExperienceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateExperience"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateExperienceInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateExperience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ExperienceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Experience"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"primaryGoalDescription"}},{"kind":"Field","name":{"kind":"Name","value":"subTaskDescription"}},{"kind":"Field","name":{"kind":"Name","value":"initiatingAgentId"}},{"kind":"Field","name":{"kind":"Name","value":"involvedComponents"}},{"kind":"Field","name":{"kind":"Name","value":"inputContextSummary"}},{"kind":"Field","name":{"kind":"Name","value":"keyDecisionsMade"}},{"kind":"Field","name":{"kind":"Name","value":"finalOutcome"}},{"kind":"Field","name":{"kind":"Name","value":"outputSummary"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackSignals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"userRating"}},{"kind":"Field","name":{"kind":"Name","value":"correctionNeeded"}},{"kind":"Field","name":{"kind":"Name","value":"errorType"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tags"}},{"kind":"Field","name":{"kind":"Name","value":"embeddingModel"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<UpdateExperienceMutation, UpdateExperienceMutationVariables>;
-export const AddExperienceFeedbackDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddExperienceFeedback"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"signals"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FeedbackSignalsInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addExperienceFeedback"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"signals"},"value":{"kind":"Variable","name":{"kind":"Name","value":"signals"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"feedbackSignals"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"userRating"}},{"kind":"Field","name":{"kind":"Name","value":"correctionNeeded"}},{"kind":"Field","name":{"kind":"Name","value":"errorType"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]}}]}}]} as unknown as DocumentNode<AddExperienceFeedbackMutation, AddExperienceFeedbackMutationVariables>;
-export const DeleteExperienceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteExperience"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteExperience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]} as unknown as DocumentNode<DeleteExperienceMutation, DeleteExperienceMutationVariables>;
-export const SearchExperiencesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SearchExperiences"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"query"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fields"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceField"}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Float"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"mode"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SearchMode"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"searchExperiences"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}},{"kind":"Argument","name":{"kind":"Name","value":"fields"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fields"}}},{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"minScore"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minScore"}}},{"kind":"Argument","name":{"kind":"Name","value":"mode"},"value":{"kind":"Variable","name":{"kind":"Name","value":"mode"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ExperienceHitFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceHitFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceSearchHit"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"vectorScore"}},{"kind":"Field","name":{"kind":"Name","value":"keywordScore"}},{"kind":"Field","name":{"kind":"Name","value":"matchedField"}},{"kind":"Field","name":{"kind":"Name","value":"experience"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]} as unknown as DocumentNode<SearchExperiencesQuery, SearchExperiencesQueryVariables>;
-export const SimilarExperiencesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SimilarExperiences"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"similar"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ExperienceHitFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ExperienceHitFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ExperienceSearchHit"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"vectorScore"}},{"kind":"Field","name":{"kind":"Name","value":"keywordScore"}},{"kind":"Field","name":{"kind":"Name","value":"matchedField"}},{"kind":"Field","name":{"kind":"Name","value":"experience"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]} as unknown as DocumentNode<SimilarExperiencesQuery, SimilarExperiencesQueryVariables>;
-export const ExperienceSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ExperienceSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"session"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}}]}}]}}]}}]} as unknown as DocumentNode<ExperienceSessionQuery, ExperienceSessionQueryVariables>;
-export const ReembedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"Reembed"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"collection"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedCollection"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reembed"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"collection"},"value":{"kind":"Variable","name":{"kind":"Name","value":"collection"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReembedJobFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReembedJobFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedJob"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"collection"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"processed"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"model"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<ReembedMutation, ReembedMutationVariables>;
-export const ReembedStatusDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ReembedStatus"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"collection"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedCollection"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reembedStatus"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"collection"},"value":{"kind":"Variable","name":{"kind":"Name","value":"collection"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ReembedJobFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ReembedJobFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedJob"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"collection"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"processed"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"model"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]} as unknown as DocumentNode<ReembedStatusQuery, ReembedStatusQueryVariables>;
-export const HistoryTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HistoryTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryTaskFields"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryPlanFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Task"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"originalQuery"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"learnedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PlanPattern"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"stepSequence"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"exampleGoal"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}}]}}]} as unknown as DocumentNode<HistoryTaskQuery, HistoryTaskQueryVariables>;
-export const HistoryTasksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HistoryTasks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TaskFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"totalCount"}}]}}]}}]} as unknown as DocumentNode<HistoryTasksQuery, HistoryTasksQueryVariables>;
-export const TasksWithPlansDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TasksWithPlans"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<TasksWithPlansQuery, TasksWithPlansQueryVariables>;
-export const RecordTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordTaskInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordTask"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryTaskFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Task"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"originalQuery"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"learnedAt"}}]}}]} as unknown as DocumentNode<RecordTaskMutation, RecordTaskMutationVariables>;
-export const SimilarTasksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SimilarTasks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"query"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"goal"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TaskStatus"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minSimilarity"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Float"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"similarTasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}},{"kind":"Argument","name":{"kind":"Name","value":"goal"},"value":{"kind":"Variable","name":{"kind":"Name","value":"goal"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"minSimilarity"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minSimilarity"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"tasks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SimilarTaskFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SimilarTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SimilarTask"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"query"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"similarity"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"vector"}},{"kind":"Field","name":{"kind":"Name","value":"keyword"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"action"}}]}}]}}]}}]} as unknown as DocumentNode<SimilarTasksQuery, SimilarTasksQueryVariables>;
-export const ThoughtAgentHistoryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ThoughtAgentHistory"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"query"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"similarTasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"query"},"value":{"kind":"Variable","name":{"kind":"Name","value":"query"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"5"}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"EnumValue","value":"COMPLETED"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"tasks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SimilarTaskFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SimilarTaskFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SimilarTask"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"query"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"similarity"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"vector"}},{"kind":"Field","name":{"kind":"Name","value":"keyword"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}}]}},{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"successMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"executionTime"}},{"kind":"Field","name":{"kind":"Name","value":"stepsCompleted"}},{"kind":"Field","name":{"kind":"Name","value":"retries"}},{"kind":"Field","name":{"kind":"Name","value":"userInputsRequired"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"action"}}]}}]}}]}}]} as unknown as DocumentNode<ThoughtAgentHistoryQuery, ThoughtAgentHistoryQueryVariables>;
-export const PlannerAgentHistoryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PlannerAgentHistory"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"goal"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"context"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"successfulPlans"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"goal"},"value":{"kind":"Variable","name":{"kind":"Name","value":"goal"}}},{"kind":"Argument","name":{"kind":"Name","value":"minSuccessRate"},"value":{"kind":"FloatValue","value":"0.8"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"plans"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SuccessfulPlanFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"toolPerformance"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"toolName"},"value":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}}},{"kind":"Argument","name":{"kind":"Name","value":"context"},"value":{"kind":"Variable","name":{"kind":"Name","value":"context"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ToolPerformanceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SuccessfulPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SuccessfulPlan"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"semantic"}},{"kind":"Field","name":{"kind":"Name","value":"match"}},{"kind":"Field","name":{"kind":"Name","value":"usage"}},{"kind":"Field","name":{"kind":"Name","value":"recency"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ToolPerformanceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ToolPerformance"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgDuration"}},{"kind":"Field","name":{"kind":"Name","value":"timedExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"commonErrors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"frequency"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"lastTaskId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"optimalContext"}},{"kind":"Field","name":{"kind":"Name","value":"recommendations"}},{"kind":"Field","name":{"kind":"Name","value":"lastUpdated"}}]}}]} as unknown as DocumentNode<PlannerAgentHistoryQuery, PlannerAgentHistoryQueryVariables>;
-export const LearnFromTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"LearnFromTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LearnFromTaskInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"learnFromTask"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"success"}},{"kind":"Field","name":{"kind":"Name","value":"patternsLearned"}},{"kind":"Field","name":{"kind":"Name","value":"insightsStored"}},{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"alreadyLearned"}}]}}]}}]} as unknown as DocumentNode<LearnFromTaskMutation, LearnFromTaskMutationVariables>;
-export const SuccessfulPlansDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SuccessfulPlans"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"goal"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minSuccessRate"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Float"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"successfulPlans"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"goal"},"value":{"kind":"Variable","name":{"kind":"Name","value":"goal"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"minSuccessRate"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minSuccessRate"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"plans"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SuccessfulPlanFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SuccessfulPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"SuccessfulPlan"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"planId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"scores"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"semantic"}},{"kind":"Field","name":{"kind":"Name","value":"match"}},{"kind":"Field","name":{"kind":"Name","value":"usage"}},{"kind":"Field","name":{"kind":"Name","value":"recency"}}]}}]}}]} as unknown as DocumentNode<SuccessfulPlansQuery, SuccessfulPlansQueryVariables>;
-export const PlanPatternDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PlanPattern"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"planPattern"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryPlanFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PlanPattern"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"stepSequence"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"exampleGoal"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}}]}}]} as unknown as DocumentNode<PlanPatternQuery, PlanPatternQueryVariables>;
-export const PlanPatternsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PlanPatterns"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"PlanPatternFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"planPatterns"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"HistoryPlanFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"totalCount"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"HistoryPlanFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PlanPattern"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"patternId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}},{"kind":"Field","name":{"kind":"Name","value":"stepSequence"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"action"}},{"kind":"Field","name":{"kind":"Name","value":"order"}}]}},{"kind":"Field","name":{"kind":"Name","value":"exampleGoal"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgExecutionTime"}},{"kind":"Field","name":{"kind":"Name","value":"commonIssues"}},{"kind":"Field","name":{"kind":"Name","value":"usageCount"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastUsed"}}]}}]} as unknown as DocumentNode<PlanPatternsQuery, PlanPatternsQueryVariables>;
-export const ToolPerformanceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ToolPerformance"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"context"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolPerformance"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"toolName"},"value":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}}},{"kind":"Argument","name":{"kind":"Name","value":"context"},"value":{"kind":"Variable","name":{"kind":"Name","value":"context"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ToolPerformanceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ToolPerformanceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ToolPerformance"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgDuration"}},{"kind":"Field","name":{"kind":"Name","value":"timedExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"commonErrors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"frequency"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"lastTaskId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"optimalContext"}},{"kind":"Field","name":{"kind":"Name","value":"recommendations"}},{"kind":"Field","name":{"kind":"Name","value":"lastUpdated"}}]}}]} as unknown as DocumentNode<ToolPerformanceQuery, ToolPerformanceQueryVariables>;
-export const RecordToolExecutionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordToolExecution"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordToolExecutionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordToolExecution"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ToolPerformanceFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ToolPerformanceFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ToolPerformance"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgDuration"}},{"kind":"Field","name":{"kind":"Name","value":"timedExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"commonErrors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"frequency"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"lastTaskId"}}]}},{"kind":"Field","name":{"kind":"Name","value":"optimalContext"}},{"kind":"Field","name":{"kind":"Name","value":"recommendations"}},{"kind":"Field","name":{"kind":"Name","value":"lastUpdated"}}]}}]} as unknown as DocumentNode<RecordToolExecutionMutation, RecordToolExecutionMutationVariables>;
-export const RecordToolExecutionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordToolExecutions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordToolExecutionInput"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordToolExecutions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"inputs"},"value":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}}]}}]}}]} as unknown as DocumentNode<RecordToolExecutionsMutation, RecordToolExecutionsMutationVariables>;
-export const AgentInsightsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AgentInsights"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AgentType"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"insightType"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"InsightType"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minConfidence"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Float"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentInsights"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentType"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}}},{"kind":"Argument","name":{"kind":"Name","value":"insightType"},"value":{"kind":"Variable","name":{"kind":"Name","value":"insightType"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"minConfidence"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minConfidence"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"insights"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentInsightFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentInsightFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AgentInsight"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"insight"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"evidence"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}}]}},{"kind":"Field","name":{"kind":"Name","value":"evidenceCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastValidated"}}]}}]} as unknown as DocumentNode<AgentInsightsQuery, AgentInsightsQueryVariables>;
-export const AgentInsightsWithTasksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AgentInsightsWithTasks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AgentType"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"insightType"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"InsightType"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentInsights"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentType"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}}},{"kind":"Argument","name":{"kind":"Name","value":"insightType"},"value":{"kind":"Variable","name":{"kind":"Name","value":"insightType"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"insights"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"evidence"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}},{"kind":"Field","name":{"kind":"Name","value":"status"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<AgentInsightsWithTasksQuery, AgentInsightsWithTasksQueryVariables>;
-export const RecordInsightDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordInsight"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordInsightInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentInsightFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentInsightFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AgentInsight"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"insight"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"evidence"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}}]}},{"kind":"Field","name":{"kind":"Name","value":"evidenceCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastValidated"}}]}}]} as unknown as DocumentNode<RecordInsightMutation, RecordInsightMutationVariables>;
-export const ValidateInsightDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ValidateInsight"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"valid"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"validateInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"valid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"valid"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentInsightFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentInsightFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AgentInsight"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"agentType"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"insight"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"evidence"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}}]}},{"kind":"Field","name":{"kind":"Name","value":"evidenceCount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastValidated"}}]}}]} as unknown as DocumentNode<ValidateInsightMutation, ValidateInsightMutationVariables>;
-export const DeleteInsightDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteInsight"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}}]} as unknown as DocumentNode<DeleteInsightMutation, DeleteInsightMutationVariables>;
-export const HistoryReembedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"HistoryReembed"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"collection"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedCollection"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reembed"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"collection"},"value":{"kind":"Variable","name":{"kind":"Name","value":"collection"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"processed"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}}]}}]} as unknown as DocumentNode<HistoryReembedMutation, HistoryReembedMutationVariables>;
-export const HistoryReembedStatusDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"HistoryReembedStatus"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"collection"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReembedCollection"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reembedStatus"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"collection"},"value":{"kind":"Variable","name":{"kind":"Name","value":"collection"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"processed"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}}]}}]} as unknown as DocumentNode<HistoryReembedStatusQuery, HistoryReembedStatusQueryVariables>;
-export const RecordRunTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordRunTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordTaskInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordTask"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}}]}}]}}]} as unknown as DocumentNode<RecordRunTaskMutation, RecordRunTaskMutationVariables>;
-export const RecordActionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordAction"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"taskId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordActionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordAction"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"taskId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"taskId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Action"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"thinking"}},{"kind":"Field","name":{"kind":"Name","value":"planning"}},{"kind":"Field","name":{"kind":"Name","value":"reflection"}},{"kind":"Field","name":{"kind":"Name","value":"approach"}},{"kind":"Field","name":{"kind":"Name","value":"toolCalls"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"args"}},{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"resultTruncated"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"executionTimeMs"}},{"kind":"Field","name":{"kind":"Name","value":"insights"}},{"kind":"Field","name":{"kind":"Name","value":"learning"}},{"kind":"Field","name":{"kind":"Name","value":"relevance"}}]}},{"kind":"Field","name":{"kind":"Name","value":"synthesis"}},{"kind":"Field","name":{"kind":"Name","value":"progress"}},{"kind":"Field","name":{"kind":"Name","value":"hypothesis"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"belief"}},{"kind":"Field","name":{"kind":"Name","value":"test"}}]}}]}}]} as unknown as DocumentNode<RecordActionMutation, RecordActionMutationVariables>;
-export const TaskActionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TaskActions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromIteration"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"actions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"fromIteration"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromIteration"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Action"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"thinking"}},{"kind":"Field","name":{"kind":"Name","value":"planning"}},{"kind":"Field","name":{"kind":"Name","value":"reflection"}},{"kind":"Field","name":{"kind":"Name","value":"approach"}},{"kind":"Field","name":{"kind":"Name","value":"toolCalls"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"args"}},{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"resultTruncated"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"executionTimeMs"}},{"kind":"Field","name":{"kind":"Name","value":"insights"}},{"kind":"Field","name":{"kind":"Name","value":"learning"}},{"kind":"Field","name":{"kind":"Name","value":"relevance"}}]}},{"kind":"Field","name":{"kind":"Name","value":"synthesis"}},{"kind":"Field","name":{"kind":"Name","value":"progress"}},{"kind":"Field","name":{"kind":"Name","value":"hypothesis"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"belief"}},{"kind":"Field","name":{"kind":"Name","value":"test"}}]}}]}}]} as unknown as DocumentNode<TaskActionsQuery, TaskActionsQueryVariables>;
-export const TaskAttemptsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TaskAttempts"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minRelevance"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Relevance"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"minRelevance"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minRelevance"}}}]}]}}]}}]} as unknown as DocumentNode<TaskAttemptsQuery, TaskAttemptsQueryVariables>;
-export const TaskRunsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TaskRuns"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"actions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"2"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}}]}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}}]}}]}}]}}]}}]} as unknown as DocumentNode<TaskRunsQuery, TaskRunsQueryVariables>;
-export const StuckTasksDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"StuckTasks"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"minIterations"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"TaskStatus"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"stuckTasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"minIterations"},"value":{"kind":"Variable","name":{"kind":"Name","value":"minIterations"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"}},{"kind":"Field","name":{"kind":"Name","value":"stuckIterations"}},{"kind":"Field","name":{"kind":"Name","value":"progressStuckIterations"}},{"kind":"Field","name":{"kind":"Name","value":"repeatedFailure"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"call"}},{"kind":"Field","name":{"kind":"Name","value":"iterations"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lastIteration"}},{"kind":"Field","name":{"kind":"Name","value":"lastActionAt"}}]}}]}}]} as unknown as DocumentNode<StuckTasksQuery, StuckTasksQueryVariables>;
-export const RunToolPerformanceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RunToolPerformance"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"context"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolPerformance"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"toolName"},"value":{"kind":"Variable","name":{"kind":"Name","value":"toolName"}}},{"kind":"Argument","name":{"kind":"Name","value":"context"},"value":{"kind":"Variable","name":{"kind":"Name","value":"context"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"toolName"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"totalExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"successCount"}},{"kind":"Field","name":{"kind":"Name","value":"failureCount"}},{"kind":"Field","name":{"kind":"Name","value":"successRate"}},{"kind":"Field","name":{"kind":"Name","value":"avgDuration"}},{"kind":"Field","name":{"kind":"Name","value":"timedExecutions"}},{"kind":"Field","name":{"kind":"Name","value":"commonErrors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"frequency"}},{"kind":"Field","name":{"kind":"Name","value":"percentage"}},{"kind":"Field","name":{"kind":"Name","value":"context"}},{"kind":"Field","name":{"kind":"Name","value":"lastTaskId"}}]}}]}}]}}]} as unknown as DocumentNode<RunToolPerformanceQuery, RunToolPerformanceQueryVariables>;
-export const SessionWithMessagesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SessionWithMessages"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"last"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"agents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"messages"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"last"},"value":{"kind":"Variable","name":{"kind":"Name","value":"last"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"PageInfoFields"}}]}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionType"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"feedbacks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"tokenUsage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}},{"kind":"Field","name":{"kind":"Name","value":"agents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PageInfoFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PageInfo"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"hasPreviousPage"}},{"kind":"Field","name":{"kind":"Name","value":"startCursor"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]} as unknown as DocumentNode<SessionWithMessagesQuery, SessionWithMessagesQueryVariables>;
-export const SessionAgentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SessionAgent"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"agent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}}]} as unknown as DocumentNode<SessionAgentQuery, SessionAgentQueryVariables>;
-export const AgentMessagesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AgentMessages"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"last"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"before"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"role"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"MessageRole"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messages"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"last"},"value":{"kind":"Variable","name":{"kind":"Name","value":"last"}}},{"kind":"Argument","name":{"kind":"Name","value":"before"},"value":{"kind":"Variable","name":{"kind":"Name","value":"before"}}},{"kind":"Argument","name":{"kind":"Name","value":"role"},"value":{"kind":"Variable","name":{"kind":"Name","value":"role"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"text"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"PageInfoFields"}}]}}]}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PageInfoFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PageInfo"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"hasPreviousPage"}},{"kind":"Field","name":{"kind":"Name","value":"startCursor"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]} as unknown as DocumentNode<AgentMessagesQuery, AgentMessagesQueryVariables>;
-export const SessionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Sessions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SessionFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SessionOrder"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"orderBy"},"value":{"kind":"Variable","name":{"kind":"Name","value":"orderBy"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalCount"}},{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"PageInfoFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PageInfoFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PageInfo"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"hasPreviousPage"}},{"kind":"Field","name":{"kind":"Name","value":"startCursor"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]} as unknown as DocumentNode<SessionsQuery, SessionsQueryVariables>;
-export const SessionsWithAgentsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SessionsWithAgents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"agents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"text"}}]}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<SessionsWithAgentsQuery, SessionsWithAgentsQueryVariables>;
-export const SessionAnalyticsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SessionAnalytics"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SessionFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"by"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"SessionGroupBy"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"metadataPath"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionAnalytics"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionCount"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"averageMessagesPerSession"}},{"kind":"Field","name":{"kind":"Name","value":"feedback"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"up"}},{"kind":"Field","name":{"kind":"Name","value":"down"}},{"kind":"Field","name":{"kind":"Name","value":"neutral"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tokens"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}},{"kind":"Field","name":{"kind":"Name","value":"averageLatencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"countsBy"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"by"},"value":{"kind":"Variable","name":{"kind":"Name","value":"by"}}},{"kind":"Argument","name":{"kind":"Name","value":"metadataPath"},"value":{"kind":"Variable","name":{"kind":"Name","value":"metadataPath"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}}]}}]}}]} as unknown as DocumentNode<SessionAnalyticsQuery, SessionAnalyticsQueryVariables>;
-export const CreateSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"sessionType"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"feedbacks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"tokenUsage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"input"}},{"kind":"Field","name":{"kind":"Name","value":"output"}},{"kind":"Field","name":{"kind":"Name","value":"total"}}]}},{"kind":"Field","name":{"kind":"Name","value":"agents"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentFields"}}]}}]}}]} as unknown as DocumentNode<CreateSessionMutation, CreateSessionMutationVariables>;
-export const DeleteSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteSessionMutation, DeleteSessionMutationVariables>;
-export const UpsertAgentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpsertAgent"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpsertAgentInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"upsertAgent"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AgentFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AgentFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Agent"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"agentId"}},{"kind":"Field","name":{"kind":"Name","value":"agentData"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"systemPrompt"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"maxTokens"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"messageCount"}},{"kind":"Field","name":{"kind":"Name","value":"lastMessage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}}]} as unknown as DocumentNode<UpsertAgentMutation, UpsertAgentMutationVariables>;
-export const AppendMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AppendMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AppendMessageInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"appendMessage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]} as unknown as DocumentNode<AppendMessageMutation, AppendMessageMutationVariables>;
-export const AppendMessagesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AppendMessages"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AppendMessageInput"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"appendMessages"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"inputs"},"value":{"kind":"Variable","name":{"kind":"Name","value":"inputs"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]} as unknown as DocumentNode<AppendMessagesMutation, AppendMessagesMutationVariables>;
-export const UpdateMessageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateMessage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"messageId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateMessageInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateMessage"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"agentId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentId"}}},{"kind":"Argument","name":{"kind":"Name","value":"messageId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"messageId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MessageFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MessageFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Message"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"messageId"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"content"}},{"kind":"Field","name":{"kind":"Name","value":"text"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"eventLoopMetrics"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"latencyMs"}},{"kind":"Field","name":{"kind":"Name","value":"inputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"outputTokens"}},{"kind":"Field","name":{"kind":"Name","value":"totalTokens"}}]}}]}}]} as unknown as DocumentNode<UpdateMessageMutation, UpdateMessageMutationVariables>;
-export const UpdateSessionMetadataDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateSessionMetadata"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"JSONObject"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateSessionMetadata"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"metadata"},"value":{"kind":"Variable","name":{"kind":"Name","value":"metadata"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]}}]} as unknown as DocumentNode<UpdateSessionMetadataMutation, UpdateSessionMetadataMutationVariables>;
-export const DeleteSessionMetadataKeysDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteSessionMetadataKeys"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"keys"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteSessionMetadataKeys"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"keys"},"value":{"kind":"Variable","name":{"kind":"Name","value":"keys"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]}}]} as unknown as DocumentNode<DeleteSessionMetadataKeysMutation, DeleteSessionMetadataKeysMutationVariables>;
-export const AddFeedbackDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddFeedback"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AddFeedbackInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addFeedback"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"comment"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<AddFeedbackMutation, AddFeedbackMutationVariables>;
-export const ServerInfoDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ServerInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"serverInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"database"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"embeddings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"model"}},{"kind":"Field","name":{"kind":"Name","value":"dimensions"}}]}}]}}]}}]} as unknown as DocumentNode<ServerInfoQuery, ServerInfoQueryVariables>;
+export const ExperienceFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Experience' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'primaryGoalDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'subTaskDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'initiatingAgentId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'involvedComponents' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'inputContextSummary' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keyDecisionsMade' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finalOutcome' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'outputSummary' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbackSignals' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'userRating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'correctionNeeded' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'errorType' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'data' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'workflowId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'tags' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'embeddingModel' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperienceFieldsFragment, unknown>;
+export const ExperienceHitFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceHitFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceSearchHit' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'vectorScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keywordScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'matchedField' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'experienceId' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperienceHitFieldsFragment, unknown>;
+export const ReembedJobFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ReembedJobFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedJob' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'collection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'processed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finishedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'model' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ReembedJobFieldsFragment, unknown>;
+export const HistoryTaskFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Task' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'originalQuery' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'learnedAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryTaskFieldsFragment, unknown>;
+export const HistoryPlanFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PlanPattern' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'stepSequence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'exampleGoal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryPlanFieldsFragment, unknown>;
+export const SuccessfulPlanFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SuccessfulPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SuccessfulPlan' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'semantic' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'match' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'usage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'recency' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SuccessfulPlanFieldsFragment, unknown>;
+export const SimilarTaskFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SimilarTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SimilarTask' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'query' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'similarity' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'vector' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyword' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'steps' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'Field', name: { kind: 'Name', value: 'action' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SimilarTaskFieldsFragment, unknown>;
+export const ToolPerformanceFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ToolPerformanceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ToolPerformance' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgDuration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timedExecutions' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'commonErrors' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'frequency' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'percentage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastTaskId' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'optimalContext' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'recommendations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUpdated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ToolPerformanceFieldsFragment, unknown>;
+export const AgentInsightFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentInsightFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentInsight' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'insight' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'confidence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'evidence' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'description' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'evidenceCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastValidated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AgentInsightFieldsFragment, unknown>;
+export const ActionFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ActionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Action' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'iteration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mode' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'thinking' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planning' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reflection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approach' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolCalls' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'args' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'result' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'resultTruncated' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTimeMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'insights' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'learning' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'relevance' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'synthesis' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'progress' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'hypothesis' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'belief' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'test' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ActionFieldsFragment, unknown>;
+export const MessageFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MessageFieldsFragment, unknown>;
+export const AgentFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AgentFieldsFragment, unknown>;
+export const SessionFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SessionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Session' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'metadata' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbacks' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'rating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tokenUsage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'input' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'output' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agents' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionFieldsFragment, unknown>;
+export const PageInfoFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'PageInfoFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInfo' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'hasPreviousPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startCursor' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PageInfoFieldsFragment, unknown>;
+export const ExperienceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Experience' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ExperienceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Experience' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'primaryGoalDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'subTaskDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'initiatingAgentId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'involvedComponents' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'inputContextSummary' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keyDecisionsMade' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finalOutcome' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'outputSummary' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbackSignals' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'userRating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'correctionNeeded' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'errorType' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'data' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'workflowId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'tags' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'embeddingModel' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperienceQuery, ExperienceQueryVariables>;
+export const ExperienceWithEmbeddingsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ExperienceWithEmbeddings' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'embeddings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'primaryGoalDescription' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'subTaskDescription' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'inputContextSummary' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'outputSummary' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperienceWithEmbeddingsQuery, ExperienceWithEmbeddingsQueryVariables>;
+export const ExperiencesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Experiences' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceOrder' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experiences' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'orderBy' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'after' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'pageInfo' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'hasPreviousPage' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'startCursor' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperiencesQuery, ExperiencesQueryVariables>;
+export const RecordExperienceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordExperience' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordExperienceInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordExperience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ExperienceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Experience' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'primaryGoalDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'subTaskDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'initiatingAgentId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'involvedComponents' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'inputContextSummary' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keyDecisionsMade' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finalOutcome' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'outputSummary' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbackSignals' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'userRating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'correctionNeeded' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'errorType' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'data' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'workflowId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'tags' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'embeddingModel' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordExperienceMutation, RecordExperienceMutationVariables>;
+export const RecordExperiencesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordExperiences' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: {
+                kind: 'NonNullType',
+                type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordExperienceInput' } },
+              },
+            },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordExperiences' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'inputs' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'experienceId' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordExperiencesMutation, RecordExperiencesMutationVariables>;
+export const UpdateExperienceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'UpdateExperience' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'UpdateExperienceInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'updateExperience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ExperienceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Experience' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'primaryGoalDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'subTaskDescription' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'initiatingAgentId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'involvedComponents' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'inputContextSummary' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keyDecisionsMade' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finalOutcome' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'outputSummary' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbackSignals' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'userRating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'correctionNeeded' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'errorType' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'data' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'workflowId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'tags' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'embeddingModel' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<UpdateExperienceMutation, UpdateExperienceMutationVariables>;
+export const AddExperienceFeedbackDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AddExperienceFeedback' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'signals' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'FeedbackSignalsInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'addExperienceFeedback' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'signals' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'signals' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'feedbackSignals' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'userRating' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'correctionNeeded' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'errorType' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'data' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AddExperienceFeedbackMutation, AddExperienceFeedbackMutationVariables>;
+export const DeleteExperienceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteExperience' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteExperience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'experienceId' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteExperienceMutation, DeleteExperienceMutationVariables>;
+export const SearchExperiencesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SearchExperiences' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'fields' } },
+          type: {
+            kind: 'ListType',
+            type: {
+              kind: 'NonNullType',
+              type: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceField' } },
+            },
+          },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minScore' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Float' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'mode' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'SearchMode' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'searchExperiences' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'query' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'fields' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'fields' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'limit' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minScore' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'minScore' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'mode' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'mode' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ExperienceHitFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceHitFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceSearchHit' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'vectorScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keywordScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'matchedField' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'experienceId' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SearchExperiencesQuery, SearchExperiencesQueryVariables>;
+export const SimilarExperiencesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SimilarExperiences' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'similar' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'limit' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ExperienceHitFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ExperienceHitFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ExperienceSearchHit' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'vectorScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'keywordScore' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'matchedField' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'experienceId' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SimilarExperiencesQuery, SimilarExperiencesQueryVariables>;
+export const ExperienceSessionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ExperienceSession' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'experience' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'experienceId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'session' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'Field', name: { kind: 'Name', value: 'sessionId' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExperienceSessionQuery, ExperienceSessionQueryVariables>;
+export const ReembedDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'Reembed' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedCollection' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reembed' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'collection' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ReembedJobFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ReembedJobFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedJob' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'collection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'processed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finishedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'model' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ReembedMutation, ReembedMutationVariables>;
+export const ReembedStatusDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ReembedStatus' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedCollection' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reembedStatus' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'collection' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ReembedJobFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ReembedJobFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedJob' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'collection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'processed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'finishedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'model' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ReembedStatusQuery, ReembedStatusQueryVariables>;
+export const HistoryTaskDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'HistoryTask' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'FragmentSpread', name: { kind: 'Name', value: 'HistoryTaskFields' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'plan' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HistoryPlanFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Task' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'originalQuery' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'learnedAt' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PlanPattern' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'stepSequence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'exampleGoal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryTaskQuery, HistoryTaskQueryVariables>;
+export const HistoryTasksDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'HistoryTasks' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'TaskFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'after' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'pageInfo' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryTasksQuery, HistoryTasksQueryVariables>;
+export const TasksWithPlansDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'TasksWithPlans' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'plan' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<TasksWithPlansQuery, TasksWithPlansQueryVariables>;
+export const RecordTaskDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordTask' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordTaskInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordTask' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HistoryTaskFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Task' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'originalQuery' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'learnedAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordTaskMutation, RecordTaskMutationVariables>;
+export const SimilarTasksDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SimilarTasks' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'status' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'TaskStatus' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minSimilarity' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Float' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'similarTasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'query' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'goal' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'limit' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'status' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'status' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minSimilarity' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'minSimilarity' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'tasks' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SimilarTaskFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SimilarTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SimilarTask' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'query' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'similarity' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'vector' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyword' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'steps' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'Field', name: { kind: 'Name', value: 'action' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SimilarTasksQuery, SimilarTasksQueryVariables>;
+export const ThoughtAgentHistoryDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ThoughtAgentHistory' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'similarTasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'query' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'query' } },
+              },
+              { kind: 'Argument', name: { kind: 'Name', value: 'limit' }, value: { kind: 'IntValue', value: '5' } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'status' },
+                value: { kind: 'EnumValue', value: 'COMPLETED' },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'tasks' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SimilarTaskFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SimilarTaskFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SimilarTask' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'query' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'similarity' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'vector' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyword' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTime' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stepsCompleted' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retries' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userInputsRequired' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'steps' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'Field', name: { kind: 'Name', value: 'action' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ThoughtAgentHistoryQuery, ThoughtAgentHistoryQueryVariables>;
+export const PlannerAgentHistoryDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'PlannerAgentHistory' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successfulPlans' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'goal' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minSuccessRate' },
+                value: { kind: 'FloatValue', value: '0.8' },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'plans' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SuccessfulPlanFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolPerformance' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'toolName' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'context' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ToolPerformanceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SuccessfulPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SuccessfulPlan' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'semantic' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'match' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'usage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'recency' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ToolPerformanceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ToolPerformance' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgDuration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timedExecutions' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'commonErrors' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'frequency' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'percentage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastTaskId' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'optimalContext' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'recommendations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUpdated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PlannerAgentHistoryQuery, PlannerAgentHistoryQueryVariables>;
+export const LearnFromTaskDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'LearnFromTask' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'LearnFromTaskInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'learnFromTask' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'success' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'patternsLearned' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'insightsStored' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'alreadyLearned' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<LearnFromTaskMutation, LearnFromTaskMutationVariables>;
+export const SuccessfulPlansDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SuccessfulPlans' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minSuccessRate' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Float' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'successfulPlans' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'goal' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'goal' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'limit' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minSuccessRate' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'minSuccessRate' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'plans' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SuccessfulPlanFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SuccessfulPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SuccessfulPlan' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'planId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'score' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'scores' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'semantic' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'match' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'usage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'recency' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SuccessfulPlansQuery, SuccessfulPlansQueryVariables>;
+export const PlanPatternDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'PlanPattern' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'planPattern' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HistoryPlanFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PlanPattern' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'stepSequence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'exampleGoal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PlanPatternQuery, PlanPatternQueryVariables>;
+export const PlanPatternsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'PlanPatterns' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'PlanPatternFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'planPatterns' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'after' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HistoryPlanFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'pageInfo' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HistoryPlanFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PlanPattern' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'patternId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'stepSequence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'steps' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'order' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'exampleGoal' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgExecutionTime' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'commonIssues' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'usageCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUsed' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PlanPatternsQuery, PlanPatternsQueryVariables>;
+export const ToolPerformanceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ToolPerformance' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolPerformance' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'toolName' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'context' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ToolPerformanceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ToolPerformanceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ToolPerformance' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgDuration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timedExecutions' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'commonErrors' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'frequency' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'percentage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastTaskId' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'optimalContext' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'recommendations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUpdated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ToolPerformanceQuery, ToolPerformanceQueryVariables>;
+export const RecordToolExecutionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordToolExecution' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordToolExecutionInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordToolExecution' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ToolPerformanceFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ToolPerformanceFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ToolPerformance' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'avgDuration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timedExecutions' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'commonErrors' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'frequency' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'percentage' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastTaskId' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'optimalContext' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'recommendations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastUpdated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordToolExecutionMutation, RecordToolExecutionMutationVariables>;
+export const RecordToolExecutionsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordToolExecutions' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: {
+                kind: 'NonNullType',
+                type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordToolExecutionInput' } },
+              },
+            },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordToolExecutions' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'inputs' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordToolExecutionsMutation, RecordToolExecutionsMutationVariables>;
+export const AgentInsightsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'AgentInsights' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentType' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentType' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'insightType' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'InsightType' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minConfidence' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Float' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentInsights' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'agentType' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentType' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'insightType' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'insightType' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'limit' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minConfidence' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'minConfidence' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'insights' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentInsightFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentInsightFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentInsight' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'insight' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'confidence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'evidence' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'description' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'evidenceCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastValidated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AgentInsightsQuery, AgentInsightsQueryVariables>;
+export const AgentInsightsWithTasksDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'AgentInsightsWithTasks' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentType' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentType' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'insightType' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'InsightType' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentInsights' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'agentType' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentType' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'insightType' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'insightType' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'insights' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'evidence' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'description' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'task' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AgentInsightsWithTasksQuery, AgentInsightsWithTasksQueryVariables>;
+export const RecordInsightDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordInsight' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordInsightInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordInsight' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentInsightFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentInsightFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentInsight' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'insight' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'confidence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'evidence' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'description' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'evidenceCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastValidated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordInsightMutation, RecordInsightMutationVariables>;
+export const ValidateInsightDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ValidateInsight' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'valid' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Boolean' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'validateInsight' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'valid' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'valid' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentInsightFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentInsightFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AgentInsight' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'agentType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'insight' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'confidence' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'evidence' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'description' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'evidenceCount' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastValidated' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ValidateInsightMutation, ValidateInsightMutationVariables>;
+export const DeleteInsightDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteInsight' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteInsight' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'Field', name: { kind: 'Name', value: 'id' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteInsightMutation, DeleteInsightMutationVariables>;
+export const HistoryReembedDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'HistoryReembed' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedCollection' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reembed' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'collection' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'processed' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryReembedMutation, HistoryReembedMutationVariables>;
+export const HistoryReembedStatusDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'HistoryReembedStatus' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'ReembedCollection' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reembedStatus' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'collection' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'collection' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'processed' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HistoryReembedStatusQuery, HistoryReembedStatusQueryVariables>;
+export const RecordRunTaskDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordRunTask' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordTaskInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordTask' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'goalPattern' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordRunTaskMutation, RecordRunTaskMutationVariables>;
+export const RecordActionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RecordAction' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'taskId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'RecordActionInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordAction' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'taskId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'taskId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'action' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ActionFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'task' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ActionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Action' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'iteration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mode' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'thinking' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planning' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reflection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approach' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolCalls' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'args' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'result' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'resultTruncated' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTimeMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'insights' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'learning' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'relevance' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'synthesis' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'progress' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'hypothesis' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'belief' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'test' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RecordActionMutation, RecordActionMutationVariables>;
+export const TaskActionsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'TaskActions' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'fromIteration' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'actions' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'fromIteration' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'fromIteration' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'limit' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ActionFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ActionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Action' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'iteration' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'timestamp' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mode' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'thinking' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'planning' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reflection' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approach' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolCalls' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'args' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'result' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'resultTruncated' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'executionTimeMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'insights' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'learning' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'relevance' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'synthesis' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'progress' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'hypothesis' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'belief' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'test' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<TaskActionsQuery, TaskActionsQueryVariables>;
+export const TaskAttemptsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'TaskAttempts' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minRelevance' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Relevance' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'task' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'attempts' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'minRelevance' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'minRelevance' } },
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<TaskAttemptsQuery, TaskAttemptsQueryVariables>;
+export const TaskRunsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'TaskRuns' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'actions' },
+                              arguments: [
+                                {
+                                  kind: 'Argument',
+                                  name: { kind: 'Name', value: 'limit' },
+                                  value: { kind: 'IntValue', value: '2' },
+                                },
+                              ],
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [{ kind: 'Field', name: { kind: 'Name', value: 'iteration' } }],
+                              },
+                            },
+                            { kind: 'Field', name: { kind: 'Name', value: 'attempts' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<TaskRunsQuery, TaskRunsQueryVariables>;
+export const StuckTasksDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'StuckTasks' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'minIterations' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'status' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'TaskStatus' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'stuckTasks' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'minIterations' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'minIterations' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'status' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'status' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'limit' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'limit' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'task' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'taskId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'goal' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'reasons' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'stuckIterations' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'progressStuckIterations' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'repeatedFailure' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'call' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'iterations' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastIteration' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastActionAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<StuckTasksQuery, StuckTasksQueryVariables>;
+export const RunToolPerformanceDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'RunToolPerformance' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'toolPerformance' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'toolName' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'toolName' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'context' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'context' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'toolName' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalExecutions' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'successCount' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'failureCount' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'successRate' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'avgDuration' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'timedExecutions' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'commonErrors' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'frequency' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'percentage' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'context' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'lastTaskId' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RunToolPerformanceQuery, RunToolPerformanceQueryVariables>;
+export const SessionWithMessagesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SessionWithMessages' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'last' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'session' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'FragmentSpread', name: { kind: 'Name', value: 'SessionFields' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'agents' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'messages' },
+                        arguments: [
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'last' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'last' } },
+                          },
+                        ],
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'edges' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                                  {
+                                    kind: 'Field',
+                                    name: { kind: 'Name', value: 'node' },
+                                    selectionSet: {
+                                      kind: 'SelectionSet',
+                                      selections: [
+                                        { kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } },
+                                      ],
+                                    },
+                                  },
+                                ],
+                              },
+                            },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'pageInfo' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'FragmentSpread', name: { kind: 'Name', value: 'PageInfoFields' } },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SessionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Session' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'metadata' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbacks' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'rating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tokenUsage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'input' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'output' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agents' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'PageInfoFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInfo' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'hasPreviousPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startCursor' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionWithMessagesQuery, SessionWithMessagesQueryVariables>;
+export const SessionAgentDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SessionAgent' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'session' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'agent' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'agentId' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionAgentQuery, SessionAgentQueryVariables>;
+export const AgentMessagesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'AgentMessages' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'last' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'before' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'role' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'MessageRole' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'session' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'agent' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'agentId' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'messages' },
+                        arguments: [
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'first' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+                          },
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'after' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+                          },
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'last' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'last' } },
+                          },
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'before' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'before' } },
+                          },
+                          {
+                            kind: 'Argument',
+                            name: { kind: 'Name', value: 'role' },
+                            value: { kind: 'Variable', name: { kind: 'Name', value: 'role' } },
+                          },
+                        ],
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'edges' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                                  {
+                                    kind: 'Field',
+                                    name: { kind: 'Name', value: 'node' },
+                                    selectionSet: {
+                                      kind: 'SelectionSet',
+                                      selections: [
+                                        { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+                                      ],
+                                    },
+                                  },
+                                ],
+                              },
+                            },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'pageInfo' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'FragmentSpread', name: { kind: 'Name', value: 'PageInfoFields' } },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'PageInfoFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInfo' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'hasPreviousPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startCursor' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AgentMessagesQuery, AgentMessagesQueryVariables>;
+export const SessionsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Sessions' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'SessionFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'SessionOrder' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'sessions' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'orderBy' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'after' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'cursor' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'Field', name: { kind: 'Name', value: 'sessionId' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'pageInfo' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'PageInfoFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'PageInfoFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'PageInfo' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'hasNextPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'hasPreviousPage' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'startCursor' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'endCursor' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionsQuery, SessionsQueryVariables>;
+export const SessionsWithAgentsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SessionsWithAgents' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'sessions' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'edges' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'node' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'agents' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+                                  {
+                                    kind: 'Field',
+                                    name: { kind: 'Name', value: 'lastMessage' },
+                                    selectionSet: {
+                                      kind: 'SelectionSet',
+                                      selections: [
+                                        { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+                                      ],
+                                    },
+                                  },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionsWithAgentsQuery, SessionsWithAgentsQueryVariables>;
+export const SessionAnalyticsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'SessionAnalytics' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'SessionFilter' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'by' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'SessionGroupBy' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'metadataPath' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'sessionAnalytics' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'filter' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'filter' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'sessionCount' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'averageMessagesPerSession' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'feedback' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'up' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'down' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'neutral' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'tokens' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'input' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'output' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'averageLatencyMs' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'countsBy' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'by' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'by' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'metadataPath' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'metadataPath' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'value' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SessionAnalyticsQuery, SessionAnalyticsQueryVariables>;
+export const CreateSessionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateSession' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'CreateSessionInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createSession' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SessionFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SessionFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Session' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'sessionType' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'metadata' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'feedbacks' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'rating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tokenUsage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'input' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'output' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agents' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentFields' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateSessionMutation, CreateSessionMutationVariables>;
+export const DeleteSessionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteSession' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteSession' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'id' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteSessionMutation, DeleteSessionMutationVariables>;
+export const UpsertAgentDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'UpsertAgent' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'UpsertAgentInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'upsertAgent' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AgentFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AgentFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Agent' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'agentId' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'agentData' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'systemPrompt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'temperature' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'raw' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'messageCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'lastMessage' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<UpsertAgentMutation, UpsertAgentMutationVariables>;
+export const AppendMessageDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AppendMessage' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'AppendMessageInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'appendMessage' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'agentId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AppendMessageMutation, AppendMessageMutationVariables>;
+export const AppendMessagesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AppendMessages' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: {
+                kind: 'NonNullType',
+                type: { kind: 'NamedType', name: { kind: 'Name', value: 'AppendMessageInput' } },
+              },
+            },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'appendMessages' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'agentId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'inputs' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'inputs' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AppendMessagesMutation, AppendMessagesMutationVariables>;
+export const UpdateMessageDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'UpdateMessage' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'messageId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: {
+            kind: 'NonNullType',
+            type: { kind: 'NamedType', name: { kind: 'Name', value: 'UpdateMessageInput' } },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'updateMessage' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'agentId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'agentId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'messageId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'messageId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MessageFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MessageFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Message' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'messageId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'content' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'text' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'eventLoopMetrics' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'inputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outputTokens' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'totalTokens' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<UpdateMessageMutation, UpdateMessageMutationVariables>;
+export const UpdateSessionMetadataDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'UpdateSessionMetadata' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'metadata' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'JSONObject' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'updateSessionMetadata' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'metadata' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'metadata' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'metadata' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<UpdateSessionMetadataMutation, UpdateSessionMetadataMutationVariables>;
+export const DeleteSessionMetadataKeysDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteSessionMetadataKeys' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'keys' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+            },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteSessionMetadataKeys' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'keys' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'keys' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'sessionId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'updatedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'metadata' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteSessionMetadataKeysMutation, DeleteSessionMetadataKeysMutationVariables>;
+export const AddFeedbackDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AddFeedback' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'AddFeedbackInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'addFeedback' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'sessionId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'sessionId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'rating' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AddFeedbackMutation, AddFeedbackMutationVariables>;
+export const ServerInfoDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ServerInfo' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'serverInfo' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'database' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'version' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'embeddings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'provider' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'model' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'dimensions' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ServerInfoQuery, ServerInfoQueryVariables>;

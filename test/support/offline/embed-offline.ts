@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   const names = Object.keys(SENTENCES) as Array<keyof typeof SENTENCES>;
   const vectors = await provider.embed(names.map((name) => SENTENCES[name]));
   await provider.close();
-  const v = Object.fromEntries(names.map((name, i) => [name, vectors[i]])) as Record<keyof typeof SENTENCES, Float32Array>;
+  const v = Object.fromEntries(names.map((name, i) => [name, vectors[i]])) as Record<
+    keyof typeof SENTENCES,
+    Float32Array
+  >;
   process.stdout.write(
     JSON.stringify({
       signature: { provider: provider.id, model: provider.model, dimensions: provider.dimensions },

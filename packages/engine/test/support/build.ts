@@ -11,6 +11,7 @@ export const PACKAGE_ROOT = path.resolve(__dirname, '../..');
  */
 export function compiled(relative: string): string {
   const file = path.join(PACKAGE_ROOT, 'dist', relative);
-  if (!existsSync(file)) execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
+  if (!existsSync(file))
+    execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
   return file;
 }

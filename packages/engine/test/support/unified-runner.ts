@@ -46,7 +46,10 @@ export function loadSpecFiles(dir: string): SpecFile[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((name) => ({ file: name.replace(/\.json$/, ''), ...(EJSON.parse(readFileSync(path.join(dir, name), 'utf8'), { relaxed: true }) as Omit<SpecFile, 'file'>) }));
+    .map((name) => ({
+      file: name.replace(/\.json$/, ''),
+      ...(EJSON.parse(readFileSync(path.join(dir, name), 'utf8'), { relaxed: true }) as Omit<SpecFile, 'file'>),
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -64,8 +67,10 @@ function compareVersions(a: string, b: string): number {
 
 /** Whether one runOnRequirement is met by SERVER; undefined when met, else why not. */
 function unmetRequirement(req: Document): string | undefined {
-  if (req.minServerVersion && compareVersions(SERVER.version, req.minServerVersion) < 0) return `needs server ≥ ${req.minServerVersion}`;
-  if (req.maxServerVersion && compareVersions(SERVER.version, req.maxServerVersion) > 0) return `needs server ≤ ${req.maxServerVersion}`;
+  if (req.minServerVersion && compareVersions(SERVER.version, req.minServerVersion) < 0)
+    return `needs server ≥ ${req.minServerVersion}`;
+  if (req.maxServerVersion && compareVersions(SERVER.version, req.maxServerVersion) > 0)
+    return `needs server ≤ ${req.maxServerVersion}`;
   if (req.topologies && !req.topologies.includes(SERVER.topology)) return `needs topology ${req.topologies.join('|')}`;
   if (req.serverless === 'require' && !SERVER.serverless) return 'needs serverless';
   if (req.serverless === 'forbid' && SERVER.serverless) return 'forbids serverless';
@@ -87,7 +92,13 @@ export function unmetRequirements(reqs: Document[] | undefined): string | undefi
 // matching
 
 const isPlainObject = (v: unknown): v is Document =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !('_bsontype' in v) && !(v instanceof Date) && !(v instanceof RegExp) && !Buffer.isBuffer(v);
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  !('_bsontype' in v) &&
+  !(v instanceof Date) &&
+  !(v instanceof RegExp) &&
+  !Buffer.isBuffer(v);
 
 const bsonType = (v: unknown): string | undefined =>
   typeof v === 'object' && v !== null && '_bsontype' in v ? String((v as { _bsontype: string })._bsontype) : undefined;
@@ -114,40 +125,66 @@ function typesOf(v: unknown): string[] {
   if (v instanceof RegExp) return ['regex'];
   const t = bsonType(v);
   const names: Record<string, string> = {
-    Int32: 'int', Long: 'long', Double: 'double', Decimal128: 'decimal', ObjectId: 'objectId', Binary: 'binData',
-    Timestamp: 'timestamp', BSONRegExp: 'regex', MinKey: 'minKey', MaxKey: 'maxKey', Code: 'javascript', BSONSymbol: 'symbol', DBRef: 'dbPointer',
+    Int32: 'int',
+    Long: 'long',
+    Double: 'double',
+    Decimal128: 'decimal',
+    ObjectId: 'objectId',
+    Binary: 'binData',
+    Timestamp: 'timestamp',
+    BSONRegExp: 'regex',
+    MinKey: 'minKey',
+    MaxKey: 'maxKey',
+    Code: 'javascript',
+    BSONSymbol: 'symbol',
+    DBRef: 'dbPointer',
   };
   if (t) return [names[t] ?? t];
   return ['object'];
 }
 
-const isSpecialOperator = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).length === 1 && Object.keys(v)[0].startsWith('$$');
+const isSpecialOperator = (v: unknown): v is Document =>
+  isPlainObject(v) && Object.keys(v).length === 1 && Object.keys(v)[0].startsWith('$$');
 
 /**
  * Checks `actual` against `expected` by the unified format's rules; returns undefined on a match, else where and why
  * it differs. `extraKeys` permits fields of `actual` that `expected` does not name (root-level documents only).
  */
-export function mismatch(expected: unknown, actual: unknown, entities: Map<string, unknown>, extraKeys: boolean, at = '$'): string | undefined {
+export function mismatch(
+  expected: unknown,
+  actual: unknown,
+  entities: Map<string, unknown>,
+  extraKeys: boolean,
+  at = '$',
+): string | undefined {
   // The driver keeps a find's `sort` as a Map until it serializes the command.
   if (actual instanceof Map) actual = Object.fromEntries(actual);
   if (isSpecialOperator(expected)) {
     const [op, arg] = Object.entries(expected)[0];
     switch (op) {
       case '$$exists':
-        return (actual !== undefined) === arg ? undefined : `${at}: expected ${arg ? 'present' : 'absent'}, got ${show(actual)}`;
+        return (actual !== undefined) === arg
+          ? undefined
+          : `${at}: expected ${arg ? 'present' : 'absent'}, got ${show(actual)}`;
       case '$$unsetOrMatches':
         return actual === undefined ? undefined : mismatch(arg, actual, entities, extraKeys, at);
       case '$$type': {
         const wanted: string[] = Array.isArray(arg) ? arg : [arg];
-        return typesOf(actual).some((t) => wanted.includes(t)) ? undefined : `${at}: expected type ${wanted.join('|')}, got ${typesOf(actual)[0]}`;
+        return typesOf(actual).some((t) => wanted.includes(t))
+          ? undefined
+          : `${at}: expected type ${wanted.join('|')}, got ${typesOf(actual)[0]}`;
       }
       case '$$matchesEntity':
         return mismatch(entities.get(arg as string), actual, entities, extraKeys, at);
       case '$$matchesHexBytes':
-        return Buffer.isBuffer(actual) && actual.toString('hex') === String(arg).toLowerCase() ? undefined : `${at}: bytes differ`;
+        return Buffer.isBuffer(actual) && actual.toString('hex') === String(arg).toLowerCase()
+          ? undefined
+          : `${at}: bytes differ`;
       case '$$lte': {
         const a = numeric(actual);
-        return a !== undefined && a <= (numeric(arg) as number) ? undefined : `${at}: expected ≤ ${show(arg)}, got ${show(actual)}`;
+        return a !== undefined && a <= (numeric(arg) as number)
+          ? undefined
+          : `${at}: expected ≤ ${show(arg)}, got ${show(actual)}`;
       }
       default:
         throw new Error(`unsupported special operator ${op}`);
@@ -155,7 +192,8 @@ export function mismatch(expected: unknown, actual: unknown, entities: Map<strin
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${at}: expected an array, got ${show(actual)}`;
-    if (actual.length !== expected.length) return `${at}: expected ${expected.length} elements, got ${actual.length}: ${show(actual)}`;
+    if (actual.length !== expected.length)
+      return `${at}: expected ${expected.length} elements, got ${actual.length}: ${show(actual)}`;
     for (let i = 0; i < expected.length; i++) {
       // The documents of a root-level array (a find's results) are root-level documents themselves.
       const m = mismatch(expected[i], actual[i], entities, extraKeys, `${at}[${i}]`);
@@ -183,7 +221,8 @@ function valuesEqual(expected: unknown, actual: unknown): boolean {
   const a = numeric(actual);
   if (e !== undefined || a !== undefined) return e === a || (Number.isNaN(e) && Number.isNaN(a));
   const te = bsonType(expected);
-  if (te) return bsonType(actual) === te && EJSON.stringify(expected as Document) === EJSON.stringify(actual as Document);
+  if (te)
+    return bsonType(actual) === te && EJSON.stringify(expected as Document) === EJSON.stringify(actual as Document);
   if (expected instanceof Date) return actual instanceof Date && actual.getTime() === expected.getTime();
   return isDeepStrictEqual(expected, actual);
 }
@@ -202,8 +241,19 @@ export const show = (v: unknown): string => {
 
 /** Commands the format says never to observe. */
 const IGNORED_COMMANDS = new Set([
-  'hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'getnonce', 'authenticate', 'createUser', 'updateUser',
-  'copydbgetnonce', 'copydbsaslstart', 'copydb', 'configureFailPoint',
+  'hello',
+  'ismaster',
+  'isMaster',
+  'saslStart',
+  'saslContinue',
+  'getnonce',
+  'authenticate',
+  'createUser',
+  'updateUser',
+  'copydbgetnonce',
+  'copydbsaslstart',
+  'copydb',
+  'configureFailPoint',
 ]);
 
 type ObservedEvent = { commandStartedEvent: CommandStartedEvent } | { commandSucceededEvent: CommandSucceededEvent };
@@ -262,10 +312,16 @@ async function createEntities(uri: string, specs: Document[], entities: Entities
         break;
       }
       case 'database':
-        entities.map.set(e.id, entities.get<MongoClient>(e.client).db(e.databaseName, entityOptions(e.databaseOptions)));
+        entities.map.set(
+          e.id,
+          entities.get<MongoClient>(e.client).db(e.databaseName, entityOptions(e.databaseOptions)),
+        );
         break;
       case 'collection':
-        entities.map.set(e.id, entities.get<Db>(e.database).collection(e.collectionName, entityOptions(e.collectionOptions)));
+        entities.map.set(
+          e.id,
+          entities.get<Db>(e.database).collection(e.collectionName, entityOptions(e.collectionOptions)),
+        );
         break;
       default:
         throw new Error(`unsupported entity type ${kind}`);
@@ -285,7 +341,15 @@ async function insertInitialData(admin: MongoClient, initialData: Document[] | u
 const lowerReturnDocument = (options: Document): Document =>
   options.returnDocument ? { ...options, returnDocument: String(options.returnDocument).toLowerCase() } : options;
 
-function plainBulkResult(r: { insertedCount: number; matchedCount: number; modifiedCount: number; deletedCount: number; upsertedCount: number; insertedIds: Document; upsertedIds: Document }): Document {
+function plainBulkResult(r: {
+  insertedCount: number;
+  matchedCount: number;
+  modifiedCount: number;
+  deletedCount: number;
+  upsertedCount: number;
+  insertedIds: Document;
+  upsertedIds: Document;
+}): Document {
   return {
     deletedCount: r.deletedCount,
     insertedCount: r.insertedCount,
@@ -365,7 +429,9 @@ async function execute(op: Document, entities: Entities): Promise<unknown> {
     }
     case 'aggregate': {
       const { pipeline, ...options } = args;
-      return (target as { aggregate(p: Document[], o: Document): { toArray(): Promise<Document[]> } }).aggregate(pipeline, options).toArray();
+      return (target as { aggregate(p: Document[], o: Document): { toArray(): Promise<Document[]> } })
+        .aggregate(pipeline, options)
+        .toArray();
     }
     case 'countDocuments': {
       const { filter, ...options } = args;
@@ -406,18 +472,26 @@ async function execute(op: Document, entities: Entities): Promise<unknown> {
 function checkError(expected: Document, error: unknown, entities: Entities): string | undefined {
   const e = error as MongoServerError & Error;
   const isServerError = error instanceof MongoServerError;
-  if (expected.isClientError === true && isServerError) return `expected a client error, got server error ${e.code} ${e.message}`;
+  if (expected.isClientError === true && isServerError)
+    return `expected a client error, got server error ${e.code} ${e.message}`;
   if (expected.isClientError === false && !isServerError) return `expected a server error, got ${e.name}: ${e.message}`;
-  if (expected.errorContains !== undefined && !e.message.toLowerCase().includes(String(expected.errorContains).toLowerCase())) {
+  if (
+    expected.errorContains !== undefined &&
+    !e.message.toLowerCase().includes(String(expected.errorContains).toLowerCase())
+  ) {
     return `expected the error to contain "${expected.errorContains}", got "${e.message}"`;
   }
-  if (expected.errorCode !== undefined && e.code !== expected.errorCode) return `expected error code ${expected.errorCode}, got ${e.code} (${e.message})`;
-  if (expected.errorCodeName !== undefined && e.codeName !== expected.errorCodeName) return `expected ${expected.errorCodeName}, got ${e.codeName} (${e.message})`;
+  if (expected.errorCode !== undefined && e.code !== expected.errorCode)
+    return `expected error code ${expected.errorCode}, got ${e.code} (${e.message})`;
+  if (expected.errorCodeName !== undefined && e.codeName !== expected.errorCodeName)
+    return `expected ${expected.errorCodeName}, got ${e.codeName} (${e.message})`;
   if (expected.errorLabelsContain) {
-    for (const label of expected.errorLabelsContain) if (!e.hasErrorLabel?.(label)) return `expected error label ${label}`;
+    for (const label of expected.errorLabelsContain)
+      if (!e.hasErrorLabel?.(label)) return `expected error label ${label}`;
   }
   if (expected.errorLabelsOmit) {
-    for (const label of expected.errorLabelsOmit) if (e.hasErrorLabel?.(label)) return `unexpected error label ${label}`;
+    for (const label of expected.errorLabelsOmit)
+      if (e.hasErrorLabel?.(label)) return `unexpected error label ${label}`;
   }
   if (expected.errorResponse !== undefined) {
     const response = error instanceof MongoBulkWriteError ? (e.errorResponse ?? e) : (e.errorResponse ?? e);
@@ -425,17 +499,20 @@ function checkError(expected: Document, error: unknown, entities: Entities): str
     if (m) return m;
   }
   if (expected.expectResult !== undefined) {
-    const partial = (error as { partialResult?: unknown; result?: unknown }).partialResult ?? (error as { result?: unknown }).result;
+    const partial =
+      (error as { partialResult?: unknown; result?: unknown }).partialResult ?? (error as { result?: unknown }).result;
     const m = mismatch(expected.expectResult, partial, entities.map, true, 'partialResult');
     if (m) return m;
   }
-  if (expected.writeErrors || expected.writeConcernErrors) return 'writeErrors/writeConcernErrors expectations are not supported by this runner';
+  if (expected.writeErrors || expected.writeConcernErrors)
+    return 'writeErrors/writeConcernErrors expectations are not supported by this runner';
   return undefined;
 }
 
 function checkEvents(expected: Document[], entities: Entities): string | undefined {
   for (const { client, events: wanted, ignoreExtraEvents, eventType } of expected) {
-    if (eventType !== undefined && eventType !== 'command') return `event type ${eventType} is not supported by this runner`;
+    if (eventType !== undefined && eventType !== 'command')
+      return `event type ${eventType} is not supported by this runner`;
     const got = entities.events.get(client) ?? [];
     if (ignoreExtraEvents ? got.length < wanted.length : got.length !== wanted.length) {
       return `${client}: expected ${wanted.length} events, got ${got.length}: ${got.map((g) => Object.values(g)[0].commandName).join(', ')}`;
@@ -444,8 +521,10 @@ function checkEvents(expected: Document[], entities: Entities): string | undefin
       const [kind, want] = Object.entries(wanted[i] as Document)[0] as [string, Document];
       const [gotKind, ev] = Object.entries(got[i])[0] as [string, CommandStartedEvent & CommandSucceededEvent];
       if (kind !== gotKind) return `${client} event ${i}: expected ${kind}, got ${gotKind} (${ev.commandName})`;
-      if (want.commandName !== undefined && want.commandName !== ev.commandName) return `${client} event ${i}: expected ${want.commandName}, got ${ev.commandName}`;
-      if (want.databaseName !== undefined && want.databaseName !== ev.databaseName) return `${client} event ${i}: expected database ${want.databaseName}, got ${ev.databaseName}`;
+      if (want.commandName !== undefined && want.commandName !== ev.commandName)
+        return `${client} event ${i}: expected ${want.commandName}, got ${ev.commandName}`;
+      if (want.databaseName !== undefined && want.databaseName !== ev.databaseName)
+        return `${client} event ${i}: expected database ${want.databaseName}, got ${ev.databaseName}`;
       const m =
         kind === 'commandStartedEvent'
           ? want.command && mismatch(want.command, ev.command, entities.map, true, `${client}.events[${i}].command`)
@@ -460,7 +539,12 @@ function checkEvents(expected: Document[], entities: Entities): string | undefin
  * Runs one test of `file` against the server at `uri` (`admin` is the runner's own client, for initial data and
  * outcomes). Resolves to undefined when the test passes, else to why it failed.
  */
-export async function runSpecTest(uri: string, admin: MongoClient, file: SpecFile, test: SpecTest): Promise<string | undefined> {
+export async function runSpecTest(
+  uri: string,
+  admin: MongoClient,
+  file: SpecFile,
+  test: SpecTest,
+): Promise<string | undefined> {
   await insertInitialData(admin, file.initialData);
   const entities = new Entities();
   try {
@@ -496,7 +580,11 @@ export async function runSpecTest(uri: string, admin: MongoClient, file: SpecFil
       if (m) return `events: ${m}`;
     }
     for (const { databaseName, collectionName, documents } of test.outcome ?? []) {
-      const actual = await admin.db(databaseName).collection(collectionName).find({}, { sort: { _id: 1 } }).toArray();
+      const actual = await admin
+        .db(databaseName)
+        .collection(collectionName)
+        .find({}, { sort: { _id: 1 } })
+        .toArray();
       const m = mismatch(documents, actual, entities.map, false, `outcome ${collectionName}`);
       if (m) return m;
     }
