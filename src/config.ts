@@ -34,6 +34,11 @@ export interface Config {
   apiKeys: string[];
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
+  maxQueryTokens: number;
+  maxQueryDepth: number;
+  maxAliases: number;
+  maxQueryCost: number;
+  maxCompiledQueryChars: number;
 }
 
 export class ConfigError extends Error {
@@ -321,6 +326,48 @@ export const VARIABLES = [
     defaultText: '10000',
     expected: 'an integer from 0 to 600000',
     parse: (raw) => integer(0, 600000, 10000)('SHUTDOWN_TIMEOUT_MS', raw),
+  }),
+  define({
+    name: 'MAX_QUERY_TOKENS',
+    key: 'maxQueryTokens',
+    description: 'Tokens a GraphQL document may have; the parser stops at the limit (QUERY_TOO_LARGE).',
+    defaultText: '3000',
+    expected: 'an integer from 100 to 1000000',
+    parse: (raw) => integer(100, 1_000_000, 3000)('MAX_QUERY_TOKENS', raw),
+  }),
+  define({
+    name: 'MAX_QUERY_DEPTH',
+    key: 'maxQueryDepth',
+    description: 'Fields an operation may nest (QUERY_TOO_DEEP); introspection fields do not count.',
+    defaultText: '12',
+    expected: 'an integer from 1 to 1000',
+    parse: (raw) => integer(1, 1000, 12)('MAX_QUERY_DEPTH', raw),
+  }),
+  define({
+    name: 'MAX_ALIASES',
+    key: 'maxAliases',
+    description: 'Aliased fields an operation may have (TOO_MANY_ALIASES).',
+    defaultText: '30',
+    expected: 'an integer from 0 to 100000',
+    parse: (raw) => integer(0, 100_000, 30)('MAX_ALIASES', raw),
+  }),
+  define({
+    name: 'MAX_QUERY_COST',
+    key: 'maxQueryCost',
+    description:
+      'Cost an operation may have (QUERY_TOO_COMPLEX): 1 per field, children times the list size (first/last/limit; a variable counts as its maximum), a search 10 + its limit.',
+    defaultText: '30000',
+    expected: 'an integer from 1 to 1000000000',
+    parse: (raw) => integer(1, 1_000_000_000, 30_000)('MAX_QUERY_COST', raw),
+  }),
+  define({
+    name: 'MAX_COMPILED_QUERY_CHARS',
+    key: 'maxCompiledQueryChars',
+    description:
+      'Longer documents are executed by graphql-js instead of being compiled by graphql-jit (whose compile time grows with the document).',
+    defaultText: '8000',
+    expected: 'an integer from 0 to 10000000',
+    parse: (raw) => integer(0, 10_000_000, 8000)('MAX_COMPILED_QUERY_CHARS', raw),
   }),
 ] as const;
 

@@ -85,6 +85,8 @@ function isArgumentCoercionError(error: unknown): boolean {
  */
 export function createErrorFormatter(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const limit = queryLimitErrorOf(error);
+    if (limit) return { message: limit.message, locations: formatted.locations, extensions: { ...limit.extensions } };
     const original = unwrapResolverError(error);
     if (original instanceof CodedError)
       return { ...formatted, message: original.message, extensions: { ...original.extensions } };
@@ -115,4 +117,39 @@ export function createErrorFormatter(logger: Logger) {
       extensions: { code: 'INTERNAL_SERVER_ERROR', errorId },
     };
   };
+}
+
+/**
+ * An operation refused before it runs because it exceeds one of the query limits (src/graphql/query-limits.ts):
+ * `extensions` hold the code, the measured `value` and the configured `limit`.
+ */
+export class QueryLimitError extends GraphQLError {
+  constructor(
+    message: string,
+    code: 'QUERY_TOO_LARGE' | 'QUERY_TOO_DEEP' | 'QUERY_TOO_COMPLEX' | 'TOO_MANY_ALIASES',
+    value: number | undefined,
+    limit: number,
+  ) {
+    super(message, { extensions: { code, ...(value === undefined ? {} : { value }), limit } });
+  }
+}
+
+/**
+ * graphql's parser stops at `maxTokens` with a syntax error worded so (graphql 16 writes "more that"); the limit is the
+ * only number it states.
+ */
+const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] (\d+) tokens\. Parsing aborted\.$/;
+
+/** The QueryLimitError behind `error`: one a rule raised (Apollo wraps it) or the parser's token limit. */
+function queryLimitErrorOf(error: unknown): QueryLimitError | undefined {
+  for (let cause = error; cause instanceof Error; cause = (cause as GraphQLError).originalError) {
+    if (cause instanceof QueryLimitError) return cause;
+    const tokens = TOKEN_LIMIT_MESSAGE.exec(cause.message);
+    if (tokens) {
+      const limit = Number(tokens[1]);
+      return new QueryLimitError(`The query has more than ${limit} tokens.`, 'QUERY_TOO_LARGE', undefined, limit);
+    }
+    if (!(cause instanceof GraphQLError)) break;
+  }
+  return undefined;
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../logger';
  * graphql-js builds a resolver's error: the thrown error's extensions (a NotFoundError's code), path and
  * originalError (which the formatter unwraps for the log).
  */
-function asGraphQLJsError(error: GraphQLError): GraphQLError {
+export function asGraphQLJsError(error: GraphQLError): GraphQLError {
   const rebuilt = new GraphQLError(error.message, {
     path: error.path,
     originalError: error.originalError,
@@ -33,14 +33,19 @@ type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
 
 /**
  * Compiles the operation `operationName` of a validated document with graphql-jit: a function specialised for its
- * selection set. Null (logged) when graphql-jit cannot compile it; the caller then runs it through graphql-js.
+ * selection set. Null when the document's text is longer than `maxChars` (compiling grows with the document: a 33 KB
+ * query held the thread 6–10 s, and every distinct text compiles anew) or, logged, when graphql-jit cannot compile it;
+ * the caller then runs it through graphql-js.
  */
 export function compileOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
   logger: Logger,
+  maxChars: number,
 ): CompiledQuery | null {
+  // Apollo and the fast path parse with locations, so the document's end is its text's length.
+  if ((document.loc?.end ?? Number.POSITIVE_INFINITY) > maxChars) return null;
   try {
     // Stacks are never sent (resolver errors keep their own for the log), so none is captured for the wrappers.
     const result = compileQuery(schema, document, operationName, { disablingCapturingStackErrors: true });
@@ -69,7 +74,7 @@ export function compileOperation(
  * repeated query string), so they are bounded by that store and dropped with its entries. Whatever graphql-jit
  * cannot compile, and requests whose variables do not coerce, run through graphql-js as before.
  */
-export function compiledExecution(schema: GraphQLSchema, logger: Logger): Gateway {
+export function compiledExecution(schema: GraphQLSchema, logger: Logger, maxCompiledChars: number): Gateway {
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   const compiledFor = (document: DocumentNode, operationName: string | undefined): CompiledQuery | null => {
@@ -77,7 +82,8 @@ export function compiledExecution(schema: GraphQLSchema, logger: Logger): Gatewa
     if (!byName) compiled.set(document, (byName = new Map()));
     const key = operationName ?? '';
     let query = byName.get(key);
-    if (query === undefined) byName.set(key, (query = compileOperation(schema, document, operationName, logger)));
+    if (query === undefined)
+      byName.set(key, (query = compileOperation(schema, document, operationName, logger, maxCompiledChars)));
     return query;
   };
 

@@ -1,9 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getOperationAST, OperationTypeNode, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import type { Context } from '../context';
 import type { Logger } from '../logger';
-import { compileOperation } from './compiled-execution';
+import { asGraphQLJsError, compileOperation } from './compiled-execution';
+import { queryLimitChecks, type QueryLimits } from './query-limits';
 
 /**
  * The response content-type Apollo 5 negotiates (`chooseContentTypeForSingleResultResponse`) for each Accept value the
@@ -115,25 +126,31 @@ class LruCache<V> {
  * Answers repeated read operations without Apollo's request pipeline, with exactly the response Apollo would send.
  *
  * Apollo's fixed cost per request (a sha256 of the query, content negotiation, header maps, the plugin hooks' promise
- * chain) was about a tenth of a small read's CPU. Here a query string is parsed and validated once (with the schema
- * and rules Apollo validates with: graphql's specified rules, since introspection is on and no other rule is
- * configured), and its query operations are compiled once by graphql-jit. A request is then a cache lookup and the
- * compiled function.
+ * chain) was about a tenth of a small read's CPU. Here a query string is parsed and validated once (with the schema,
+ * rules and parse options Apollo uses: graphql's specified rules and the query limits' checks), and its query
+ * operations are compiled once by graphql-jit. A request is then a cache lookup and the compiled function; its
+ * resolver errors are formatted with Apollo's formatError, so the operation runs once whatever its result.
  *
- * Whatever could answer differently goes to Apollo untouched: other content-types or Accept values, persisted
- * queries, documents that do not parse or validate, mutations and subscriptions, operations graphql-jit cannot
- * compile, and every result with errors (variables that do not coerce, NOT_FOUND and other resolver errors). Apollo
- * then runs the operation again (reads only) and formats the errors and status as always.
+ * Whatever could answer differently goes to Apollo untouched, before anything runs: other content-types or Accept
+ * values, persisted queries, documents that do not parse, validate or pass the limits, mutations and subscriptions,
+ * operations graphql-jit cannot (or may not: too long) compile, and variables that do not coerce.
  */
 export class FastPath {
   /** Requests answered here since start (GET /metrics: graphqlFastPath). */
   answered = 0;
   private readonly queries = new LruCache<CachedQuery>(MAX_CACHED_QUERIES, MAX_CACHED_CHARS);
 
+  private readonly checks: ReturnType<typeof queryLimitChecks>;
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly logger: Logger,
-  ) {}
+    limits: QueryLimits,
+    private readonly maxCompiledChars: number,
+    private readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError,
+  ) {
+    this.checks = queryLimitChecks(limits);
+  }
 
   /**
    * Answers the POST `req`, whose body parsed as JSON to `body`, when it is a cached read whose result has no errors.
@@ -154,9 +171,12 @@ export class FastPath {
     let payload: string;
     try {
       const result = await compiled.query(undefined, createContext(), request.variables);
-      if (result.errors !== undefined || result.data === undefined || result.extensions !== undefined) return false;
-      // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }.
-      payload = JSON.stringify({ data: result.data }) + '\n';
+      // Only variables that do not coerce leave `data` undefined (nothing has run): Apollo reports them, with status 400.
+      if (result.data === undefined || result.extensions !== undefined) return false;
+      // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }. Resolver
+      // errors are answered here, formatted as Apollo formats them: handing them to Apollo ran the operation twice.
+      const errors = result.errors?.map((error) => this.formatted(asGraphQLJsError(error)));
+      payload = JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) + '\n';
     } catch {
       return false;
     }
@@ -166,6 +186,19 @@ export class FastPath {
     res.end(payload);
     this.answered++;
     return true;
+  }
+
+  /**
+   * An execution error as Apollo's normalizeAndFormatErrors formats it (includeStacktraceInErrorResponses off): a
+   * missing code becomes INTERNAL_SERVER_ERROR, then formatError. Resolvers set no `extensions.http`.
+   */
+  private formatted(error: GraphQLError): GraphQLFormattedError {
+    const extensions = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+    try {
+      return this.formatError({ ...error.toJSON(), extensions }, error);
+    } catch {
+      return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    }
   }
 
   /** The compiled operation for this query and operation name; null when Apollo must answer it. */
@@ -184,7 +217,7 @@ export class FastPath {
       if (!operation) return null;
       compiled =
         operation.operation === OperationTypeNode.QUERY
-          ? compileOperation(this.schema, document, operationName, this.logger)
+          ? compileOperation(this.schema, document, operationName, this.logger, this.maxCompiledChars)
           : null;
       operations.set(operationName, compiled);
     }
@@ -194,10 +227,11 @@ export class FastPath {
   private validated(query: string): DocumentNode | null {
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parse(query, this.checks.parseOptions);
     } catch {
       return null;
     }
-    return validate(this.schema, document).length === 0 ? document : null;
+    const rules = [...specifiedRules, ...this.checks.validationRules];
+    return validate(this.schema, document, rules).length === 0 ? document : null;
   }
 }

@@ -9,13 +9,24 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from '../app';
+import type { Config } from '../config';
 import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
+import { queryLimitChecks, type QueryLimits } from '../graphql/query-limits';
 import { authenticate, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import type { GraphQLCounters, Route } from './routes';
+
+function queryLimits(config: Config): QueryLimits {
+  return {
+    maxTokens: config.maxQueryTokens,
+    maxDepth: config.maxQueryDepth,
+    maxAliases: config.maxAliases,
+    maxCost: config.maxQueryCost,
+  };
+}
 
 /**
  * POST/GET /graphql (GET also serves the playground to browsers): the caller's key, the body, then the fast path
@@ -36,12 +47,15 @@ export class GraphQLBridge implements Route, GraphQLCounters {
   /** Starts Apollo for `schema`; its drain plugin stops `httpServer` gracefully on `apollo.stop()`. */
   static async create(deps: AppDeps, schema: GraphQLSchema, httpServer: http.Server): Promise<GraphQLBridge> {
     const { config, logger } = deps;
+    const limits = queryLimits(config);
+    const formatError = createErrorFormatter(logger);
     const apollo = new ApolloServer<Context>({
-      gateway: compiledExecution(schema, logger),
-      formatError: createErrorFormatter(logger),
+      gateway: compiledExecution(schema, logger, config.maxCompiledQueryChars),
+      formatError,
       includeStacktraceInErrorResponses: false,
-      // The fast path validates with graphql's specified rules, which is what Apollo validates with as configured here:
-      // introspection on, no maxRecursiveSelections, no validationRules. Changing one of these changes both.
+      // The fast path parses and validates as Apollo does as configured here: graphql's specified rules plus the query
+      // limits' rules and parse options, introspection on, no maxRecursiveSelections. Changing one changes both.
+      ...queryLimitChecks(limits),
       introspection: true,
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
@@ -60,7 +74,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       ],
     });
     await apollo.start();
-    return new GraphQLBridge(apollo, new FastPath(schema, logger), deps);
+    const fastPath = new FastPath(schema, logger, limits, config.maxCompiledQueryChars, formatError);
+    return new GraphQLBridge(apollo, fastPath, deps);
   }
 
   /** Requests the fast path answered since start (GET /metrics). */

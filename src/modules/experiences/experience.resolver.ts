@@ -1,4 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { MAX_SEARCH_LIMIT } from './experience.input';
+import { Cost } from '../../graphql/query-limits';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
@@ -32,6 +34,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.list(args, experienceFields(info, ['edges', 'node']));
   }
 
+  @Cost({ search: true, maxSize: MAX_SEARCH_LIMIT })
   @Query(() => [ExperienceSearchHit], {
     description:
       'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
@@ -111,6 +114,7 @@ export class ExperienceResolver {
       : Promise.resolve(null);
   }
 
+  @Cost({ search: true, maxSize: MAX_SEARCH_LIMIT })
   @FieldResolver(() => [ExperienceSearchHit], {
     description: 'Other experiences with the closest primary goal, best first.',
   })

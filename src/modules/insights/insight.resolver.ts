@@ -1,10 +1,13 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { MAX_INSIGHTS_LIMIT } from './insight.service';
+import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import { AgentInsight, AgentInsightsResult } from './insight.type';
 
 @Resolver(() => AgentInsight)
 export class InsightResolver {
+  @Cost({ maxSize: MAX_INSIGHTS_LIMIT })
   @Query(() => AgentInsightsResult, {
     description: "An agent's insights, most confident first (seed 002 get_agent_insights).",
   })

@@ -1,4 +1,6 @@
 import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { MAX_PLANS_LIMIT } from './plan.service';
+import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
 import { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
@@ -16,6 +18,7 @@ export class PlanResolver {
     return ctx.services.plans.list(args);
   }
 
+  @Cost({ search: true, maxSize: MAX_PLANS_LIMIT })
   @Query(() => SuccessfulPlansResult, {
     description:
       'Plans that worked for goals like this one (seed 002 get_successful_plans), ranked by match, usage and recency.',

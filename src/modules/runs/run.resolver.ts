@@ -1,4 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { MAX_ACTIONS_LIMIT, MAX_STUCK_LIMIT } from './run.service';
+import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import { Task } from '../tasks/task.type';
 import { ActionsArgs, AttemptsArgs, RecordActionInput, StuckTasksArgs } from './run.input';
@@ -18,6 +20,7 @@ export class RunResolver {
     return ctx.services.runs.recordAction(taskId, input);
   }
 
+  @Cost({ maxSize: MAX_STUCK_LIMIT })
   @Query(() => [StuckTask], {
     description:
       'Tasks whose latest iterations all report progress STUCK or all repeat the same failing tool call; most stuck first.',
@@ -30,6 +33,7 @@ export class RunResolver {
 /** Seed 004's fields of a task: its actions, and the attempts derived from them. */
 @Resolver(() => Task)
 export class TaskRunResolver {
+  @Cost({ maxSize: MAX_ACTIONS_LIMIT })
   @FieldResolver(() => [Action], {
     description: "The run's iterations from fromIteration on, ordered by iteration (seed 004 actions).",
   })

@@ -1,4 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { MAX_SIMILAR_LIMIT } from './task.service';
+import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import { InsightEvidence } from '../insights/insight.type';
 import { PlanPattern, toPlanPattern } from '../plans/plan.type';
@@ -18,6 +20,7 @@ export class TaskResolver {
     return ctx.services.tasks.list(args);
   }
 
+  @Cost({ search: true, maxSize: MAX_SIMILAR_LIMIT })
   @Query(() => SimilarTasksResult, {
     description:
       'Past tasks like a query and/or goal (seed 002 get_similar_tasks): vector, keyword and goal-pattern scores fused.',
