@@ -291,7 +291,10 @@ function missingEntry(file: string, action: string): RepairedFile {
 function describe(entry: RepairedFile): string {
   if (entry.lost.length === 0) return `${entry.file}: ${entry.status}; ${entry.action}`;
   const ranges = entry.lost
-    .map((l) => `${l.bytes} bytes at byte ${l.offset} (${l.records ?? 'an unknown number of'} records)`)
+    .map(
+      (l) =>
+        `${l.bytes} bytes at byte ${l.offset} (${l.records === 1 ? '1 record' : `${l.records ?? 'an unknown number of'} records`})`,
+    )
     .join(', ');
   const dropped = entry.droppedRecords > 0 ? `, ${entry.droppedRecords} records left out` : '';
   return `${entry.file}: ${entry.status}, lost ${ranges}${dropped}; ${entry.action}`;
