@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Binary, type Document } from 'bson';
-import type { JournalOp } from './durability';
+import { DataDamagedError, type JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
 
 /** Events kept by default: ~7 minutes of writes at the engine's top rate, ~20 MB of columns plus unshared ids. */
@@ -51,7 +51,7 @@ const CHUNK = 4096;
 /** Events per sidecar document in a snapshot (keeps each well under 16 MiB). */
 const IMAGE_EVENTS = 65_536;
 const TOKEN_FORMAT = '01';
-const ID_FILE = 'engine-id';
+export const ID_FILE = 'engine-id';
 const ID_RE = /^[0-9A-F]{32}$/;
 
 /** Columns of CHUNK events; `ids` holds the `_id` of a document event, the target namespace of a rename. */
@@ -327,10 +327,12 @@ export async function dataDirId(dataDir: string): Promise<string> {
   try {
     const id = (await readFile(path, 'utf8')).trim();
     if (ID_RE.test(id)) return id;
+    // A replaced id would silently refuse every resume token handed out before: the file is damaged.
+    throw new DataDamagedError(dataDir, ID_FILE, 0, `${ID_FILE} does not hold a data directory id`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  // Missing or unreadable: a new id only makes older tokens fail, never resume wrongly.
+  // Missing: a new directory, or one that lost its id, where a new id only makes older tokens fail.
   await mkdir(dataDir, { recursive: true });
   const id = randomId();
   const temp = `${path}.tmp`;

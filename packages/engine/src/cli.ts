@@ -1,9 +1,22 @@
-/** `npm run db`: the embedded engine alone, for tools such as mongosh or Compass. Settings: see engineOptionsFromEnv. */
-import { startEmbeddedServer } from './index';
+/**
+ * `npm run db`: the embedded engine alone, for tools such as mongosh or Compass. Settings: see engineOptionsFromEnv.
+ * `npm run db -- --repair`: repairs DATA_DIR (see repair.ts) instead of starting.
+ */
+import { DataDamagedError, repairDataDir, startEmbeddedServer } from './index';
 import { engineOptionsFromEnv } from './options';
 
+async function repair(): Promise<void> {
+  const { dataDir } = engineOptionsFromEnv();
+  const report = await repairDataDir(dataDir);
+  for (const line of report.summary) console.log(`repair: ${line}`);
+  if (report.reportFile) console.log(`repair: originals and report in ${report.damagedDir}`);
+}
+
 async function main(): Promise<void> {
-  const server = await startEmbeddedServer({ ...engineOptionsFromEnv(), log: (line) => console.log(line) });
+  const server = await startEmbeddedServer({
+    ...engineOptionsFromEnv(),
+    log: (line, level) => (level === 'warn' ? console.warn(line) : console.log(line)),
+  });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -23,7 +36,18 @@ async function main(): Promise<void> {
   console.log(`Hindsight embedded engine listening on mongodb://${server.host}:${server.port}/`);
 }
 
-main().catch((error: unknown) => {
-  console.error('Hindsight embedded engine failed to start:', error);
-  process.exit(1);
-});
+if (process.argv.includes('--repair')) {
+  repair().catch((error: unknown) => {
+    console.error('Hindsight embedded engine: repair failed:', error);
+    process.exit(1);
+  });
+} else {
+  main().catch((error: unknown) => {
+    // The data damage message says what to do; its stack adds nothing.
+    console.error(
+      'Hindsight embedded engine failed to start:',
+      error instanceof DataDamagedError ? error.message : error,
+    );
+    process.exit(1);
+  });
+}

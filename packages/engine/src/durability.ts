@@ -94,8 +94,13 @@ export interface DurableLogOptions {
   /** fsync before acknowledging; turn off only for throwaway data. Default true. */
   fsync?: boolean;
   /** Receives notable recovery and compaction events (discarded torn tail, failed snapshot). */
-  log?: (line: string) => void;
+  log?: EngineLog;
+  /** The directory held data before (its id file exists): with no journal and no snapshot, files are missing. */
+  expectData?: boolean;
 }
+
+/** A notable event; `warn` marks one an operator should look at (a dropped torn tail, a failed snapshot). */
+export type EngineLog = (line: string, level?: 'info' | 'warn') => void;
 
 /** What `open` found and replayed. */
 export interface RecoveryReport {
@@ -114,7 +119,7 @@ export interface RecoveryReport {
  * which would then be re-encoded as int32 or double). UTF-8 validation is skipped, halving decode time: the
  * bytes were encoded from JS strings by bson and the record checksum has already vouched for them.
  */
-const BSON_READ: DeserializeOptions = { promoteLongs: false, validation: { utf8: false } };
+export const BSON_READ: DeserializeOptions = { promoteLongs: false, validation: { utf8: false } };
 
 const RECORD_HEADER = 8;
 /** A sanity bound that turns a corrupted length field into a detected tear instead of a huge allocation. */
@@ -122,7 +127,7 @@ const MAX_RECORD = 1 << 30;
 const READ_CHUNK = 8 << 20;
 const WRITE_CHUNK = 4 << 20;
 const SNAPSHOT_DOCS_CHUNK = 1 << 20;
-const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 1;
 const DEFAULT_COMPACT_AFTER = 64 << 20;
 const DEFAULT_COMPACT_SHARE = 0.25;
 /** bson's default internal buffer is 17 MiB and it silently truncates strings past it; see `toBson`. */
@@ -131,10 +136,11 @@ const BSON_BUFFER_SAFE = 16 << 20;
 const SEQ_DIGITS = 12;
 const JOURNAL_RE = /^journal-(\d+)\.log$/;
 const SNAPSHOT_RE = /^snapshot-(\d+)\.bson$/;
-const journalName = (seq: number) => `journal-${String(seq).padStart(SEQ_DIGITS, '0')}.log`;
-const snapshotName = (seq: number) => `snapshot-${String(seq).padStart(SEQ_DIGITS, '0')}.bson`;
+export const journalName = (seq: number) => `journal-${String(seq).padStart(SEQ_DIGITS, '0')}.log`;
+export const snapshotName = (seq: number) => `snapshot-${String(seq).padStart(SEQ_DIGITS, '0')}.bson`;
 
-const enum Kind {
+/** The kind byte that starts each snapshot record's body. */
+export const enum Kind {
   Header = 0x48, // 'H'
   Database = 0x42, // 'B'
   Collection = 0x43, // 'C'
@@ -156,7 +162,64 @@ interface FrozenImage {
   sidecar: Document[];
 }
 
-class CorruptSnapshotError extends Error {}
+/**
+ * A data file is damaged or missing: the engine refuses to start rather than serve less than it acknowledged, and
+ * leaves every file as it found it. `file` is the file's name in `dataDir`; `offset` the byte where the damage
+ * starts (null for a missing file). `repairDataDir` (the CLI's `--repair`) salvages what can be verified.
+ */
+export class DataDamagedError extends Error {
+  override readonly name = 'DataDamagedError';
+  constructor(
+    readonly dataDir: string,
+    readonly file: string,
+    readonly offset: number | null,
+    /** What is wrong, without the advice on repairing. */
+    readonly detail: string,
+  ) {
+    super(
+      `${detail} (in ${dataDir}). The engine did not start and changed no file. To keep every record that can be ` +
+        `verified, stop every engine on this directory and run \`npm run db -- --repair\` with DATA_DIR=${dataDir} ` +
+        `(or call repairDataDir): it copies the damaged files aside first and reports what was lost.`,
+    );
+  }
+}
+
+/**
+ * Which snapshot to load and which journals to replay, refusing a set of files with one missing: a snapshot is
+ * written only after its own journal exists, journals are numbered without gaps, and a directory whose id file
+ * exists (`expectData`) has had a journal since its first start.
+ */
+export function checkDataFiles(
+  dataDir: string,
+  files: DataFiles,
+  expectData: boolean,
+): { base: number; first: number; replay: number[] } {
+  const base = files.snapshots.at(-1) ?? 0;
+  const first = Math.max(base, 1);
+  const replay = files.journals.filter((seq) => seq >= first);
+  const missing = (file: string, what: string) => new DataDamagedError(dataDir, file, null, what);
+  if (base > 0 && replay[0] !== base)
+    throw missing(journalName(base), `${journalName(base)}, the journal after ${snapshotName(base)}, is missing`);
+  if (base === 0 && replay.length > 0 && replay[0] !== 1) {
+    throw missing(
+      snapshotName(replay[0]),
+      `the oldest journal is ${journalName(replay[0])}, and neither ${snapshotName(replay[0])} nor ${journalName(1)} is there to hold what came before it`,
+    );
+  }
+  const gap = replay.findIndex((seq, i) => seq !== first + i);
+  if (gap > 0) {
+    throw missing(
+      journalName(first + gap),
+      `${journalName(first + gap)} is missing between ${journalName(replay[gap - 1])} and ${journalName(replay[gap])}`,
+    );
+  }
+  if (expectData && base === 0 && replay.length === 0)
+    throw missing(
+      journalName(1),
+      `${journalName(1)} is missing: the directory has its id file but no journal and no snapshot`,
+    );
+  return { base, first, replay };
+}
 
 /** Append-only journal with group commit, snapshots, compaction and crash recovery (see the file comment for the format). */
 export class DurableLog {
@@ -165,7 +228,7 @@ export class DurableLog {
   private readonly compactAfter: number;
   private readonly compactShare: number;
   private readonly fsync: boolean;
-  private readonly log: (line: string) => void;
+  private readonly log: EngineLog;
   private queue: Pending[] = [];
   private draining: Promise<void> | null = null;
   private snapshotting: Promise<void> | null = null;
@@ -199,45 +262,20 @@ export class DurableLog {
     return Math.max(this.compactAfter, Math.round(this.snapshotBytes * this.compactShare));
   }
 
-  /** Loads the newest complete snapshot, replays the journal after it (a torn or corrupt tail record is discarded, never half-applied). */
+  /**
+   * Loads the newest snapshot and replays the journals after it. A torn tail (the last record of the last journal
+   * cut short or failing its checksum, nothing verifiable after it) is dropped, never half-applied. Any other
+   * damage, or a file the others show is missing, throws a DataDamagedError and changes no file.
+   */
   static async open(dataDir: string, state: DurableState, options: DurableLogOptions = {}): Promise<DurableLog> {
     const started = performance.now();
     const log = options.log ?? (() => undefined);
     await mkdir(dataDir, { recursive: true });
     const files = await listDataDir(dataDir);
-    const journals = files.journals;
-    const newestSnapshot = files.snapshots.at(-1) ?? 0;
+    const { base, first, replay } = checkDataFiles(dataDir, files, options.expectData ?? false);
 
-    // Candidates newest first; 0 means "from empty", possible only while journal 1 is still there.
-    let base = -1;
-    for (const candidate of [...files.snapshots].reverse().concat(0)) {
-      const first = Math.max(candidate, 1);
-      const replay = journals.filter((seq) => seq >= first);
-      const contiguous = replay.every((seq, i) => seq === first + i);
-      const reachesNewest = candidate === newestSnapshot || (replay.at(-1) ?? 0) >= newestSnapshot - 1;
-      if (!contiguous || !reachesNewest) continue;
-      state.reset();
-      if (candidate === 0) {
-        base = 0;
-        break;
-      }
-      try {
-        await loadSnapshot(join(dataDir, snapshotName(candidate)), state);
-        base = candidate;
-        break;
-      } catch (err) {
-        if (!(err instanceof CorruptSnapshotError)) throw err;
-        log(`durability: ${snapshotName(candidate)} is corrupt (${err.message}); trying older state`);
-      }
-    }
-    if (base < 0) {
-      throw new Error(
-        `durability: no recoverable state in ${dataDir} (snapshots ${files.snapshots.join(',') || 'none'}, journals ${journals.join(',') || 'none'})`,
-      );
-    }
-
-    const first = Math.max(base, 1);
-    const replay = journals.filter((seq) => seq >= first);
+    state.reset();
+    if (base > 0) await loadSnapshot(dataDir, snapshotName(base), state);
     const report: RecoveryReport = {
       snapshot: base || null,
       journals: replay.length,
@@ -248,7 +286,8 @@ export class DurableLog {
     };
     let journalBytes = 0;
     for (const [i, seq] of replay.entries()) {
-      const path = join(dataDir, journalName(seq));
+      const name = journalName(seq);
+      const path = join(dataDir, name);
       const { valid, size } = await readRecords(path, (body) => {
         // Decode every op before applying any, so a record is all or nothing.
         const ops = decodeConcatenated(body, 0) as JournalOp[];
@@ -258,14 +297,26 @@ export class DurableLog {
       });
       journalBytes += valid;
       if (valid === size) continue;
+      const next = await nextRecordAfter(path, valid, size);
+      if (next !== null) {
+        throw new DataDamagedError(
+          dataDir,
+          name,
+          valid,
+          `${name} has a damaged record at byte ${valid} of ${size}, followed by intact records from byte ${next}`,
+        );
+      }
       if (i < replay.length - 1) {
         // Only the last journal can have a torn tail: earlier ones were fsynced whole before the next was created.
-        throw new Error(
-          `durability: ${journalName(seq)} is corrupt at byte ${valid} of ${size} and is not the last journal`,
+        throw new DataDamagedError(
+          dataDir,
+          name,
+          valid,
+          `${name} has a damaged record at byte ${valid} of ${size} and is not the last journal`,
         );
       }
       report.discardedBytes = size - valid;
-      log(`durability: discarded a torn tail of ${size - valid} bytes from ${journalName(seq)}`);
+      log(`durability: discarded a torn tail of ${size - valid} bytes at byte ${valid} of ${name}`, 'warn');
       const fh = await open(path, 'r+');
       try {
         await fh.truncate(valid);
@@ -278,7 +329,7 @@ export class DurableLog {
     // Leftovers of an interrupted compaction: temp files, and files the chosen snapshot covers.
     const stale = [
       ...files.temps,
-      ...journals.filter((seq) => seq < first).map(journalName),
+      ...files.journals.filter((seq) => seq < first).map(journalName),
       ...files.snapshots.filter((seq) => seq < base).map(snapshotName),
     ];
     for (const name of stale) await rm(join(dataDir, name), { force: true });
@@ -429,7 +480,9 @@ export class DurableLog {
         if (this.compactRequests.length > 0) this.kick();
       });
       this.snapshotting = snapshot;
-      snapshot.catch((err: Error) => this.log(`durability: snapshot ${snapshotName(seq)} failed: ${err.message}`));
+      snapshot.catch((err: Error) =>
+        this.log(`durability: snapshot ${snapshotName(seq)} failed: ${err.message}`, 'warn'),
+      );
       for (const request of requests) request.resolve(snapshot);
     } catch (err) {
       // Appends carry on in the current journal; try again after another compactAfterBytes.
@@ -530,7 +583,8 @@ function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
   };
 }
 
-async function loadSnapshot(path: string, state: DurableState): Promise<void> {
+/** Loads a snapshot into `state`, record by record; any damage is a DataDamagedError naming the record's offset. */
+async function loadSnapshot(dataDir: string, name: string, state: DurableState): Promise<void> {
   const databases: string[] = [];
   let collection: CollectionImage | null = null;
   let header: Document | null = null;
@@ -538,24 +592,27 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
   let collections = 0;
   let documents = 0;
   const sidecar: Document[] = [];
+  let at = 0;
+  const damaged = (offset: number, what: string) =>
+    new DataDamagedError(dataDir, name, offset, `${name} is damaged at byte ${offset}: ${what}`);
   // Documents are loaded record by record, so that recovery never holds the whole snapshot decoded at once (the
-  // engine keeps less than the decoded documents: see spill.ts). A snapshot found corrupt part way through is
-  // abandoned, and the caller resets the state before trying older state.
-  const { valid, size } = await readRecords(path, (body) => {
-    if (end) throw new CorruptSnapshotError('records after the end marker');
+  // engine keeps less than the decoded documents: see spill.ts).
+  const { valid, size } = await readRecords(join(dataDir, name), (body, offset) => {
+    at = offset;
+    if (end) throw damaged(offset, 'records after the end marker');
     const payload = body.subarray(1);
     switch (body[0]) {
       case Kind.Header:
         header = deserialize(payload, BSON_READ);
-        if (header.format !== SNAPSHOT_FORMAT) throw new CorruptSnapshotError('unknown header');
+        if (header.format !== SNAPSHOT_FORMAT) throw damaged(offset, 'unknown header');
         break;
       case Kind.Database:
-        if (!header) throw new CorruptSnapshotError('missing header');
+        if (!header) throw damaged(offset, 'missing header');
         databases.push(deserialize(payload, BSON_READ).name as string);
         break;
       case Kind.Collection: {
         const meta = deserialize(payload, BSON_READ);
-        if (databases.at(-1) !== meta.db) throw new CorruptSnapshotError('collection outside its database');
+        if (databases.at(-1) !== meta.db) throw damaged(offset, 'collection outside its database');
         collection = {
           name: meta.name as string,
           options: meta.options as Document,
@@ -567,7 +624,7 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
         break;
       }
       case Kind.Documents: {
-        if (!collection) throw new CorruptSnapshotError('documents outside a collection');
+        if (!collection) throw damaged(offset, 'documents outside a collection');
         const docs = decodeConcatenated(body, 1);
         state.loadImage([{ name: databases.at(-1)!, collections: [{ ...collection, docs }] }]);
         documents += docs.length;
@@ -580,12 +637,12 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
         end = deserialize(payload, BSON_READ);
         break;
       default:
-        throw new CorruptSnapshotError(`unknown record kind ${body[0]}`);
+        throw damaged(offset, `unknown record kind ${body[0]}`);
     }
   });
   const e = end as Document | null;
-  if (valid !== size) throw new CorruptSnapshotError(`bad record at byte ${valid} of ${size}`);
-  if (!header) throw new CorruptSnapshotError('missing or unknown header');
+  if (valid !== size) throw damaged(valid, `a record fails its length or checksum (file size ${size})`);
+  if (!header) throw damaged(0, 'missing or unknown header');
   if (
     !e ||
     e.databases !== databases.length ||
@@ -593,16 +650,19 @@ async function loadSnapshot(path: string, state: DurableState): Promise<void> {
     e.documents !== documents ||
     (e.sidecar ?? 0) !== sidecar.length
   ) {
-    throw new CorruptSnapshotError('missing end marker or counts do not match');
+    throw damaged(at, 'missing end marker or counts do not match');
   }
   state.loadSidecar?.(sidecar);
 }
 
 /**
- * Calls `onRecord` with the body of each intact record, in order, reading the file in chunks.
+ * Calls `onRecord` with the body and file offset of each intact record, in order, reading the file in chunks.
  * Stops at the first torn or corrupt record; `valid` is the byte offset where intact records end.
  */
-async function readRecords(path: string, onRecord: (body: Buffer) => void): Promise<{ valid: number; size: number }> {
+export async function readRecords(
+  path: string,
+  onRecord: (body: Buffer, offset: number) => void,
+): Promise<{ valid: number; size: number }> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
@@ -617,7 +677,7 @@ async function readRecords(path: string, onRecord: (body: Buffer) => void): Prom
         if (buf.length - at < RECORD_HEADER + length) break;
         const body = buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
         if (crc32(body) !== buf.readUInt32LE(at + 4)) return { valid: bufStart + at, size };
-        onRecord(body);
+        onRecord(body, bufStart + at);
         at += RECORD_HEADER + length;
       }
       const filePos = bufStart + buf.length;
@@ -637,8 +697,40 @@ async function readRecords(path: string, onRecord: (body: Buffer) => void): Prom
   }
 }
 
+/** The size of the intact record at `at` in `buf` (header included), or 0 if its length or checksum fails. */
+export function recordSizeAt(buf: Buffer, at: number): number {
+  if (buf.length - at < RECORD_HEADER) return 0;
+  const length = buf.readUInt32LE(at);
+  if (length === 0 || length > MAX_RECORD || at + RECORD_HEADER + length > buf.length) return 0;
+  const body = buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + length);
+  return crc32(body) === buf.readUInt32LE(at + 4) ? RECORD_HEADER + length : 0;
+}
+
+/**
+ * The first offset after `from` in `buf` where an intact record starts, or -1: how damage in the middle of a
+ * file (records verify after it) is told from a torn tail (nothing does). A chance match needs a 32-bit checksum
+ * to agree.
+ */
+export function nextRecord(buf: Buffer, from: number): number {
+  for (let at = from; at + RECORD_HEADER < buf.length; at++) if (recordSizeAt(buf, at) > 0) return at;
+  return -1;
+}
+
+/** The file offset of the first intact record after the bad one at `bad`, or null when none follows. */
+async function nextRecordAfter(path: string, bad: number, size: number): Promise<number | null> {
+  const fh = await open(path, 'r');
+  try {
+    const rest = Buffer.allocUnsafe(size - bad);
+    await readAll(fh, rest, 0, rest.length, bad);
+    const at = nextRecord(rest, 1);
+    return at < 0 ? null : bad + at;
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Decodes the BSON documents laid end to end in `body` from `start`. */
-function decodeConcatenated(body: Buffer, start: number): Document[] {
+export function decodeConcatenated(body: Buffer, start: number): Document[] {
   const docs: Document[] = [];
   for (let at = start; at < body.length;) {
     const length = body.readInt32LE(at);
@@ -649,7 +741,7 @@ function decodeConcatenated(body: Buffer, start: number): Document[] {
 }
 
 /** Frames a body given in parts: `[u32 length][u32 crc32][body]`. */
-function frame(parts: Uint8Array[]): Buffer {
+export function frame(parts: Uint8Array[]): Buffer {
   let length = 0;
   let crc = 0;
   for (const part of parts) {
@@ -671,7 +763,7 @@ function frame(parts: Uint8Array[]): Buffer {
  * `serialize` with a guard: past bson's internal buffer (17 MiB) it truncates strings silently instead of
  * failing, so a large result is re-encoded after growing the buffer to the exact size.
  */
-function toBson(doc: Document): Uint8Array {
+export function toBson(doc: Document): Uint8Array {
   const out = serialize(doc);
   if (out.length < BSON_BUFFER_SAFE) return out;
   setInternalBufferSize(Math.max(calculateObjectSize(doc), 17 << 20));
@@ -705,7 +797,7 @@ async function readAll(fh: FileHandle, into: Buffer, offset: number, length: num
 }
 
 /** Makes created, renamed and removed directory entries durable. */
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r');
   try {
     await fh.sync();
@@ -714,7 +806,14 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-async function listDataDir(dir: string): Promise<{ journals: number[]; snapshots: number[]; temps: string[] }> {
+/** The data files of a directory, sequence numbers ascending. */
+export interface DataFiles {
+  journals: number[];
+  snapshots: number[];
+  temps: string[];
+}
+
+export async function listDataDir(dir: string): Promise<DataFiles> {
   const journals: number[] = [];
   const snapshots: number[] = [];
   const temps: string[] = [];

@@ -2,8 +2,9 @@
  * The engine's public API: start it in this process (`startEmbeddedServer`) or in a worker thread
  * (`startEngineThread`), with `EngineOptions`; either way clients connect with the official driver to its `uri`.
  */
+import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { ChangeLog, dataDirId } from './changes';
+import { ChangeLog, dataDirId, ID_FILE } from './changes';
 import { Engine } from './commands';
 import { DurableLog } from './durability';
 import type { EmbeddedServer, EngineOptions } from './options';
@@ -12,6 +13,8 @@ import { VectorSpill } from './spill';
 import { Store } from './store';
 
 export type { EmbeddedServer, EngineOptions } from './options';
+export { DataDamagedError, type EngineLog } from './durability';
+export { repairDataDir, type RepairReport, type RepairedFile } from './repair';
 export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type EngineThreadOptions } from './thread';
 
 /**
@@ -21,12 +24,21 @@ export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type
 export async function startEmbeddedServer(options: EngineOptions): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
   const host = options.host ?? '127.0.0.1';
+  // Read before dataDirId creates it: an id file means the directory has held data, so missing files are damage.
+  const expectData = await access(path.join(options.dataDir, ID_FILE)).then(
+    () => true,
+    () => false,
+  );
   const changes = new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents);
   const spill = new VectorSpill(options.dataDir, () => store.documents());
   const store: Store = new Store(changes, spill);
   let journal;
   try {
-    journal = await DurableLog.open(options.dataDir, store, { log, compactAfterBytes: options.compactAfterBytes });
+    journal = await DurableLog.open(options.dataDir, store, {
+      log,
+      compactAfterBytes: options.compactAfterBytes,
+      expectData,
+    });
   } catch (error) {
     spill.close();
     throw error;

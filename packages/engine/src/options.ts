@@ -1,4 +1,5 @@
 /** How the engine is started: in this process, in a worker thread, or by its CLI (`npm run db`). */
+import type { EngineLog } from './durability';
 
 /** Where the engine keeps its files, where it listens, and its limits. Only `dataDir` is required. */
 export interface EngineOptions {
@@ -11,8 +12,8 @@ export interface EngineOptions {
   port?: number;
   /** Interface of the TCP listener. Default 127.0.0.1. */
   host?: string;
-  /** Receives notable events (recovery, compaction, dropped connections). Default: discarded. */
-  log?: (line: string) => void;
+  /** Receives notable events (recovery, compaction, dropped connections), `warn` for damage dropped. Default: discarded. */
+  log?: EngineLog;
   /**
    * Journal bytes after which the engine writes a snapshot and starts a new journal (once the journal is also a
    * quarter of the last snapshot's size). Default 64 MiB.

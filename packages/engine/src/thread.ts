@@ -2,18 +2,24 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { DataDamagedError, type EngineLog } from './durability';
 import type { EmbeddedServer, EngineOptions } from './options';
 
 /** What the engine thread posts to the thread that started it. */
 export type EngineThreadMessage =
   | { kind: 'started'; uri: string; host: string; port: number }
-  | { kind: 'log'; line: string }
+  | { kind: 'log'; line: string; level?: 'info' | 'warn' }
   | { kind: 'closed' }
-  | { kind: 'failed'; message: string };
+  | {
+      kind: 'failed';
+      message: string;
+      /** Set when the start was refused for damaged data, so the caller gets a DataDamagedError too. */
+      damage?: Pick<DataDamagedError, 'dataDir' | 'file' | 'offset' | 'detail'>;
+    };
 
 /** The engine's options, with the log (posted from the thread) required, and what to do if the thread dies. */
 export interface EngineThreadOptions extends EngineOptions {
-  log: (line: string) => void;
+  log: EngineLog;
   /** Runs if the thread dies after it started. */
   onCrash: (error: Error) => void;
 }
@@ -61,9 +67,15 @@ export function startEngineThread(options: EngineThreadOptions): Promise<Embedde
     let closed = false;
     let onClosed: () => void = () => undefined;
     worker.on('message', (message: EngineThreadMessage) => {
-      if (message.kind === 'log') log(message.line);
-      else if (message.kind === 'failed') reject(new Error(message.message));
-      else if (message.kind === 'closed') {
+      if (message.kind === 'log') log(message.line, message.level);
+      else if (message.kind === 'failed') {
+        const { damage } = message;
+        reject(
+          damage
+            ? new DataDamagedError(damage.dataDir, damage.file, damage.offset, damage.detail)
+            : new Error(message.message),
+        );
+      } else if (message.kind === 'closed') {
         closed = true;
         onClosed();
       } else {

@@ -270,7 +270,11 @@ describe('DurableLog journal', () => {
     data[20] ^= 0xff;
     await writeFile(file, data);
 
-    await expect(DurableLog.open(dir, new MapState())).rejects.toThrow(/journal-000000000001\.log is corrupt/);
+    await expect(DurableLog.open(dir, new MapState())).rejects.toMatchObject({
+      name: 'DataDamagedError',
+      file: J(1),
+      offset: 0,
+    });
   });
 
   it('concurrent appends are group-committed: fewer fsyncs than records, all recovered in append order', async () => {
@@ -538,7 +542,8 @@ describe('DurableLog snapshots and compaction', () => {
       await expectRecovered(dir, 3, [J(3), S(3)]);
     });
 
-    it('with a snapshot that is corrupt: falls back to the older state still on disk', async () => {
+    // A snapshot is complete once under its final name, so damage to it is never a crash's: it is refused.
+    it('with a snapshot that is corrupt: refuses to start and changes no file', async () => {
       const dir = await crashState([
         { from: pre, name: J(1) },
         { from: post, name: J(2) },
@@ -548,7 +553,12 @@ describe('DurableLog snapshots and compaction', () => {
       const data = await readFile(file);
       data[data.length - 30] ^= 0xff;
       await writeFile(file, data);
-      await expectRecovered(dir, null, [J(1), J(2), S(2)]);
+      await expect(DurableLog.open(dir, new MapState())).rejects.toMatchObject({
+        name: 'DataDamagedError',
+        file: S(2),
+      });
+      expect(await sorted(dir)).toEqual([J(1), J(2), S(2)]);
+      expect((await readFile(file)).equals(data)).toBe(true);
     });
 
     it('with a corrupt snapshot and its covered journal already gone: refuses to start rather than lose writes', async () => {
@@ -556,7 +566,10 @@ describe('DurableLog snapshots and compaction', () => {
         { from: post, name: J(2) },
         { from: post, name: S(2), bytes: 100 },
       ]);
-      await expect(DurableLog.open(dir, new MapState())).rejects.toThrow(/no recoverable state/);
+      await expect(DurableLog.open(dir, new MapState())).rejects.toMatchObject({
+        name: 'DataDamagedError',
+        file: S(2),
+      });
     });
   });
 });

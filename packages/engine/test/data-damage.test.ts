@@ -1,0 +1,231 @@
+/**
+ * Damage to the data directory is never silent: the real engine start refuses a damaged or missing file and leaves
+ * the files as they are; a torn tail is still dropped (with a warning); repair keeps every verifiable record.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { DataDamagedError, repairDataDir, startEmbeddedServer, type EngineOptions } from '../src/index';
+
+const J = (seq: number) => `journal-${String(seq).padStart(12, '0')}.log`;
+const DOCS = 60;
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'damage-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Starts the engine on `dataDir`, runs `use` with a client, closes both; returns the log lines. */
+async function withEngine(
+  dataDir: string,
+  use: (client: MongoClient) => Promise<void>,
+  options: Partial<EngineOptions> = {},
+): Promise<{ line: string; level?: string }[]> {
+  const lines: { line: string; level?: string }[] = [];
+  const engine = await startEmbeddedServer({
+    dataDir,
+    port: 0,
+    log: (line, level) => lines.push({ line, level }),
+    ...options,
+  });
+  const client = await new MongoClient(engine.uri).connect();
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+    await engine.close();
+  }
+  return lines;
+}
+
+/** A data directory whose journal holds one record per document inserted. */
+async function journalOf(docs: number, options: Partial<EngineOptions> = {}): Promise<string> {
+  const dir = await tempDir();
+  await withEngine(
+    dir,
+    async (client) => {
+      const coll = client.db('app').collection('c');
+      for (let i = 0; i < docs; i++) await coll.insertOne({ _id: i as never, payload: `document ${i} `.repeat(10) });
+    },
+    options,
+  );
+  return dir;
+}
+
+const count = async (dir: string) => {
+  let n = 0;
+  await withEngine(dir, async (client) => {
+    n = await client.db('app').collection('c').countDocuments();
+  });
+  return n;
+};
+
+/** The offsets of a journal's records, by their length fields. */
+function recordOffsets(data: Buffer): number[] {
+  const offsets: number[] = [];
+  for (let at = 0; at < data.length; at += 8 + data.readUInt32LE(at)) offsets.push(at);
+  return offsets;
+}
+
+/** Each data file's SHA-256, to show a refused start changed nothing. */
+async function fingerprint(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    if (!/^(journal|snapshot)-|^engine-id$/.test(name)) continue;
+    out[name] = createHash('sha256')
+      .update(await readFile(path.join(dir, name)))
+      .digest('hex');
+  }
+  return out;
+}
+
+async function flipByte(file: string, at: number): Promise<void> {
+  const data = await readFile(file);
+  data[at] ^= 0x5a;
+  await writeFile(file, data);
+}
+
+async function expectRefused(dir: string, file: string, offset: number | null): Promise<DataDamagedError> {
+  const before = await fingerprint(dir);
+  const error = await startEmbeddedServer({ dataDir: dir, port: 0 }).then(
+    () => {
+      throw new Error('the engine started');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DataDamagedError);
+  const damaged = error as DataDamagedError;
+  expect(damaged).toMatchObject({ file, offset });
+  expect(damaged.message).toContain(file);
+  expect(damaged.message).toContain('--repair');
+  expect(await fingerprint(dir)).toEqual(before);
+  return damaged;
+}
+
+describe('a damaged journal', () => {
+  it.each([0.05, 0.5, 0.9])('a byte flipped at %p of it refuses the start, naming file and offset', async (share) => {
+    const dir = await journalOf(DOCS);
+    const file = path.join(dir, J(1));
+    const data = await readFile(file);
+    const at = Math.floor(data.length * share);
+    const record = recordOffsets(data)
+      .filter((offset) => offset <= at)
+      .at(-1)!;
+    await flipByte(file, at);
+
+    const error = await expectRefused(dir, J(1), record);
+    expect(error.message).toContain(`byte ${record}`);
+  });
+
+  it('a torn tail is dropped with a warning naming the bytes, and the records before it are kept', async () => {
+    const dir = await journalOf(20);
+    const file = path.join(dir, J(1));
+    const size = (await stat(file)).size;
+    await truncate(file, size - 7);
+    const lastRecord = recordOffsets(await readFile(path.join(dir, J(1)))).at(-1)!;
+
+    let docs = 0;
+    const lines = await withEngine(dir, async (client) => {
+      docs = await client.db('app').collection('c').countDocuments();
+    });
+    expect(docs).toBe(19);
+    const torn = lines.filter((l) => l.line.includes('torn tail'));
+    expect(torn).toEqual([{ line: expect.stringContaining(`${size - 7 - lastRecord} bytes`), level: 'warn' }]);
+  });
+
+  it('repair keeps every record after the damage, copies the original aside and reports the loss', async () => {
+    const dir = await journalOf(DOCS);
+    const file = path.join(dir, J(1));
+    const original = await readFile(file);
+    const offsets = recordOffsets(original);
+    const damaged = offsets[Math.floor(offsets.length / 2)];
+    const recordBytes = offsets[Math.floor(offsets.length / 2) + 1] - damaged;
+    await flipByte(file, damaged + 20);
+
+    const report = await repairDataDir(dir);
+    expect(report.files).toEqual([
+      expect.objectContaining({
+        file: J(1),
+        status: 'damaged',
+        keptRecords: offsets.length - 1,
+        lost: [{ offset: damaged, bytes: recordBytes, records: 1 }],
+      }),
+    ]);
+    expect(report.summary[0]).toContain(`${recordBytes} bytes at byte ${damaged}`);
+    const saved = JSON.parse(await readFile(report.reportFile!, 'utf8'));
+    expect(saved.files[0].lost).toEqual(report.files[0].lost);
+    const aside = await readFile(path.join(report.damagedDir!, J(1)));
+    expect(aside.equals(original)).toBe(false); // the damaged file, as found
+    expect(aside.length).toBe(original.length);
+
+    // One insert per record, the first record also creating the collection: exactly one document is lost.
+    expect(await count(dir)).toBe(DOCS - 1);
+    expect(await repairDataDir(dir)).toMatchObject({ damagedDir: null, summary: ['nothing to repair'] });
+  });
+});
+
+describe('missing files', () => {
+  /** A directory that has compacted: snapshot-N and journal-N. */
+  async function compacted(): Promise<{ dir: string; seq: number }> {
+    const dir = await journalOf(DOCS, { compactAfterBytes: 2048 });
+    const snapshots = (await readdir(dir)).filter((name) => name.startsWith('snapshot-')).sort();
+    expect(snapshots.length).toBeGreaterThan(0);
+    return { dir, seq: Number(/\d+/.exec(snapshots.at(-1)!)![0]) };
+  }
+
+  it('a journal a snapshot expects, deleted: refused; repair starts it with the snapshot', async () => {
+    const { dir, seq } = await compacted();
+    const inJournal = recordOffsets(await readFile(path.join(dir, J(seq)))).length;
+    await rm(path.join(dir, J(seq)));
+    await expectRefused(dir, J(seq), null);
+
+    const report = await repairDataDir(dir);
+    expect(report.files).toEqual([expect.objectContaining({ file: J(seq), status: 'missing' })]);
+    expect(await count(dir)).toBe(DOCS - inJournal);
+  });
+
+  it('a gap in the journals: refused, naming the missing one', async () => {
+    const dir = await journalOf(3);
+    await writeFile(path.join(dir, J(3)), '');
+    await expectRefused(dir, J(2), null);
+  });
+
+  it('the only journal deleted, with the id file left: refused instead of starting empty', async () => {
+    const dir = await journalOf(3);
+    await rm(path.join(dir, J(1)));
+    await expectRefused(dir, J(1), null);
+  });
+});
+
+describe('a damaged snapshot', () => {
+  it('refuses the start naming it and the offset; repair keeps the documents it can place', async () => {
+    const dir = await journalOf(DOCS, { compactAfterBytes: 2048 });
+    await withEngine(dir, async () => undefined, { compactAfterBytes: 1 }); // one snapshot of everything
+    const name = (await readdir(dir))
+      .filter((n) => n.startsWith('snapshot-'))
+      .sort()
+      .at(-1)!;
+    const file = path.join(dir, name);
+    const data = await readFile(file);
+    const offsets = recordOffsets(data);
+    await flipByte(file, offsets[2] + 12); // past the header and the database: a collection or documents record
+
+    await expectRefused(dir, name, offsets[2]);
+    const report = await repairDataDir(dir);
+    expect(report.files[0]).toMatchObject({
+      file: name,
+      status: 'damaged',
+      lost: [{ offset: offsets[2], records: 1 }],
+    });
+    const docs = await count(dir);
+    expect(docs).toBeLessThan(DOCS);
+  });
+});
