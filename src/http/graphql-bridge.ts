@@ -38,7 +38,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     const { config, logger } = deps;
     const apollo = new ApolloServer<Context>({
       gateway: compiledExecution(schema, logger),
-      formatError: createErrorFormatter(logger),
+      formatError: createErrorFormatter(logger, deps.database.health),
       includeStacktraceInErrorResponses: false,
       // The fast path validates with graphql's specified rules, which is what Apollo validates with as configured here:
       // introspection on, no maxRecursiveSelections, no validationRules. Changing one of these changes both.
