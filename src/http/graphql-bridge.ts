@@ -13,6 +13,7 @@ import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
+import { wellFormedInputPlugin } from '../graphql/well-formed-input';
 import { authenticate, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import type { GraphQLCounters, Route } from './routes';
@@ -46,7 +47,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
       stopOnTerminationSignals: false,
-      // None of these has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
+      // None of these but wellFormedInputPlugin has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
       // needs to see every operation must make the fast path hand requests to Apollo.
       plugins: [
         // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
@@ -57,6 +58,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
         ApolloServerPluginUsageReportingDisabled(),
         ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
         ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+        // Mutations only, which the fast path never answers.
+        wellFormedInputPlugin(),
       ],
     });
     await apollo.start();
