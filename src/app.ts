@@ -3,6 +3,7 @@ import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
+import { DatabaseHealth } from './db/health';
 import { createIndexes, type CollectionIndexes } from './db/indexes';
 import type { EmbeddingProvider } from './embeddings/provider';
 import type { EmbeddingService } from './embeddings/embedding.service';
@@ -64,6 +65,8 @@ export interface AppDeps {
     client: MongoClient;
     /** The default database; a request may work on another one (tenants map to databases). */
     db: Db;
+    /** Reachability and write health of the database, as GET /ready answers them. */
+    health: DatabaseHealth;
   };
   embeddings: EmbeddingProvider;
   /** Embeds text through the content-hash cache; what features call (its `signature` goes into `embedding_model`). */
@@ -75,8 +78,14 @@ export interface AppDeps {
 export const VERSION: string = packageJson.version;
 
 /** Builds the long-lived deps around a connected database and an embedding provider (main and tests alike). */
-export function createAppDeps(options: Pick<AppDeps, 'config' | 'logger' | 'database' | 'embeddings'>): AppDeps {
-  const { config, logger, database, embeddings } = options;
+export function createAppDeps(
+  options: Pick<AppDeps, 'config' | 'logger' | 'embeddings'> & { database: Omit<AppDeps['database'], 'health'> },
+): AppDeps {
+  const { config, logger, embeddings } = options;
+  const database = {
+    ...options.database,
+    health: new DatabaseHealth(options.database.client, options.database.db, config.dbTimeoutMs),
+  };
   const search = new SearchIndexes({
     mode: config.vectorSearch,
     dimensions: embeddings.dimensions,
@@ -87,6 +96,7 @@ export function createAppDeps(options: Pick<AppDeps, 'config' | 'logger' | 'data
   search.defineSpace(...SEARCH_SPACES);
   return {
     ...options,
+    database,
     version: VERSION,
     embedder: createEmbeddingService(embeddings, database.db, config),
     search,

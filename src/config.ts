@@ -16,6 +16,7 @@ export interface Config {
   host: string;
   mongodbUri: string | undefined;
   mongodbDb: string | undefined;
+  dbTimeoutMs: number;
   dataDir: string;
   engineCompactAfterBytes: number;
   engineChangeLogEvents: number;
@@ -160,6 +161,15 @@ export const VARIABLES = [
       }
       return value;
     },
+  }),
+  define({
+    name: 'DB_TIMEOUT_MS',
+    key: 'dbTimeoutMs',
+    description:
+      'How long a request waits for an unreachable database (server selection, connecting) before it fails with SERVICE_UNAVAILABLE.',
+    defaultText: '2000',
+    expected: 'an integer from 100 to 600000',
+    parse: (raw) => integer(100, 600000, 2000)('DB_TIMEOUT_MS', raw),
   }),
   define({
     name: 'DATA_DIR',

@@ -3,6 +3,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { MongoServerError } from 'mongodb';
 import { CodedError } from './coded-error';
+import { isUnreachableError, isWriteStorageError, type DatabaseHealth } from './db/health';
 import type { Logger } from './logger';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
@@ -78,16 +79,36 @@ function isArgumentCoercionError(error: unknown): boolean {
   return cause instanceof GraphQLError && /^Argument "[^"]+" (of |has invalid)/.test(cause.message);
 }
 
+/** The client's message when `error` says the database cannot serve now (unreachable, or cannot store writes). */
+function databaseUnavailable(error: unknown): string | undefined {
+  if (isUnreachableError(error)) return 'The database is unreachable; retry later.';
+  if (isWriteStorageError(error)) return 'The database could not store the write; retry later.';
+  return undefined;
+}
+
 /**
- * Apollo `formatError`: client errors pass through, those raised below GraphQL ({@link CodedError}: search,
+ * Apollo `formatError`: database outages become SERVICE_UNAVAILABLE (a failed write is recorded in `health`, which
+ * /ready reports), client errors pass through, those raised below GraphQL ({@link CodedError}: search,
  * embeddings) as the GraphQLError of their code would; anything else becomes INTERNAL_SERVER_ERROR with an
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
-export function createErrorFormatter(logger: Logger) {
+export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealth, 'recordWriteFailure'>) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const limit = queryLimitErrorOf(error);
     if (limit) return { message: limit.message, locations: formatted.locations, extensions: { ...limit.extensions } };
     const original = unwrapResolverError(error);
+    const unavailable = databaseUnavailable(original);
+    if (unavailable) {
+      health?.recordWriteFailure(original);
+      // The driver's message names hosts and ports: logged, never answered.
+      logger.warn('database unavailable', { path: formatted.path, error: String((original as Error).message) });
+      return {
+        message: unavailable,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'SERVICE_UNAVAILABLE' },
+      };
+    }
     if (original instanceof CodedError)
       return { ...formatted, message: original.message, extensions: { ...original.extensions } };
     const code = formatted.extensions?.code;

@@ -37,11 +37,31 @@ export function databaseNameFor(uri: string | undefined, configured: string | un
 }
 
 /**
+ * Driver options bounding how long an operation waits for an unreachable database (the driver's default is 30 s). A
+ * retryable read or write may select a server twice (its first attempt fails on the dead connection, its retry waits
+ * for a server again), so each selection and connect gets half of `timeoutMs`. The monitor checks a server at least
+ * every `timeoutMs`, so the readiness it feeds (DatabaseHealth) follows an outage and a recovery within about that.
+ * Operations that reach a server are not bounded: a long aggregation or index build may take what it needs.
+ */
+export function failFastOptions(timeoutMs: number): MongoClientOptions {
+  const half = Math.max(Math.round(timeoutMs / 2), 50);
+  return {
+    serverSelectionTimeoutMS: half,
+    connectTimeoutMS: half,
+    // The driver's floor is 500 ms; past 10 s (its default) a recovery would go unnoticed for longer than today.
+    heartbeatFrequencyMS: Math.min(Math.max(timeoutMs, 500), 10_000),
+  };
+}
+
+/**
  * Connects to MONGODB_URI, or starts the embedded engine under DATA_DIR on a loopback port and connects to
  * it with the same driver. Never starts the engine when a URI is configured.
  */
 export async function connectDatabase(
-  config: Pick<Config, 'mongodbUri' | 'mongodbDb' | 'dataDir' | 'engineCompactAfterBytes' | 'engineChangeLogEvents'>,
+  config: Pick<
+    Config,
+    'mongodbUri' | 'mongodbDb' | 'dbTimeoutMs' | 'dataDir' | 'engineCompactAfterBytes' | 'engineChangeLogEvents'
+  >,
   logger: Logger,
   clientOptions: MongoClientOptions = {},
 ): Promise<DatabaseConnection> {
@@ -74,7 +94,11 @@ export async function connectDatabase(
     });
   }
   const uri = config.mongodbUri ?? embedded!.uri;
-  const client = new MongoClient(uri, { ignoreUndefined: true, ...clientOptions });
+  const client = new MongoClient(uri, {
+    ignoreUndefined: true,
+    ...failFastOptions(config.dbTimeoutMs),
+    ...clientOptions,
+  });
   try {
     await client.connect();
   } catch (error) {

@@ -15,6 +15,7 @@ import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
 import { queryLimitChecks, type QueryLimits } from '../graphql/query-limits';
+import { wellFormedInputPlugin } from '../graphql/well-formed-input';
 import { authenticate, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import type { GraphQLCounters, Route } from './routes';
@@ -48,7 +49,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
   static async create(deps: AppDeps, schema: GraphQLSchema, httpServer: http.Server): Promise<GraphQLBridge> {
     const { config, logger } = deps;
     const limits = queryLimits(config);
-    const formatError = createErrorFormatter(logger);
+    const formatError = createErrorFormatter(logger, deps.database.health);
     const apollo = new ApolloServer<Context>({
       gateway: compiledExecution(schema, logger, config.maxCompiledQueryChars),
       formatError,
@@ -60,7 +61,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
       stopOnTerminationSignals: false,
-      // None of these has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
+      // None of these but wellFormedInputPlugin has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
       // needs to see every operation must make the fast path hand requests to Apollo.
       plugins: [
         // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
@@ -71,6 +72,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
         ApolloServerPluginUsageReportingDisabled(),
         ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
         ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+        // Mutations only, which the fast path never answers.
+        wellFormedInputPlugin(),
       ],
     });
     await apollo.start();

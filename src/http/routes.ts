@@ -36,21 +36,23 @@ export function healthRoute(deps: AppDeps): Route {
   };
 }
 
-/** GET /ready: the database answers a ping (503 with the reason when it does not). */
+/**
+ * GET /ready: 200 while the database is reachable and its writes succeed, else 503 with the reason. Answers from the
+ * health the driver's events keep (see DatabaseHealth), so it never waits for an unreachable database.
+ */
 export function readyRoute(deps: AppDeps): Route {
+  const { health, kind } = deps.database;
   return {
     path: '/ready',
     method: 'GET',
     async handle(_req, res) {
-      try {
-        await deps.database.db.command({ ping: 1 });
-        return sendJson(res, 200, { status: 'ready', database: deps.database.kind });
-      } catch (error) {
-        return sendJson(res, 503, {
-          status: 'unavailable',
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
+      const state = await health.check();
+      if (!state.reachable) return sendJson(res, 503, { status: 'unavailable', error: 'database unreachable' });
+      if (state.writeFailing) return sendJson(res, 503, { status: 'unavailable', error: 'database writes failing' });
+      return sendJson(res, 200, { status: 'ready', database: kind });
+    },
+    close() {
+      health.close();
     },
   };
 }

@@ -77,9 +77,10 @@ export class ExperienceRepository {
     try {
       await this.collection.insertMany(docs, { ordered: true });
     } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      // Our own fresh _ids: deleting them cannot touch a document written by someone else.
+      // All or nothing: whatever stopped the ordered insert part way (a duplicate, a failed write), the documents before
+      // it are removed. Our own fresh _ids: deleting them cannot touch a document written by someone else.
       await this.collection.deleteMany({ _id: { $in: docs.map((doc) => doc._id!) } });
+      if (!isDuplicateKeyError(error)) throw error;
       const failed =
         error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : docs.length === 1 ? 0 : undefined;
       throw duplicateExperience(failed === undefined ? undefined : docs[failed]?.experience_id);

@@ -1,0 +1,102 @@
+import {
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type Db,
+  type MongoClient,
+  type TopologyDescriptionChangedEvent,
+} from 'mongodb';
+
+/** What GET /ready answers: the last known state, never a wait on the database. */
+export interface DatabaseHealthState {
+  /** The driver knows a server it can reach (its monitor's heartbeats, or an operation's network error, update it). */
+  reachable: boolean;
+  /** The last database write failed to be made durable, and no write has succeeded since. */
+  writeFailing: boolean;
+}
+
+/**
+ * The database's health, kept current by the driver's topology events (no request waits on a ping) and by the writes
+ * that fail or succeed ({@link recordWriteFailure}). `check()` probes with a write only while writes are failing, so
+ * that readiness returns once the database can write again even when no client writes.
+ */
+export class DatabaseHealth {
+  private reachable = true;
+  private writeFailing = false;
+  private readonly onTopology = (event: TopologyDescriptionChangedEvent) => {
+    this.reachable = event.newDescription.hasKnownServers;
+  };
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    private readonly timeoutMs: number,
+  ) {
+    client.on('topologyDescriptionChanged', this.onTopology);
+  }
+
+  get state(): DatabaseHealthState {
+    return { reachable: this.reachable, writeFailing: this.writeFailing };
+  }
+
+  get ready(): boolean {
+    return this.reachable && !this.writeFailing;
+  }
+
+  /** Records a failed write when `error` says the database could not store it (not when the input was at fault). */
+  recordWriteFailure(error: unknown): void {
+    if (isWriteStorageError(error)) this.writeFailing = true;
+  }
+
+  /**
+   * The current state; while writes are failing, first one bounded probe write (an empty `$set` on a missing document
+   * of a collection that is never read), whose success clears the failure.
+   */
+  async check(): Promise<DatabaseHealthState> {
+    if (this.writeFailing && this.reachable) {
+      try {
+        await this.db
+          .collection(PROBE_COLLECTION)
+          .updateOne(
+            { _id: 'write-probe' as never },
+            { $set: { at: new Date() } },
+            { upsert: true, timeoutMS: this.timeoutMs },
+          );
+        this.writeFailing = false;
+      } catch {
+        // Still failing: /ready stays 503.
+      }
+    }
+    return this.state;
+  }
+
+  close(): void {
+    this.client.off('topologyDescriptionChanged', this.onTopology);
+  }
+}
+
+/** Written only by the readiness probe; holds one document. */
+export const PROBE_COLLECTION = 'hindsight_health';
+
+/** The driver could not reach the database (down, unreachable, closed): the request may be retried. */
+export function isUnreachableError(error: unknown): boolean {
+  return (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError
+  );
+}
+
+/** mongod's OutOfDiskSpace, and the embedded engine's InternalError for a journal write that failed. */
+const STORAGE_CODES = new Set([14031]);
+
+/** The database could not store a write (disk full, journal write failed). */
+export function isWriteStorageError(error: unknown): boolean {
+  return (
+    error instanceof MongoServerError &&
+    (STORAGE_CODES.has(Number(error.code)) || /could not be made durable/.test(error.message))
+  );
+}

@@ -1,0 +1,65 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ValidationError } from '../errors';
+
+/** With the `u` flag a pair is one code point, so only a lone surrogate is of category Cs (ES2024's isWellFormed). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function wellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * The path of the first string (value or object key) in `value` that is not well-formed UTF-16 (a lone surrogate),
+ * or undefined. BSON stores strings as UTF-8, where a lone surrogate becomes U+FFFD: an id written so no longer
+ * matches the id it was asked for, and two different ids may collide.
+ */
+export function illFormedPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return wellFormed(value) ? undefined : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedPath(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || value instanceof Date) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const at = `${path}.${key}`;
+    if (!wellFormed(key)) return at;
+    const found = illFormedPath(child, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The path of the first ill-formed string among the variables. Literals need no check: graphql's parser refuses them. */
+function illFormedVariable(variables: Record<string, unknown>): string | undefined {
+  for (const [name, value] of Object.entries(variables)) {
+    const found = illFormedPath(value, name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a mutation whose input holds a lone surrogate anywhere (ids, agent ids, keys, texts) with BAD_USER_INPUT
+ * naming the field, before any resolver runs: so no feature writes half of it. Reads are not checked (the fast path
+ * answers them without plugins); such an id simply matches nothing.
+ */
+export function wellFormedInputPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, request }) {
+          if (operation?.operation !== 'mutation') return;
+          const field = illFormedVariable(request.variables ?? {});
+          if (field) {
+            throw new ValidationError(`${field} is not well-formed UTF-16 (it holds a lone surrogate).`, field, {
+              http: { status: 400 },
+            });
+          }
+        },
+      };
+    },
+  };
+}
