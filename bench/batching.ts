@@ -18,6 +18,7 @@ import { buildAppSchema } from '../src/schema';
 import { createServer } from '../src/http/server';
 import { monitorCommands } from '../test/support/db';
 import {
+  BATCHING_LIMITS,
   RELATIONS,
   measureRelation,
   seedRelations,
@@ -42,7 +43,7 @@ export async function measureBatchingRatio(options: { uri?: string } = {}): Prom
   try {
     await client.connect();
     const db = client.db(`bench_batching_${randomBytes(4).toString('hex')}`);
-    const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1' });
+    const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...BATCHING_LIMITS });
     const deps = createAppDeps({
       config,
       logger: silentLogger,

@@ -87,19 +87,19 @@ function databaseUnavailable(error: unknown): string | undefined {
 }
 
 /**
- * Apollo `formatError`: database outages become SERVICE_UNAVAILABLE (a failed write is recorded in `health`, which
- * /ready reports), client errors pass through, those raised below GraphQL ({@link CodedError}: search,
+ * Apollo `formatError`: database outages become SERVICE_UNAVAILABLE (recorded in `health`, which /ready
+ * reports), client errors pass through, those raised below GraphQL ({@link CodedError}: search,
  * embeddings) as the GraphQLError of their code would; anything else becomes INTERNAL_SERVER_ERROR with an
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
-export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealth, 'recordWriteFailure'>) {
+export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailure'>) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const limit = queryLimitErrorOf(error);
     if (limit) return { message: limit.message, locations: formatted.locations, extensions: { ...limit.extensions } };
     const original = unwrapResolverError(error);
     const unavailable = databaseUnavailable(original);
     if (unavailable) {
-      health?.recordWriteFailure(original);
+      health?.recordFailure(original);
       // The driver's message names hosts and ports: logged, never answered.
       logger.warn('database unavailable', { path: formatted.path, error: String((original as Error).message) });
       return {

@@ -19,7 +19,7 @@ export interface DatabaseHealthState {
 
 /**
  * The database's health, kept current by the driver's topology events (no request waits on a ping) and by the writes
- * that fail or succeed ({@link recordWriteFailure}). `check()` probes with a write only while writes are failing, so
+ * that fail or succeed ({@link recordFailure}). `check()` pings only while the database is marked unreachable and probes with a write only while writes are failing, so
  * that readiness returns once the database can write again even when no client writes.
  */
 export class DatabaseHealth {
@@ -45,9 +45,14 @@ export class DatabaseHealth {
     return this.reachable && !this.writeFailing;
   }
 
-  /** Records a failed write when `error` says the database could not store it (not when the input was at fault). */
-  recordWriteFailure(error: unknown): void {
-    if (isWriteStorageError(error)) this.writeFailing = true;
+  /**
+   * Records what a failed operation says of the database: unreachable (at once, without waiting for the driver's
+   * monitor; its next topology event says when a server is known again), or unable to store a write (not when the
+   * input was at fault).
+   */
+  recordFailure(error: unknown): void {
+    if (isUnreachableError(error)) this.reachable = false;
+    else if (isWriteStorageError(error)) this.writeFailing = true;
   }
 
   /**
@@ -55,6 +60,16 @@ export class DatabaseHealth {
    * of a collection that is never read), whose success clears the failure.
    */
   async check(): Promise<DatabaseHealthState> {
+    if (!this.reachable) {
+      // An operation's failure may arrive after the driver's monitor already found the server again (no further
+      // topology event then): one short ping says whether it is back.
+      try {
+        await this.db.command({ ping: 1 }, { timeoutMS: Math.min(PING_TIMEOUT_MS, this.timeoutMs) });
+        this.reachable = true;
+      } catch {
+        // Still unreachable: /ready stays 503.
+      }
+    }
     if (this.writeFailing && this.reachable) {
       try {
         await this.db
@@ -76,6 +91,9 @@ export class DatabaseHealth {
     this.client.off('topologyDescriptionChanged', this.onTopology);
   }
 }
+
+/** How long /ready waits for the database to answer a ping while it is marked unreachable. */
+const PING_TIMEOUT_MS = 300;
 
 /** Written only by the readiness probe; holds one document. */
 export const PROBE_COLLECTION = 'hindsight_health';

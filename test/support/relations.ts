@@ -8,6 +8,8 @@ import type { Db } from 'mongodb';
 
 /** Parents per list: every relation below is resolved for this many parents. */
 export const PARENTS = 50;
+/** The relations are asked for through PARENTS aliases: above the default alias limit, which these proofs raise. */
+export const BATCHING_LIMITS = { maxAliases: PARENTS };
 const AGENTS = ['planner', 'writer'];
 const MESSAGES_PER_AGENT = 25;
 /** Sessions seeded: twice the parents, so that list-length tests can page 100 of them. */

@@ -34,7 +34,7 @@ function seedSession(index: number) {
 describe('sessions: DataLoader batching and indexes', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp({ config: { metadataIndexFields: ['priority', 'department'] } });
+    app = await createTestApp({ config: { metadataIndexFields: ['priority', 'department'], maxAliases: SESSIONS } });
     await app.db
       .collection('sessions')
       .insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);

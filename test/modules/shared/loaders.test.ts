@@ -1,5 +1,6 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import {
+  BATCHING_LIMITS,
   RELATIONS,
   measureRelation,
   seedRelations,
@@ -18,7 +19,7 @@ describe('DataLoader batching: one read per relation, whatever the number of par
   const figures: BatchingFigures[] = [];
 
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ config: BATCHING_LIMITS });
     await seedRelations(app.db, (query, variables) => app.run(query, variables));
     count = async (query, batching) => {
       app.commands.reset();
