@@ -338,18 +338,9 @@ function checkDepth(doc: Doc): void {
   }
 }
 
-/** Everything mongod checks before storing a document: its _id, top-level field names, depth and size. */
+/** Everything mongod checks before storing a document: its _id, depth and size. */
 function checkStorable(doc: Doc, update: boolean): void {
   validateId(doc);
-  const dollar = Object.keys(doc).find((key) => key.startsWith('$'));
-  if (dollar !== undefined) {
-    throw update
-      ? new CommandError(
-          ErrorCode.DollarPrefixedFieldName,
-          `The dollar ($) prefixed field '${dollar}' in '${dollar}' is not valid for storage.`,
-        )
-      : badValue(`Document can't have $ prefixed field names: ${dollar}`);
-  }
   checkDepth(doc);
   checkSize(doc, update);
 }
