@@ -315,6 +315,36 @@ function checkSize(doc: Doc, update: boolean): void {
   );
 }
 
+/** mongod's depth limit for stored documents: maxBSONDepth (200) less the 20 levels it keeps for its own wrapping. */
+export const MAX_DOCUMENT_DEPTH = 180;
+
+/**
+ * Refuses, as mongod does, a document nested deeper than MAX_DOCUMENT_DEPTH (the document itself is level 1; an empty
+ * object or array adds no level), so a stored document can always be read back, embedded in replies and change
+ * events. Iterative: a hostile document must not exhaust the stack here either.
+ */
+function checkDepth(doc: Doc): void {
+  const pending: Array<[value: object, depth: number]> = [[doc, 1]];
+  while (pending.length) {
+    const [value, depth] = pending.pop()!;
+    for (const child of Object.values(value)) {
+      const nested = Array.isArray(child) ? child.length > 0 : isPlainObject(child) && Object.keys(child).length > 0;
+      if (!nested) continue;
+      if (depth >= MAX_DOCUMENT_DEPTH) {
+        throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${MAX_DOCUMENT_DEPTH}`);
+      }
+      pending.push([child as object, depth + 1]);
+    }
+  }
+}
+
+/** Everything mongod checks before storing a document: its _id, depth and size. */
+function checkStorable(doc: Doc, update: boolean): void {
+  validateId(doc);
+  checkDepth(doc);
+  checkSize(doc, update);
+}
+
 function validateId(doc: Doc): void {
   const id = doc._id;
   if (Array.isArray(id) || id instanceof RegExp || id === undefined) {
@@ -536,8 +566,7 @@ function insert(command: Document, { db, engine, ops }: CommandContext): Doc {
       const raw = documents[i];
       if (!isPlainObject(raw)) throw typeMismatch('documents must be objects');
       const doc = withIdFirst(raw);
-      validateId(doc);
-      checkSize(doc, false);
+      checkStorable(doc, false);
       collection.insert(doc, ops);
       n++;
     } catch (error) {
@@ -583,8 +612,7 @@ function updateStatement(
       const next = update.apply(doc, { filter, isInsert: false });
       const changed = !sameDocument(next, doc);
       if (changed) {
-        validateId(next);
-        checkSize(next, true);
+        checkStorable(next, true);
         collection!.replace(doc, next, ops, update.kind === 'replacement' ? 'replace' : 'update');
         modified++;
       }
@@ -599,8 +627,7 @@ function updateStatement(
       ? update.apply(seed._id === undefined ? {} : { _id: seed._id }, { filter, isInsert: true })
       : update.apply(seed, { filter, isInsert: true });
   created = withIdFirst(created);
-  validateId(created);
-  checkSize(created, true);
+  checkStorable(created, true);
   store.ensureCollection(db, name, ops).insert(created, ops);
   return { matched: 0, modified: 0, upsertedId: created._id, value: options.returnNew ? created : null };
 }

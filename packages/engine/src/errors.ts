@@ -6,6 +6,7 @@ export const ErrorCode = {
   BadValue: 2,
   FailedToParse: 9,
   TypeMismatch: 14,
+  Overflow: 15,
   Unauthorized: 13,
   IllegalOperation: 20,
   IndexNotFound: 27,

@@ -503,6 +503,41 @@ describe('upserts', () => {
   });
 });
 
+describe('storage rules', () => {
+  /** A document whose chain of non-empty objects is `depth` long, the document itself included: {a: {a: … {a: 1}}}. */
+  const nested = (depth: number): Doc => {
+    let doc: Doc = { a: 1 };
+    for (let level = 1; level < depth; level++) doc = { a: doc };
+    return doc;
+  };
+
+  test('a document nested 180 levels is stored; 181 fails with 15 Overflow (insert, update, upsert, findAndModify)', async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 'max', ...nested(180) });
+    expect(await c.countDocuments({ _id: 'max' })).toBe(1);
+    // Empty objects and arrays add no level.
+    await c.insertOne({ _id: 'empty', ...nested(180), b: nested(179).a, e: {}, l: [] });
+    const tooDeep = await serverError(c.insertOne({ _id: 'deep', ...nested(181) }));
+    expect(tooDeep.code).toBe(15); // Overflow
+    expect(tooDeep.message).toMatch(/nesting depth/);
+    expect((await serverError(c.insertOne({ _id: 'list', l: [nested(180)] }))).code).toBe(15);
+    expect((await serverError(c.updateOne({ _id: 'max' }, { $set: { b: nested(180) } }))).code).toBe(15);
+    expect((await serverError(c.replaceOne({ _id: 'max' }, nested(181)))).code).toBe(15);
+    expect((await serverError(c.updateOne({ _id: 'new' }, { $set: { b: nested(180) } }, { upsert: true }))).code).toBe(
+      15,
+    );
+    expect((await serverError(c.findOneAndUpdate({ _id: 'max' }, { $set: { b: nested(180) } }))).code).toBe(15);
+    expect(await c.countDocuments({ _id: { $in: ['deep', 'list', 'new'] } })).toBe(0);
+    expect(await c.findOne({ _id: 'max' })).toEqual({ _id: 'max', ...nested(180) });
+  });
+
+  test('$-prefixed field names are stored, top-level ones too (5.0+, as the CRUD spec says)', async () => {
+    const c = fresh();
+    await c.insertOne({ _id: 1, $x: 1, a: { $y: [{ $z: 1 }] } });
+    expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, $x: 1, a: { $y: [{ $z: 1 }] } });
+  });
+});
+
 describe('findAndModify', () => {
   test('findOneAndUpdate returns the document before or after, with projection and sort', async () => {
     const c = fresh();

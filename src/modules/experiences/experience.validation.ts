@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
+import { checkJsonInput } from '../shared/json-input';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
 import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
 
@@ -28,6 +29,7 @@ function checkKeyDecisions(value: unknown, field: string): void {
   const strings = Array.isArray(value) && value.every((item) => typeof item === 'string');
   const object = value !== null && typeof value === 'object' && !Array.isArray(value);
   if (!strings && !object) throw new ValidationError(`${field} must be a list of strings or an object.`, field);
+  checkJsonInput(value, field);
 }
 
 /** MongoDB field names: no `.` (a path separator) and no leading `$` (an operator). */
@@ -41,6 +43,7 @@ function checkKey(key: string, field: string): void {
 export function feedbackDocument(input: FeedbackSignalsInput, field: string): Record<string, unknown> {
   const document: Record<string, unknown> = {};
   for (const key of Object.keys(input.extra ?? {})) checkKey(key, `${field}.extra`);
+  checkJsonInput(input.extra, `${field}.extra`);
   Object.assign(document, input.extra ?? {});
   if (input.userRating != null) {
     if (!Number.isFinite(input.userRating))

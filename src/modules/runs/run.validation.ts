@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import type { ToolExecution } from '../tools/tool.aggregation';
 import { requiredText } from '../tasks/task.validation';
+import { MAX_DURATION_MS, checkJsonInput } from '../shared/json-input';
 import { toolCallLine } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { ActionMode, ToolOutcome, type ActionDocument, type ToolCallDocument } from '../tasks/task.document';
@@ -26,17 +27,6 @@ function bounded(value: string, field: string, max: number): string {
 export function truncate(text: string, max: number): { text: string; truncated: boolean } {
   const chars = Array.from(text);
   return chars.length > max ? { text: chars.slice(0, max).join(''), truncated: true } : { text, truncated: false };
-}
-
-/** Rejects `$`-prefixed keys at any depth: stored field names must not look like operators. */
-function checkKeys(value: unknown, field: string): void {
-  if (Array.isArray(value)) return value.forEach((item) => checkKeys(item, field));
-  if (value === null || typeof value !== 'object') return;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key.startsWith('$'))
-      throw new ValidationError(`Argument keys must not start with $ (${JSON.stringify(key)}).`, field);
-    checkKeys(inner, field);
-  }
 }
 
 /** A new action from the input, checked; its iteration is the supplied one or null (to be allocated). */
@@ -70,13 +60,16 @@ export function newAction(
       tool_calls: input.toolCalls.map((call, i): ToolCallDocument => {
         const path = `input.toolCalls.${i}`;
         const args = call.args ?? {};
-        checkKeys(args, `${path}.args`);
+        checkJsonInput(args, `${path}.args`);
         if (JSON.stringify(args).length > MAX_ARGS_LENGTH) {
           throw new ValidationError(`args must be at most ${MAX_ARGS_LENGTH} characters as JSON.`, `${path}.args`);
         }
         const duration = call.executionTimeMs;
-        if (duration != null && (!Number.isFinite(duration) || duration < 0)) {
-          throw new ValidationError('executionTimeMs must be a finite number ≥ 0.', `${path}.executionTimeMs`);
+        if (duration != null && !(Number.isFinite(duration) && duration >= 0 && duration <= MAX_DURATION_MS)) {
+          throw new ValidationError(
+            `executionTimeMs must be a number of milliseconds from 0 to ${MAX_DURATION_MS}.`,
+            `${path}.executionTimeMs`,
+          );
         }
         const result = truncate(call.result, RESULT_MAX_LENGTH);
         return {

@@ -1,3 +1,4 @@
+import { checkJsonInput, finiteFigure } from '../shared/json-input';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
@@ -27,7 +28,6 @@ import {
   checkAppendBatch,
   checkComment,
   checkContent,
-  checkKeys,
   checkMetadataPath,
   checkMetadataSize,
   checkMetadataUpdate,
@@ -134,8 +134,12 @@ export class SessionService {
       messageCount: totals.messageCount,
       averageMessagesPerSession: totals.sessionCount ? totals.messageCount / totals.sessionCount : 0,
       feedback: { up: totals.up, down: totals.down, neutral: totals.neutral },
-      tokens: { input: totals.input, output: totals.output, total: totals.total },
-      averageLatencyMs: totals.latencyCount ? totals.latencySum / totals.latencyCount : null,
+      tokens: {
+        input: finiteFigure(totals.input),
+        output: finiteFigure(totals.output),
+        total: finiteFigure(totals.total),
+      },
+      averageLatencyMs: totals.latencyCount ? finiteFigure(totals.latencySum / totals.latencyCount) : null,
       filter: query,
     });
   }
@@ -162,7 +166,7 @@ export class SessionService {
     const sessionId = input.sessionId ?? randomUUID();
     checkNewSession(sessionId, input.sessionType);
     const metadata = input.metadata ?? {};
-    checkKeys(metadata, 'input.metadata', false);
+    checkJsonInput(metadata, 'input.metadata', { dotsAllowed: false });
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
     const now = new Date();
     // Field order of the seed's complete example.
@@ -193,7 +197,7 @@ export class SessionService {
   /** Seed 001's create_agent, made an upsert: an existing agent keeps its messages and created_at. */
   async upsertAgent(sessionId: string, input: UpsertAgentInput): Promise<Agent> {
     checkAgentId(input.agentId, 'input.agentId');
-    checkKeys(input.agentData, 'input.agentData', true);
+    checkJsonInput(input.agentData, 'input.agentData');
     const { agent_id: givenId, created_at: createdAt, updated_at: updatedAt, ...rest } = input.agentData;
     if (givenId !== undefined && givenId !== input.agentId) {
       throw new ValidationError(
@@ -309,7 +313,7 @@ export class SessionService {
     (filter.metadata ?? []).forEach((condition, index) => {
       const field = `filter.metadata.${index}`;
       checkMetadataPath(condition.path, `${field}.path`);
-      checkKeys(condition.value, `${field}.value`, true);
+      checkJsonInput(condition.value, `${field}.value`);
       conditions.push({ [`metadata.${condition.path}`]: { $eq: condition.value ?? null } });
     });
     const range = (after: Date | null | undefined, before: Date | null | undefined) => ({

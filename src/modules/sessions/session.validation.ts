@@ -1,6 +1,7 @@
 import { Double, Int32, calculateObjectSize } from 'bson';
 import { ValidationError } from '../../errors';
 import { decodeCursor, pageSize } from '../shared/connection';
+import { MAX_DURATION_MS, checkJsonInput } from '../shared/json-input';
 import type { EventLoopMetricsInput, MessagesArgs } from './session.input';
 import type { EventLoopMetricsDocument } from './session.document';
 import type { MessageWindow } from './session.repository';
@@ -28,33 +29,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
-/**
- * Rejects keys MongoDB would read as operators (leading `$`) or cannot store (NUL), at any depth; with
- * `dotsAllowed` false also keys with a dot (metadata, where a dot means a nested path).
- */
-export function checkKeys(value: unknown, field: string, dotsAllowed: boolean, at = ''): void {
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => checkKeys(item, field, dotsAllowed, `${at}[${index}]`));
-    return;
-  }
-  if (!isPlainObject(value)) return;
-  for (const [key, child] of Object.entries(value)) {
-    const where = at ? `${at}.${key}` : key;
-    if (key.startsWith('$')) throw new ValidationError(`${field}: keys must not start with $ (${where}).`, field);
-    if (key.includes('\0')) throw new ValidationError(`${field}: keys must not contain NUL (${where}).`, field);
-    if (!dotsAllowed && key.includes('.')) {
-      throw new ValidationError(`${field}: keys must not contain a dot; nest objects instead (${where}).`, field);
-    }
-    checkKeys(child, field, dotsAllowed, where);
-  }
-}
-
 /** A metadata dot path (`priority`, `custom_data.tier`): non-empty segments, none starting with $. */
 export function checkMetadataPath(path: string, field: string): void {
   const segments = path.split('.');
-  if (segments.some((segment) => segment === '' || segment.startsWith('$') || segment.includes('\0'))) {
+  const bad = (segment: string) =>
+    segment === '' || segment.startsWith('$') || segment.includes('\0') || segment === '__proto__';
+  if (segments.some(bad)) {
     throw new ValidationError(
-      `${field}: "${path}" is not a metadata path (dot-separated keys, none empty or starting with $).`,
+      `${field}: "${path}" is not a metadata path (dot-separated keys, none empty, __proto__ or starting with $).`,
       field,
     );
   }
@@ -69,13 +51,13 @@ export function checkMetadataSize(bytes: number, field: string): void {
   }
 }
 
-/** Agent ids become field names (`agents.<agentId>`): no dot, no leading $. */
+/** Agent ids become field names (`agents.<agentId>`): no dot, no leading $, not `__proto__`. */
 export function checkAgentId(agentId: string, field: string): void {
   if (agentId.length === 0 || agentId.length > LIMITS.agentIdLength) {
     throw new ValidationError(`${field} must have 1 to ${LIMITS.agentIdLength} characters.`, field);
   }
-  if (agentId.includes('.') || agentId.startsWith('$') || agentId.includes('\0')) {
-    throw new ValidationError(`${field} must not contain a dot or NUL, nor start with $.`, field);
+  if (agentId.includes('.') || agentId.startsWith('$') || agentId.includes('\0') || agentId === '__proto__') {
+    throw new ValidationError(`${field} must not contain a dot or NUL, start with $, nor be __proto__.`, field);
   }
 }
 
@@ -85,7 +67,7 @@ export function checkContent(content: unknown, field: string): void {
   if (typeof content !== 'string' && !isBlocks) {
     throw new ValidationError(`${field} must be a string or an array of content blocks (objects).`, field);
   }
-  checkKeys(content, field, true);
+  checkJsonInput(content, field);
   const bytes = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : bsonBytes(content);
   if (bytes > LIMITS.contentBytes) {
     throw new ValidationError(
@@ -102,8 +84,14 @@ export function metricsDocument(
 ): EventLoopMetricsDocument | undefined {
   if (!input) return undefined;
   for (const [name, value] of Object.entries(input)) {
-    if (value !== null && value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new ValidationError(`${field}.${name} must be a non-negative number.`, `${field}.${name}`);
+    if (value === null || value === undefined) continue;
+    const path = `${field}.${name}`;
+    if (name === 'latencyMs') {
+      if (!(Number.isFinite(value) && value >= 0 && value <= MAX_DURATION_MS)) {
+        throw new ValidationError(`${path} must be a number of milliseconds from 0 to ${MAX_DURATION_MS}.`, path);
+      }
+    } else if (!(Number.isSafeInteger(value) && value >= 0)) {
+      throw new ValidationError(`${path} must be a non-negative integer.`, path);
     }
   }
   const { latencyMs, inputTokens, outputTokens } = input;
@@ -179,7 +167,8 @@ export function checkNewSession(sessionId: string, sessionType: string): void {
 export function checkMetadataUpdate(metadata: Record<string, unknown>): void {
   const paths = Object.keys(metadata);
   paths.forEach((path) => checkMetadataPath(path, 'metadata'));
-  checkKeys(Object.values(metadata), 'metadata', false);
+  for (const [path, value] of Object.entries(metadata))
+    checkJsonInput(value, `metadata.${path}`, { dotsAllowed: false });
   const sorted = [...paths].sort();
   sorted.forEach((path, index) => {
     if (index > 0 && path.startsWith(`${sorted[index - 1]}.`)) {

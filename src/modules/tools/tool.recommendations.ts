@@ -1,3 +1,4 @@
+import { finiteFigure } from '../shared/json-input';
 import type { ContextStats, ErrorStats, ExecutionCounts } from './tool.aggregation';
 import { SLOW_RUN_MS } from './tool.aggregation';
 
@@ -39,10 +40,10 @@ export function scopeFigures(counts: ExecutionCounts, errors: readonly ErrorStat
     successCount: counts.successCount,
     failureCount: counts.failureCount,
     timedExecutions: counts.timedExecutions,
-    totalDuration: counts.totalDuration,
+    totalDuration: finiteFigure(counts.totalDuration),
     slowCount: counts.slowCount,
     successRate: rate(counts.successCount, counts.totalExecutions),
-    avgDuration: rate(counts.totalDuration, counts.timedExecutions),
+    avgDuration: finiteFigure(rate(counts.totalDuration, counts.timedExecutions)),
     commonErrors: errors.map((error) => ({
       error: error.error,
       frequency: error.frequency,

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { ValidationError } from '../../errors';
+import { MAX_DURATION_MS } from '../shared/json-input';
 import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
@@ -29,8 +30,11 @@ function checkExecutions(executions: readonly ToolExecution[], field: string): T
   return executions.map((execution, index) => {
     const path = `${field}.${index}`;
     const duration = execution.durationMs;
-    if (duration !== null && duration !== undefined && (!Number.isFinite(duration) || duration < 0)) {
-      throw new ValidationError('durationMs must be a finite number ≥ 0.', `${path}.durationMs`);
+    if (duration != null && !(Number.isFinite(duration) && duration >= 0 && duration <= MAX_DURATION_MS)) {
+      throw new ValidationError(
+        `durationMs must be a number of milliseconds from 0 to ${MAX_DURATION_MS}.`,
+        `${path}.durationMs`,
+      );
     }
     return {
       toolName: checkName(execution.toolName, `${path}.toolName`, true)!,

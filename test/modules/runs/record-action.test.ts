@@ -150,7 +150,10 @@ describe('recordAction', () => {
     const taskId = await newTask();
     const cases: Array<[ToolCallInput, string]> = [
       [{ name: '  ', outcome: 'SUCCESS' }, 'input.toolCalls.0.name'],
-      [{ name: 'query', args: { filter: { $where: 'sleep(1)' } }, outcome: 'SUCCESS' }, 'input.toolCalls.0.args'],
+      [
+        { name: 'query', args: { filter: { $where: 'sleep(1)' } }, outcome: 'SUCCESS' },
+        'input.toolCalls.0.args.filter.$where',
+      ],
       [{ name: 'query', outcome: 'SUCCESS', executionTimeMs: -1 }, 'input.toolCalls.0.executionTimeMs'],
     ];
     for (const [call, field] of cases) {

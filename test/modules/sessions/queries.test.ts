@@ -275,7 +275,10 @@ describe('sessions: queries and analytics', () => {
     const cases: Array<[OperationCall, string]> = [
       [call(SessionsDocument, { filter: { metadata: [{ path: '$where', value: 1 }] } }), 'filter.metadata.0.path'],
       [call(SessionsDocument, { filter: { metadata: [{ path: 'a..b', value: 1 }] } }), 'filter.metadata.0.path'],
-      [call(SessionsDocument, { filter: { metadata: [{ path: 'a', value: { $ne: 1 } }] } }), 'filter.metadata.0.value'],
+      [
+        call(SessionsDocument, { filter: { metadata: [{ path: 'a', value: { $ne: 1 } }] } }),
+        'filter.metadata.0.value.$ne',
+      ],
       [call(SessionsDocument, { first: 501 }), 'first'],
       [call(SessionsDocument, { after: 'garbage' }), 'after'],
       [call(SessionAnalyticsDocument, { by: 'METADATA' }), 'metadataPath'],
