@@ -14,20 +14,19 @@ function wellFormed(text: string): boolean {
  * matches the id it was asked for, and two different ids may collide.
  */
 export function illFormedPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return wellFormed(value) ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = illFormedPath(value[i], `${path}[${i}]`);
-      if (found) return found;
+  // An explicit stack, not recursion: inputs nested 100,000 deep reach here before the JSON checks refuse them.
+  const pending: [unknown, string][] = [[value, path]];
+  while (pending.length > 0) {
+    const [current, at] = pending.pop()!;
+    if (typeof current === 'string') {
+      if (!wellFormed(current)) return at;
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push([current[i], `${at}[${i}]`]);
+    } else if (current !== null && typeof current === 'object' && !(current instanceof Date)) {
+      const entries = Object.entries(current);
+      for (const [key] of entries) if (!wellFormed(key)) return `${at}.${key}`;
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i][1], `${at}.${entries[i][0]}`]);
     }
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object' || value instanceof Date) return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const at = `${path}.${key}`;
-    if (!wellFormed(key)) return at;
-    const found = illFormedPath(child, at);
-    if (found) return found;
   }
   return undefined;
 }
