@@ -39,15 +39,16 @@ export function databaseNameFor(uri: string | undefined, configured: string | un
 /**
  * Driver options bounding how long an operation waits for an unreachable database (the driver's default is 30 s). A
  * retryable read or write may select a server twice (its first attempt fails on the dead connection, its retry waits
- * for a server again), so each selection and connect gets half of `timeoutMs`. The monitor checks a server at least
- * every `timeoutMs`, so the readiness it feeds (DatabaseHealth) follows an outage and a recovery within about that.
+ * for a server again), so each selection gets half of `timeoutMs`. The monitor checks a server at least every
+ * `timeoutMs`, so the readiness it feeds (DatabaseHealth) follows an outage and a recovery within about that.
+ * Connecting keeps the driver's timeout: it also bounds the monitor's check, and a server busy for a second (the
+ * embedded engine loading 100k documents at startup) is slow, not gone; a refused connection fails at once anyway.
  * Operations that reach a server are not bounded: a long aggregation or index build may take what it needs.
  */
 export function failFastOptions(timeoutMs: number): MongoClientOptions {
   const half = Math.max(Math.round(timeoutMs / 2), 50);
   return {
     serverSelectionTimeoutMS: half,
-    connectTimeoutMS: half,
     // The driver's floor is 500 ms; past 10 s (its default) a recovery would go unnoticed for longer than today.
     heartbeatFrequencyMS: Math.min(Math.max(timeoutMs, 500), 10_000),
   };
