@@ -19,12 +19,14 @@ export interface DatabaseHealthState {
 
 /**
  * The database's health, kept current by the driver's topology events (no request waits on a ping) and by the writes
- * that fail or succeed ({@link recordFailure}). `check()` pings only while the database is marked unreachable and probes with a write only while writes are failing, so
- * that readiness returns once the database can write again even when no client writes.
+ * that fail or succeed ({@link recordFailure}). While an operation's failure marks it unreachable, a ping in the
+ * background says when it is back; `check()` probes with a write only while writes are failing, so that readiness
+ * returns once the database can write again even when no client writes.
  */
 export class DatabaseHealth {
   private reachable = true;
   private writeFailing = false;
+  private recoveryPing: NodeJS.Timeout | undefined;
   private readonly onTopology = (event: TopologyDescriptionChangedEvent) => {
     this.reachable = event.newDescription.hasKnownServers;
   };
@@ -51,8 +53,30 @@ export class DatabaseHealth {
    * input was at fault).
    */
   recordFailure(error: unknown): void {
-    if (isUnreachableError(error)) this.reachable = false;
-    else if (isWriteStorageError(error)) this.writeFailing = true;
+    if (isUnreachableError(error)) {
+      this.reachable = false;
+      this.pingUntilReachable();
+    } else if (isWriteStorageError(error)) this.writeFailing = true;
+  }
+
+  /**
+   * An operation's failure may arrive after the driver's monitor already found the server again, with no topology
+   * event to follow: pings every RECOVERY_PING_MS until one answers or a topology event says a server is known.
+   */
+  private pingUntilReachable(): void {
+    if (this.recoveryPing) return;
+    this.recoveryPing = setTimeout(async () => {
+      if (!this.reachable) {
+        try {
+          await this.db.command({ ping: 1 }, { timeoutMS: this.timeoutMs });
+          this.reachable = true;
+        } catch {
+          // Still unreachable: try again.
+        }
+      }
+      this.recoveryPing = undefined;
+      if (!this.reachable) this.pingUntilReachable();
+    }, RECOVERY_PING_MS).unref();
   }
 
   /**
@@ -60,16 +84,6 @@ export class DatabaseHealth {
    * of a collection that is never read), whose success clears the failure.
    */
   async check(): Promise<DatabaseHealthState> {
-    if (!this.reachable) {
-      // An operation's failure may arrive after the driver's monitor already found the server again (no further
-      // topology event then): one short ping says whether it is back.
-      try {
-        await this.db.command({ ping: 1 }, { timeoutMS: Math.min(PING_TIMEOUT_MS, this.timeoutMs) });
-        this.reachable = true;
-      } catch {
-        // Still unreachable: /ready stays 503.
-      }
-    }
     if (this.writeFailing && this.reachable) {
       try {
         await this.db
@@ -88,12 +102,13 @@ export class DatabaseHealth {
   }
 
   close(): void {
+    clearTimeout(this.recoveryPing);
     this.client.off('topologyDescriptionChanged', this.onTopology);
   }
 }
 
-/** How long /ready waits for the database to answer a ping while it is marked unreachable. */
-const PING_TIMEOUT_MS = 300;
+/** How often a database marked unreachable by a failed operation is pinged, to see whether it is back. */
+const RECOVERY_PING_MS = 500;
 
 /** Written only by the readiness probe; holds one document. */
 export const PROBE_COLLECTION = 'hindsight_health';
