@@ -97,6 +97,8 @@ export interface DurableLogOptions {
   log?: EngineLog;
   /** The directory held data before (its id file exists): with no journal and no snapshot, files are missing. */
   expectData?: boolean;
+  /** Wraps each journal file handle the log opens; for tests that inject write failures (a full disk). */
+  journalHandle?: (fh: FileHandle) => FileHandle;
 }
 
 /** A notable event; `warn` marks one an operator should look at (a dropped torn tail, a failed snapshot). */
@@ -234,7 +236,14 @@ export class DurableLog {
   private snapshotting: Promise<void> | null = null;
   private compactRequests: { resolve: (done: Promise<void>) => void; reject: (err: Error) => void }[] = [];
   private compactAt: number;
+  /** The last journal write failed: `unwritten` holds its records, to be written again before anything else. */
   private failure: Error | null = null;
+  /**
+   * Records of failed commits, in order. Their writes were applied in memory before the failure, so they must reach
+   * the journal before any later record can build on them; their callers got the error, not an acknowledgement.
+   */
+  private unwritten: Buffer[] = [];
+  private readonly wrapJournal: (fh: FileHandle) => FileHandle;
   private closed = false;
   private commits = 0;
   private records = 0;
@@ -245,6 +254,8 @@ export class DurableLog {
     private journal: FileHandle,
     private journalSeq: number,
     private journalBytes: number,
+    /** The current journal file's length after its last good commit: where a retry after a failure truncates to. */
+    private journalLength: number,
     private snapshotBytes: number,
     recovery: RecoveryReport,
     options: DurableLogOptions,
@@ -254,6 +265,8 @@ export class DurableLog {
     this.compactShare = options.compactAfterShare ?? DEFAULT_COMPACT_SHARE;
     this.fsync = options.fsync ?? true;
     this.log = options.log ?? (() => undefined);
+    this.wrapJournal = options.journalHandle ?? ((fh) => fh);
+    this.journal = this.wrapJournal(journal);
     this.compactAt = this.threshold();
   }
 
@@ -285,6 +298,7 @@ export class DurableLog {
       ms: 0,
     };
     let journalBytes = 0;
+    let journalLength = 0;
     for (const [i, seq] of replay.entries()) {
       const name = journalName(seq);
       const path = join(dataDir, name);
@@ -296,6 +310,7 @@ export class DurableLog {
         report.ops += ops.length;
       });
       journalBytes += valid;
+      journalLength = valid;
       if (valid === size) continue;
       const next = await nextRecordAfter(path, valid, size);
       if (next !== null) {
@@ -339,7 +354,17 @@ export class DurableLog {
     if (stale.length > 0 || replay.length === 0) await syncDir(dataDir);
     report.ms = performance.now() - started;
     const snapshotBytes = base > 0 ? (await stat(join(dataDir, snapshotName(base)))).size : 0;
-    const durable = new DurableLog(dataDir, state, journal, seq, journalBytes, snapshotBytes, report, options);
+    const durable = new DurableLog(
+      dataDir,
+      state,
+      journal,
+      seq,
+      journalBytes,
+      journalLength,
+      snapshotBytes,
+      report,
+      options,
+    );
     if (durable.compactionDue()) durable.kick();
     return durable;
   }
@@ -350,7 +375,6 @@ export class DurableLog {
    * An empty `ops` writes nothing and resolves once every earlier append is durable.
    */
   append(ops: JournalOp[]): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error('durability: the journal is closed'));
     // Encoded now: the ops must be recorded as they are at the time of the write.
     const record = ops.length > 0 ? frame(ops.map(toBson)) : Buffer.alloc(0);
@@ -372,9 +396,10 @@ export class DurableLog {
     });
   }
 
-  /** Waits for pending appends and any snapshot in progress, then closes the journal. */
+  /** Waits for pending appends and any snapshot in progress, tries once more to write failed ones, then closes the journal. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.failure) await this.append([]).catch(() => undefined);
     this.closed = true;
     while (this.draining || this.snapshotting) {
       await this.draining;
@@ -402,14 +427,14 @@ export class DurableLog {
     // Lets `kick` store this promise first, and lets appends made in the same tick join the first group.
     await null;
     try {
-      while (!this.failure && (this.queue.length > 0 || this.compactionDue())) {
+      // After a failure the loop goes on only for appends made meanwhile: each is a new attempt (see `commit`).
+      while (this.queue.length > 0 || this.compactionDue()) {
         if (this.queue.length > 0) await this.commit(this.queue.splice(0));
         if (this.compactionDue()) await this.rotate();
       }
     } finally {
       this.draining = null;
       if (this.failure) {
-        for (const pending of this.queue.splice(0)) pending.reject(this.failure);
         for (const request of this.compactRequests.splice(0)) request.reject(this.failure);
       }
     }
@@ -421,30 +446,34 @@ export class DurableLog {
     );
   }
 
+  /**
+   * Writes the records of earlier failed commits, then the batch's. After a failed write or fsync the bytes past
+   * `journalLength` (the length after the last good commit) are unknown, and retrying an fsync can falsely succeed,
+   * so a retry first truncates to that length and writes everything again. A failed batch joins `unwritten`.
+   */
   private async commit(batch: Pending[]): Promise<void> {
-    const bytes = batch.reduce((sum, pending) => sum + pending.record.length, 0);
+    const records = [...this.unwritten, ...batch.map((p) => p.record).filter((r) => r.length > 0)];
+    const bytes = records.reduce((sum, record) => sum + record.length, 0);
     try {
+      if (this.failure) await this.journal.truncate(this.journalLength);
       if (bytes > 0) {
-        await writeAll(
-          this.journal,
-          batch.length === 1
-            ? batch[0].record
-            : Buffer.concat(
-                batch.map((p) => p.record),
-                bytes,
-              ),
-        );
+        await writeAll(this.journal, records.length === 1 ? records[0] : Buffer.concat(records, bytes));
         if (this.fsync && !SYNCED_WRITES) await this.journal.datasync();
         this.journalBytes += bytes;
+        this.journalLength += bytes;
         this.commits++;
-        this.records += batch.length;
+        this.records += records.length;
       }
     } catch (err) {
-      // After a failed write or fsync the file's durable contents are unknown (retrying fsync can falsely succeed): stop.
       this.failure = new Error(`durability: journal write failed: ${(err as Error).message}`, { cause: err });
+      this.unwritten = records;
       for (const pending of batch) pending.reject(this.failure);
       return;
     }
+    if (this.failure)
+      this.log(`durability: journal writes resumed with ${this.unwritten.length} records that had failed`, 'warn');
+    this.failure = null;
+    this.unwritten = [];
     for (const pending of batch) pending.resolve();
   }
 
@@ -461,7 +490,7 @@ export class DurableLog {
       if (carried.length > 0) await this.commit(carried);
       if (this.failure) throw this.failure;
       const seq = this.journalSeq + 1;
-      const next = await openJournal(join(this.dir, journalName(seq)), this.fsync);
+      const next = this.wrapJournal(await openJournal(join(this.dir, journalName(seq)), this.fsync));
       try {
         await syncDir(this.dir);
       } catch (err) {
@@ -472,6 +501,7 @@ export class DurableLog {
       this.journal = next;
       this.journalSeq = seq;
       this.journalBytes = 0;
+      this.journalLength = 0;
       this.compactAt = this.compactAfter;
       await sealed.close();
 

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Binary, Decimal128, EJSON, Long, ObjectId, type Document } from 'bson';
@@ -306,6 +306,45 @@ describe('DurableLog journal', () => {
     expect(firstDone).toBe(true);
     await first;
     await log.close();
+  });
+
+  it('after a full disk, failed writes are written first once space returns, and later writes succeed', async () => {
+    const dir = await tempDir();
+    // A full disk: each write lands half its bytes, then fails, as a short write followed by ENOSPC would.
+    let full = false;
+    const journalHandle = (fh: FileHandle): FileHandle =>
+      new Proxy(fh, {
+        get(target, prop) {
+          if (prop === 'write' && full)
+            return async (data: Buffer, offset = 0, length = data.length - offset) => {
+              await target.write(data, offset, Math.floor(length / 2));
+              throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+            };
+          const value = Reflect.get(target, prop, target) as unknown;
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    const noSpace = /durability: journal write failed: ENOSPC/;
+    const lines: string[] = [];
+    const { state, log } = await reopen(dir, { journalHandle, log: (line) => lines.push(line) });
+    await state.write(log, [put({ _id: 'a' })]);
+    full = true;
+    await expect(state.write(log, [put({ _id: 'b' })])).rejects.toThrow(noSpace);
+    await expect(state.write(log, [put({ _id: 'c' })])).rejects.toThrow(noSpace);
+    full = false;
+    // No restart: the next write carries b and c (applied in memory, never acknowledged) before itself.
+    await state.write(log, [put({ _id: 'd' })]);
+    await state.write(log, [put({ _id: 'e' })]);
+    expect(lines).toEqual(['durability: journal writes resumed with 2 records that had failed']);
+    full = true;
+    await expect(state.write(log, [put({ _id: 'f' })])).rejects.toThrow(noSpace);
+    full = false;
+    await log.close(); // tries f once more
+
+    const recovered = await reopen(dir);
+    expect(recovered.log.recovery).toMatchObject({ records: 6, discardedBytes: 0 });
+    expect(recovered.state.dump()).toBe(state.dump());
+    await recovered.log.close();
   });
 
   it('a document larger than bson’s 17 MiB buffer is journaled and snapshotted without truncation', async () => {
