@@ -615,6 +615,22 @@ function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
 
 /** Loads a snapshot into `state`, record by record; any damage is a DataDamagedError naming the record's offset. */
 async function loadSnapshot(dataDir: string, name: string, state: DurableState): Promise<void> {
+  const loader = snapshotLoader(dataDir, name, state);
+  // Documents are loaded record by record, so that recovery never holds the whole snapshot decoded at once (the
+  // engine keeps less than the decoded documents: see spill.ts).
+  const { valid, size } = await readRecords(join(dataDir, name), loader.record);
+  loader.end(valid, size);
+}
+
+/**
+ * Loads a snapshot's records, fed one at a time, into `state`; `end` checks the counts against the end marker.
+ * Recovery feeds it from the file, repair from the snapshot it salvaged.
+ */
+export function snapshotLoader(
+  dataDir: string,
+  name: string,
+  state: DurableState,
+): { record: (body: Buffer, offset: number) => void; end: (valid: number, size: number) => void } {
   const databases: string[] = [];
   let collection: CollectionImage | null = null;
   let header: Document | null = null;
@@ -625,9 +641,7 @@ async function loadSnapshot(dataDir: string, name: string, state: DurableState):
   let at = 0;
   const damaged = (offset: number, what: string) =>
     new DataDamagedError(dataDir, name, offset, `${name} is damaged at byte ${offset}: ${what}`);
-  // Documents are loaded record by record, so that recovery never holds the whole snapshot decoded at once (the
-  // engine keeps less than the decoded documents: see spill.ts).
-  const { valid, size } = await readRecords(join(dataDir, name), (body, offset) => {
+  const record = (body: Buffer, offset: number): void => {
     at = offset;
     if (end) throw damaged(offset, 'records after the end marker');
     const payload = body.subarray(1);
@@ -669,20 +683,23 @@ async function loadSnapshot(dataDir: string, name: string, state: DurableState):
       default:
         throw damaged(offset, `unknown record kind ${body[0]}`);
     }
-  });
-  const e = end as Document | null;
-  if (valid !== size) throw damaged(valid, `a record fails its length or checksum (file size ${size})`);
-  if (!header) throw damaged(0, 'missing or unknown header');
-  if (
-    !e ||
-    e.databases !== databases.length ||
-    e.collections !== collections ||
-    e.documents !== documents ||
-    (e.sidecar ?? 0) !== sidecar.length
-  ) {
-    throw damaged(at, 'missing end marker or counts do not match');
-  }
-  state.loadSidecar?.(sidecar);
+  };
+  const finish = (valid: number, size: number): void => {
+    const e = end as Document | null;
+    if (valid !== size) throw damaged(valid, `a record fails its length or checksum (file size ${size})`);
+    if (!header) throw damaged(0, 'missing or unknown header');
+    if (
+      !e ||
+      e.databases !== databases.length ||
+      e.collections !== collections ||
+      e.documents !== documents ||
+      (e.sidecar ?? 0) !== sidecar.length
+    ) {
+      throw damaged(at, 'missing end marker or counts do not match');
+    }
+    state.loadSidecar?.(sidecar);
+  };
+  return { record, end: finish };
 }
 
 /**

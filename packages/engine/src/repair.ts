@@ -11,6 +11,8 @@
  *   out before can resume at a wrong place.
  * - A missing journal is replaced by an empty one, a missing snapshot before the oldest journal by an empty one,
  *   and an id file with no data at all is moved aside: the engine then starts with what is left.
+ * - What is kept is replayed, in recovery's order, into a scratch Store: a journaled op that cannot apply there (an
+ *   update of a document whose insert was lost) is left out of its journal, or recovery would stop at it.
  */
 import { copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { ID_FILE } from './changes';
 import {
   BSON_READ,
   Kind,
+  type JournalOp,
   SNAPSHOT_FORMAT,
   decodeConcatenated,
   frame,
@@ -26,10 +29,13 @@ import {
   listDataDir,
   nextRecord,
   recordSizeAt,
+  snapshotLoader,
   snapshotName,
   syncDir,
   toBson,
 } from './durability';
+import { Store } from './store';
+import { formatValue } from './values';
 
 /** A stretch of a file that no record verifies in. */
 export interface LostRange {
@@ -37,6 +43,16 @@ export interface LostRange {
   bytes: number;
   /** Records the stretch held, when their length fields still chain across it; null when they do not. */
   records: number | null;
+}
+
+/** A journaled op left out because it cannot apply to what was salvaged before it. */
+export interface DroppedOp {
+  kind: JournalOp['t'];
+  /** `db.coll`, for ops on a collection. */
+  ns: string | null;
+  /** The document's `_id` as the shell prints it, for ops on a document. */
+  id: string | null;
+  reason: string;
 }
 
 /** What repair did to one file. */
@@ -47,8 +63,13 @@ export interface RepairedFile {
   /** Size before repair (0 when missing). */
   bytes: number;
   keptRecords: number;
-  /** Verifiable records left out because what they depend on was lost (snapshot documents, change log). */
+  /**
+   * Verifiable records left out because what they depend on was lost (snapshot documents, change log, journal
+   * records none of whose ops could apply).
+   */
   droppedRecords: number;
+  /** Journal ops left out of kept records, or of dropped ones, because they could not apply. */
+  droppedOps: DroppedOp[];
   lost: LostRange[];
   /** What was done, for people. */
   action: string;
@@ -78,13 +99,17 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
   const journals = files.journals.filter((seq) => seq >= first);
   const repairs: { entry: RepairedFile; write: (() => Promise<void>) | null }[] = [];
   let dropChangeLog = false;
+  // What recovery will load, replayed as it will be, so that journal ops that cannot apply are found.
+  const scratch = new Store();
 
   if (base > 0) {
     const name = snapshotName(base);
     const data = await readFile(join(dataDir, name));
     const { records, lost } = scan(data);
+    let snapshot: Buffer = data;
     if (lost.length > 0) {
       const salvaged = salvageSnapshot(data, records, base);
+      snapshot = salvaged.file;
       dropChangeLog = salvaged.changeLogLost;
       repairs.push({
         entry: {
@@ -93,12 +118,16 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
           bytes: data.length,
           keptRecords: salvaged.kept,
           droppedRecords: salvaged.dropped,
+          droppedOps: [],
           lost,
           action: `rewritten with its ${salvaged.kept} verifiable records`,
         },
         write: () => replaceFile(dataDir, name, salvaged.file),
       });
     }
+    const loader = snapshotLoader(dataDir, name, scratch);
+    for (const { offset, end } of scan(snapshot).records) loader.record(snapshot.subarray(offset + 8, end), offset);
+    loader.end(snapshot.length, snapshot.length);
   }
   // Journals from the snapshot's own to the newest, each there and intact.
   const last = Math.max(journals.at(-1) ?? 0, base > 0 ? base : 0);
@@ -120,18 +149,21 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
     }
     const data = await readFile(join(dataDir, name));
     const { records, lost } = scan(data);
-    if (lost.length === 0) continue;
+    const replayed = replayJournal(data, records, scratch);
+    if (lost.length === 0 && replayed.droppedOps.length === 0) continue;
+    const left = replayed.droppedOps.length > 0 ? ` less ${replayed.droppedOps.length} ops that cannot apply` : '';
     repairs.push({
       entry: {
         file: name,
         status: 'damaged',
         bytes: data.length,
-        keptRecords: records.length,
-        droppedRecords: 0,
+        keptRecords: replayed.kept,
+        droppedRecords: records.length - replayed.kept,
+        droppedOps: replayed.droppedOps,
         lost,
-        action: `rewritten with its ${records.length} verifiable records`,
+        action: `rewritten with its ${replayed.kept} verifiable records${left}`,
       },
-      write: () => replaceFile(dataDir, name, Buffer.concat(records.map((r) => data.subarray(r.offset, r.end)))),
+      write: () => replaceFile(dataDir, name, replayed.file),
     });
   }
   const id = await readFile(join(dataDir, ID_FILE), 'utf8').catch(() => null);
@@ -144,6 +176,7 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
         bytes: Buffer.byteLength(id),
         keptRecords: 0,
         droppedRecords: 0,
+        droppedOps: [],
         lost: [],
         action: noData
           ? 'moved aside: no journal or snapshot is left, so the engine starts empty'
@@ -276,6 +309,46 @@ function salvageSnapshot(
   return { file: Buffer.concat(out), kept: records.length - dropped, dropped, changeLogLost };
 }
 
+/**
+ * Applies the ops of a journal's verifiable `records` to `state` in order, leaving out each op that cannot apply
+ * (apply throws before changing anything for those: a patch of a missing document or of a path it lacks). A record
+ * keeps its original bytes unless ops were left out of it, and goes when none are left (a record is never empty).
+ */
+function replayJournal(
+  data: Buffer,
+  records: Span[],
+  state: Store,
+): { file: Buffer; kept: number; droppedOps: DroppedOp[] } {
+  const out: Buffer[] = [];
+  const droppedOps: DroppedOp[] = [];
+  for (const { offset, end } of records) {
+    const body = data.subarray(offset + 8, end);
+    const ops: Buffer[] = [];
+    const keep: Buffer[] = [];
+    for (let at = 0; at < body.length; at += body.readInt32LE(at))
+      ops.push(body.subarray(at, at + body.readInt32LE(at)));
+    for (const bytes of ops) {
+      const op = deserialize(bytes, BSON_READ) as JournalOp;
+      try {
+        state.apply(op);
+        keep.push(bytes);
+      } catch (error) {
+        droppedOps.push(droppedOp(op, error));
+      }
+    }
+    if (keep.length === ops.length) out.push(data.subarray(offset, end));
+    else if (keep.length > 0) out.push(frame(keep));
+  }
+  return { file: Buffer.concat(out), kept: out.length, droppedOps };
+}
+
+function droppedOp(op: JournalOp, error: unknown): DroppedOp {
+  const ns = 'coll' in op ? `${op.db}.${op.coll}` : null;
+  const id = op.t === 'put' ? op.doc._id : op.t === 'patch' || op.t === 'del' ? op.id : undefined;
+  const reason = error instanceof Error ? error.message.replace(/^durability: /, '') : String(error);
+  return { kind: op.t, ns, id: id === undefined ? null : formatValue(id), reason };
+}
+
 /** A snapshot of nothing, standing for state that is lost. */
 function emptySnapshot(seq: number): Buffer {
   return Buffer.concat([
@@ -285,11 +358,12 @@ function emptySnapshot(seq: number): Buffer {
 }
 
 function missingEntry(file: string, action: string): RepairedFile {
-  return { file, status: 'missing', bytes: 0, keptRecords: 0, droppedRecords: 0, lost: [], action };
+  return { file, status: 'missing', bytes: 0, keptRecords: 0, droppedRecords: 0, droppedOps: [], lost: [], action };
 }
 
 function describe(entry: RepairedFile): string {
-  if (entry.lost.length === 0) return `${entry.file}: ${entry.status}; ${entry.action}`;
+  const ops = entry.droppedOps.map((op) => `a ${op.kind} left out: ${op.reason}`);
+  if (entry.lost.length === 0) return [`${entry.file}: ${entry.status}; ${entry.action}`, ...ops].join('; ');
   const ranges = entry.lost
     .map(
       (l) =>
@@ -297,7 +371,7 @@ function describe(entry: RepairedFile): string {
     )
     .join(', ');
   const dropped = entry.droppedRecords > 0 ? `, ${entry.droppedRecords} records left out` : '';
-  return `${entry.file}: ${entry.status}, lost ${ranges}${dropped}; ${entry.action}`;
+  return [`${entry.file}: ${entry.status}, lost ${ranges}${dropped}; ${entry.action}`, ...ops].join('; ');
 }
 
 async function copyDurably(dataDir: string, name: string, to: string): Promise<void> {

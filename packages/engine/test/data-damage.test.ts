@@ -170,6 +170,71 @@ describe('a damaged journal', () => {
     expect(await count(dir)).toBe(DOCS - 1);
     expect(await repairDataDir(dir)).toMatchObject({ damagedDir: null, summary: ['nothing to repair'] });
   });
+
+  it('repair leaves out a later update of a document whose insert was lost, so the engine starts', async () => {
+    const dir = await tempDir();
+    await withEngine(dir, async (client) => {
+      const coll = client.db('app').collection<{ _id: number; n: number }>('c');
+      for (let i = 0; i < 10; i++) await coll.insertOne({ _id: i, n: i });
+      await coll.updateOne({ _id: 5 }, { $set: { n: 50 } }); // journaled as a patch of document 5
+      await coll.updateOne({ _id: 6 }, { $set: { n: 60 } });
+    });
+    const file = path.join(dir, J(1));
+    const offsets = recordOffsets(await readFile(file));
+    expect(offsets).toHaveLength(12);
+    await flipByte(file, offsets[5] + 20); // the insert of document 5
+
+    const report = await repairDataDir(dir);
+    const droppedOps = [
+      { kind: 'patch', ns: 'app.c', id: '5', reason: expect.stringContaining('names a document that does not exist') },
+    ];
+    expect(report.files).toEqual([
+      expect.objectContaining({
+        file: J(1),
+        keptRecords: 11, // the patch's record keeps its clock op
+        droppedRecords: 0,
+        droppedOps,
+        lost: [expect.anything()],
+      }),
+    ]);
+    expect(report.summary[0]).toContain('a patch left out');
+    expect(JSON.parse(await readFile(report.reportFile!, 'utf8')).files[0].droppedOps).toEqual(droppedOps);
+
+    let docs: unknown[] = [];
+    await withEngine(dir, async (client) => {
+      docs = await client.db('app').collection('c').find().sort({ _id: 1 }).toArray();
+    });
+    const expected = [0, 1, 2, 3, 4, 6, 7, 8, 9].map((i) => ({ _id: i, n: i === 6 ? 60 : i }));
+    expect(docs).toEqual(expected);
+    expect(await repairDataDir(dir)).toMatchObject({ damagedDir: null, summary: ['nothing to repair'] });
+  });
+
+  it('an update of a document no record inserts, in a directory not repaired, still stops the start', async () => {
+    const dir = await tempDir();
+    await withEngine(dir, async (client) => {
+      const coll = client.db('app').collection<{ _id: number; n: number }>('c');
+      for (let i = 0; i < 3; i++) await coll.insertOne({ _id: i, n: i });
+      await coll.updateOne({ _id: 1 }, { $set: { n: 10 } });
+    });
+    // The insert of document 1 cut out whole: every record left verifies, so only replay can tell.
+    const file = path.join(dir, J(1));
+    const data = await readFile(file);
+    const offsets = recordOffsets(data);
+    await writeFile(file, Buffer.concat([data.subarray(0, offsets[1]), data.subarray(offsets[2])]));
+    await expect(startEmbeddedServer({ dataDir: dir, port: 0 })).rejects.toThrow(
+      'a journaled update of app.c names a document that does not exist: 1',
+    );
+
+    const report = await repairDataDir(dir);
+    expect(report.files).toEqual([
+      expect.objectContaining({
+        file: J(1),
+        lost: [],
+        droppedOps: [expect.objectContaining({ kind: 'patch', id: '1' })],
+      }),
+    ]);
+    expect(await count(dir)).toBe(2);
+  });
 });
 
 describe('missing files', () => {
