@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { BSON } from 'mongodb';
 import { KeywordIndex } from './bm25';
 import { SnapshotReader, SnapshotWriter, readChecked, type FileCheck, type SnapshotSection } from './snapshot';
@@ -10,8 +11,11 @@ import type { ChangePosition } from './changes';
 import { Fingerprints, type DocumentIds } from './document-ids';
 import { UNKNOWN_DOCUMENT } from './fingerprint';
 
-/** Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved); a snapshot of another version is rebuilt. */
-export const SNAPSHOT_FORMAT = 2;
+/**
+ * Version of the snapshot layout (2: fingerprints hash UTF-8 texts; group hashes saved; 3: the manifest has a CRC-32);
+ * a snapshot of another version is rebuilt.
+ */
+export const SNAPSHOT_FORMAT = 3;
 
 /** What a snapshot must have been saved with to be used: anything else is rebuilt from MongoDB. */
 export interface SnapshotIdentity {
@@ -39,7 +43,8 @@ export interface SpaceContents {
   position: ChangePosition | null;
 }
 
-interface Manifest {
+/** A snapshot's manifest: what it was saved for and the files it consists of, with their sizes and checksums. */
+export interface Manifest {
   format: number;
   identity: SnapshotIdentity & { hnsw: typeof HNSW };
   generation: string;
@@ -91,9 +96,7 @@ export async function saveSnapshot(dir: string, identity: SnapshotIdentity, cont
     files: { graph, vectors, data },
     sections: out.sections,
   };
-  const temporary = path.join(dir, `${MANIFEST}.${generation}.tmp`);
-  writeFileSync(temporary, JSON.stringify(manifest));
-  renameSync(temporary, path.join(dir, MANIFEST));
+  writeManifest(dir, manifest);
   for (const name of readdirSync(dir)) {
     if (name !== MANIFEST && !name.startsWith(`${generation}.`)) rmSync(path.join(dir, name), { force: true });
   }
@@ -103,11 +106,40 @@ export async function saveSnapshot(dir: string, identity: SnapshotIdentity, cont
 /** The change stream position the snapshot under `dir` was saved with; null when none (or no readable manifest). */
 export function savedPosition(dir: string): ChangePosition | null {
   try {
-    const { position } = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+    const { position } = readManifest(dir);
     return position ? (BSON.EJSON.parse(position, { relaxed: false }) as ChangePosition) : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Replaces the manifest under `dir` (temp file + rename), with the CRC-32 of its text: every size and checksum of the
+ * other files, the sections' offsets and the change stream position are read from it, so a damaged manifest must not
+ * be believed (a flipped digit of the position could skip writes; of a section, read the wrong bytes).
+ */
+export function writeManifest(dir: string, manifest: Manifest): void {
+  const text = JSON.stringify(manifest);
+  const temporary = path.join(dir, `${MANIFEST}.${manifest.generation}.tmp`);
+  writeFileSync(temporary, JSON.stringify({ ...manifest, crc: crc32(text) }));
+  renameSync(temporary, path.join(dir, MANIFEST));
+}
+
+/** The manifest under `dir`; throws, naming the file, when it is unreadable, fails its checksum or is of another format. */
+export function readManifest(dir: string): Manifest {
+  const file = path.join(dir, MANIFEST);
+  let parsed: Manifest & { crc?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Manifest & { crc?: unknown };
+  } catch (error) {
+    throw new Error(`${file} is not readable JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (parsed?.format !== SNAPSHOT_FORMAT)
+    throw new Error(`${file} has snapshot format ${parsed?.format}, expected ${SNAPSHOT_FORMAT}`);
+  // JSON.parse keeps the keys' order, so the text the checksum was taken of is rebuilt exactly.
+  const { crc, ...manifest } = parsed;
+  if (crc !== crc32(JSON.stringify(manifest))) throw new Error(`${file} fails its checksum`);
+  return manifest;
 }
 
 /** True when `dir` holds a snapshot (usable or not). */
@@ -126,11 +158,8 @@ export async function loadSnapshot(
   documents: DocumentIds,
   first: Promise<unknown> = Promise.resolve(),
 ): Promise<SpaceContents | null> {
-  const file = path.join(dir, MANIFEST);
-  if (!existsSync(file)) return null;
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
-  if (manifest.format !== SNAPSHOT_FORMAT)
-    throw new Error(`snapshot format ${manifest.format}, expected ${SNAPSHOT_FORMAT}`);
+  if (!hasSnapshot(dir)) return null;
+  const manifest = readManifest(dir);
   const expected = fullIdentity(identity);
   for (const key of ['space', 'dimensions', 'model', 'hnsw'] as const) {
     if (JSON.stringify(manifest.identity?.[key]) !== JSON.stringify(expected[key])) {

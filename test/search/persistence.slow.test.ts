@@ -8,7 +8,7 @@ import { toStoredVector } from '../../src/embeddings/vectors';
 import { createLogger, silentLogger, type Logger } from '../../src/logger';
 import { EXPERIENCE_FIELDS, embeddingKey } from '../../src/modules/experiences/experience.type';
 import { buildAppSchema } from '../../src/schema';
-import { snapshotDir } from '../../src/search/persistence';
+import { readManifest, snapshotDir, writeManifest } from '../../src/search/persistence';
 import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
 import type { SpaceDefinition } from '../../src/search/space';
 import { createServer } from '../../src/http/server';
@@ -41,10 +41,10 @@ function restoredLines(lines: Array<Record<string, unknown>>): unknown[][] {
 /** Makes the snapshots under `dataDir` look saved where there are no change streams: no position in their manifests. */
 function forgetPositions(dataDir: string, db: string): void {
   for (const space of [SPACE, OTHER]) {
-    const file = path.join(snapshotDir(dataDir, db, space.name), 'snapshot.json');
-    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const dir = snapshotDir(dataDir, db, space.name);
+    const manifest = readManifest(dir);
     expect(manifest.position ?? null).toEqual(CHANGE_STREAMS ? expect.any(String) : null);
-    writeFileSync(file, JSON.stringify({ ...manifest, position: null }));
+    writeManifest(dir, { ...manifest, position: null });
   }
 }
 
@@ -355,15 +355,12 @@ describe('search index snapshots under DATA_DIR', () => {
       const index = await loaded(searchIndexes());
       await index.saveSpaces(() => true);
       for (const space of [SPACE, OTHER]) {
-        const file = path.join(snapshotDir(dataDir, database.db.databaseName, space.name), 'snapshot.json');
-        const manifest = JSON.parse(readFileSync(file, 'utf8')) as { sections: Array<{ name: string }> };
-        writeFileSync(
-          file,
-          JSON.stringify({
-            ...manifest,
-            sections: manifest.sections.filter((section) => section.name !== 'fingerprints.documentKeys'),
-          }),
-        );
+        const dir = snapshotDir(dataDir, database.db.databaseName, space.name);
+        const manifest = readManifest(dir);
+        writeManifest(dir, {
+          ...manifest,
+          sections: manifest.sections.filter((section) => section.name !== 'fingerprints.documentKeys'),
+        });
       }
       const items = database.db.collection('items');
       await items.deleteOne({ item_id: 'i40' });
@@ -478,46 +475,68 @@ describe('search index snapshots under DATA_DIR', () => {
     },
   );
 
+  const damages: Array<[string, (file: string) => void]> = [
+    ['a flipped byte in the', flipByte],
+    ['a truncated', (file) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
+    ['garbage as the', (file) => writeFileSync(file, garbage(readFileSync(file).length))],
+  ];
+  const files: Array<[string, (dir: string) => string]> = [
+    ['graph', (dir) => path.join(dir, fileEnding(dir, '.graph'))],
+    ['vectors', (dir) => path.join(dir, fileEnding(dir, '.vectors'))],
+    ['keyword index', (dir) => path.join(dir, fileEnding(dir, '.data'))],
+    ['manifest', (dir) => path.join(dir, 'snapshot.json')],
+  ];
   it.each([
+    ...files.flatMap(([kind, fileOf]) =>
+      damages.map(([how, damage]): [string, (dir: string) => string] => [
+        `${how} ${kind} file`,
+        (dir) => {
+          const file = fileOf(dir);
+          damage(file);
+          return file;
+        },
+      ]),
+    ),
     [
-      'a flipped byte in the vectors',
-      (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.vectors'))),
-      /checksum/,
+      'a section of the manifest moved, still valid JSON',
+      (dir: string) => {
+        // What a flipped digit can do: the file is still JSON, the section still within the data file, so the keyword
+        // index reads other bytes as its documents' lengths.
+        const file = path.join(dir, 'snapshot.json');
+        const manifest = JSON.parse(readFileSync(file, 'utf8')) as {
+          sections: Array<{ name: string; offset: number }>;
+        };
+        manifest.sections.find((section) => section.name === 'keywords.lengths')!.offset += 8;
+        writeFileSync(file, JSON.stringify(manifest));
+        return file;
+      },
     ],
     [
-      'a truncated vectors file',
-      (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.vectors')), 100),
-      /bytes, expected/,
+      'a manifest damaged mid-way',
+      (dir: string) => {
+        const file = path.join(dir, 'snapshot.json');
+        writeFileSync(file, '{"format": 1, "iden');
+        return file;
+      },
     ],
-    [
-      'a truncated graph',
-      (dir: string) => truncateSync(path.join(dir, fileEnding(dir, '.graph')), 100),
-      /bytes, expected/,
-    ],
-    ['a flipped byte in the graph', (dir: string) => flipByte(path.join(dir, fileEnding(dir, '.graph'))), /checksum/],
-    [
-      'a damaged manifest',
-      (dir: string) => writeFileSync(path.join(dir, 'snapshot.json'), '{"format": 1, "iden'),
-      /JSON/,
-    ],
-  ])(
-    '%s: the space is rebuilt from MongoDB with a log line, never served from the file',
-    async (_case, damage, reason) => {
-      const first = await loaded(searchIndexes());
-      const before = await answers(first);
-      await first.saveSpaces(() => true);
-      damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
-      const { logger, lines } = capturingLogger();
-      const restarted = await loaded(searchIndexes({ logger }));
-      const warning = lines.find((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
-      expect(warning).toMatchObject({ space: SPACE.name, reason: expect.stringMatching(reason) });
-      expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
-      expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
-      // Exact answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are not compared.
-      const exact = (all: unknown[]) => all.filter((_, i) => i % 2 === 1);
-      expect(exact(await answers(restarted)).slice(0, 8)).toEqual(exact(before).slice(0, 8));
-    },
-  );
+  ])('%s: the space is rebuilt from MongoDB with a log line, never served from the file', async (_case, damage) => {
+    const first = await loaded(searchIndexes());
+    const before = await answers(first);
+    await first.saveSpaces(() => true);
+    const file = damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
+    const { logger, lines } = capturingLogger();
+    const restarted = await loaded(searchIndexes({ logger }));
+    const warnings = lines.filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
+    expect(warnings).toEqual([
+      expect.objectContaining({ level: 'warn', space: SPACE.name, reason: expect.stringContaining(file) }),
+    ]);
+    expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
+    expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
+    // Exact and keyword answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are
+    // not compared. The space's answers come first: 8 queries by vector (ANN, exact), then 4 by keyword.
+    const exactAndKeyword = (all: unknown[]) => all.slice(0, 20).filter((_, i) => i >= 16 || i % 2 === 1);
+    expect(exactAndKeyword(await answers(restarted))).toEqual(exactAndKeyword(before));
+  });
 
   it('a snapshot saved for another embedder or space definition is rebuilt', async () => {
     const first = await loaded(searchIndexes());
@@ -694,6 +713,14 @@ describe('the app restores its search index at startup', () => {
 
 function fileEnding(dir: string, ending: string): string {
   return readdirSync(dir).find((name) => name.endsWith(ending))!;
+}
+
+/** Bytes that are no file's (a fixed seed, so a failure repeats). */
+function garbage(length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let state = 12345;
+  for (let i = 0; i < length; i++) bytes[i] = (state = (state * 1103515245 + 12345) >>> 0) >>> 24;
+  return bytes;
 }
 
 function flipByte(file: string): void {
