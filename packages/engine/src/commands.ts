@@ -767,6 +767,19 @@ function findAndModify(command: Document, { db, engine, ops }: CommandContext): 
 
 // ---------- catalog ----------
 
+/** Fields of any command that are not options of the collection `create` makes. */
+const COMMAND_ONLY_FIELDS = new Set([
+  'comment',
+  'writeConcern',
+  'lsid',
+  '$clusterTime',
+  '$db',
+  '$readPreference',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+]);
+
 /** Options `create` accepts and stores; anything else is rejected like an unknown field. */
 const COLLECTION_OPTIONS = new Set([
   'capped',
@@ -784,26 +797,7 @@ const COLLECTION_OPTIONS = new Set([
   'indexOptionDefaults',
   'viewOn',
   'pipeline',
-  'comment',
-  'writeConcern',
-  'lsid',
-  '$clusterTime',
-  '$db',
-  '$readPreference',
-  'apiVersion',
-  'apiStrict',
-  'apiDeprecationErrors',
-]);
-const COMMAND_ONLY_FIELDS = new Set([
-  'comment',
-  'writeConcern',
-  'lsid',
-  '$clusterTime',
-  '$db',
-  '$readPreference',
-  'apiVersion',
-  'apiStrict',
-  'apiDeprecationErrors',
+  ...COMMAND_ONLY_FIELDS,
 ]);
 
 function create(command: Document, { db, engine, ops }: CommandContext): Doc {

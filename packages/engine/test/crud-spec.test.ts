@@ -51,9 +51,9 @@ for (const file of files) {
     for (const test of file.tests) {
       const notApplicable =
         test.skipReason ?? unmetRequirements(file.runOnRequirements) ?? unmetRequirements(test.runOnRequirements);
+      // Not registered as a test: a 7.0 standalone does not claim it (counted in the summary line).
       if (notApplicable) {
         totals.notApplicable++;
-        it.skip(`${test.description} (not applicable: ${notApplicable})`, () => undefined);
         continue;
       }
       totals.applicable++;
