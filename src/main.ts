@@ -7,6 +7,8 @@ import { createEmbeddingProvider } from './embeddings';
 import { buildAppSchema } from './schema';
 import { createServer } from './http/server';
 import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
+import { createDegradedServer } from './http/degraded';
+import { DataDamagedError } from '@hindsight/engine';
 
 export interface RunningHindsight {
   url: string;
@@ -52,6 +54,42 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
   }
 }
 
+/**
+ * The start when the embedded engine refused a damaged data directory: logs the damage at ERROR and serves only the
+ * reason (/health, /ready 503, `serverInfo`; see createDegradedServer) until it is repaired and restarted, so that an
+ * operator sees why instead of a process that keeps exiting. No file of the directory is touched.
+ */
+export async function startDegraded(
+  config: Config,
+  logger: Logger,
+  damage: DataDamagedError,
+): Promise<{ url: string; reason: string; stop(): Promise<void> }> {
+  const reason = `data directory damaged: ${damage.detail}; stop the server and run npm run db -- --repair with this DATA_DIR`;
+  logger.error('data directory damaged: serving no data until it is repaired', {
+    file: damage.file,
+    offset: damage.offset,
+    detail: damage.detail,
+    dataDir: damage.dataDir,
+    repair: `DATA_DIR=${damage.dataDir} npm run db -- --repair`,
+  });
+  const embeddings = await createEmbeddingProvider(config);
+  const server = createDegradedServer(
+    { version: VERSION, database: { kind: 'EMBEDDED' }, embeddings },
+    reason,
+    await buildAppSchema(),
+    logger,
+  );
+  const url = await server.listen(config.port, config.host);
+  return {
+    url,
+    reason,
+    async stop() {
+      await server.stop();
+      await embeddings.close?.();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -65,7 +103,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const running = await startHindsight(config, logger);
+  const running = await startHindsight(config, logger).catch(async (error: unknown) => {
+    if (!(error instanceof DataDamagedError)) throw error;
+    const degraded = await startDegraded(config, logger, error);
+    process.stdout.write(`Hindsight ${VERSION} serves no data: ${degraded.reason}\n  GraphQL API: ${degraded.url}\n`);
+    return degraded;
+  });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -83,6 +126,7 @@ async function main(): Promise<void> {
   // action kills the process unsaved (the benchmark's restarts lost their snapshots' saves so).
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (!('deps' in running)) return;
   const kind =
     running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
   process.stdout.write(

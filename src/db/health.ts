@@ -15,6 +15,38 @@ export interface DatabaseHealthState {
   reachable: boolean;
   /** The last database write failed to be made durable, and no write has succeeded since. */
   writeFailing: boolean;
+  /** Set when the embedded data directory is damaged and the server serves no data: which file, where, what to do. */
+  damaged: string | null;
+}
+
+/** Why the database cannot serve now (what GET /ready and `serverInfo` say), or null when it can. */
+export function unavailableReason(state: DatabaseHealthState): string | null {
+  if (state.damaged) return state.damaged;
+  if (!state.reachable) return 'database unreachable';
+  if (state.writeFailing) return 'database writes failing';
+  return null;
+}
+
+/** What GET /ready and `serverInfo.storage` read: {@link DatabaseHealth}, or {@link DamagedStorage} in degraded mode. */
+export interface HealthSource {
+  readonly state: DatabaseHealthState;
+  check(): Promise<DatabaseHealthState>;
+  close(): void;
+}
+
+/** The health of a data directory the embedded engine refused to open: unavailable, saying why, until a restart. */
+export class DamagedStorage implements HealthSource {
+  readonly state: DatabaseHealthState;
+
+  constructor(reason: string) {
+    this.state = { reachable: false, writeFailing: false, damaged: reason };
+  }
+
+  check(): Promise<DatabaseHealthState> {
+    return Promise.resolve(this.state);
+  }
+
+  close(): void {}
 }
 
 /**
@@ -23,7 +55,7 @@ export interface DatabaseHealthState {
  * background says when it is back; `check()` probes with a write only while writes are failing, so that readiness
  * returns once the database can write again even when no client writes.
  */
-export class DatabaseHealth {
+export class DatabaseHealth implements HealthSource {
   private reachable = true;
   private writeFailing = false;
   private recoveryPing: NodeJS.Timeout | undefined;
@@ -40,7 +72,7 @@ export class DatabaseHealth {
   }
 
   get state(): DatabaseHealthState {
-    return { reachable: this.reachable, writeFailing: this.writeFailing };
+    return { reachable: this.reachable, writeFailing: this.writeFailing, damaged: null };
   }
 
   get ready(): boolean {

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MongoClient } from 'mongodb';
 import type { AppDeps } from '../app';
+import type { DatabaseKind } from '../db/connection';
+import { unavailableReason, type HealthSource } from '../db/health';
 import { sendJson } from './reply';
 
 /**
@@ -27,7 +29,7 @@ export function matchRoute(routes: readonly Route[], method: string | undefined,
 }
 
 /** GET /health: the process is up. */
-export function healthRoute(deps: AppDeps): Route {
+export function healthRoute(deps: Pick<AppDeps, 'version'>): Route {
   return {
     path: '/health',
     method: 'GET',
@@ -40,15 +42,14 @@ export function healthRoute(deps: AppDeps): Route {
  * GET /ready: 200 while the database is reachable and its writes succeed, else 503 with the reason. Answers from the
  * health the driver's events keep (see DatabaseHealth), so it never waits for an unreachable database.
  */
-export function readyRoute(deps: AppDeps): Route {
+export function readyRoute(deps: { database: { health: HealthSource; kind: DatabaseKind } }): Route {
   const { health, kind } = deps.database;
   return {
     path: '/ready',
     method: 'GET',
     async handle(_req, res) {
-      const state = await health.check();
-      if (!state.reachable) return sendJson(res, 503, { status: 'unavailable', error: 'database unreachable' });
-      if (state.writeFailing) return sendJson(res, 503, { status: 'unavailable', error: 'database writes failing' });
+      const reason = unavailableReason(await health.check());
+      if (reason) return sendJson(res, 503, { status: 'unavailable', error: reason });
       return sendJson(res, 200, { status: 'ready', database: kind });
     },
     close() {

@@ -1,14 +1,30 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import type { Context } from '../../context';
-import { DatabaseKind, ServerInfo } from './server-info.type';
+import { unavailableReason, type DatabaseHealthState } from '../../db/health';
+import type { EmbeddingProvider } from '../../embeddings/provider';
+import { DatabaseKind, ServerInfo, StorageStatus, type StorageInfo } from './server-info.type';
+
+/** What `serverInfo` reads: a request's Context, or the degraded server's stand-in when the data dir is damaged. */
+export interface ServerInfoContext {
+  deps: {
+    version: string;
+    database: { kind: keyof typeof DatabaseKind; version: string; health: { readonly state: DatabaseHealthState } };
+    embeddings: Pick<EmbeddingProvider, 'id' | 'model' | 'dimensions'>;
+  };
+}
 
 @Resolver()
 export class ServerInfoResolver {
-  @Query(() => ServerInfo, { description: 'Version of the server, its database and its embedding provider.' })
-  serverInfo(@Ctx() { deps }: Context): ServerInfo {
+  @Query(() => ServerInfo, {
+    description: 'Version of the server, its database (and whether it can serve) and its embedding provider.',
+  })
+  serverInfo(@Ctx() { deps }: ServerInfoContext): ServerInfo {
     return {
       version: deps.version,
-      database: { kind: DatabaseKind[deps.database.kind], version: deps.database.version },
+      database: {
+        kind: DatabaseKind[deps.database.kind],
+        version: deps.database.version,
+        storage: storageInfo(deps.database.health.state),
+      },
       embeddings: {
         provider: deps.embeddings.id,
         model: deps.embeddings.model,
@@ -16,4 +32,13 @@ export class ServerInfoResolver {
       },
     };
   }
+}
+
+/** The health GET /ready answers from, as the API reports it (the same reasons). */
+function storageInfo(state: DatabaseHealthState): StorageInfo {
+  const reason = unavailableReason(state);
+  if (state.damaged) return { status: StorageStatus.DAMAGED, reason };
+  if (!state.reachable) return { status: StorageStatus.UNREACHABLE, reason };
+  if (state.writeFailing) return { status: StorageStatus.WRITES_FAILING, reason };
+  return { status: StorageStatus.OK, reason };
 }

@@ -9,13 +9,39 @@ registerEnumType(DatabaseKind, {
   description: 'EMBEDDED: the in-process engine started under DATA_DIR; EXTERNAL: the MongoDB at MONGODB_URI.',
 });
 
+export enum StorageStatus {
+  OK = 'OK',
+  UNREACHABLE = 'UNREACHABLE',
+  WRITES_FAILING = 'WRITES_FAILING',
+  DAMAGED = 'DAMAGED',
+}
+registerEnumType(StorageStatus, {
+  name: 'StorageStatus',
+  description:
+    'OK: reads and writes are served; UNREACHABLE: the database does not answer; WRITES_FAILING: the last write ' +
+    'could not be stored (a full disk) and none has succeeded since; DAMAGED: the embedded data directory failed its ' +
+    'checks at start, so no data is served until it is repaired.',
+});
+
+@ObjectType({ simpleResolvers: true, description: 'Whether the database can serve, as GET /ready reports it.' })
+export class StorageInfo {
+  @Field(() => StorageStatus)
+  status!: StorageStatus;
+
+  @Field(() => String, { nullable: true, description: 'Why it is not OK, and for DAMAGED what to do.' })
+  reason!: string | null;
+}
+
 @ObjectType({ simpleResolvers: true, description: 'The database this server stores its records in.' })
 export class DatabaseInfo {
   @Field(() => DatabaseKind)
   kind!: DatabaseKind;
 
-  @Field({ description: 'Server version reported by buildInfo.' })
+  @Field({ description: 'Server version reported by buildInfo; empty when the server could not open it.' })
   version!: string;
+
+  @Field(() => StorageInfo)
+  storage!: StorageInfo;
 }
 
 @ObjectType({

@@ -28,11 +28,12 @@ describe('serverInfo and error handling', () => {
   });
   afterAll(() => app.close());
 
-  it('serverInfo reports the version, the database kind and the embedding provider', async () => {
+  it('serverInfo reports the version, the database kind and storage status, and the embedding provider', async () => {
     const data = await app.run(ServerInfoDocument);
     expect(data.serverInfo.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(['EMBEDDED', 'EXTERNAL']).toContain(data.serverInfo.database.kind);
     expect(data.serverInfo.database.version).toMatch(/^\d+\.\d+/);
+    expect(data.serverInfo.database.storage).toEqual({ status: 'OK', reason: null });
     expect(data.serverInfo.embeddings).toEqual({ provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 });
   });
 

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { compiled } from '../support/build';
+
+/** Each file's SHA-256 under `dir` (recursively, by relative path; the socket left out): equal means untouched. */
+export async function fingerprint(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    out[path.relative(dir, file)] = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
+  }
+  return out;
+}
+
+export interface StartedServer {
+  child: ChildProcess;
+  graphqlUrl: string;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the built server (`node dist/src/main.js`) on `dataDir` and resolves once it prints its GraphQL URL. */
+export function startBuiltServer(dataDir: string, env: Record<string, string> = {}): Promise<StartedServer> {
+  const child = spawn(process.execPath, [compiled('src/main.js')], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      EMBEDDINGS_PROVIDER: 'hash',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30000);
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      const api = /GraphQL API: (\S+)/.exec(output);
+      if (api) {
+        clearTimeout(timer);
+        resolve({ child, graphqlUrl: api[1], output: () => output, exited });
+      }
+    });
+    child.on('exit', (code, signal) => reject(new Error(`server exited with ${code ?? signal}:\n${output}`)));
+  });
+}
+
+/** POSTs one GraphQL operation; resolves with the status and the parsed reply. */
+export async function post(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: await response.json() };
+}
