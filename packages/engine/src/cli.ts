@@ -1,8 +1,10 @@
 /**
  * `npm run db`: the embedded engine alone, for tools such as mongosh or Compass. Settings: see engineOptionsFromEnv.
  * `npm run db -- --repair`: repairs DATA_DIR (see repair.ts) instead of starting.
+ * `npm run db -- --backup DIR`: backs up the stopped DATA_DIR into the new directory DIR (see backup.ts).
  */
-import { DataDamagedError, repairDataDir, startEmbeddedServer } from './index';
+import { resolve } from 'node:path';
+import { DataDamagedError, backupDataDir, repairDataDir, startEmbeddedServer } from './index';
 import { engineOptionsFromEnv } from './options';
 
 async function repair(): Promise<void> {
@@ -10,6 +12,13 @@ async function repair(): Promise<void> {
   const report = await repairDataDir(dataDir);
   for (const line of report.summary) console.log(`repair: ${line}`);
   if (report.reportFile) console.log(`repair: originals and report in ${report.damagedDir}`);
+}
+
+async function backup(to: string | undefined): Promise<void> {
+  if (!to || to.startsWith('--')) throw new Error('--backup needs the directory to write, e.g. --backup ./backup-1');
+  const { dataDir } = engineOptionsFromEnv();
+  const result = await backupDataDir(dataDir, resolve(to));
+  console.log(`backup: ${dataDir} verified and copied to ${result.backupDir} (${result.files.join(', ')})`);
 }
 
 async function main(): Promise<void> {
@@ -39,6 +48,11 @@ async function main(): Promise<void> {
 if (process.argv.includes('--repair')) {
   repair().catch((error: unknown) => {
     console.error('Hindsight embedded engine: repair failed:', error);
+    process.exit(1);
+  });
+} else if (process.argv.includes('--backup')) {
+  backup(process.argv[process.argv.indexOf('--backup') + 1]).catch((error: unknown) => {
+    console.error('Hindsight embedded engine: backup failed:', error instanceof Error ? error.message : error);
     process.exit(1);
   });
 } else {

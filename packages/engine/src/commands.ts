@@ -1,5 +1,7 @@
 import { Long, type Document } from 'bson';
-import type { IndexSpec, JournalOp } from './durability';
+import { isAbsolute } from 'node:path';
+import type { FrozenImage, IndexSpec, JournalOp } from './durability';
+import { writeBackup } from './backup';
 import { runAggregate } from './aggregate';
 import { openChangeStream, streamGetMore } from './change-streams';
 import { CursorManager, DEFAULT_FIRST_BATCH } from './cursors';
@@ -25,6 +27,12 @@ import {
 /** Where acknowledged writes go before the reply (the DurableLog). */
 export interface Journal {
   append(ops: JournalOp[]): Promise<void>;
+  /**
+   * The data directory, and the state as a snapshot holds it, taken synchronously: what `createBackup` writes
+   * (absent from a journal that keeps no files).
+   */
+  readonly dir?: string;
+  image?(): FrozenImage;
 }
 
 /** What a command handler sees. */
@@ -217,6 +225,14 @@ export class Engine {
       }
     }
     return reply;
+  }
+
+  /** Writes a consistent copy of the data into the new directory `to` (see backup.ts); the state is taken now. */
+  backup(to: string): Promise<{ backupDir: string; files: string[] }> {
+    const { dir } = this.journal;
+    if (dir === undefined || !this.journal.image)
+      throw new CommandError(ErrorCode.IllegalOperation, 'this engine keeps no data directory to back up');
+    return writeBackup(dir, to, this.journal.image());
   }
 
   /** Fails `command` as the `failCommand` fail point says, if it is on and names it. */
@@ -1185,6 +1201,16 @@ function configureFailPoint(command: Document, { db, engine }: CommandContext): 
   return ok({ count: 0 });
 }
 
+/** `createBackup` (Percona Server for MongoDB's name and field): a consistent copy of the data in a new directory. */
+async function createBackup(command: Document, { db, engine }: CommandContext): Promise<Document> {
+  if (db !== 'admin')
+    throw new CommandError(ErrorCode.Unauthorized, 'createBackup may only be run against the admin database.');
+  const dir = command.backupDir;
+  if (typeof dir !== 'string' || !isAbsolute(dir))
+    throw badValue("createBackup needs 'backupDir': the absolute path of a directory that does not exist yet");
+  return ok(await engine.backup(dir));
+}
+
 const HANDLERS: Record<string, Handler> = {
   configureFailPoint,
   hello: (command, context) => hello(context.connectionId, false),
@@ -1193,6 +1219,7 @@ const HANDLERS: Record<string, Handler> = {
   buildInfo,
   buildinfo: buildInfo,
   ping: () => ok(),
+  createBackup,
   endSessions: () => ok(),
   killSessions: () => ok(),
   refreshSessions: () => ok(),

@@ -12,7 +12,7 @@
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
 import { constants } from 'node:fs';
-import { open, mkdir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { copyFile, open, mkdir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import {
@@ -158,7 +158,7 @@ interface Pending {
 }
 
 /** An image copied at `image()` time so later writes cannot leak into a snapshot that is still being written. */
-interface FrozenImage {
+export interface FrozenImage {
   databases: { header: Uint8Array; collections: { header: Uint8Array; docs: Document[] }[] }[];
   /** Copied by the state when it made them. */
   sidecar: Document[];
@@ -249,7 +249,8 @@ export class DurableLog {
   private records = 0;
 
   private constructor(
-    private readonly dir: string,
+    /** The data directory. */
+    readonly dir: string,
     private readonly state: DurableState,
     private journal: FileHandle,
     private journalSeq: number,
@@ -418,6 +419,11 @@ export class DurableLog {
     };
   }
 
+  /** The state now, as a snapshot holds it, taken synchronously (so consistent with every command before the call). */
+  image(): FrozenImage {
+    return freeze(this.state.image(), this.state.sidecar?.() ?? []);
+  }
+
   private kick(): void {
     if (!this.draining) this.draining = this.drain();
   }
@@ -485,7 +491,7 @@ export class DurableLog {
   private async rotate(): Promise<void> {
     const requests = this.compactRequests.splice(0);
     try {
-      const image = freeze(this.state.image(), this.state.sidecar?.() ?? []);
+      const image = this.image();
       const carried = this.queue.splice(0);
       if (carried.length > 0) await this.commit(carried);
       if (this.failure) throw this.failure;
@@ -523,47 +529,7 @@ export class DurableLog {
 
   private async writeSnapshot(seq: number, image: FrozenImage): Promise<void> {
     const final = join(this.dir, snapshotName(seq));
-    const temp = `${final}.tmp`;
-    const fh = await open(temp, 'w');
-    try {
-      const out = new ChunkedWriter(fh);
-      let collections = 0;
-      let documents = 0;
-      await out.record(Kind.Header, [toBson({ format: SNAPSHOT_FORMAT, seq })]);
-      for (const db of image.databases) {
-        await out.record(Kind.Database, [db.header]);
-        for (const coll of db.collections) {
-          collections++;
-          await out.record(Kind.Collection, [coll.header]);
-          let parts: Uint8Array[] = [];
-          let size = 0;
-          for (const doc of coll.docs) {
-            const bson = toBson(doc);
-            parts.push(bson);
-            size += bson.length;
-            documents++;
-            if (size >= SNAPSHOT_DOCS_CHUNK) {
-              await out.record(Kind.Documents, parts);
-              parts = [];
-              size = 0;
-            }
-          }
-          if (parts.length > 0) await out.record(Kind.Documents, parts);
-        }
-      }
-      for (const doc of image.sidecar) await out.record(Kind.Sidecar, [toBson(doc)]);
-      await out.record(Kind.End, [
-        toBson({ databases: image.databases.length, collections, documents, sidecar: image.sidecar.length }),
-      ]);
-      await out.flush();
-      await fh.sync();
-    } catch (err) {
-      await fh.close().catch(() => undefined);
-      await rm(temp, { force: true });
-      throw err;
-    }
-    await fh.close();
-    await rename(temp, final);
+    await writeSnapshotFile(final, seq, image);
     await syncDir(this.dir);
     this.snapshotBytes = (await stat(final)).size;
     this.compactAt = Math.max(this.compactAt, this.threshold());
@@ -576,6 +542,54 @@ export class DurableLog {
     for (const name of covered) await rm(join(this.dir, name), { force: true });
     if (covered.length > 0) await syncDir(this.dir);
   }
+}
+
+/**
+ * Writes `image` as the snapshot `final` (numbered `seq`): as `.tmp`, fsynced, then renamed. The caller syncs the
+ * directory.
+ */
+export async function writeSnapshotFile(final: string, seq: number, image: FrozenImage): Promise<void> {
+  const temp = `${final}.tmp`;
+  const fh = await open(temp, 'w');
+  try {
+    const out = new ChunkedWriter(fh);
+    let collections = 0;
+    let documents = 0;
+    await out.record(Kind.Header, [toBson({ format: SNAPSHOT_FORMAT, seq })]);
+    for (const db of image.databases) {
+      await out.record(Kind.Database, [db.header]);
+      for (const coll of db.collections) {
+        collections++;
+        await out.record(Kind.Collection, [coll.header]);
+        let parts: Uint8Array[] = [];
+        let size = 0;
+        for (const doc of coll.docs) {
+          const bson = toBson(doc);
+          parts.push(bson);
+          size += bson.length;
+          documents++;
+          if (size >= SNAPSHOT_DOCS_CHUNK) {
+            await out.record(Kind.Documents, parts);
+            parts = [];
+            size = 0;
+          }
+        }
+        if (parts.length > 0) await out.record(Kind.Documents, parts);
+      }
+    }
+    for (const doc of image.sidecar) await out.record(Kind.Sidecar, [toBson(doc)]);
+    await out.record(Kind.End, [
+      toBson({ databases: image.databases.length, collections, documents, sidecar: image.sidecar.length }),
+    ]);
+    await out.flush();
+    await fh.sync();
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await fh.close();
+  await rename(temp, final);
 }
 
 /** Buffers framed records and writes them in large chunks; each write is an await, so long snapshots yield to the event loop. */
@@ -840,6 +854,17 @@ async function readAll(fh: FileHandle, into: Buffer, offset: number, length: num
     const { bytesRead } = await fh.read(into, offset + done, length - done, position + done);
     if (bytesRead === 0) throw new Error('durability: file shrank while being read');
     done += bytesRead;
+  }
+}
+
+/** Copies `dataDir/name` into the directory `to` and fsyncs the copy (the caller syncs `to`). */
+export async function copyDurably(dataDir: string, name: string, to: string): Promise<void> {
+  await copyFile(join(dataDir, name), join(to, name));
+  const fh = await open(join(to, name), 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 

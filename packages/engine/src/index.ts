@@ -15,6 +15,7 @@ import { Store } from './store';
 export type { EmbeddedServer, EngineOptions } from './options';
 export { DataDamagedError, type EngineLog } from './durability';
 export { repairDataDir, type RepairReport, type RepairedFile } from './repair';
+export { backupDataDir, type BackupResult } from './backup';
 export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type EngineThreadOptions } from './thread';
 
 /**

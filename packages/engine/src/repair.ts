@@ -14,7 +14,7 @@
  * - What is kept is replayed, in recovery's order, into a scratch Store: a journaled op that cannot apply there (an
  *   update of a document whose insert was lost) is left out of its journal, or recovery would stop at it.
  */
-import { copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, type Document } from 'bson';
 import { ID_FILE } from './changes';
@@ -23,6 +23,7 @@ import {
   Kind,
   type JournalOp,
   SNAPSHOT_FORMAT,
+  copyDurably,
   decodeConcatenated,
   frame,
   journalName,
@@ -372,16 +373,6 @@ function describe(entry: RepairedFile): string {
     .join(', ');
   const dropped = entry.droppedRecords > 0 ? `, ${entry.droppedRecords} records left out` : '';
   return [`${entry.file}: ${entry.status}, lost ${ranges}${dropped}; ${entry.action}`, ...ops].join('; ');
-}
-
-async function copyDurably(dataDir: string, name: string, to: string): Promise<void> {
-  await copyFile(join(dataDir, name), join(to, name));
-  const fh = await open(join(to, name), 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
 
 /** Writes `name` as a temp file, fsyncs it and renames it over the original. */
