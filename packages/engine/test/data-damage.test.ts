@@ -2,96 +2,24 @@
  * Damage to the data directory is never silent: the real engine start refuses a damaged or missing file and leaves
  * the files as they are; a torn tail is still dropped (with a warning); repair keeps every verifiable record.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
-import { DataDamagedError, repairDataDir, startEmbeddedServer, type EngineOptions } from '../src/index';
+import { DataDamagedError, repairDataDir, startEmbeddedServer } from '../src/index';
+import {
+  J,
+  count,
+  fingerprint,
+  flipByte,
+  journalOf,
+  recordOffsets,
+  removeTempDirs,
+  tempDir,
+  withEngine,
+} from './support/data-dir';
 
-const J = (seq: number) => `journal-${String(seq).padStart(12, '0')}.log`;
 const DOCS = 60;
 
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'damage-test-'));
-  dirs.push(dir);
-  return dir;
-}
-
-/** Starts the engine on `dataDir`, runs `use` with a client, closes both; returns the log lines. */
-async function withEngine(
-  dataDir: string,
-  use: (client: MongoClient) => Promise<void>,
-  options: Partial<EngineOptions> = {},
-): Promise<{ line: string; level?: string }[]> {
-  const lines: { line: string; level?: string }[] = [];
-  const engine = await startEmbeddedServer({
-    dataDir,
-    port: 0,
-    log: (line, level) => lines.push({ line, level }),
-    ...options,
-  });
-  const client = await new MongoClient(engine.uri).connect();
-  try {
-    await use(client);
-  } finally {
-    await client.close();
-    await engine.close();
-  }
-  return lines;
-}
-
-/** A data directory whose journal holds one record per document inserted. */
-async function journalOf(docs: number, options: Partial<EngineOptions> = {}): Promise<string> {
-  const dir = await tempDir();
-  await withEngine(
-    dir,
-    async (client) => {
-      const coll = client.db('app').collection('c');
-      for (let i = 0; i < docs; i++) await coll.insertOne({ _id: i as never, payload: `document ${i} `.repeat(10) });
-    },
-    options,
-  );
-  return dir;
-}
-
-const count = async (dir: string) => {
-  let n = 0;
-  await withEngine(dir, async (client) => {
-    n = await client.db('app').collection('c').countDocuments();
-  });
-  return n;
-};
-
-/** The offsets of a journal's records, by their length fields. */
-function recordOffsets(data: Buffer): number[] {
-  const offsets: number[] = [];
-  for (let at = 0; at < data.length; at += 8 + data.readUInt32LE(at)) offsets.push(at);
-  return offsets;
-}
-
-/** Each data file's SHA-256, to show a refused start changed nothing. */
-async function fingerprint(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    if (!/^(journal|snapshot)-|^engine-id$/.test(name)) continue;
-    out[name] = createHash('sha256')
-      .update(await readFile(path.join(dir, name)))
-      .digest('hex');
-  }
-  return out;
-}
-
-async function flipByte(file: string, at: number): Promise<void> {
-  const data = await readFile(file);
-  data[at] ^= 0x5a;
-  await writeFile(file, data);
-}
+afterAll(removeTempDirs);
 
 async function expectRefused(dir: string, file: string, offset: number | null): Promise<DataDamagedError> {
   const before = await fingerprint(dir);
