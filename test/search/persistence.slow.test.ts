@@ -475,10 +475,17 @@ describe('search index snapshots under DATA_DIR', () => {
     },
   );
 
+  const sizeOf = (file: string) => readFileSync(file).length;
   const damages: Array<[string, (file: string) => void]> = [
-    ['a flipped byte in the', flipByte],
-    ['a truncated', (file) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
-    ['garbage as the', (file) => writeFileSync(file, garbage(readFileSync(file).length))],
+    ...([0, 0.05, 0.5, 0.9] as const).map((share): [string, (file: string) => void] => [
+      `a byte flipped at ${share * 100}% of the`,
+      (file) => flipByte(file, Math.floor(sizeOf(file) * share)),
+    ]),
+    ['the last byte flipped in the', (file) => flipByte(file, sizeOf(file) - 1)],
+    ['truncated to 0 bytes: the', (file) => truncateSync(file, 0)],
+    ['a half-truncated', (file) => truncateSync(file, Math.floor(sizeOf(file) / 2))],
+    ['one byte short: the', (file) => truncateSync(file, sizeOf(file) - 1)],
+    ['garbage as the', (file) => writeFileSync(file, garbage(sizeOf(file)))],
   ];
   const files: Array<[string, (dir: string) => string]> = [
     ['graph', (dir) => path.join(dir, fileEnding(dir, '.graph'))],
@@ -723,8 +730,8 @@ function garbage(length: number): Buffer {
   return bytes;
 }
 
-function flipByte(file: string): void {
+function flipByte(file: string, at: number): void {
   const bytes = readFileSync(file);
-  bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+  bytes[at] ^= 0xff;
   writeFileSync(file, bytes);
 }
