@@ -8,6 +8,7 @@ import {
   CreateSessionDocument,
   RecordExperienceDocument,
   RecordExperiencesDocument,
+  RecordTaskDocument,
   UpsertAgentDocument,
   type RecordExperienceInput,
 } from '../../support/generated/graphql';
@@ -209,5 +210,14 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     expect(await call()).toEqual(first);
     const session = await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-feedback' });
     expect(session!.feedbacks).toHaveLength(1);
+  });
+
+  it('recordTask with a key and no taskId: a retry (also after a crash) answers the same task, stored once', async () => {
+    const input = { originalQuery: 'Book a flight to Paris', goal: 'book flight', status: 'COMPLETED' as const };
+    const first = await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' });
+    expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
+    await crashAfterWrite('task-key');
+    expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
+    expect(await app.db.collection('tasks').countDocuments({ goal: 'book flight' })).toBe(1);
   });
 });
