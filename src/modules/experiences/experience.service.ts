@@ -6,7 +6,7 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
 import { isEmptyFilter } from '../../search/filter';
 import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
-import { Idempotency } from '../shared/idempotency';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { ExperienceLoaders } from './experience.loaders';
@@ -207,13 +207,14 @@ export class ExperienceService {
         objectIds: checked.map(() => new ObjectId()),
         now,
       }),
-      perform: async (plan, resumed) => {
+      perform: async (plan, resumed, done) => {
         const documents = (resumed ? build(plan.now) : checked).map((document, i) =>
           Object.assign(document, { experience_id: plan.ids[i], _id: plan.objectIds[i] }),
         );
         if (!resumed) return this.store(documents);
         const present = new Set((await this.repository.existingObjectIds(plan.objectIds)).map(String));
         const missing = documents.filter((document) => !present.has(String(document._id)));
+        if (done && missing.length) throw deletedSince();
         await this.store(missing);
         const stored = new Map((await this.repository.findByIds(plan.ids)).map((doc) => [doc.experience_id, doc]));
         return plan.ids.map((id) => toExperience(stored.get(id)!));

@@ -1,4 +1,4 @@
-import { Idempotency } from '../shared/idempotency';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkJsonInput, finiteFigure } from '../shared/json-input';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
@@ -180,12 +180,13 @@ export class SessionService {
       operation: 'createSession',
       input,
       plan: () => ({ sessionId: input.sessionId ?? generatedId, now: new Date() }),
-      perform: async ({ sessionId, now }, resumed) => {
+      perform: async ({ sessionId, now }, resumed, done) => {
         // Ours when created at the planned time; otherwise the insert below answers CONFLICT as without a key.
         if (resumed && (await this.repository.createdAt(sessionId))?.getTime() === now.getTime()) {
           this.forget();
           return this.session(sessionId);
         }
+        if (done) throw deletedSince();
         return this.insertSession(sessionId, input.sessionType, metadata, now);
       },
     });
@@ -275,9 +276,10 @@ export class SessionService {
       operation: 'appendMessages',
       input: { sessionId, agentId, inputs },
       plan: () => ({ now: new Date() }),
-      perform: async ({ now }, resumed) => {
+      perform: async ({ now }, resumed, done) => {
         // One atomic update wrote all of a plan's messages or none; they carry its time as created_at.
         const written = resumed ? await this.repository.messagesCreatedAt(sessionId, agentId, now) : [];
+        if (done && written.length < messages.length) throw deletedSince();
         const stored =
           written.length >= messages.length
             ? written.slice(-messages.length)
@@ -343,9 +345,10 @@ export class SessionService {
       operation: 'addFeedback',
       input: { sessionId, input },
       plan: () => ({ now: new Date() }),
-      perform: async ({ now }, resumed) => {
+      perform: async ({ now }, resumed, done) => {
         const feedback: FeedbackDocument = { rating: input.rating ?? null, comment: input.comment, created_at: now };
         const written = resumed && (await this.repository.hasFeedbackAt(sessionId, now));
+        if (done && !written) throw deletedSince();
         if (!written && !(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
           await this.explainMiss(sessionId, 'input');
         }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { GraphQLError } from 'graphql';
-import { ConflictError, ValidationError } from '../../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -51,9 +51,10 @@ export interface IdempotentWrite<Plan, Result> {
   plan: () => Plan;
   /**
    * Writes with `plan` and returns the result. When `resumed`, an earlier attempt with this plan may have written all,
-   * part or none of it: write only what is missing and answer as the first attempt would have.
+   * part or none of it: write only what is missing and answer as the first attempt would have. When `done`, it wrote
+   * all of it: write nothing, and throw `deletedSince()` when what it wrote is gone.
    */
-  perform: (plan: Plan, resumed: boolean) => Promise<Result>;
+  perform: (plan: Plan, resumed: boolean, done: boolean) => Promise<Result>;
 }
 
 /**
@@ -71,13 +72,13 @@ export class Idempotency {
   }
 
   async run<Plan, Result>(write: IdempotentWrite<Plan, Result>): Promise<Result> {
-    if (write.key == null) return write.perform(write.plan(), false);
+    if (write.key == null) return write.perform(write.plan(), false, false);
     checkKey(write.key);
     const hash = inputHash(write.operation, write.input);
-    const { plan, resumed } = await this.claim<Plan>(write.key, write.operation, hash, write.plan);
+    const { plan, resumed, done } = await this.claim<Plan>(write.key, write.operation, hash, write.plan);
     let result: Result;
     try {
-      result = await write.perform(plan, resumed);
+      result = await write.perform(plan, resumed, done);
     } catch (error) {
       await this.release(write.key, error).catch(() => undefined);
       throw error;
@@ -93,7 +94,7 @@ export class Idempotency {
     operation: string,
     hash: string,
     newPlan: () => Plan,
-  ): Promise<{ plan: Plan; resumed: boolean }> {
+  ): Promise<{ plan: Plan; resumed: boolean; done: boolean }> {
     const deadline = Date.now() + LEASE_MS;
     for (;;) {
       const now = new Date();
@@ -108,7 +109,7 @@ export class Idempotency {
         created_at: now,
         expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000),
       });
-      if (claimed) return { plan, resumed: false };
+      if (claimed) return { plan, resumed: false, done: false };
       const record = await this.repository.find<Plan>(key);
       if (!record) continue; // released or expired meanwhile
       if (record.input_hash !== hash) {
@@ -117,10 +118,10 @@ export class Idempotency {
           { idempotencyKey: key },
         );
       }
-      if (record.state === 'done') return { plan: record.plan, resumed: true };
+      if (record.state === 'done') return { plan: record.plan, resumed: true, done: true };
       const expired = record.lease_until.getTime() <= now.getTime() || now.getTime() > deadline;
       if (expired && (await this.repository.takeOver(key, record.lease_until, new Date(now.getTime() + LEASE_MS))))
-        return { plan: record.plan, resumed: true };
+        return { plan: record.plan, resumed: true, done: false };
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -134,6 +135,11 @@ export class Idempotency {
     if (typeof code === 'string' && NOTHING_WRITTEN.has(code)) await this.repository.forget(key);
     else await this.repository.free(key);
   }
+}
+
+/** A retry's answer when what the key's first call wrote was deleted since: it is not written again. */
+export function deletedSince(): NotFoundError {
+  return new NotFoundError('What this idempotencyKey recorded has been deleted since; it is not recorded again.');
 }
 
 function checkKey(key: string): void {

@@ -4,7 +4,7 @@ import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse } from '../../search/fusion';
-import { Idempotency } from '../shared/idempotency';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
@@ -77,10 +77,11 @@ export class TaskService {
       operation: 'recordTask',
       input,
       plan: () => ({ taskId: checked.taskId, objectId: new ObjectId(), now }),
-      perform: async (plan, resumed) => {
+      perform: async (plan, resumed, done) => {
         if (resumed) {
           const [found] = await this.repository.findByIds([plan.taskId]);
           if (found?._id?.equals(plan.objectId)) return toTask(found);
+          if (done) throw deletedSince();
         }
         const document = resumed ? newTaskDocument(input, plan.now) : checked;
         return this.insert(Object.assign(document, { taskId: plan.taskId, _id: plan.objectId }));

@@ -6,6 +6,7 @@ import {
   AppendMessageDocument,
   AppendMessagesDocument,
   CreateSessionDocument,
+  DeleteSessionDocument,
   RecordExperienceDocument,
   RecordExperiencesDocument,
   RecordTaskDocument,
@@ -219,5 +220,21 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     await crashAfterWrite('task-key');
     expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
     expect(await app.db.collection('tasks').countDocuments({ goal: 'book flight' })).toBe(1);
+  });
+
+  it('a retry after what the key recorded was deleted answers NOT_FOUND and does not record it again', async () => {
+    const first = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-deleted' });
+    const ids = first.recordExperiences.map((row) => row.experienceId);
+    await app.db.collection(EXPERIENCES).deleteOne({ experience_id: ids[1] });
+    const retried = await app.execute(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-deleted' });
+    expect(retried.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(2);
+
+    const input = { sessionType: 'deleted-later' };
+    const { createSession } = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-deleted' });
+    await app.run(DeleteSessionDocument, { id: createSession.sessionId });
+    const again = await app.execute(CreateSessionDocument, { input, idempotencyKey: 'session-deleted' });
+    expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    expect(await app.db.collection('sessions').countDocuments({ session_type: 'deleted-later' })).toBe(0);
   });
 });
