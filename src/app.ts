@@ -16,6 +16,7 @@ import { INSIGHT_INDEXES } from './modules/insights/insight.document';
 import { PLAN_INDEXES } from './modules/plans/plan.document';
 import { PLAN_PATTERNS_REEMBED_TARGET, PLAN_SPACES } from './modules/plans/plan.spaces';
 import { SESSION_INDEXES } from './modules/sessions/session.document';
+import { IDEMPOTENCY_INDEXES } from './modules/shared/idempotency.document';
 import type { ReembedTarget } from './modules/shared/reembed-target';
 import { TASK_INDEXES } from './modules/tasks/task.document';
 import { TASK_SPACES, TASKS_REEMBED_TARGET } from './modules/tasks/task.spaces';
@@ -39,6 +40,7 @@ const FEATURES: readonly FeatureRegistration[] = [
   { indexes: PLAN_INDEXES, spaces: PLAN_SPACES, reembedTarget: PLAN_PATTERNS_REEMBED_TARGET },
   { indexes: TOOL_INDEXES },
   { indexes: INSIGHT_INDEXES },
+  { indexes: IDEMPOTENCY_INDEXES },
 ];
 
 /** Every collection's indexes, created by `prepareDatabase`. */

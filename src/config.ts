@@ -40,6 +40,7 @@ export interface Config {
   maxAliases: number;
   maxQueryCost: number;
   maxCompiledQueryChars: number;
+  idempotencyTtlHours: number;
 }
 
 export class ConfigError extends Error {
@@ -378,6 +379,15 @@ export const VARIABLES = [
     defaultText: '8000',
     expected: 'an integer from 0 to 10000000',
     parse: (raw) => integer(0, 10_000_000, 8000)('MAX_COMPILED_QUERY_CHARS', raw),
+  }),
+  define({
+    name: 'IDEMPOTENCY_TTL_HOURS',
+    key: 'idempotencyTtlHours',
+    description:
+      "How long a mutation's idempotencyKey is remembered: a retry with the same key within it returns the first result.",
+    defaultText: '24',
+    expected: 'an integer from 24 to 8760',
+    parse: (raw) => integer(24, 8760, 24)('IDEMPOTENCY_TTL_HOURS', raw),
   }),
 ] as const;
 

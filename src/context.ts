@@ -133,7 +133,7 @@ class RequestServices implements Services {
     return this.once('reembed', () => new ReembedService(this.db, this.deps, REEMBED_TARGETS));
   }
   get sessions() {
-    return this.once('sessions', () => new SessionService(this.db, this.loaders));
+    return this.once('sessions', () => new SessionService(this.db, this.loaders, this.deps.config.idempotencyTtlHours));
   }
   get tasks() {
     return this.once('tasks', () => new TaskService(this.db, this.deps, this.loaders, this.reembed));

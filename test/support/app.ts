@@ -68,11 +68,13 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   embeddings?: EmbeddingProvider;
   logger?: Logger;
+  /** Another database server than the run's (e.g. an engine with test commands, see fail-point.ts). */
+  databaseUri?: string;
 }
 
 /** The app over this test file's own database, with the hash embedder unless another provider is given. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase(options.databaseUri);
   const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...options.config });
   const embeddings = options.embeddings ?? new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
   const logger = options.logger ?? silentLogger;

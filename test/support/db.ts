@@ -44,9 +44,8 @@ export function monitorCommands(client: MongoClient): CommandLog {
   return commands;
 }
 
-/** A fresh, uniquely named database on the run's test server (embedded engine or mongod). */
-export async function openTestDatabase(): Promise<TestDatabase> {
-  const uri = process.env[URI_VARIABLE];
+/** A fresh, uniquely named database on the run's test server (embedded engine or mongod), or on the server at `uri`. */
+export async function openTestDatabase(uri = process.env[URI_VARIABLE]): Promise<TestDatabase> {
   if (!uri)
     throw new Error(`${URI_VARIABLE} is not set: run the tests through jest (globalSetup starts the database).`);
   const client = new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true });

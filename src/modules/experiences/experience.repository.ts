@@ -68,6 +68,12 @@ export class ExperienceRepository {
     return rows.map((row) => row.experience_id);
   }
 
+  /** Those of `objectIds` that are stored. */
+  async existingObjectIds(objectIds: ObjectId[]): Promise<ObjectId[]> {
+    const rows = await this.collection.find({ _id: { $in: objectIds } }, { projection: { _id: 1 } }).toArray();
+    return rows.map((row) => row._id!);
+  }
+
   /**
    * Inserts all documents or none: on a duplicate id (a race with another writer) the documents of this batch that
    * were inserted are removed again and CONFLICT names the id.
@@ -78,12 +84,13 @@ export class ExperienceRepository {
       await this.collection.insertMany(docs, { ordered: true });
     } catch (error) {
       // All or nothing: whatever stopped the ordered insert part way (a duplicate, a failed write), the documents before
-      // it are removed. Our own fresh _ids: deleting them cannot touch a document written by someone else.
-      await this.collection.deleteMany({ _id: { $in: docs.map((doc) => doc._id!) } });
+      // it are removed. Only ours: the ids are this batch's own, and a duplicate's document was not inserted by us.
+      const failed = error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : undefined;
+      const inserted = failed === undefined ? docs : docs.slice(0, failed);
+      if (inserted.length) await this.collection.deleteMany({ _id: { $in: inserted.map((doc) => doc._id!) } });
       if (!isDuplicateKeyError(error)) throw error;
-      const failed =
-        error instanceof MongoBulkWriteError ? [error.writeErrors].flat()[0]?.index : docs.length === 1 ? 0 : undefined;
-      throw duplicateExperience(failed === undefined ? undefined : docs[failed]?.experience_id);
+      const at = failed ?? (docs.length === 1 ? 0 : undefined);
+      throw duplicateExperience(at === undefined ? undefined : docs[at]?.experience_id);
     }
   }
 

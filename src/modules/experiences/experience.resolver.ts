@@ -4,6 +4,7 @@ import { Cost } from '../../graphql/query-limits';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import { experienceFields } from './experience.selection';
 import { sessionShape } from '../sessions/session.selection';
 import { Session } from '../sessions/session.type';
@@ -52,17 +53,21 @@ export class ExperienceResolver {
   })
   recordExperience(
     @Arg('input', () => RecordExperienceInput) input: RecordExperienceInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<Experience> {
-    return ctx.services.experiences.record(input);
+    return ctx.services.experiences.record(input, idempotencyKey);
   }
 
   @Mutation(() => [Experience], { description: 'Records a batch, all or nothing, embedding all its texts together.' })
   recordExperiences(
     @Arg('inputs', () => [RecordExperienceInput]) inputs: RecordExperienceInput[],
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<Experience[]> {
-    return ctx.services.experiences.recordMany(inputs);
+    return ctx.services.experiences.recordMany(inputs, idempotencyKey);
   }
 
   @Mutation(() => Experience, { description: 'Changes the given fields; changed embeddable fields are re-embedded.' })

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import { ObjectId, type Db, type Document } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
@@ -6,6 +6,7 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
 import { isEmptyFilter } from '../../search/filter';
 import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { ExperienceLoaders } from './experience.loaders';
@@ -40,6 +41,13 @@ import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument }
  */
 const HYBRID_CANDIDATES_PER_RESULT = 2;
 const HYBRID_MIN_CANDIDATES = 20;
+
+/** What a recording of experiences will write, fixed before writing (see `storeOnce`). */
+interface ExperiencePlan {
+  ids: string[];
+  objectIds: ObjectId[];
+  now: Date;
+}
 
 /** A document's best score in one part of a search, and the field that gave it. */
 interface Best {
@@ -111,6 +119,7 @@ function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>):
  */
 export class ExperienceService {
   private readonly repository: ExperienceRepository;
+  private readonly idempotency: Idempotency;
 
   constructor(
     private readonly db: Db,
@@ -119,6 +128,7 @@ export class ExperienceService {
     private readonly vectorModels: VectorModelCheck,
   ) {
     this.repository = new ExperienceRepository(db);
+    this.idempotency = new Idempotency(db, deps.config.idempotencyTtlHours);
   }
 
   private get index(): SearchIndex {
@@ -163,17 +173,53 @@ export class ExperienceService {
     });
   }
 
-  async record(input: RecordExperienceInput): Promise<Experience> {
-    const [experience] = await this.store([newExperienceDocument(input, 'input', new Date())]);
+  async record(input: RecordExperienceInput, idempotencyKey?: string | null): Promise<Experience> {
+    const [experience] = await this.storeOnce('recordExperience', [input], () => 'input', idempotencyKey);
     return experience;
   }
 
   /** Records a batch all or nothing; the texts of the whole batch are embedded in one embedder call. */
-  async recordMany(inputs: RecordExperienceInput[]): Promise<Experience[]> {
+  async recordMany(inputs: RecordExperienceInput[], idempotencyKey?: string | null): Promise<Experience[]> {
     if (inputs.length > MAX_BATCH)
       throw new ValidationError(`inputs can hold at most ${MAX_BATCH} experiences.`, 'inputs');
+    return this.storeOnce('recordExperiences', inputs, (i) => `inputs[${i}]`, idempotencyKey);
+  }
+
+  /**
+   * Validates every input, then stores them all (or none) once per idempotency key: the plan fixes each document's
+   * ids and time, so a retry finds what an earlier attempt stored (by its planned `_id`) and stores only the rest.
+   */
+  private storeOnce(
+    operation: string,
+    inputs: RecordExperienceInput[],
+    pathOf: (index: number) => string,
+    key: string | null | undefined,
+  ): Promise<Experience[]> {
+    const build = (now: Date) => inputs.map((input, i) => newExperienceDocument(input, pathOf(i), now));
     const now = new Date();
-    return this.store(inputs.map((input, i) => newExperienceDocument(input, `inputs[${i}]`, now)));
+    const checked = build(now);
+    return this.idempotency.run({
+      key,
+      operation,
+      input: inputs,
+      plan: (): ExperiencePlan => ({
+        ids: checked.map((document) => document.experience_id),
+        objectIds: checked.map(() => new ObjectId()),
+        now,
+      }),
+      perform: async (plan, resumed, done) => {
+        const documents = (resumed ? build(plan.now) : checked).map((document, i) =>
+          Object.assign(document, { experience_id: plan.ids[i], _id: plan.objectIds[i] }),
+        );
+        if (!resumed) return this.store(documents);
+        const present = new Set((await this.repository.existingObjectIds(plan.objectIds)).map(String));
+        const missing = documents.filter((document) => !present.has(String(document._id)));
+        if (done && missing.length) throw deletedSince();
+        await this.store(missing);
+        const stored = new Map((await this.repository.findByIds(plan.ids)).map((doc) => [doc.experience_id, doc]));
+        return plan.ids.map((id) => toExperience(stored.get(id)!));
+      },
+    });
   }
 
   private async store(documents: ExperienceDocument[]): Promise<Experience[]> {

@@ -398,6 +398,39 @@ export class SessionRepository {
     return result?.message[0] ?? null;
   }
 
+  /** The agent's messages created at `at` (those one append wrote), in order; empty when none or no such agent. */
+  async messagesCreatedAt(sessionId: string, agentId: string, at: Date): Promise<MessageDocument[]> {
+    const [result] = await this.collection
+      .aggregate<{ messages: MessageDocument[] }>([
+        { $match: { _id: sessionId } },
+        { $project: { _id: 0, agent: agentField(agentId) } },
+        {
+          $project: {
+            messages: {
+              $filter: {
+                input: { $ifNull: ['$agent.messages', []] },
+                as: 'm',
+                cond: { $eq: ['$$m.created_at', { $literal: at }] },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+    return result?.messages ?? [];
+  }
+
+  /** When the session was created, or null when there is none. */
+  async createdAt(sessionId: string): Promise<Date | null> {
+    const found = await this.collection.findOne({ _id: sessionId }, { projection: { _id: 0, created_at: 1 } });
+    return found?.created_at ?? null;
+  }
+
+  /** True when the session holds a feedback created at `at` (the one an `addFeedback` wrote). */
+  async hasFeedbackAt(sessionId: string, at: Date): Promise<boolean> {
+    return (await this.collection.countDocuments({ _id: sessionId, 'feedbacks.created_at': at }, { limit: 1 })) > 0;
+  }
+
   /** Explains why a conditional write on this session matched nothing. */
   async diagnose(sessionId: string, agentId?: string, messageId?: number): Promise<WriteDiagnosis> {
     const [result] = await this.collection

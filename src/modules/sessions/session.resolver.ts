@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import {
   AddFeedbackInput,
   AppendMessageInput,
@@ -71,9 +72,11 @@ export class SessionResolver {
   })
   createSession(
     @Arg('input', () => CreateSessionInput) input: CreateSessionInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() { services }: Context,
   ): Promise<Session> {
-    return services.sessions.createSession(input);
+    return services.sessions.createSession(input, idempotencyKey);
   }
 
   @Mutation(() => Boolean, {
@@ -99,9 +102,17 @@ export class SessionResolver {
     @Arg('sessionId', () => ID) sessionId: string,
     @Arg('agentId') agentId: string,
     @Arg('input', () => AppendMessageInput) input: AppendMessageInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() { services }: Context,
   ): Promise<Message> {
-    const [message] = await services.sessions.appendMessages(sessionId, agentId, [input], () => 'input');
+    const [message] = await services.sessions.appendMessages(
+      sessionId,
+      agentId,
+      [input],
+      () => 'input',
+      idempotencyKey,
+    );
     return message;
   }
 
@@ -110,9 +121,11 @@ export class SessionResolver {
     @Arg('sessionId', () => ID) sessionId: string,
     @Arg('agentId') agentId: string,
     @Arg('inputs', () => [AppendMessageInput]) inputs: AppendMessageInput[],
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() { services }: Context,
   ): Promise<Message[]> {
-    return services.sessions.appendMessages(sessionId, agentId, inputs, (index) => `inputs.${index}`);
+    return services.sessions.appendMessages(sessionId, agentId, inputs, (index) => `inputs.${index}`, idempotencyKey);
   }
 
   @Mutation(() => Message, { description: 'Redacts a message: new content; createdAt kept, updatedAt refreshed.' })
@@ -150,9 +163,11 @@ export class SessionResolver {
   addFeedback(
     @Arg('sessionId', () => ID) sessionId: string,
     @Arg('input', () => AddFeedbackInput) input: AddFeedbackInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() { services }: Context,
   ): Promise<Feedback> {
-    return services.sessions.addFeedback(sessionId, input);
+    return services.sessions.addFeedback(sessionId, input, idempotencyKey);
   }
 }
 

@@ -1,3 +1,4 @@
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkJsonInput, finiteFigure } from '../shared/json-input';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
@@ -44,10 +45,15 @@ import {
 export class SessionService {
   private repositoryInstance?: SessionRepository;
 
+  private readonly idempotency: Idempotency;
+
   constructor(
     private readonly db: Db,
     private readonly loaders: { sessions: SessionLoaders },
-  ) {}
+    idempotencyTtlHours: number,
+  ) {
+    this.idempotency = new Idempotency(db, idempotencyTtlHours);
+  }
 
   /**
    * Built on first use: reads by id go through the loaders (which have their own), and a repository costs ~1.5-3 µs
@@ -162,18 +168,41 @@ export class SessionService {
     return rows.map((row) => Object.assign(new ValueCount(), { value: row._id ?? null, count: row.count }));
   }
 
-  async createSession(input: CreateSessionInput): Promise<Session> {
-    const sessionId = input.sessionId ?? randomUUID();
-    checkNewSession(sessionId, input.sessionType);
+  /** Creates the session; with an idempotency key, a retry answers with the session the first call created. */
+  async createSession(input: CreateSessionInput, idempotencyKey?: string | null): Promise<Session> {
+    const generatedId = randomUUID();
+    checkNewSession(input.sessionId ?? generatedId, input.sessionType);
     const metadata = input.metadata ?? {};
     checkJsonInput(metadata, 'input.metadata', { dotsAllowed: false });
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
-    const now = new Date();
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'createSession',
+      input,
+      plan: () => ({ sessionId: input.sessionId ?? generatedId, now: new Date() }),
+      perform: async ({ sessionId, now }, resumed, done) => {
+        // Ours when created at the planned time; otherwise the insert below answers CONFLICT as without a key.
+        if (resumed && (await this.repository.createdAt(sessionId))?.getTime() === now.getTime()) {
+          this.forget();
+          return this.session(sessionId);
+        }
+        if (done) throw deletedSince();
+        return this.insertSession(sessionId, input.sessionType, metadata, now);
+      },
+    });
+  }
+
+  private async insertSession(
+    sessionId: string,
+    sessionType: string,
+    metadata: Record<string, unknown>,
+    now: Date,
+  ): Promise<Session> {
     // Field order of the seed's complete example.
     const document: SessionDocument = {
       _id: sessionId,
       session_id: sessionId,
-      session_type: input.sessionType,
+      session_type: sessionType,
       created_at: now,
       updated_at: now,
       metadata,
@@ -229,6 +258,7 @@ export class SessionService {
     agentId: string,
     inputs: AppendMessageInput[],
     fieldOf: (index: number) => string,
+    idempotencyKey?: string | null,
   ): Promise<Message[]> {
     checkAgentId(agentId, 'agentId');
     checkAppendBatch(inputs.length);
@@ -238,14 +268,27 @@ export class SessionService {
       const metrics = metricsDocument(input.eventLoopMetrics, `${field}.eventLoopMetrics`);
       return { role: input.role, content: input.content, ...(metrics ? { event_loop_metrics: metrics } : {}) };
     });
-    const now = new Date();
     // Each stored message also carries its id, two dates and its array index key.
     const addedBytes = messages.reduce((sum, message) => sum + bsonBytes(message) + 64, 0);
     const field = inputs.length === 1 ? fieldOf(0) : 'inputs';
-    const stored = await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field);
-    if (!stored) return this.explainMiss(sessionId, field, { agentId });
-    this.forget();
-    return stored.map((message) => Message.fromDocument(message));
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'appendMessages',
+      input: { sessionId, agentId, inputs },
+      plan: () => ({ now: new Date() }),
+      perform: async ({ now }, resumed, done) => {
+        // One atomic update wrote all of a plan's messages or none; they carry its time as created_at.
+        const written = resumed ? await this.repository.messagesCreatedAt(sessionId, agentId, now) : [];
+        if (done && written.length < messages.length) throw deletedSince();
+        const stored =
+          written.length >= messages.length
+            ? written.slice(-messages.length)
+            : await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field);
+        if (!stored) return this.explainMiss(sessionId, field, { agentId });
+        this.forget();
+        return stored.map((message) => Message.fromDocument(message));
+      },
+    });
   }
 
   /** Redaction: new content (and metrics when given); created_at kept, updated_at refreshed at every level. */
@@ -295,14 +338,24 @@ export class SessionService {
     return this.session(sessionId);
   }
 
-  async addFeedback(sessionId: string, input: AddFeedbackInput): Promise<Feedback> {
+  async addFeedback(sessionId: string, input: AddFeedbackInput, idempotencyKey?: string | null): Promise<Feedback> {
     checkComment(input.comment);
-    const feedback: FeedbackDocument = { rating: input.rating ?? null, comment: input.comment, created_at: new Date() };
-    if (!(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
-      await this.explainMiss(sessionId, 'input');
-    }
-    this.forget();
-    return Feedback.fromDocument(feedback);
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'addFeedback',
+      input: { sessionId, input },
+      plan: () => ({ now: new Date() }),
+      perform: async ({ now }, resumed, done) => {
+        const feedback: FeedbackDocument = { rating: input.rating ?? null, comment: input.comment, created_at: now };
+        const written = resumed && (await this.repository.hasFeedbackAt(sessionId, now));
+        if (done && !written) throw deletedSince();
+        if (!written && !(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
+          await this.explainMiss(sessionId, 'input');
+        }
+        this.forget();
+        return Feedback.fromDocument(feedback);
+      },
+    });
   }
 
   /** The validated filter as a MongoDB query (shared by `sessions` and `sessionAnalytics`). */

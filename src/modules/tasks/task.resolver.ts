@@ -7,6 +7,7 @@ import { PlanPattern, toPlanPattern } from '../plans/plan.type';
 import type { Connection } from '../shared/connection';
 import { LearnFromTaskInput, RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
 import { LearnResult, SimilarTasksResult, Task, TaskConnection, toTask } from './task.type';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 
 @Resolver(() => Task)
 export class TaskResolver {
@@ -32,8 +33,13 @@ export class TaskResolver {
   @Mutation(() => Task, {
     description: 'Records a task (seed 002 TaskSimilarity); its query and goal are embedded for similarTasks.',
   })
-  recordTask(@Arg('input', () => RecordTaskInput) input: RecordTaskInput, @Ctx() ctx: Context): Promise<Task> {
-    return ctx.services.tasks.record(input);
+  recordTask(
+    @Arg('input', () => RecordTaskInput) input: RecordTaskInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<Task> {
+    return ctx.services.tasks.record(input, idempotencyKey);
   }
 
   @Mutation(() => LearnResult, {

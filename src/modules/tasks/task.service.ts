@@ -1,9 +1,10 @@
-import type { Db, Filter } from 'mongodb';
+import { ObjectId, type Db, type Filter } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse } from '../../search/fusion';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
@@ -23,6 +24,7 @@ const MIN_CANDIDATES = 100;
 /** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
 export class TaskService {
   private readonly repository: TaskRepository;
+  private readonly idempotency: Idempotency;
 
   constructor(
     private readonly db: Db,
@@ -31,6 +33,7 @@ export class TaskService {
     private readonly vectorModels: VectorModelCheck,
   ) {
     this.repository = new TaskRepository(db);
+    this.idempotency = new Idempotency(db, deps.config.idempotencyTtlHours);
   }
 
   private get index() {
@@ -62,9 +65,31 @@ export class TaskService {
     });
   }
 
-  /** Records a task; its query and goal are embedded (one embedder call) and indexed. */
-  async record(input: RecordTaskInput): Promise<Task> {
-    const document = newTaskDocument(input, new Date());
+  /**
+   * Records a task; its query and goal are embedded (one embedder call) and indexed. With an idempotency key, a retry
+   * answers with the task the planned `_id` found (an earlier attempt stored it) instead of storing another.
+   */
+  async record(input: RecordTaskInput, idempotencyKey?: string | null): Promise<Task> {
+    const now = new Date();
+    const checked = newTaskDocument(input, now);
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'recordTask',
+      input,
+      plan: () => ({ taskId: checked.taskId, objectId: new ObjectId(), now }),
+      perform: async (plan, resumed, done) => {
+        if (resumed) {
+          const [found] = await this.repository.findByIds([plan.taskId]);
+          if (found?._id?.equals(plan.objectId)) return toTask(found);
+          if (done) throw deletedSince();
+        }
+        const document = resumed ? newTaskDocument(input, plan.now) : checked;
+        return this.insert(Object.assign(document, { taskId: plan.taskId, _id: plan.objectId }));
+      },
+    });
+  }
+
+  private async insert(document: TaskDocument): Promise<Task> {
     const [queryVector, goalVector] = await this.deps.embedder.embed([document.originalQuery, document.goal]);
     document.embeddings = {
       originalQuery_embedding: toStoredVector(queryVector),

@@ -124,6 +124,21 @@ export function summarizeExecutions(executions: readonly ToolExecution[]): ToolD
 
 const COUNT_FIELDS = Object.keys(zeroCounts()) as (keyof ExecutionCounts)[];
 
+const negatedCounts = (counts: ExecutionCounts): ExecutionCounts =>
+  Object.fromEntries(COUNT_FIELDS.map((field) => [field, -counts[field]])) as unknown as ExecutionCounts;
+
+/** The delta that takes `delta` back out of a tool's totals (a batch undone after another tool's update failed). */
+export function negatedDelta(delta: ToolDelta): ToolDelta {
+  return {
+    toolName: delta.toolName,
+    counts: negatedCounts(delta.counts),
+    contexts: new Map([...delta.contexts].map(([context, counts]) => [context, negatedCounts(counts)])),
+    errors: new Map(
+      [...delta.errors].map(([key, entry]) => [key, { ...entry, frequency: -entry.frequency, lastTaskId: null }]),
+    ),
+  };
+}
+
 /**
  * The update pipeline applying one tool's delta (with upsert): adds the counts, merges per-context counters and
  * error frequencies, then recomputes averages, rates, the kept entries and `optimalContext` from the stored sums.
@@ -151,9 +166,12 @@ export function toolUpdatePipeline(delta: ToolDelta, now: Date): Document[] {
       })),
     );
   }
+  // Entries counted down to nothing (by a negated delta) are dropped, as if never counted.
   const contextsWithRates = {
     $map: {
-      input: { $ifNull: ['$contexts', []] },
+      input: {
+        $filter: { input: { $ifNull: ['$contexts', []] }, as: 'entry', cond: { $gt: ['$$entry.totalExecutions', 0] } },
+      },
       as: 'entry',
       in: {
         $mergeObjects: [
@@ -172,7 +190,17 @@ export function toolUpdatePipeline(delta: ToolDelta, now: Date): Document[] {
       $set: {
         avgDuration: ratio('$totalDuration', '$timedExecutions'),
         contexts: topEntries(contextsWithRates, { totalExecutions: -1, context: 1 }, MAX_CONTEXT_ENTRIES),
-        commonErrors: topEntries('$commonErrors', { frequency: -1, error: 1 }, MAX_ERROR_ENTRIES),
+        commonErrors: topEntries(
+          {
+            $filter: {
+              input: { $ifNull: ['$commonErrors', []] },
+              as: 'entry',
+              cond: { $gt: ['$$entry.frequency', 0] },
+            },
+          },
+          { frequency: -1, error: 1 },
+          MAX_ERROR_ENTRIES,
+        ),
       },
     },
     {

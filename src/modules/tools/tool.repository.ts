@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
-import { toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
+import { negatedDelta, toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
 
 /** Attempts of an upsert that lost the insert race to a concurrent upsert of the same tool (E11000). */
@@ -33,6 +33,12 @@ export class ToolPerformanceRepository {
         if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** Takes `delta` back out (see `negatedDelta`); a tool left with no executions is removed, as before its first. */
+  async undo(delta: ToolDelta, now: Date): Promise<void> {
+    await this.collection.updateOne({ toolName: delta.toolName }, toolUpdatePipeline(negatedDelta(delta), now));
+    await this.collection.deleteOne({ toolName: delta.toolName, totalExecutions: { $lte: 0 } });
   }
 
   async findByName(toolName: string): Promise<ToolPerformanceDocument | null> {

@@ -108,11 +108,22 @@ export class ToolService {
    * Adds tool executions to the tools' running aggregates: one atomic update per distinct tool (concurrent callers
    * give exact totals), so reading a tool's performance is one indexed read. `field` is the input's path for error
    * messages. Returns the updated documents, one per distinct tool in first-seen order.
+   *
+   * All or nothing: every execution is checked before any update, and when one tool's update fails the tools already
+   * counted are counted back (their counts exactly; `lastUpdated` keeps the undone write's time).
    */
   async recordExecutions(executions: readonly ToolExecution[], field: string): Promise<ToolPerformanceDocument[]> {
     const deltas = summarizeExecutions(checkExecutions(executions, field));
     const now = new Date();
-    return Promise.all(deltas.map((delta) => this.repository.apply(delta, now)));
+    const results = await Promise.allSettled(deltas.map((delta) => this.repository.apply(delta, now)));
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) {
+      await Promise.all(
+        deltas.filter((_, i) => results[i].status === 'fulfilled').map((delta) => this.repository.undo(delta, now)),
+      );
+      throw failure.reason;
+    }
+    return results.map((result) => (result as PromiseFulfilledResult<ToolPerformanceDocument>).value);
   }
 
   /** Records one execution; returns the tool's figures after it. */

@@ -1,0 +1,52 @@
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../../errors';
+import { IDEMPOTENCY_COLLECTION, type IdempotencyDocument } from './idempotency.document';
+
+/** The only code touching `idempotency_keys`. */
+export class IdempotencyRepository {
+  private readonly collection: Collection<IdempotencyDocument<unknown>>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<IdempotencyDocument<unknown>>(IDEMPOTENCY_COLLECTION);
+  }
+
+  /** Records the key unless it is recorded; true when this call recorded it. */
+  async claim(record: IdempotencyDocument<unknown>): Promise<boolean> {
+    const { _id, ...fields } = record;
+    try {
+      // An upsert: a concurrent claim of the same key then matches the record instead of failing.
+      const claimed = await this.collection.updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+      return claimed.upsertedCount === 1;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  find<Plan>(key: string): Promise<IdempotencyDocument<Plan> | null> {
+    return this.collection.findOne({ _id: key }) as Promise<IdempotencyDocument<Plan> | null>;
+  }
+
+  /** Takes over a pending key whose lease is still `leaseUntil` (no one else took it meanwhile); true when taken. */
+  async takeOver(key: string, leaseUntil: Date, newLease: Date): Promise<boolean> {
+    const taken = await this.collection.updateOne(
+      { _id: key, state: 'pending', lease_until: leaseUntil },
+      { $set: { lease_until: newLease } },
+    );
+    return taken.modifiedCount === 1;
+  }
+
+  async markDone(key: string): Promise<void> {
+    await this.collection.updateOne({ _id: key }, { $set: { state: 'done', lease_until: new Date(0) } });
+  }
+
+  /** Forgets a pending key (its attempt wrote nothing). */
+  async forget(key: string): Promise<void> {
+    await this.collection.deleteOne({ _id: key, state: 'pending' });
+  }
+
+  /** Ends a pending key's lease, so that a retry finishes its plan at once. */
+  async free(key: string): Promise<void> {
+    await this.collection.updateOne({ _id: key, state: 'pending' }, { $set: { lease_until: new Date(0) } });
+  }
+}

@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { GraphQLError } from 'graphql';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors';
+import { IdempotencyRepository } from './idempotency.repository';
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+
+/** The `idempotencyKey` argument's description in the schema. */
+export const IDEMPOTENCY_KEY =
+  'A client-chosen key (up to 200 characters) making a retry safe: the same key with the same input returns the first result and writes nothing; with other input it is CONFLICT. Kept IDEMPOTENCY_TTL_HOURS (at least 24 h).';
+
+/**
+ * How long an attempt owns its key: a retry arriving meanwhile waits for it (the first may still be writing), and one
+ * arriving later takes the key over and finishes the plan (the first died between its write and marking the key done).
+ */
+const LEASE_MS = 60_000;
+const POLL_MS = 20;
+
+/** Codes that promise nothing was written: the key is released so that a corrected retry starts afresh. */
+const NOTHING_WRITTEN = new Set(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT']);
+
+/** JSON with object keys sorted (and undefined left out), so equal inputs hash alike whatever their key order. */
+function canonical(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+export function inputHash(operation: string, input: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify([operation, canonical(input)]))
+    .digest('hex');
+}
+
+/** A recording mutation made retry-safe by its caller's `idempotencyKey`. */
+export interface IdempotentWrite<Plan, Result> {
+  key: string | null | undefined;
+  operation: string;
+  /** The mutation's arguments (without the key): the same key with other input is CONFLICT. */
+  input: unknown;
+  /** The ids and times this write will use, chosen once and kept with the key. */
+  plan: () => Plan;
+  /**
+   * Writes with `plan` and returns the result. When `resumed`, an earlier attempt with this plan may have written all,
+   * part or none of it: write only what is missing and answer as the first attempt would have. When `done`, it wrote
+   * all of it: write nothing, and throw `deletedSince()` when what it wrote is gone.
+   */
+  perform: (plan: Plan, resumed: boolean, done: boolean) => Promise<Result>;
+}
+
+/**
+ * Idempotency keys of one database (a tenant's keys live in its own database). A retry with a used key and the same
+ * input returns the first call's result and writes nothing more; with other input it is CONFLICT.
+ */
+export class Idempotency {
+  private readonly repository: IdempotencyRepository;
+
+  constructor(
+    db: Db,
+    private readonly ttlHours: number,
+  ) {
+    this.repository = new IdempotencyRepository(db);
+  }
+
+  async run<Plan, Result>(write: IdempotentWrite<Plan, Result>): Promise<Result> {
+    if (write.key == null) return write.perform(write.plan(), false, false);
+    checkKey(write.key);
+    const hash = inputHash(write.operation, write.input);
+    const { plan, resumed, done } = await this.claim<Plan>(write.key, write.operation, hash, write.plan);
+    let result: Result;
+    try {
+      result = await write.perform(plan, resumed, done);
+    } catch (error) {
+      await this.release(write.key, error).catch(() => undefined);
+      throw error;
+    }
+    // If this update is lost, the key stays pending and a retry finds the write through its plan.
+    await this.repository.markDone(write.key).catch(() => undefined);
+    return result;
+  }
+
+  /** The plan to perform: a new one with the key recorded, or the recorded one once no live attempt holds it. */
+  private async claim<Plan>(
+    key: string,
+    operation: string,
+    hash: string,
+    newPlan: () => Plan,
+  ): Promise<{ plan: Plan; resumed: boolean; done: boolean }> {
+    const deadline = Date.now() + LEASE_MS;
+    for (;;) {
+      const now = new Date();
+      const plan = newPlan();
+      const claimed = await this.repository.claim({
+        _id: key,
+        operation,
+        input_hash: hash,
+        plan,
+        state: 'pending',
+        lease_until: new Date(now.getTime() + LEASE_MS),
+        created_at: now,
+        expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000),
+      });
+      if (claimed) return { plan, resumed: false, done: false };
+      const record = await this.repository.find<Plan>(key);
+      if (!record) continue; // released or expired meanwhile
+      if (record.input_hash !== hash) {
+        throw new ConflictError(
+          `idempotencyKey ${JSON.stringify(key)} was already used with other input (or another mutation).`,
+          { idempotencyKey: key },
+        );
+      }
+      if (record.state === 'done') return { plan: record.plan, resumed: true, done: true };
+      const expired = record.lease_until.getTime() <= now.getTime() || now.getTime() > deadline;
+      if (expired && (await this.repository.takeOver(key, record.lease_until, new Date(now.getTime() + LEASE_MS))))
+        return { plan: record.plan, resumed: true, done: false };
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  /**
+   * After a failed attempt: a coded client error wrote nothing, so the key is forgotten; any other error may have
+   * written (the reply was lost), so the key stays with its plan, free for a retry to finish at once.
+   */
+  private async release(key: string, error: unknown): Promise<void> {
+    const code = error instanceof GraphQLError ? error.extensions.code : undefined;
+    if (typeof code === 'string' && NOTHING_WRITTEN.has(code)) await this.repository.forget(key);
+    else await this.repository.free(key);
+  }
+}
+
+/** A retry's answer when what the key's first call wrote was deleted since: it is not written again. */
+export function deletedSince(): NotFoundError {
+  return new NotFoundError('What this idempotencyKey recorded has been deleted since; it is not recorded again.');
+}
+
+function checkKey(key: string): void {
+  if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ValidationError(
+      `idempotencyKey must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, not blank.`,
+      'idempotencyKey',
+    );
+  }
+}

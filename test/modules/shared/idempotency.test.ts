@@ -1,0 +1,240 @@
+import { createTestApp, type TestApp } from '../../support/app';
+import { startFailPointEngine, type FailPointEngine } from '../../support/fail-point';
+import { databaseFingerprint } from '../../support/fingerprint';
+import {
+  AddFeedbackDocument,
+  AppendMessageDocument,
+  AppendMessagesDocument,
+  CreateSessionDocument,
+  DeleteSessionDocument,
+  RecordExperienceDocument,
+  RecordExperiencesDocument,
+  RecordTaskDocument,
+  UpsertAgentDocument,
+  type RecordExperienceInput,
+} from '../../support/generated/graphql';
+import { IDEMPOTENCY_COLLECTION } from '../../../src/modules/shared/idempotency.document';
+
+const EXPERIENCES = 'eat_agent_experiences';
+
+/** A stored document read as it is (string `_id`s). */
+type StoredRecord = { _id: string } & Record<string, any>;
+
+function experience(n: number, overrides: Partial<RecordExperienceInput> = {}): RecordExperienceInput {
+  return {
+    primaryGoalDescription: `Book flight ${n} from London to New York.`,
+    subTaskDescription: 'Search British Airways flights.',
+    initiatingAgentId: 'agent_booking',
+    finalOutcome: 'SUCCESS',
+    ...overrides,
+  };
+}
+
+const batch = [experience(1), experience(2), experience(3)];
+
+describe('idempotency keys: a retry returns the first result and writes nothing more', () => {
+  let engine: FailPointEngine;
+  let app: TestApp;
+  beforeAll(async () => {
+    // Its own engine: the fail point tests below must not fail other test files' commands.
+    engine = await startFailPointEngine();
+    app = await createTestApp({ databaseUri: engine.uri });
+  });
+  afterAll(async () => {
+    await app.close();
+    await engine.close();
+  });
+
+  /** Makes the key's record look as if its first attempt wrote and then died before marking the key done. */
+  async function crashAfterWrite(key: string): Promise<void> {
+    const { modifiedCount } = await app.db
+      .collection<StoredRecord>(IDEMPOTENCY_COLLECTION)
+      .updateOne({ _id: key }, { $set: { state: 'pending', lease_until: new Date(0) } });
+    expect(modifiedCount).toBe(1);
+  }
+
+  async function newAgent(sessionId: string): Promise<void> {
+    await app.run(CreateSessionDocument, { input: { sessionId } });
+    await app.run(UpsertAgentDocument, { sessionId, input: { agentId: 'a1', agentData: {} } });
+  }
+
+  it('keeps keys in a TTL-indexed collection, for IDEMPOTENCY_TTL_HOURS (24 h by default)', async () => {
+    await app.run(RecordExperienceDocument, { input: experience(0), idempotencyKey: 'ttl-key' });
+    const indexes = await app.db.collection(IDEMPOTENCY_COLLECTION).indexes();
+    expect(indexes).toContainEqual(expect.objectContaining({ key: { expires_at: 1 }, expireAfterSeconds: 0 }));
+    const record = await app.db.collection<StoredRecord>(IDEMPOTENCY_COLLECTION).findOne({ _id: 'ttl-key' });
+    expect(record!.expires_at.getTime() - record!.created_at.getTime()).toBe(24 * 3_600_000);
+  });
+
+  it('recordExperiences retried with the same key returns the same ids and stores nothing more', async () => {
+    const first = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-retry' });
+    const before = await databaseFingerprint(app.db);
+    const again = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-retry' });
+    expect(again).toEqual(first);
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+    // Without a key the same input is a new recording.
+    const other = await app.run(RecordExperiencesDocument, { inputs: batch });
+    expect(other.recordExperiences[0].experienceId).not.toBe(first.recordExperiences[0].experienceId);
+  });
+
+  it('concurrent duplicates of one keyed call write once and all answer alike', async () => {
+    const count = () => app.db.collection(EXPERIENCES).countDocuments();
+    const before = await count();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-race' }),
+      ),
+    );
+    expect(await count()).toBe(before + batch.length);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
+  it('after a crash between the write and the key record, a retry finds the write instead of repeating it', async () => {
+    const first = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' });
+    const ids = first.recordExperiences.map((row) => row.experienceId);
+    await crashAfterWrite('exp-crash');
+    expect(await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' })).toEqual(first);
+    expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(3);
+
+    // A batch cut short (a crash part way through the insert): the retry stores only what is missing.
+    await app.db.collection(EXPERIENCES).deleteOne({ experience_id: ids[2] });
+    await crashAfterWrite('exp-crash');
+    expect(await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' })).toEqual(first);
+    expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(3);
+  });
+
+  it('the same key with other input, or for another mutation, is CONFLICT and writes nothing', async () => {
+    await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-conflict' });
+    const before = await databaseFingerprint(app.db);
+    const changed = await app.execute(RecordExperiencesDocument, {
+      inputs: [experience(1), experience(2), experience(4)],
+      idempotencyKey: 'exp-conflict',
+    });
+    expect(changed.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', idempotencyKey: 'exp-conflict' });
+    const otherMutation = await app.execute(RecordExperienceDocument, {
+      input: experience(1),
+      idempotencyKey: 'exp-conflict',
+    });
+    expect(otherMutation.errors?.[0].extensions?.code).toBe('CONFLICT');
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+  });
+
+  it('a rejected call releases its key: nothing is written and the corrected call may use it', async () => {
+    const before = await databaseFingerprint(app.db);
+    const invalid = await app.execute(RecordExperiencesDocument, {
+      inputs: [experience(1), experience(2, { subTaskDescription: ' ' })],
+      idempotencyKey: 'exp-invalid',
+    });
+    expect(invalid.errors?.[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'inputs[1].subTaskDescription',
+    });
+    const blankKey = await app.execute(RecordExperiencesDocument, { inputs: batch, idempotencyKey: ' ' });
+    expect(blankKey.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'idempotencyKey' });
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+    const fixed = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-invalid' });
+    expect(fixed.recordExperiences).toHaveLength(3);
+  });
+
+  it('a database error during the write leaves nothing behind, and the retry with the key writes once', async () => {
+    const before = await databaseFingerprint(app.db);
+    await engine.failNext(['insert']);
+    const failed = await app.execute(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-fail' });
+    expect(failed.errors?.[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+    const after = await databaseFingerprint(app.db);
+    expect(after[EXPERIENCES]).toEqual(before[EXPERIENCES]);
+    const retried = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-fail' });
+    const ids = retried.recordExperiences.map((row) => row.experienceId);
+    expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(3);
+    expect((await databaseFingerprint(app.db))[EXPERIENCES].count).toBe(before[EXPERIENCES].count + 3);
+  });
+
+  it('createSession with a key and no sessionId: a retry (also after a crash) answers the same session', async () => {
+    const input = { sessionType: 'chat' };
+    const first = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    const again = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    expect(again.createSession.sessionId).toBe(first.createSession.sessionId);
+    await crashAfterWrite('session-key');
+    const resumed = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    expect(resumed.createSession.sessionId).toBe(first.createSession.sessionId);
+    expect(await app.db.collection<StoredRecord>('sessions').countDocuments({ session_type: 'chat' })).toBe(1);
+  });
+
+  it('appendMessages with a key: retries, duplicates and a crash-like retry append once, with the same ids', async () => {
+    await newAgent('s-append');
+    const inputs = [
+      { role: 'USER' as const, content: [{ text: 'hi' }] },
+      { role: 'ASSISTANT' as const, content: [{ text: 'hello' }] },
+    ];
+    const call = () =>
+      app.run(AppendMessagesDocument, { sessionId: 's-append', agentId: 'a1', inputs, idempotencyKey: 'm1' });
+    const answers = await Promise.all([call(), call(), call()]);
+    expect(answers[0].appendMessages.map((m) => m.messageId)).toEqual([1, 2]);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    await crashAfterWrite('m1');
+    expect(await call()).toEqual(answers[0]);
+    const single = () =>
+      app.run(AppendMessageDocument, { sessionId: 's-append', agentId: 'a1', input: inputs[0], idempotencyKey: 'm2' });
+    expect((await single()).appendMessage.messageId).toBe(3);
+    await crashAfterWrite('m2');
+    expect((await single()).appendMessage.messageId).toBe(3);
+    const session = await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-append' });
+    expect(session!.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([1, 2, 3]);
+  });
+
+  it('appendMessages failed by the database writes nothing; the retry with the key appends once', async () => {
+    await newAgent('s-fail');
+    const inputs = [{ role: 'USER' as const, content: [{ text: 'hi' }] }];
+    const variables = { sessionId: 's-fail', agentId: 'a1', inputs, idempotencyKey: 'm-fail' };
+    await engine.failNext(['findAndModify']);
+    const failed = await app.execute(AppendMessagesDocument, variables);
+    expect(failed.errors?.[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+    const messages = async () =>
+      (await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-fail' }))!.agents.a1.messages ?? [];
+    expect(await messages()).toEqual([]);
+    await app.run(AppendMessagesDocument, variables);
+    await app.run(AppendMessagesDocument, variables);
+    expect(await messages()).toHaveLength(1);
+  });
+
+  it('addFeedback with a key adds one feedback however often it is retried', async () => {
+    await app.run(CreateSessionDocument, { input: { sessionId: 's-feedback' } });
+    const call = () =>
+      app.run(AddFeedbackDocument, {
+        sessionId: 's-feedback',
+        input: { rating: 'UP', comment: 'ok' },
+        idempotencyKey: 'f1',
+      });
+    const first = await call();
+    expect(await call()).toEqual(first);
+    await crashAfterWrite('f1');
+    expect(await call()).toEqual(first);
+    const session = await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-feedback' });
+    expect(session!.feedbacks).toHaveLength(1);
+  });
+
+  it('recordTask with a key and no taskId: a retry (also after a crash) answers the same task, stored once', async () => {
+    const input = { originalQuery: 'Book a flight to Paris', goal: 'book flight', status: 'COMPLETED' as const };
+    const first = await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' });
+    expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
+    await crashAfterWrite('task-key');
+    expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
+    expect(await app.db.collection('tasks').countDocuments({ goal: 'book flight' })).toBe(1);
+  });
+
+  it('a retry after what the key recorded was deleted answers NOT_FOUND and does not record it again', async () => {
+    const first = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-deleted' });
+    const ids = first.recordExperiences.map((row) => row.experienceId);
+    await app.db.collection(EXPERIENCES).deleteOne({ experience_id: ids[1] });
+    const retried = await app.execute(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-deleted' });
+    expect(retried.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(2);
+
+    const input = { sessionType: 'deleted-later' };
+    const { createSession } = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-deleted' });
+    await app.run(DeleteSessionDocument, { id: createSession.sessionId });
+    const again = await app.execute(CreateSessionDocument, { input, idempotencyKey: 'session-deleted' });
+    expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    expect(await app.db.collection('sessions').countDocuments({ session_type: 'deleted-later' })).toBe(0);
+  });
+});
