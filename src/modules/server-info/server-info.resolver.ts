@@ -1,9 +1,10 @@
-import { Ctx, Query, Resolver } from 'type-graphql';
+import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { DatabaseKind, ServerInfo } from './server-info.type';
 
 @Resolver()
 export class ServerInfoResolver {
+  @Authorized('reader')
   @Query(() => ServerInfo, { description: 'Version of the server, its database and its embedding provider.' })
   serverInfo(@Ctx() { deps }: Context): ServerInfo {
     return {

@@ -1,4 +1,17 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Authorized,
+  Arg,
+  Args,
+  Ctx,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Context } from '../../context';
@@ -28,6 +41,7 @@ import {
 
 @Resolver(() => Session)
 export class SessionResolver {
+  @Authorized('reader')
   @Query(() => Session, { description: 'One session by id; NOT_FOUND when it does not exist.' })
   session(
     @Arg('id', () => ID) id: string,
@@ -37,6 +51,7 @@ export class SessionResolver {
     return services.sessions.session(id, sessionShape(info));
   }
 
+  @Authorized('reader')
   @Query(() => SessionConnection, {
     description: 'Sessions matching a filter, newest update first unless orderBy says otherwise.',
   })
@@ -48,6 +63,7 @@ export class SessionResolver {
     return services.sessions.sessions(args, sessionShape(info, ['edges', 'node']));
   }
 
+  @Authorized('reader')
   @Query(() => SessionAnalytics, {
     description: 'Aggregates over the sessions matching the filter, computed in the database.',
   })
@@ -66,6 +82,7 @@ export class SessionResolver {
     return services.sessions.agent(session, agentId);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, {
     description: 'Creates a session (id generated when absent); CONFLICT when the id exists.',
   })
@@ -76,6 +93,7 @@ export class SessionResolver {
     return services.sessions.createSession(input);
   }
 
+  @Authorized('admin')
   @Mutation(() => Boolean, {
     description: 'Deletes a session with its agents and messages; NOT_FOUND when it does not exist.',
   })
@@ -83,6 +101,7 @@ export class SessionResolver {
     return services.sessions.deleteSession(id);
   }
 
+  @Authorized('writer')
   @Mutation(() => Agent, { description: 'Creates an agent or replaces its agent_data (its messages are kept).' })
   upsertAgent(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -92,6 +111,7 @@ export class SessionResolver {
     return services.sessions.upsertAgent(sessionId, input);
   }
 
+  @Authorized('writer')
   @Mutation(() => Message, {
     description: 'Appends a message; its messageId is the next of this agent, allocated by the database.',
   })
@@ -105,6 +125,7 @@ export class SessionResolver {
     return message;
   }
 
+  @Authorized('writer')
   @Mutation(() => [Message], { description: 'Appends messages in one atomic update, with consecutive messageIds.' })
   appendMessages(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -115,6 +136,7 @@ export class SessionResolver {
     return services.sessions.appendMessages(sessionId, agentId, inputs, (index) => `inputs.${index}`);
   }
 
+  @Authorized('writer')
   @Mutation(() => Message, { description: 'Redacts a message: new content; createdAt kept, updatedAt refreshed.' })
   updateMessage(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -126,6 +148,7 @@ export class SessionResolver {
     return services.sessions.updateMessage(sessionId, agentId, messageId, input);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, {
     description: 'Merges keys into metadata (a key with dots sets a nested field); other keys are kept.',
   })
@@ -137,6 +160,7 @@ export class SessionResolver {
     return services.sessions.updateMetadata(sessionId, metadata);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, { description: 'Removes metadata keys (dot paths for nested ones).' })
   deleteSessionMetadataKeys(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -146,6 +170,7 @@ export class SessionResolver {
     return services.sessions.deleteMetadataKeys(sessionId, keys);
   }
 
+  @Authorized('writer')
   @Mutation(() => Feedback, { description: 'Adds a feedback entry to the session.' })
   addFeedback(
     @Arg('sessionId', () => ID) sessionId: string,
