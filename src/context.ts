@@ -129,7 +129,10 @@ class RequestServices implements Services {
   }
 
   get apiKeys() {
-    return this.once('apiKeys', () => new ApiKeyService(this.deps.keys, this.caller));
+    return this.once(
+      'apiKeys',
+      () => new ApiKeyService(this.deps.keys, this.caller, this.deps.database.db.databaseName),
+    );
   }
   get experiences() {
     return this.once('experiences', () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed));

@@ -67,5 +67,5 @@ describe('npm run keys (the built CLI on a DATA_DIR)', () => {
     expect(keys(dataDir, 'list').stdout).toMatch(
       new RegExp(`^${adminId}  admin   default  created \\S+  revoked `, 'm'),
     );
-  }, 120_000);
+  }, 240_000);
 });

@@ -1,4 +1,13 @@
+import { tenantDatabaseName } from '../../src/auth/tenants';
 import { createTestApp, postGraphQL, type TestApp } from '../support/app';
+
+describe('tenant database names', () => {
+  it('default tenant: the configured database; others: <db>-<tenant>, refused beyond 63 characters', () => {
+    expect(tenantDatabaseName('hindsight', 'default')).toBe('hindsight');
+    expect(tenantDatabaseName('hindsight', 'acme_2')).toBe('hindsight-acme_2');
+    expect(() => tenantDatabaseName('d'.repeat(40), 'a'.repeat(32))).toThrow(/exceeds 63 characters/);
+  });
+});
 
 /** Reads as the fast path answers them (default Accept) and as Apollo does (an Accept the fast path never takes). */
 const SURFACES = { 'fast path': {}, Apollo: { accept: 'application/json;q=1' } };

@@ -1,5 +1,6 @@
 import { DEFAULT_TENANT, type Caller } from '../../auth/caller';
 import { checkKeyScope, type ApiKeyInfo, type KeyStore } from '../../auth/keys';
+import { tenantDatabaseName } from '../../auth/tenants';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors';
 import type { ApiKey, ApiKeyRole, CreatedApiKey } from './api-key.type';
 
@@ -11,10 +12,11 @@ export class ApiKeyService {
   constructor(
     private readonly keys: KeyStore,
     private readonly caller: Caller,
+    private readonly defaultDbName: string,
   ) {}
 
   async create(role: ApiKeyRole, tenant: string): Promise<CreatedApiKey> {
-    const problem = checkKeyScope(role, tenant);
+    const problem = checkKeyScope(role, tenant) ?? this.databaseNameProblem(tenant);
     if (problem) throw new ValidationError(problem, 'tenant');
     this.checkTenant(tenant);
     const { key, info } = await this.keys.create(role, tenant);
@@ -29,6 +31,15 @@ export class ApiKeyService {
     const info = (await this.keys.list()).find((key) => key.id === id);
     if (!info || !this.manages(info)) throw new NotFoundError(`No API key ${id}.`, { id });
     return (await this.keys.revoke(id)) as ApiKey;
+  }
+
+  private databaseNameProblem(tenant: string): string | null {
+    try {
+      tenantDatabaseName(this.defaultDbName, tenant);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
   }
 
   private manages(info: ApiKeyInfo): boolean {
