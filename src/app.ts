@@ -21,6 +21,8 @@ import type { ReembedTarget } from './modules/shared/reembed-target';
 import { TASK_INDEXES } from './modules/tasks/task.document';
 import { TASK_SPACES, TASKS_REEMBED_TARGET } from './modules/tasks/task.spaces';
 import { TOOL_INDEXES } from './modules/tools/tool.document';
+import { KeyStore } from './auth/keys';
+import { tenantDatabaseName } from './auth/tenants';
 import packageJson from '../package.json';
 
 /**
@@ -75,6 +77,10 @@ export interface AppDeps {
   embedder: EmbeddingService;
   /** Vector (HNSW or Atlas) and keyword (BM25) search: spaces defined once, `search.forDb(ctx.db)` per database. */
   search: SearchIndexes;
+  /** API keys (API_KEYS and the default database's api_keys collection). */
+  keys: KeyStore;
+  /** A tenant's database, prepared (`prepareDatabase`) on its first request; the default tenant's is `database.db`. */
+  tenantDb(tenant: string): Promise<Db>;
 }
 
 export const VERSION: string = packageJson.version;
@@ -96,13 +102,29 @@ export function createAppDeps(
     model: `${embeddings.id}/${embeddings.model}/${embeddings.dimensions}`,
   });
   search.defineSpace(...SEARCH_SPACES);
-  return {
+  // One preparation per tenant, shared by its concurrent first requests; a failed one is retried by the next request.
+  const tenants = new Map<string, Promise<Db>>();
+  const deps: AppDeps = {
     ...options,
     database,
     version: VERSION,
     embedder: createEmbeddingService(embeddings, database.db, config),
     search,
+    keys: new KeyStore(database.db, config.apiKeys),
+    tenantDb(tenant) {
+      const name = tenantDatabaseName(database.db.databaseName, tenant);
+      if (name === database.db.databaseName) return Promise.resolve(database.db);
+      let prepared = tenants.get(tenant);
+      if (!prepared) {
+        const db = database.client.db(name);
+        prepared = prepareDatabase(deps, db).then(() => db);
+        prepared.catch(() => tenants.delete(tenant));
+        tenants.set(tenant, prepared);
+      }
+      return prepared;
+    },
   };
+  return deps;
 }
 
 /** Makes a database ready to serve: its indexes exist and its in-process search spaces are loaded. */

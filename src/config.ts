@@ -33,6 +33,10 @@ export interface Config {
   vectorSearch: VectorSearchMode;
   metadataIndexFields: string[];
   apiKeys: string[];
+  allowAnonymous: boolean;
+  introspection: boolean;
+  playground: boolean;
+  rateLimitPerMin: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   maxQueryTokens: number;
@@ -126,10 +130,11 @@ export const VARIABLES = [
   define({
     name: 'HOST',
     key: 'host',
-    description: 'Interface the API listens on (0.0.0.0 for all, 127.0.0.1 for this machine only).',
-    defaultText: '0.0.0.0',
+    description:
+      'Interface the API listens on (127.0.0.1 for this machine only, 0.0.0.0 for all: needs keys or ALLOW_ANONYMOUS).',
+    defaultText: '127.0.0.1',
     expected: 'a host name or IP address',
-    parse: (raw) => optional(raw) ?? '0.0.0.0',
+    parse: (raw) => optional(raw) ?? '127.0.0.1',
   }),
   define({
     name: 'MONGODB_URI',
@@ -317,10 +322,42 @@ export const VARIABLES = [
   define({
     name: 'API_KEYS',
     key: 'apiKeys',
-    description: 'Comma-separated bearer tokens; when set, every GraphQL request needs `Authorization: Bearer <key>`.',
+    description:
+      'Comma-separated keys `key[:role[:tenant]]` (role default admin, tenant default); with these or stored keys (npm run keys), every GraphQL request needs `Authorization: Bearer <key>`.',
     defaultText: '',
-    expected: 'comma-separated tokens',
+    expected: 'comma-separated key[:role[:tenant]] entries',
     parse: (raw) => list(raw),
+  }),
+  define({
+    name: 'ALLOW_ANONYMOUS',
+    key: 'allowAnonymous',
+    description: 'Lets the API listen on a non-loopback HOST with no key configured (anyone reaching it is admin).',
+    defaultText: 'false',
+    expected: 'one of true, false, 1, 0',
+    parse: (raw) => boolean('ALLOW_ANONYMOUS', raw, false),
+  }),
+  define({
+    name: 'INTROSPECTION',
+    key: 'introspection',
+    description: 'GraphQL introspection. Default: off when NODE_ENV=production, else on.',
+    expected: 'one of true, false, 1, 0',
+    parse: (raw, env) => boolean('INTROSPECTION', raw, env.NODE_ENV !== 'production'),
+  }),
+  define({
+    name: 'PLAYGROUND',
+    key: 'playground',
+    description: 'The playground page on GET /graphql. Default: off when NODE_ENV=production, else on.',
+    expected: 'one of true, false, 1, 0',
+    parse: (raw, env) => boolean('PLAYGROUND', raw, env.NODE_ENV !== 'production'),
+  }),
+  define({
+    name: 'RATE_LIMIT_PER_MIN',
+    key: 'rateLimitPerMin',
+    description:
+      'GraphQL requests per minute per key (anonymous: per client address), as a token bucket holding a minute; 0: no limit.',
+    defaultText: '600000',
+    expected: 'an integer from 0 to 100000000',
+    parse: (raw) => integer(0, 100_000_000, 600_000)('RATE_LIMIT_PER_MIN', raw),
   }),
   define({
     name: 'LOG_LEVEL',

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { REEMBED_TARGETS, type AppDeps } from './app';
+import { ANONYMOUS_CALLER, type Caller } from './auth/caller';
+import { ApiKeyService } from './modules/api-keys/api-key.service';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
@@ -22,10 +24,7 @@ import { TaskRepository } from './modules/tasks/task.repository';
 import { TaskService } from './modules/tasks/task.service';
 import { ToolService } from './modules/tools/tool.service';
 
-/** Who is calling: the API key's index when API_KEYS is set, else anonymous. */
-export interface Caller {
-  apiKeyIndex: number | null;
-}
+export type { Caller } from './auth/caller';
 
 /**
  * Per-request state: the caller, the database this request works on, fresh services and DataLoaders.
@@ -44,6 +43,7 @@ export interface Context {
 
 /** Each feature adds its service here and a getter constructing it in `RequestServices`. */
 export interface Services {
+  apiKeys: ApiKeyService;
   experiences: ExperienceService;
   reembed: ReembedService;
   sessions: SessionService;
@@ -65,8 +65,9 @@ export interface Loaders {
 }
 
 export interface ContextOptions {
+  /** Default: anonymous, i.e. admin of the default tenant. */
   caller?: Caller;
-  /** The database to work on; defaults to the configured one. */
+  /** The database to work on (the caller's tenant's); defaults to the configured one. */
   db?: Db;
   /** Tests and benchmarks only: false makes every loader read per key without caching (default true). */
   batching?: boolean;
@@ -120,12 +121,19 @@ class RequestServices implements Services {
     private readonly db: Db,
     private readonly deps: AppDeps,
     private readonly loaders: RequestLoaders,
+    private readonly caller: Caller,
   ) {}
 
   private once<K extends keyof Services>(name: K, create: () => Services[K]): Services[K] {
     return (this.instances[name] ??= create());
   }
 
+  get apiKeys() {
+    return this.once(
+      'apiKeys',
+      () => new ApiKeyService(this.deps.keys, this.caller, this.deps.database.db.databaseName),
+    );
+  }
   get experiences() {
     return this.once('experiences', () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed));
   }
@@ -162,12 +170,13 @@ class RequestServices implements Services {
 export function createContext(deps: AppDeps, options: ContextOptions = {}): Context {
   const db = options.db ?? deps.database.db;
   const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
+  const caller = options.caller ?? ANONYMOUS_CALLER;
   return {
     requestId: randomUUID(),
-    caller: options.caller ?? { apiKeyIndex: null },
+    caller,
     db,
     deps,
-    services: new RequestServices(db, deps, loaders),
+    services: new RequestServices(db, deps, loaders, caller),
     loaders,
   };
 }

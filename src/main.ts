@@ -1,4 +1,4 @@
-import './production-env';
+import { OPERATOR_NODE_ENV } from './production-env';
 import 'reflect-metadata';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -6,6 +6,7 @@ import { connectDatabase } from './db/connection';
 import { createEmbeddingProvider } from './embeddings';
 import { buildAppSchema } from './schema';
 import { createServer } from './http/server';
+import { removeServerPid, writeServerPid } from './auth/server-pid';
 import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
 import { createDegradedServer } from './http/degraded';
 import { DataDamagedError } from '@hindsight/engine';
@@ -15,6 +16,22 @@ export interface RunningHindsight {
   deps: AppDeps;
   /** Graceful stop: in-flight requests finish, then the database (and the embedded engine's journal) closes. */
   stop(): Promise<void>;
+}
+
+/** Thrown when the API would listen beyond this machine with no key: anyone reaching it would be admin. */
+export class AnonymousExposureError extends Error {
+  constructor(host: string) {
+    super(
+      `Refusing to listen on HOST=${host} without API keys: anyone reaching it could read and delete all data. ` +
+        'Create a key (npm run keys -- create --role admin --tenant default) or set API_KEYS, listen on 127.0.0.1, ' +
+        'or set ALLOW_ANONYMOUS=true to accept this.',
+    );
+    this.name = 'AnonymousExposureError';
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Bootstrap: config → database → indexes → schema → listen. */
@@ -34,9 +51,13 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       embeddings,
     });
     await prepareDatabase(deps, connection.db);
+    if (!isLoopback(config.host) && !config.allowAnonymous && !(await deps.keys.required())) {
+      throw new AnonymousExposureError(config.host);
+    }
     deps.search.startAutoSave();
     const server = await createServer(deps, await buildAppSchema());
     const url = await server.listen(config.port, config.host);
+    if (connection.kind === 'EMBEDDED') writeServerPid(config.dataDir);
     return {
       url,
       deps,
@@ -46,6 +67,7 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
         await deps.search.close();
         await embeddings.close?.();
         await connection.close();
+        if (connection.kind === 'EMBEDDED') removeServerPid(config.dataDir);
       },
     };
   } catch (error) {
@@ -94,7 +116,8 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     loadDotEnv();
-    config = loadConfig();
+    // production-env.ts defaults NODE_ENV for graphql-js; the configuration sees the operator's own value.
+    config = loadConfig({ ...process.env, NODE_ENV: OPERATOR_NODE_ENV });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${error.message}\n`);
@@ -103,12 +126,19 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const running = await startHindsight(config, logger).catch(async (error: unknown) => {
+  let running: RunningHindsight;
+  try {
+    running = await startHindsight(config, logger);
+  } catch (error) {
+    if (error instanceof AnonymousExposureError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
     if (!(error instanceof DataDamagedError)) throw error;
     const degraded = await startDegraded(config, logger, error);
     process.stdout.write(`Hindsight ${VERSION} serves no data: ${degraded.reason}\n  GraphQL API: ${degraded.url}\n`);
-    return degraded;
-  });
+    running = degraded;
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -132,7 +162,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Hindsight ${VERSION} ready (${kind}, embeddings: ${running.deps.embeddings.id}/${running.deps.embeddings.model})\n` +
       `  GraphQL API: ${running.url}\n` +
-      `  Playground:  ${running.url} (open in a browser)\n`,
+      (config.playground ? `  Playground:  ${running.url} (open in a browser)\n` : ''),
   );
 }
 

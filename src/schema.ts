@@ -11,6 +11,8 @@ import { PlanResolver } from './modules/plans/plan.resolver';
 import { ToolResolver } from './modules/tools/tool.resolver';
 import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightResolver } from './modules/insights/insight.resolver';
+import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
+import { authChecker, rootFieldRoles } from './auth/auth-checker';
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
 export const resolvers = [
@@ -27,17 +29,21 @@ export const resolvers = [
   TaskRunResolver,
   InsightResolver,
   InsightEvidenceResolver,
+  ApiKeyResolver,
 ] as const;
 
-/** Builds the executable schema from the type-graphql classes. */
-export function buildAppSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+/** Builds the executable schema from the type-graphql classes; refuses one whose root fields lack a role. */
+export async function buildAppSchema(): Promise<GraphQLSchema> {
+  const schema = await buildSchema({
     resolvers: [...resolvers],
     // No input class carries class-validator decorators (services validate), so validating would only load and walk
     // class-validator's empty metadata for every object argument of every request.
     validate: false,
     scalarsMap: [{ type: Date, scalar: DateTimeISO }],
+    authChecker,
   });
+  rootFieldRoles(schema, resolvers);
+  return schema;
 }
 
 export const SCHEMA_HEADER = '# Generated from the type-graphql classes by `npm run schema:emit`. Do not edit.\n\n';

@@ -3,12 +3,14 @@ import {
   getOperationAST,
   GraphQLError,
   OperationTypeNode,
+  NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
   validate,
   type DocumentNode,
   type GraphQLFormattedError,
   type GraphQLSchema,
+  type ValidationRule,
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import type { Context } from '../context';
@@ -141,6 +143,7 @@ export class FastPath {
   private readonly queries = new LruCache<CachedQuery>(MAX_CACHED_QUERIES, MAX_CACHED_CHARS);
 
   private readonly checks: ReturnType<typeof queryLimitChecks>;
+  private readonly rules: readonly ValidationRule[];
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -148,8 +151,15 @@ export class FastPath {
     limits: QueryLimits,
     private readonly maxCompiledChars: number,
     private readonly formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError,
+    introspection: boolean,
   ) {
     this.checks = queryLimitChecks(limits);
+    // Apollo's rules: with introspection off it adds NoSchemaIntrospectionCustomRule.
+    this.rules = [
+      ...specifiedRules,
+      ...this.checks.validationRules,
+      ...(introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+    ];
   }
 
   /**
@@ -231,7 +241,6 @@ export class FastPath {
     } catch {
       return null;
     }
-    const rules = [...specifiedRules, ...this.checks.validationRules];
-    return validate(this.schema, document, rules).length === 0 ? document : null;
+    return validate(this.schema, document, this.rules).length === 0 ? document : null;
   }
 }

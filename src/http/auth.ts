@@ -1,13 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../context';
+import { ANONYMOUS_CALLER, type Caller } from '../auth/caller';
+import type { KeyStore } from '../auth/keys';
 import { sendJson } from './reply';
 
-/** Resolves the caller from `Authorization: Bearer <key>`; null when API_KEYS is set and the key is missing or wrong. */
-export function authenticate(req: IncomingMessage, apiKeys: string[]): Caller | null {
-  if (apiKeys.length === 0) return { apiKeyIndex: null };
-  const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-  const index = match ? apiKeys.indexOf(match[1].trim()) : -1;
-  return index >= 0 ? { apiKeyIndex: index } : null;
+/**
+ * Resolves the caller from `Authorization: Bearer <key>`: anonymous (admin of the default tenant) while no key is
+ * configured at all, else the key's role and tenant; null when a key is required and missing, unknown or revoked.
+ */
+export async function authenticate(req: IncomingMessage, keys: KeyStore): Promise<Caller | null> {
+  if (!(await keys.required())) return ANONYMOUS_CALLER;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return match ? keys.find(match[1]) : null;
 }
 
 /** The answer to a request without a valid key: 401 with a GraphQL-shaped UNAUTHENTICATED error. */
@@ -17,6 +20,19 @@ export function sendUnauthenticated(res: ServerResponse): void {
       {
         message: 'Authentication required: send Authorization: Bearer <api key>.',
         extensions: { code: 'UNAUTHENTICATED' },
+      },
+    ],
+  });
+}
+
+/** The answer to a caller over its rate limit: 429 with Retry-After and a GraphQL-shaped RATE_LIMITED error. */
+export function sendRateLimited(res: ServerResponse, retryAfterSeconds: number): void {
+  res.setHeader('retry-after', String(retryAfterSeconds));
+  sendJson(res, 429, {
+    errors: [
+      {
+        message: `Rate limit exceeded (RATE_LIMIT_PER_MIN); retry in ${retryAfterSeconds} s.`,
+        extensions: { code: 'RATE_LIMITED', retryAfterSeconds },
       },
     ],
   });

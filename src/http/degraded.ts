@@ -10,6 +10,7 @@ import {
   type DocumentNode,
   type GraphQLSchema,
 } from 'graphql';
+import { DEFAULT_TENANT, type Caller } from '../auth/caller';
 import { DamagedStorage } from '../db/health';
 import type { Logger } from '../logger';
 import type { ServerInfoContext } from '../modules/server-info/server-info.resolver';
@@ -44,7 +45,9 @@ export function createDegradedServer(
   logger: Logger,
 ): DegradedServer {
   const storage = new DamagedStorage(reason);
-  const context: ServerInfoContext = {
+  // The auth checker runs on serverInfo here too; nothing else is answered, so a reader stands in for any caller.
+  const context: ServerInfoContext & { caller: Caller } = {
+    caller: { role: 'reader', tenant: DEFAULT_TENANT, keyId: null },
     deps: { ...info, database: { kind: info.database.kind, version: '', health: storage } },
   };
   const graphqlRoute: Route = {

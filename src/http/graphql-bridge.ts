@@ -7,8 +7,10 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from '../app';
+import { DEFAULT_TENANT } from '../auth/caller';
 import type { Config } from '../config';
 import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
@@ -16,7 +18,8 @@ import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
 import { queryLimitChecks, type QueryLimits } from '../graphql/query-limits';
 import { wellFormedInputPlugin } from '../graphql/well-formed-input';
-import { authenticate, sendUnauthenticated } from './auth';
+import { RateLimiter } from '../auth/rate-limit';
+import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import type { GraphQLCounters, Route } from './routes';
 
@@ -43,6 +46,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     readonly apollo: ApolloServer<Context>,
     private readonly fastPath: FastPath,
     private readonly deps: AppDeps,
+    private readonly rateLimiter: RateLimiter | null,
   ) {}
 
   /** Starts Apollo for `schema`; its drain plugin stops `httpServer` gracefully on `apollo.stop()`. */
@@ -55,9 +59,10 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       formatError,
       includeStacktraceInErrorResponses: false,
       // The fast path parses and validates as Apollo does as configured here: graphql's specified rules plus the query
-      // limits' rules and parse options, introspection on, no maxRecursiveSelections. Changing one changes both.
+      // limits' rules and parse options, introspection as configured (off: Apollo adds NoSchemaIntrospectionCustomRule),
+      // no maxRecursiveSelections. Changing one changes both.
       ...queryLimitChecks(limits),
-      introspection: true,
+      introspection: config.introspection,
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
       stopOnTerminationSignals: false,
@@ -71,14 +76,24 @@ export class GraphQLBridge implements Route, GraphQLCounters {
         // fast path's requests, so it is off rather than partial.
         ApolloServerPluginUsageReportingDisabled(),
         ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
-        ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+        config.playground
+          ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
+          : ApolloServerPluginLandingPageDisabled(),
         // Mutations only, which the fast path never answers.
         wellFormedInputPlugin(),
       ],
     });
     await apollo.start();
-    const fastPath = new FastPath(schema, logger, limits, config.maxCompiledQueryChars, formatError);
-    return new GraphQLBridge(apollo, fastPath, deps);
+    const fastPath = new FastPath(
+      schema,
+      logger,
+      limits,
+      config.maxCompiledQueryChars,
+      formatError,
+      config.introspection,
+    );
+    const rateLimiter = config.rateLimitPerMin > 0 ? new RateLimiter(config.rateLimitPerMin) : null;
+    return new GraphQLBridge(apollo, fastPath, deps, rateLimiter);
   }
 
   /** Requests the fast path answered since start (GET /metrics). */
@@ -94,7 +109,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
 
   private async answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const { deps } = this;
-    const caller = authenticate(req, deps.config.apiKeys);
+    const caller = await authenticate(req, deps.keys);
     const method = (req.method ?? 'GET').toUpperCase();
     const search = url.search;
     const wantsPage = method === 'GET' && !search && (req.headers.accept ?? '').includes('text/html');
@@ -102,7 +117,15 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       sendUnauthenticated(res);
       return;
     }
-    const context = () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } });
+    const retryAfter = this.rateLimiter?.take(caller?.keyId ?? `address ${req.socket.remoteAddress}`) ?? 0;
+    if (retryAfter > 0) {
+      sendRateLimited(res, retryAfter);
+      return;
+    }
+    // The playground page runs no operation; it gets the least role.
+    const scope = caller ?? { role: 'reader' as const, tenant: DEFAULT_TENANT, keyId: null };
+    const db = await deps.tenantDb(scope.tenant);
+    const context = () => createContext(deps, { caller: scope, db });
     let body: unknown;
     if (method === 'POST') {
       body = parseJsonBody(await readBody(req));

@@ -17,12 +17,26 @@ export interface HindsightServer {
   stop(): Promise<void>;
 }
 
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
+
+/**
+ * DNS-rebinding defence: while no key is configured (and ALLOW_ANONYMOUS is off), a browser page from another origin
+ * that resolves its name to this machine must not drive the API, so only loopback names are answered. Loopback Host
+ * headers never wait for the key lookup.
+ */
+async function hostAllowed(deps: AppDeps, host: string | undefined): Promise<boolean> {
+  if (deps.config.allowAnonymous || (host !== undefined && LOOPBACK_HOST.test(host))) return true;
+  return deps.keys.required();
+}
+
 /**
  * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), a JSON
  * 404 for anything else. Reused by main and by the tests.
  */
 export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promise<HindsightServer> {
   const { logger } = deps;
+  // Known before the first request, which then never waits for it (see KeyStore.required).
+  await deps.keys.required();
   const httpServer = http.createServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // First match wins (see Route): /graphql is first, as nearly every request is one.
@@ -31,6 +45,17 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const respond = async () => {
+      if (!(await hostAllowed(deps, req.headers.host))) {
+        return sendJson(res, 403, {
+          errors: [
+            {
+              message:
+                'Host not allowed: with no API key configured, only localhost, 127.0.0.1 and [::1] are answered.',
+              extensions: { code: 'FORBIDDEN_HOST' },
+            },
+          ],
+        });
+      }
       const route = matchRoute(routes, req.method, url.pathname);
       if (route) return route.handle(req, res, url);
       sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}. The API is at /graphql.` });

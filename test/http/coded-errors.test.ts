@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { authChecker } from '../../src/auth/auth-checker';
 import { Query, Resolver, buildSchema } from 'type-graphql';
 import { BadInputError, ServiceUnavailableError } from '../../src/coded-error';
 import { UnavailableError, ValidationError } from '../../src/errors';
@@ -40,7 +41,7 @@ describe('errors raised below GraphQL (search, embeddings) reach clients as the 
   let url: string;
   beforeAll(async () => {
     app = await createTestApp();
-    server = await createServer(app.deps, await buildSchema({ resolvers: [FailingResolver] }));
+    server = await createServer(app.deps, await buildSchema({ resolvers: [FailingResolver], authChecker }));
     url = await server.listen(0, '127.0.0.1');
   });
   afterAll(async () => {

@@ -97,9 +97,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     variables?: Record<string, unknown>,
     context?: ContextOptions,
   ): Promise<ExecutionResult<any>> => {
+    // A caller works on its tenant's database, as over HTTP.
+    const db = context?.db ?? (context?.caller ? await deps.tenantDb(context.caller.tenant) : undefined);
     const response = await server.apollo.executeOperation(
       { query: typeof query === 'string' ? query : print(query), variables },
-      { contextValue: createContext(deps, context) },
+      { contextValue: createContext(deps, { ...context, db }) },
     );
     if (response.body.kind !== 'single') throw new Error('incremental delivery is not used by these tests');
     return response.body.singleResult;
@@ -120,4 +122,19 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await database.close();
     },
   };
+}
+
+/** POSTs a GraphQL body over real HTTP; `key` goes in `Authorization: Bearer`. */
+export async function postGraphQL(
+  url: string,
+  body: unknown,
+  key?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }

@@ -1,4 +1,17 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Authorized,
+  Arg,
+  Args,
+  Ctx,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { MAX_SEARCH_LIMIT } from './experience.input';
 import { Cost } from '../../graphql/query-limits';
 import type { GraphQLResolveInfo } from 'graphql';
@@ -19,11 +32,13 @@ import { Experience, ExperienceConnection, ExperienceEmbeddings, ExperienceSearc
 
 @Resolver(() => Experience)
 export class ExperienceResolver {
+  @Authorized('reader')
   @Query(() => Experience, { nullable: true, description: 'One experience by experienceId; null when unknown.' })
   experience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience | null> {
     return ctx.services.experiences.get(id);
   }
 
+  @Authorized('reader')
   @Query(() => ExperienceConnection, {
     description: 'Experiences matching the filter, newest first unless orderBy says otherwise.',
   })
@@ -36,6 +51,7 @@ export class ExperienceResolver {
   }
 
   @Cost({ search: true, maxSize: MAX_SEARCH_LIMIT })
+  @Authorized('reader')
   @Query(() => [ExperienceSearchHit], {
     description:
       'Experiences relevant to a natural-language query, best first, each with its score and how it was made.',
@@ -48,6 +64,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.search(args, experienceFields(info, ['experience']));
   }
 
+  @Authorized('writer')
   @Mutation(() => Experience, {
     description: 'Records one experience; its embeddable fields are embedded and indexed.',
   })
@@ -60,6 +77,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.record(input, idempotencyKey);
   }
 
+  @Authorized('writer')
   @Mutation(() => [Experience], { description: 'Records a batch, all or nothing, embedding all its texts together.' })
   recordExperiences(
     @Arg('inputs', () => [RecordExperienceInput]) inputs: RecordExperienceInput[],
@@ -70,6 +88,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.recordMany(inputs, idempotencyKey);
   }
 
+  @Authorized('writer')
   @Mutation(() => Experience, { description: 'Changes the given fields; changed embeddable fields are re-embedded.' })
   updateExperience(
     @Arg('id', () => ID) id: string,
@@ -79,6 +98,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.update(id, input);
   }
 
+  @Authorized('writer')
   @Mutation(() => Experience, {
     description: 'Merges signals into the feedback of an experience (other keys are kept).',
   })
@@ -90,6 +110,7 @@ export class ExperienceResolver {
     return ctx.services.experiences.addFeedback(id, signals);
   }
 
+  @Authorized('admin')
   @Mutation(() => Experience, { description: 'Deletes an experience; returns it as it was.' })
   deleteExperience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience> {
     return ctx.services.experiences.delete(id);

@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Authorized, Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { MAX_INSIGHTS_LIMIT } from './insight.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
@@ -8,6 +8,7 @@ import { AgentInsight, AgentInsightsResult } from './insight.type';
 @Resolver(() => AgentInsight)
 export class InsightResolver {
   @Cost({ maxSize: MAX_INSIGHTS_LIMIT })
+  @Authorized('reader')
   @Query(() => AgentInsightsResult, {
     description: "An agent's insights, most confident first (seed 002 get_agent_insights).",
   })
@@ -15,6 +16,7 @@ export class InsightResolver {
     return ctx.services.insights.list(args);
   }
 
+  @Authorized('writer')
   @Mutation(() => AgentInsight, {
     description: 'Records an insight; the same text again adds its new evidence and raises its confidence.',
   })
@@ -25,6 +27,7 @@ export class InsightResolver {
     return ctx.services.insights.record(input);
   }
 
+  @Authorized('writer')
   @Mutation(() => AgentInsight, {
     description: 'Judges an insight: valid raises its confidence, not valid halves it; sets lastValidated.',
   })
@@ -36,6 +39,7 @@ export class InsightResolver {
     return ctx.services.insights.validate(id, valid);
   }
 
+  @Authorized('admin')
   @Mutation(() => AgentInsight, { description: 'Deletes an insight; returns it.' })
   deleteInsight(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<AgentInsight> {
     return ctx.services.insights.delete(id);

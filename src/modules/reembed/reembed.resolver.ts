@@ -1,9 +1,10 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Authorized, Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { ReembedCollection, ReembedJob } from './reembed.type';
 
 @Resolver()
 export class ReembedResolver {
+  @Authorized('admin')
   @Mutation(() => ReembedJob, {
     description:
       "Admin: rewrites the collection's vectors with the current embedder, in the background (poll reembedStatus). " +
@@ -16,6 +17,7 @@ export class ReembedResolver {
     return ctx.services.reembed.start(collection);
   }
 
+  @Authorized('reader')
   @Query(() => ReembedJob, {
     nullable: true,
     description: 'Progress of the latest re-embedding of the collection; null when never run.',

@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Authorized, Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { MAX_ACTIONS_LIMIT, MAX_STUCK_LIMIT } from './run.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
@@ -8,6 +8,7 @@ import { Action, RecordActionResult, StuckTask } from './run.type';
 
 @Resolver()
 export class RunResolver {
+  @Authorized('writer')
   @Mutation(() => RecordActionResult, {
     description:
       "Appends one iteration to a recorded task's run (seed 004 action), atomically; its tool calls also count in tool performance.",
@@ -21,6 +22,7 @@ export class RunResolver {
   }
 
   @Cost({ maxSize: MAX_STUCK_LIMIT })
+  @Authorized('reader')
   @Query(() => [StuckTask], {
     description:
       'Tasks whose latest iterations all report progress STUCK or all repeat the same failing tool call; most stuck first.',

@@ -1,4 +1,4 @@
-import { Ctx, Query, Resolver } from 'type-graphql';
+import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { unavailableReason, type DatabaseHealthState } from '../../db/health';
 import type { EmbeddingProvider } from '../../embeddings/provider';
 import { DatabaseKind, ServerInfo, StorageStatus, type StorageInfo } from './server-info.type';
@@ -14,6 +14,7 @@ export interface ServerInfoContext {
 
 @Resolver()
 export class ServerInfoResolver {
+  @Authorized('reader')
   @Query(() => ServerInfo, {
     description: 'Version of the server, its database (and whether it can serve) and its embedding provider.',
   })

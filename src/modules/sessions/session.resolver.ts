@@ -1,4 +1,17 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Authorized,
+  Arg,
+  Args,
+  Ctx,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { Context } from '../../context';
@@ -29,6 +42,7 @@ import {
 
 @Resolver(() => Session)
 export class SessionResolver {
+  @Authorized('reader')
   @Query(() => Session, { description: 'One session by id; NOT_FOUND when it does not exist.' })
   session(
     @Arg('id', () => ID) id: string,
@@ -38,6 +52,7 @@ export class SessionResolver {
     return services.sessions.session(id, sessionShape(info));
   }
 
+  @Authorized('reader')
   @Query(() => SessionConnection, {
     description: 'Sessions matching a filter, newest update first unless orderBy says otherwise.',
   })
@@ -49,6 +64,7 @@ export class SessionResolver {
     return services.sessions.sessions(args, sessionShape(info, ['edges', 'node']));
   }
 
+  @Authorized('reader')
   @Query(() => SessionAnalytics, {
     description: 'Aggregates over the sessions matching the filter, computed in the database.',
   })
@@ -67,6 +83,7 @@ export class SessionResolver {
     return services.sessions.agent(session, agentId);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, {
     description: 'Creates a session (id generated when absent); CONFLICT when the id exists.',
   })
@@ -79,6 +96,7 @@ export class SessionResolver {
     return services.sessions.createSession(input, idempotencyKey);
   }
 
+  @Authorized('admin')
   @Mutation(() => Boolean, {
     description: 'Deletes a session with its agents and messages; NOT_FOUND when it does not exist.',
   })
@@ -86,6 +104,7 @@ export class SessionResolver {
     return services.sessions.deleteSession(id);
   }
 
+  @Authorized('writer')
   @Mutation(() => Agent, { description: 'Creates an agent or replaces its agent_data (its messages are kept).' })
   upsertAgent(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -95,6 +114,7 @@ export class SessionResolver {
     return services.sessions.upsertAgent(sessionId, input);
   }
 
+  @Authorized('writer')
   @Mutation(() => Message, {
     description: 'Appends a message; its messageId is the next of this agent, allocated by the database.',
   })
@@ -116,6 +136,7 @@ export class SessionResolver {
     return message;
   }
 
+  @Authorized('writer')
   @Mutation(() => [Message], { description: 'Appends messages in one atomic update, with consecutive messageIds.' })
   appendMessages(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -128,6 +149,7 @@ export class SessionResolver {
     return services.sessions.appendMessages(sessionId, agentId, inputs, (index) => `inputs.${index}`, idempotencyKey);
   }
 
+  @Authorized('writer')
   @Mutation(() => Message, { description: 'Redacts a message: new content; createdAt kept, updatedAt refreshed.' })
   updateMessage(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -139,6 +161,7 @@ export class SessionResolver {
     return services.sessions.updateMessage(sessionId, agentId, messageId, input);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, {
     description: 'Merges keys into metadata (a key with dots sets a nested field); other keys are kept.',
   })
@@ -150,6 +173,7 @@ export class SessionResolver {
     return services.sessions.updateMetadata(sessionId, metadata);
   }
 
+  @Authorized('writer')
   @Mutation(() => Session, { description: 'Removes metadata keys (dot paths for nested ones).' })
   deleteSessionMetadataKeys(
     @Arg('sessionId', () => ID) sessionId: string,
@@ -159,6 +183,7 @@ export class SessionResolver {
     return services.sessions.deleteMetadataKeys(sessionId, keys);
   }
 
+  @Authorized('writer')
   @Mutation(() => Feedback, { description: 'Adds a feedback entry to the session.' })
   addFeedback(
     @Arg('sessionId', () => ID) sessionId: string,

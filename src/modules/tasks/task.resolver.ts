@@ -1,4 +1,4 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Authorized, Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { MAX_SIMILAR_LIMIT } from './task.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
@@ -11,17 +11,20 @@ import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 
 @Resolver(() => Task)
 export class TaskResolver {
+  @Authorized('reader')
   @Query(() => Task, { nullable: true, description: 'One task by taskId; null when unknown.' })
   task(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Task | null> {
     return ctx.services.tasks.get(id);
   }
 
+  @Authorized('reader')
   @Query(() => TaskConnection, { description: 'Tasks matching the filter, newest first.' })
   tasks(@Args() args: TasksArgs, @Ctx() ctx: Context): Promise<Connection<Task>> {
     return ctx.services.tasks.list(args);
   }
 
   @Cost({ search: true, maxSize: MAX_SIMILAR_LIMIT })
+  @Authorized('reader')
   @Query(() => SimilarTasksResult, {
     description:
       'Past tasks like a query and/or goal (seed 002 get_similar_tasks): vector, keyword and goal-pattern scores fused.',
@@ -30,6 +33,7 @@ export class TaskResolver {
     return ctx.services.tasks.similar(args);
   }
 
+  @Authorized('writer')
   @Mutation(() => Task, {
     description: 'Records a task (seed 002 TaskSimilarity); its query and goal are embedded for similarTasks.',
   })
@@ -42,6 +46,7 @@ export class TaskResolver {
     return ctx.services.tasks.record(input, idempotencyKey);
   }
 
+  @Authorized('writer')
   @Mutation(() => LearnResult, {
     description:
       'Learns from a finished, recorded task (seed 002 learn_from_task): plan pattern, tool performance, insights. Counts once per task.',

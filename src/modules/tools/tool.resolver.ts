@@ -1,10 +1,11 @@
-import { Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Authorized, Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { RecordToolExecutionInput, ToolPerformanceArgs } from './tool.input';
 import { ToolPerformance } from './tool.type';
 
 @Resolver()
 export class ToolResolver {
+  @Authorized('reader')
   @Query(() => ToolPerformance, {
     description:
       'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read.',
@@ -13,6 +14,7 @@ export class ToolResolver {
     return ctx.services.tools.performance(toolName, context);
   }
 
+  @Authorized('writer')
   @Mutation(() => ToolPerformance, {
     description: "Records one tool call (the executor's real-time tracking); returns the tool's figures.",
   })
@@ -20,6 +22,7 @@ export class ToolResolver {
     return ctx.services.tools.record(input);
   }
 
+  @Authorized('writer')
   @Mutation(() => [ToolPerformance], {
     description: 'Records a batch of tool calls; returns the figures of each tool involved.',
   })

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { authChecker } from '../../../src/auth/auth-checker';
 import { Query, Resolver, buildSchema } from 'type-graphql';
 import { createContext } from '../../../src/context';
 import { createLogger } from '../../../src/logger';
@@ -41,7 +42,10 @@ describe('serverInfo and error handling', () => {
     const lines: string[] = [];
     const logger = createLogger('info', (line) => lines.push(line));
     const deps = { ...app.deps, logger };
-    const server = await createServer(deps, await buildSchema({ resolvers: [ServerInfoResolver, FailingResolver] }));
+    const server = await createServer(
+      deps,
+      await buildSchema({ resolvers: [ServerInfoResolver, FailingResolver], authChecker }),
+    );
     try {
       const response = await server.apollo.executeOperation(
         { query: '{ crash }' },

@@ -1,0 +1,39 @@
+/**
+ * Token buckets per caller: each holds up to `perMinute` tokens and refills at `perMinute` a minute; a request takes
+ * one. Full buckets are dropped now and then, so the map holds only recently busy callers.
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perMs: number;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.perMs = perMinute / 60_000;
+  }
+
+  /** Takes a token for `caller`: 0 when granted, else the seconds until one is available (for Retry-After). */
+  take(caller: string): number {
+    const now = this.now();
+    this.sweep(now);
+    const bucket = this.buckets.get(caller) ?? { tokens: this.perMinute, at: now };
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * this.perMs);
+    bucket.at = now;
+    this.buckets.set(caller, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [caller, bucket] of this.buckets) {
+      if (bucket.tokens + (now - bucket.at) * this.perMs >= this.perMinute) this.buckets.delete(caller);
+    }
+  }
+}
