@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  let running: RunningHindsight;
+  let running: RunningHindsight | Awaited<ReturnType<typeof startDegraded>>;
   try {
     running = await startHindsight(config, logger);
   } catch (error) {
