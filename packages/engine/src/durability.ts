@@ -23,6 +23,7 @@ import {
   type Document,
   type DeserializeOptions,
 } from 'bson';
+import { DIR_MODE, FILE_MODE } from './files';
 import type { PatchStep } from './patch';
 
 export interface IndexSpec {
@@ -283,7 +284,7 @@ export class DurableLog {
   static async open(dataDir: string, state: DurableState, options: DurableLogOptions = {}): Promise<DurableLog> {
     const started = performance.now();
     const log = options.log ?? (() => undefined);
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: DIR_MODE });
     const files = await listDataDir(dataDir);
     const { base, first, replay } = checkDataFiles(dataDir, files, options.expectData ?? false);
 
@@ -524,7 +525,7 @@ export class DurableLog {
   private async writeSnapshot(seq: number, image: FrozenImage): Promise<void> {
     const final = join(this.dir, snapshotName(seq));
     const temp = `${final}.tmp`;
-    const fh = await open(temp, 'w');
+    const fh = await open(temp, 'w', FILE_MODE);
     try {
       const out = new ChunkedWriter(fh);
       let collections = 0;
@@ -824,8 +825,8 @@ export function toBson(doc: Document): Uint8Array {
 const SYNCED_WRITES = constants.O_DSYNC !== undefined;
 
 function openJournal(path: string, durable: boolean): Promise<FileHandle> {
-  if (!durable || !SYNCED_WRITES) return open(path, 'a');
-  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
+  if (!durable || !SYNCED_WRITES) return open(path, 'a', FILE_MODE);
+  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC, FILE_MODE);
 }
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
