@@ -10,6 +10,7 @@ import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import { Query } from 'mingo/query';
 import { Binary } from 'bson';
+import { checkDeadline } from './deadline';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { LinearRegExp, mongoRegExp } from './regex';
 import { bsonSize, bsonTypeName, compareValues, isPlainObject, typeRank, type Doc } from './values';
@@ -430,7 +431,10 @@ export function compileFilter(filter: unknown, variables?: Doc, collation?: Doc)
     const options =
       variables || collation ? { ...MINGO_OPTIONS, variables, collation: collation as never } : MINGO_COMPUTE;
     const query = new Query(withMongoRegexes(filter), options);
-    return (doc) => query.test(doc);
+    return (doc) => {
+      checkDeadline();
+      return query.test(doc);
+    };
   } catch (error) {
     throw mingoError(error);
   }
