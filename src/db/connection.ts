@@ -55,8 +55,8 @@ export function failFastOptions(timeoutMs: number): MongoClientOptions {
 }
 
 /**
- * Connects to MONGODB_URI, or starts the embedded engine under DATA_DIR on a loopback port and connects to
- * it with the same driver. Never starts the engine when a URI is configured.
+ * Connects to MONGODB_URI, or starts the embedded engine under DATA_DIR, reachable only through its Unix socket,
+ * and connects to it with the same driver. Never starts the engine when a URI is configured.
  */
 export async function connectDatabase(
   config: Pick<
@@ -69,9 +69,8 @@ export async function connectDatabase(
   let embedded: EmbeddedServer | undefined;
   if (!config.mongodbUri) {
     const options = {
+      // No port: the engine listens only on its Unix socket, which only this user can open.
       dataDir: config.dataDir,
-      port: 0,
-      host: '127.0.0.1',
       compactAfterBytes: config.engineCompactAfterBytes,
       changeLogEvents: config.engineChangeLogEvents,
       log: (line: string) => logger.info(line, { component: 'embedded-engine' }),

@@ -75,7 +75,8 @@ function fullIdentity(identity: SnapshotIdentity): Manifest['identity'] {
  * @returns the bytes written
  */
 export async function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: SpaceContents): Promise<number> {
-  mkdirSync(dir, { recursive: true });
+  // Private as the engine's data files: the texts' vectors and ids are the users' data.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   const base = path.join(dir, generation);
   const out = new SnapshotWriter();
@@ -121,7 +122,7 @@ export function savedPosition(dir: string): ChangePosition | null {
 export function writeManifest(dir: string, manifest: Manifest): void {
   const text = JSON.stringify(manifest);
   const temporary = path.join(dir, `${MANIFEST}.${manifest.generation}.tmp`);
-  writeFileSync(temporary, JSON.stringify({ ...manifest, crc: crc32(text) }));
+  writeFileSync(temporary, JSON.stringify({ ...manifest, crc: crc32(text) }), { mode: 0o600 });
   renameSync(temporary, path.join(dir, MANIFEST));
 }
 

@@ -48,7 +48,7 @@ function bytesOf(values: SnapshotArray): Uint8Array {
 
 /** Writes all of `chunks` to a new file; returns its size and CRC-32. Synchronous: the caller's data cannot change meanwhile. */
 export function writeChunks(path: string, chunks: readonly Uint8Array[]): FileCheck {
-  const fd = openSync(path, 'wx');
+  const fd = openSync(path, 'wx', 0o600);
   let crc = 0;
   let bytes = 0;
   try {

@@ -2,6 +2,7 @@ import { Aggregator } from 'mingo/aggregator';
 import { Long } from 'bson';
 import type { JournalOp } from './durability';
 import { CommandError, ErrorCode, badValue } from './errors';
+import { checkDeadline } from './deadline';
 import { MINGO_OPTIONS, compileFilter, mingoError, withMongoRegexes } from './filter';
 import { findDocuments, type FindSpec } from './query';
 import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
@@ -195,7 +196,7 @@ export function runAggregate(
             ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc)
             : [],
       });
-      results = aggregator.run(input) as Doc[];
+      results = aggregator.run(paced(input)) as Doc[];
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const unknownStage = /unregistered pipeline operator (\$\w+)/.exec(message);
@@ -208,6 +209,14 @@ export function runAggregate(
   if (output.stage === '$out') writeOut(store, target, results, ops);
   else merge(store, target, output.spec as Doc, results, ops);
   return [];
+}
+
+/** The pipeline's input, stopping when the command's maxTimeMS is up. */
+function* paced(docs: Doc[]): Generator<Doc> {
+  for (const doc of docs) {
+    checkDeadline();
+    yield doc;
+  }
 }
 
 /** Stages that honour a collation here (their filters through compileFilter, $sort through mingo's collator). */

@@ -9,6 +9,7 @@
  *   the copy, so that a backup which would not start is refused at once and the source is never changed.
  */
 import { access, mkdir, open, rm } from 'node:fs/promises';
+import { DIR_MODE, FILE_MODE } from './files';
 import { join } from 'node:path';
 import { ID_FILE } from './changes';
 import {
@@ -35,7 +36,7 @@ export interface BackupResult {
 /** Makes `to`, refusing one that exists: a backup never mixes with other files. */
 async function newDirectory(to: string): Promise<void> {
   try {
-    await mkdir(to, { mode: 0o700 });
+    await mkdir(to, { mode: DIR_MODE });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw badValue(`backup: ${to} already exists; name a new directory`);
@@ -60,7 +61,7 @@ async function intoNewDirectory(to: string, write: () => Promise<string[]>): Pro
 export function writeBackup(dataDir: string, to: string, image: FrozenImage): Promise<BackupResult> {
   return intoNewDirectory(to, async () => {
     await writeSnapshotFile(join(to, snapshotName(1)), 1, image);
-    const journal = await open(join(to, journalName(1)), 'w');
+    const journal = await open(join(to, journalName(1)), 'w', FILE_MODE);
     try {
       await journal.sync();
     } finally {

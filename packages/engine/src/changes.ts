@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Binary, type Document } from 'bson';
+import { DIR_MODE, FILE_MODE } from './files';
 import { DataDamagedError, type JournalOp } from './durability';
 import { CommandError, ErrorCode } from './errors';
 
@@ -333,10 +334,10 @@ export async function dataDirId(dataDir: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   // Missing: a new directory, or one that lost its id, where a new id only makes older tokens fail.
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: DIR_MODE });
   const id = randomId();
   const temp = `${path}.tmp`;
-  const fh = await open(temp, 'w');
+  const fh = await open(temp, 'w', FILE_MODE);
   try {
     await fh.writeFile(`${id}\n`);
     await fh.sync();

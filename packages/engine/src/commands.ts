@@ -5,6 +5,7 @@ import { writeBackup } from './backup';
 import { runAggregate } from './aggregate';
 import { openChangeStream, streamGetMore } from './change-streams';
 import { CursorManager, DEFAULT_FIRST_BATCH } from './cursors';
+import { runWithin } from './deadline';
 import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
 import { compileFilter, letVariables, parseCollation, stringOrder } from './filter';
 import { compileProjection } from './projection';
@@ -207,7 +208,9 @@ export class Engine {
       if (/[/\\. "$*<>:|?\0]/.test(db) || db.length >= 64)
         throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
       rejectCollation(name!, command);
-      const result = handler(command, { db, engine: this, connectionId, ops });
+      // A getMore's maxTimeMS is how long a change stream waits for events, not a limit on work.
+      const maxTimeMS = name === 'getMore' ? undefined : toNumber(command.maxTimeMS);
+      const result = runWithin(maxTimeMS, () => handler(command, { db, engine: this, connectionId, ops }));
       // Awaited only when it is a promise: a write must reach `commit` in the tick that applied it.
       reply = result instanceof Promise ? await result : result;
     } catch (error) {

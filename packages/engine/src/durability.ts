@@ -12,7 +12,7 @@
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
 import { constants } from 'node:fs';
-import { copyFile, open, mkdir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, copyFile, open, mkdir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import {
@@ -23,6 +23,7 @@ import {
   type Document,
   type DeserializeOptions,
 } from 'bson';
+import { DIR_MODE, FILE_MODE } from './files';
 import type { PatchStep } from './patch';
 
 export interface IndexSpec {
@@ -284,7 +285,7 @@ export class DurableLog {
   static async open(dataDir: string, state: DurableState, options: DurableLogOptions = {}): Promise<DurableLog> {
     const started = performance.now();
     const log = options.log ?? (() => undefined);
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: DIR_MODE });
     const files = await listDataDir(dataDir);
     const { base, first, replay } = checkDataFiles(dataDir, files, options.expectData ?? false);
 
@@ -550,7 +551,7 @@ export class DurableLog {
  */
 export async function writeSnapshotFile(final: string, seq: number, image: FrozenImage): Promise<void> {
   const temp = `${final}.tmp`;
-  const fh = await open(temp, 'w');
+  const fh = await open(temp, 'w', FILE_MODE);
   try {
     const out = new ChunkedWriter(fh);
     let collections = 0;
@@ -838,8 +839,8 @@ export function toBson(doc: Document): Uint8Array {
 const SYNCED_WRITES = constants.O_DSYNC !== undefined;
 
 function openJournal(path: string, durable: boolean): Promise<FileHandle> {
-  if (!durable || !SYNCED_WRITES) return open(path, 'a');
-  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
+  if (!durable || !SYNCED_WRITES) return open(path, 'a', FILE_MODE);
+  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC, FILE_MODE);
 }
 
 async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
@@ -860,6 +861,8 @@ async function readAll(fh: FileHandle, into: Buffer, offset: number, length: num
 /** Copies `dataDir/name` into the directory `to` and fsyncs the copy (the caller syncs `to`). */
 export async function copyDurably(dataDir: string, name: string, to: string): Promise<void> {
   await copyFile(join(dataDir, name), join(to, name));
+  // copyFile keeps the source's mode, which an older data dir may have had wider.
+  await chmod(join(to, name), FILE_MODE);
   const fh = await open(join(to, name), 'r');
   try {
     await fh.sync();

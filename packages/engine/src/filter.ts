@@ -10,7 +10,9 @@ import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import { Query } from 'mingo/query';
 import { Binary } from 'bson';
+import { checkDeadline } from './deadline';
 import { CommandError, ErrorCode, badValue } from './errors';
+import { LinearRegExp, mongoRegExp } from './regex';
 import { bsonSize, bsonTypeName, compareValues, isPlainObject, typeRank, type Doc } from './values';
 
 /** Tests whether a document matches a compiled filter. */
@@ -189,22 +191,50 @@ function comparator(test: (order: number) => boolean, matchesNull: boolean) {
   };
 }
 
+/** A query value with its regex (mingo's Query copies the filter into plain RegExps) matching in linear time. */
+const linear = (value: unknown): unknown => (value instanceof RegExp ? mongoRegExp(value) : value);
+
 function inList(selector: string, value: unknown, options?: OperatorOptions) {
   if (!Array.isArray(value)) throw badValue('$in needs an array');
   const order = stringOrder(options?.collation);
+  const items = value.map(linear);
   return (doc: Doc) =>
-    queryValues(doc, selector).some((candidate) => value.some((item) => equalsQueryValue(candidate, item, order)));
+    queryValues(doc, selector).some((candidate) => items.some((item) => equalsQueryValue(candidate, item, order)));
 }
 
 const equals = (selector: string, value: unknown, options?: OperatorOptions) => {
   const order = stringOrder(options?.collation);
-  return (doc: Doc) => queryValues(doc, selector).some((candidate) => equalsQueryValue(candidate, value, order));
+  const item = linear(value);
+  return (doc: Doc) => queryValues(doc, selector).some((candidate) => equalsQueryValue(candidate, item, order));
 };
+
+const matchesRegex = (selector: string, value: unknown) => {
+  const pattern = mongoRegExp(value as RegExp);
+  return (doc: Doc) =>
+    queryValues(doc, selector).some((candidate) => typeof candidate === 'string' && pattern.test(candidate));
+};
+
+/**
+ * `$all` as mongod reads it: every item matches as an equality (a regex as `$regex`) or an `$elemMatch`. mingo's
+ * would test regexes with a backtracking RegExp, and refuses a field that is not an array.
+ */
+function all(selector: string, value: unknown, options?: OperatorOptions) {
+  if (!Array.isArray(value)) throw badValue('$all needs an array');
+  if (!value.length) return () => false;
+  const tests = value.map((item) =>
+    isPlainObject(item) && Object.keys(item)[0] === '$elemMatch'
+      ? (queryOperators.$elemMatch as never as typeof equals)(selector, item.$elemMatch, options)
+      : item instanceof RegExp
+        ? matchesRegex(selector, item)
+        : equals(selector, item, options),
+  );
+  return (doc: Doc) => tests.every((test) => test(doc));
+}
 
 /**
  * Comparison operators with mongod's semantics over bson values: numbers compare across number/Long/
  * Decimal128, values compare only within their BSON type bracket, and field order matters in documents
- * (mingo's own versions compare bson wrapper classes by their string form).
+ * (mingo's own versions compare bson wrapper classes by their string form). Regexes match in linear time.
  */
 const COMPARISON_OPERATORS = {
   $eq: equals,
@@ -217,6 +247,9 @@ const COMPARISON_OPERATORS = {
   $lt: comparator((order) => order < 0, false),
   $lte: comparator((order) => order <= 0, true),
   $in: inList,
+  // mingo's would test with the RegExp it built from `$regex` and `$options`, which backtracks.
+  $regex: matchesRegex,
+  $all: all,
   $nin: (selector: string, value: unknown, options?: OperatorOptions) => {
     const found = inList(selector, value, options);
     return (doc: Doc) => !found(doc);
@@ -225,8 +258,35 @@ const COMPARISON_OPERATORS = {
 
 type ExpressionOperator = (doc: Doc, expr: unknown, options: never) => unknown;
 
-/** Expression operators mongod has and mingo lacks. */
+/**
+ * The matches `$regexFind` (limit 1) and `$regexFindAll` report, in linear time; null for a null or missing input.
+ * mingo's versions compile a backtracking RegExp and loop forever on an empty match.
+ */
+function regexSearch(name: string, doc: Doc, expr: unknown, options: never, limit: number) {
+  const args = evalExpr(doc, expr, options);
+  if (!isPlainObject(args))
+    throw new CommandError(51103, `${name} expects an object of named arguments but found: ${bsonTypeName(args)}`);
+  const { input, regex, options: flags } = args;
+  if (input === null || input === undefined) return null;
+  if (typeof input !== 'string') throw new CommandError(51104, `${name} needs 'input' to be of type string`);
+  if (typeof regex !== 'string' && !(regex instanceof RegExp))
+    throw new CommandError(51105, `${name} needs 'regex' to be of type string or regex`);
+  if (flags !== undefined && flags !== null && typeof flags !== 'string')
+    throw new CommandError(51106, `${name} needs 'options' to be of type string`);
+  const pattern =
+    regex instanceof RegExp
+      ? flags
+        ? new LinearRegExp(regex.source, mongoRegExp(regex).mongoOptions + flags)
+        : mongoRegExp(regex)
+      : new LinearRegExp(regex, flags ?? '');
+  return pattern.findAll(input, limit);
+}
+
+/** Expression operators mongod has and mingo lacks, and those whose mingo versions would backtrack. */
 const EXTRA_EXPRESSION_OPERATORS: Record<string, ExpressionOperator> = {
+  $regexMatch: (doc, expr, options) => (regexSearch('$regexMatch', doc, expr, options, 1)?.length ?? 0) > 0,
+  $regexFind: (doc, expr, options) => regexSearch('$regexFind', doc, expr, options, 1)?.[0] ?? null,
+  $regexFindAll: (doc, expr, options) => regexSearch('$regexFindAll', doc, expr, options, Infinity) ?? [],
   $bsonSize: (doc, expr, options) => {
     const value = evalExpr(doc, expr, options);
     if (value === null || value === undefined) return null;
@@ -294,19 +354,24 @@ export function mingoError(error: unknown): CommandError {
   return badValue(message);
 }
 
-/** A regex as mongod reads it: the BSON library hands the wire's `s` (dotAll) over as `g`, which no mongod regex has. */
-export function mongoRegExp(pattern: RegExp): RegExp {
-  if (!pattern.global && !pattern.sticky) return pattern;
-  const flags = pattern.flags.replace(/[gys]/g, '') + (pattern.global || pattern.dotAll ? 's' : '');
-  return new RegExp(pattern.source, flags);
-}
-
 /**
- * `value` with every regex in it as mongod reads it (see mongoRegExp), copied only where one changes: a `g` flag would
- * also make a regex keep its position from one document's test to the next.
+ * `value` with every regex in it as mongod reads it (see mongoRegExp), matching in linear time; copied only where one
+ * changes.
  */
 export function withMongoRegexes<T>(value: T): T {
   if (value instanceof RegExp) return mongoRegExp(value) as T;
+  // mingo would compile `$regex` with `$options` itself, as a RegExp that knows no `x`.
+  if (
+    isPlainObject(value) &&
+    '$regex' in value &&
+    (typeof value.$regex === 'string' || value.$regex instanceof RegExp)
+  ) {
+    const { $regex: pattern, $options: options, ...rest } = value;
+    const source = pattern instanceof RegExp ? pattern.source : pattern;
+    const flags = pattern instanceof RegExp ? mongoRegExp(pattern).mongoOptions : '';
+    if (options !== undefined && typeof options !== 'string') throw badValue('$options has to be a string');
+    return { ...withMongoRegexes(rest), $regex: new LinearRegExp(source, flags + (options ?? '')) } as T;
+  }
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     value.forEach((item, i) => {
@@ -366,7 +431,10 @@ export function compileFilter(filter: unknown, variables?: Doc, collation?: Doc)
     const options =
       variables || collation ? { ...MINGO_OPTIONS, variables, collation: collation as never } : MINGO_COMPUTE;
     const query = new Query(withMongoRegexes(filter), options);
-    return (doc) => query.test(doc);
+    return (doc) => {
+      checkDeadline();
+      return query.test(doc);
+    };
   } catch (error) {
     throw mingoError(error);
   }

@@ -2,13 +2,15 @@
  * The engine's public API: start it in this process (`startEmbeddedServer`) or in a worker thread
  * (`startEngineThread`), with `EngineOptions`; either way clients connect with the official driver to its `uri`.
  */
-import { access } from 'node:fs/promises';
+import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ChangeLog, dataDirId, ID_FILE } from './changes';
 import { Engine } from './commands';
+import { makePrivate } from './files';
 import { DurableLog } from './durability';
 import type { EmbeddedServer, EngineOptions } from './options';
-import { listen } from './server';
+import { listen, type WireServer } from './server';
 import { VectorSpill } from './spill';
 import { Store } from './store';
 
@@ -24,7 +26,7 @@ export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type
  */
 export async function startEmbeddedServer(options: EngineOptions): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
-  const host = options.host ?? '127.0.0.1';
+  await makePrivate(options.dataDir);
   // Read before dataDirId creates it: an id file means the directory has held data, so missing files are damage.
   const expectData = await access(path.join(options.dataDir, ID_FILE)).then(
     () => true,
@@ -45,10 +47,28 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
     throw error;
   }
   const engine = new Engine(store, journal, log, { enableTestCommands: options.enableTestCommands });
-  let server;
+  const tcp =
+    options.port !== undefined || process.platform === 'win32'
+      ? { host: options.host ?? '127.0.0.1', port: options.port ?? 0 }
+      : undefined;
+  let server: WireServer;
+  let privateDir: string | undefined;
   try {
-    server = await listen(engine, host, options.port ?? 27017, log, localSocketPath(options.dataDir));
+    const socket = await socketPath(options.dataDir, !tcp);
+    privateDir = socket?.privateDir;
+    server = await listen(
+      engine,
+      {
+        tcp,
+        socketPath: socket?.path,
+        frameTimeoutMs: options.frameTimeoutMs ?? 30_000,
+        maxConnections: options.maxConnections ?? 1_000,
+        idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+      },
+      log,
+    );
   } catch (error) {
+    if (privateDir) await rm(privateDir, { recursive: true, force: true });
     engine.close();
     await journal.close();
     spill.close();
@@ -59,12 +79,14 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
   return {
     uri: wire.socketPath
       ? `mongodb://${encodeURIComponent(wire.socketPath)}/?directConnection=true`
-      : `mongodb://${host}:${wire.port}/?directConnection=true`,
-    host,
-    port: wire.port,
+      : `mongodb://${wire.tcp!.host}:${wire.tcp!.port}/?directConnection=true`,
+    host: wire.tcp?.host,
+    port: wire.tcp?.port,
+    socketPath: wire.socketPath,
     close() {
       closing ??= (async () => {
         await wire.close();
+        if (privateDir) await rm(privateDir, { recursive: true, force: true });
         engine.close();
         await journal!.close();
         spill.close();
@@ -74,8 +96,22 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
   };
 }
 
-/** `<dataDir>/engine.sock`, or undefined where a Unix domain socket cannot be used (Windows, or a path over the ~107-byte limit). */
-function localSocketPath(dataDir: string): string | undefined {
-  const socketPath = path.resolve(dataDir, 'engine.sock');
-  return process.platform !== 'win32' && Buffer.byteLength(socketPath) < 100 ? socketPath : undefined;
+/** Unix domain socket addresses are limited to 108 bytes with the terminating zero (sun_path). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * `<dataDir>/engine.sock`; when that path is too long for a socket address, one in a fresh 0700 directory under the
+ * system's temporary directory if the socket is the only way in (else none: clients use TCP). None on Windows.
+ */
+async function socketPath(
+  dataDir: string,
+  required: boolean,
+): Promise<{ path: string; privateDir?: string } | undefined> {
+  if (process.platform === 'win32') return undefined;
+  const inDataDir = path.resolve(dataDir, 'engine.sock');
+  if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH_BYTES) return { path: inDataDir };
+  if (!required) return undefined;
+  const privateDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-engine-'));
+  await chmod(privateDir, 0o700);
+  return { path: path.join(privateDir, 'engine.sock'), privateDir };
 }

@@ -4,14 +4,27 @@ import type { EngineLog } from './durability';
 /** Where the engine keeps its files, where it listens, and its limits. Only `dataDir` is required. */
 export interface EngineOptions {
   /**
-   * Directory of the journal, snapshots and the vector spill file (created if missing). The engine also listens on
-   * the Unix domain socket `<dataDir>/engine.sock` where the platform and the path's length allow one.
+   * Directory of the journal, snapshots and the vector spill file (created if missing; made 0700, its files 0600).
+   * The engine listens on the Unix domain socket `<dataDir>/engine.sock`, or, when that path is over the ~107-byte
+   * limit of a socket address, in a private 0700 directory under the system's temporary directory.
    */
   dataDir: string;
-  /** TCP port; 0 picks a free one (the started server reports it). Default 27017. */
+  /**
+   * TCP port; 0 picks a free one (the started server reports it). Absent: no TCP listener at all, only the Unix
+   * socket (except on Windows, which has none: there the engine listens on a free port of 127.0.0.1).
+   */
   port?: number;
   /** Interface of the TCP listener. Default 127.0.0.1. */
   host?: string;
+  /** A message whose first bytes arrived must be complete within this many ms, else its connection is closed. Default 30,000. */
+  frameTimeoutMs?: number;
+  /** Open connections beyond which a new one is closed at once. Default 1,000. */
+  maxConnections?: number;
+  /**
+   * A connection with no message and no command in flight for this many ms is closed (drivers reconnect
+   * transparently). Default 600,000 (10 minutes).
+   */
+  idleTimeoutMs?: number;
   /** Receives notable events (recovery, compaction, dropped connections), `warn` for damage dropped. Default: discarded. */
   log?: EngineLog;
   /**
@@ -28,12 +41,15 @@ export interface EngineOptions {
 /** A started engine. */
 export interface EmbeddedServer {
   /**
-   * How a client on this machine connects: through the Unix domain socket `<dataDir>/engine.sock` where there
-   * is one (cheaper per round trip than TCP loopback), else `mongodb://host:port/?directConnection=true`.
+   * How a client on this machine connects: through the Unix domain socket where there is one (cheaper per round trip
+   * than TCP loopback, and only this user can open it), else `mongodb://host:port/?directConnection=true`.
    */
   uri: string;
-  host: string;
-  port: number;
+  /** The TCP listener's interface and port; absent when the engine listens on its Unix socket only. */
+  host?: string;
+  port?: number;
+  /** The Unix domain socket, when there is one. */
+  socketPath?: string;
   /** Stops accepting, closes connections, flushes and closes the journal. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /** Finds: the candidates a filter allows through `_id` and the indexes, then sort, skip and limit, as mongod answers. */
 import { CommandError, badValue } from './errors';
-import { compileFilter, mongoRegExp, stringOrder, type Matcher, type StringOrder } from './filter';
+import { compileFilter, stringOrder, type Matcher, type StringOrder } from './filter';
+import { mongoRegExp } from './regex';
 import type { SortedList } from './sorted-list';
 import { idsAt, type Index, type OrderedEntry } from './store';
 import { canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';

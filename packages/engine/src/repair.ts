@@ -17,6 +17,7 @@
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, type Document } from 'bson';
+import { DIR_MODE, FILE_MODE } from './files';
 import { ID_FILE } from './changes';
 import {
   BSON_READ,
@@ -204,7 +205,7 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
     return { dataDir, damagedDir: null, reportFile: null, files: [], lostBytes: 0, summary: ['nothing to repair'] };
 
   const damagedDir = join(dataDir, `damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  await mkdir(damagedDir);
+  await mkdir(damagedDir, { mode: DIR_MODE });
   // Every original is copied aside (and fsynced) before any file is changed.
   for (const { entry } of repairs) {
     if (entry.status !== 'missing' || entry.file === ID_FILE) await copyDurably(dataDir, entry.file, damagedDir);
@@ -218,7 +219,9 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
   const summary = entries.map(describe);
   const reportFile = join(damagedDir, 'repair-report.json');
   const report: RepairReport = { dataDir, damagedDir, reportFile, files: entries, lostBytes, summary };
-  await writeFile(reportFile, `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`);
+  await writeFile(reportFile, `${JSON.stringify({ ...report, at: new Date().toISOString() }, null, 2)}\n`, {
+    mode: FILE_MODE,
+  });
   return report;
 }
 
@@ -391,7 +394,7 @@ function describe(entry: RepairedFile): string {
 /** Writes `name` as a temp file, fsyncs it and renames it over the original. */
 async function replaceFile(dataDir: string, name: string, data: Buffer): Promise<void> {
   const temp = join(dataDir, `${name}.repair`);
-  const fh = await open(temp, 'w');
+  const fh = await open(temp, 'w', FILE_MODE);
   try {
     await fh.writeFile(data);
     await fh.sync();

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { CloseConnection, Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
 import { CommandError, ErrorCode } from './errors';
@@ -6,41 +6,58 @@ import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, 
 
 /** A listening wire-protocol server over an Engine. */
 export interface WireServer {
-  host: string;
-  port: number;
-  /** The Unix domain socket it also listens on, when one was asked for and could be created. */
+  /** The TCP listener's address, when one was asked for. */
+  tcp?: { host: string; port: number };
+  /** The Unix domain socket it listens on, when one was asked for and could be created. */
   socketPath?: string;
   /** Stops accepting and closes every open connection. */
   close(): Promise<void>;
 }
 
+/** Where to listen and the limits every connection is held to (see EngineOptions). */
+export interface ListenOptions {
+  tcp?: { host: string; port: number };
+  socketPath?: string;
+  frameTimeoutMs: number;
+  maxConnections: number;
+  idleTimeoutMs: number;
+}
+
 /**
- * Serves the MongoDB wire protocol on `host:port`, and on the Unix domain socket `socketPath` when given (a
- * round trip through it costs less CPU than TCP loopback; a stale socket file there is replaced). Each
- * connection handles its messages in order; a malformed or oversized message closes that connection only,
- * and nothing thrown escapes a socket handler.
+ * Serves the MongoDB wire protocol on TCP and/or the Unix domain socket `socketPath` (a stale socket file there is
+ * replaced; the socket is made 0600). Each connection handles its messages in order; a malformed or oversized
+ * message, a frame not completed within `frameTimeoutMs`, or `idleTimeoutMs` without a message closes that
+ * connection only; past `maxConnections` open ones, a new connection is closed at once. Nothing thrown escapes a
+ * socket handler.
  */
-export async function listen(
-  engine: Engine,
-  host: string,
-  port: number,
-  log: (line: string) => void,
-  socketPath?: string,
-): Promise<WireServer> {
+export async function listen(engine: Engine, options: ListenOptions, log: (line: string) => void): Promise<WireServer> {
   const sockets = new Set<net.Socket>();
   let nextConnectionId = 1;
 
   const serve = (socket: net.Socket): void => {
+    if (sockets.size >= options.maxConnections) {
+      log(`embedded engine: refusing a connection: ${sockets.size} open, the limit is ${options.maxConnections}`);
+      socket.destroy();
+      return;
+    }
     const connectionId = nextConnectionId++;
     sockets.add(socket);
     socket.setNoDelay(true);
     const reader = new FrameReader();
     let queue = Promise.resolve();
+    let inFlight = 0;
+    // Started by a frame's first bytes, not moved by later ones: a client trickling a frame must still finish it.
+    let frameDeadline: NodeJS.Timeout | undefined;
 
     const drop = (reason: string): void => {
       log(`embedded engine: closing connection ${connectionId}: ${reason}`);
       socket.destroy();
     };
+
+    // A command in flight (a change stream's awaiting getMore) is not idleness; its reply restarts the clock.
+    socket.setTimeout(options.idleTimeoutMs, () => {
+      if (inFlight === 0) drop(`idle for ${options.idleTimeoutMs} ms`);
+    });
 
     socket.on('data', (chunk: Buffer) => {
       let frames: Buffer[];
@@ -50,10 +67,20 @@ export async function listen(
         drop((error as Error).message);
         return;
       }
+      if (reader.pending && !frameDeadline) {
+        frameDeadline = setTimeout(
+          () => drop(`a message was not completed within ${options.frameTimeoutMs} ms`),
+          options.frameTimeoutMs,
+        );
+      } else if (!reader.pending && frameDeadline) {
+        clearTimeout(frameDeadline);
+        frameDeadline = undefined;
+      }
       for (const frame of frames) {
+        inFlight++;
         queue = queue.then(async () => {
-          if (socket.destroyed) return;
           try {
+            if (socket.destroyed) return;
             const reply = await respond(engine, parseFrame(frame), connectionId);
             if (reply && !socket.destroyed) {
               socket.cork();
@@ -66,12 +93,17 @@ export async function listen(
                 ? error.message
                 : `internal error: ${(error as Error).stack ?? String(error)}`,
             );
+          } finally {
+            inFlight--;
           }
         });
       }
     });
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      clearTimeout(frameDeadline);
+      sockets.delete(socket);
+    });
   };
 
   const start = (server: net.Server, bind: (ready: () => void) => void): Promise<void> =>
@@ -85,25 +117,32 @@ export async function listen(
     });
   const stop = (server: net.Server): Promise<void> => new Promise((done) => server.close(() => done()));
 
-  const tcp = net.createServer(serve);
-  await start(tcp, (ready) => tcp.listen(port, host, ready));
+  let tcp: net.Server | undefined;
+  if (options.tcp) {
+    const { host, port } = options.tcp;
+    tcp = net.createServer(serve);
+    await start(tcp, (ready) => tcp!.listen(port, host, ready));
+  }
   let local: net.Server | undefined;
+  const { socketPath } = options;
   if (socketPath) {
     try {
       await rm(socketPath, { force: true });
       local = net.createServer(serve);
       await start(local, (ready) => local!.listen(socketPath, ready));
+      await chmod(socketPath, 0o600);
     } catch (error) {
-      log(`embedded engine: not listening on ${socketPath} (${(error as Error).message}); clients use TCP`);
+      if (local?.listening) await stop(local);
       local = undefined;
+      if (!tcp) throw error;
+      log(`embedded engine: not listening on ${socketPath} (${(error as Error).message}); clients use TCP`);
     }
   }
   return {
-    host,
-    port: (tcp.address() as net.AddressInfo).port,
+    tcp: tcp && options.tcp ? { host: options.tcp.host, port: (tcp.address() as net.AddressInfo).port } : undefined,
     socketPath: local ? socketPath : undefined,
     close: async () => {
-      const closed = Promise.all([stop(tcp), local ? stop(local) : undefined]);
+      const closed = Promise.all([tcp ? stop(tcp) : undefined, local ? stop(local) : undefined]);
       for (const socket of sockets) socket.destroy();
       await closed;
     },

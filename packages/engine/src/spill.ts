@@ -1,5 +1,6 @@
 import { closeSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_MODE } from './files';
 import { isPlainObject, type Doc } from './values';
 
 /**
@@ -46,7 +47,7 @@ class Segment {
   private closed = false;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w+');
+    this.fd = openSync(path, 'w+', FILE_MODE);
     closeUnreachable.register(this, this.fd, this);
   }
 

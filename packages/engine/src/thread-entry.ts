@@ -12,7 +12,7 @@ startEmbeddedServer({
   log: (line, level) => post({ kind: 'log', line, level }),
 }).then(
   (server) => {
-    post({ kind: 'started', uri: server.uri, host: server.host, port: server.port });
+    post({ kind: 'started', uri: server.uri, host: server.host, port: server.port, socketPath: server.socketPath });
     parentPort!.on('message', (message) => {
       if (message === 'close') void server.close().then(() => post({ kind: 'closed' }));
     });

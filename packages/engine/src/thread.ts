@@ -7,7 +7,7 @@ import type { EmbeddedServer, EngineOptions } from './options';
 
 /** What the engine thread posts to the thread that started it. */
 export type EngineThreadMessage =
-  | { kind: 'started'; uri: string; host: string; port: number }
+  | { kind: 'started'; uri: string; host?: string; port?: number; socketPath?: string }
   | { kind: 'log'; line: string; level?: 'info' | 'warn' }
   | { kind: 'closed' }
   | {
@@ -84,6 +84,7 @@ export function startEngineThread(options: EngineThreadOptions): Promise<Embedde
           uri: message.uri,
           host: message.host,
           port: message.port,
+          socketPath: message.socketPath,
           close() {
             closing ??= new Promise<void>((done) => {
               onClosed = done;

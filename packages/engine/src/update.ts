@@ -163,10 +163,7 @@ function compileSetStages(stages: Doc[]): SetStage[] | undefined {
       paths.push(segments);
     }
     // Overlapping paths (`a` and `a.b`) keep mingo's handling.
-    const overlap = paths.some((a, i) =>
-      paths.some((b, j) => i !== j && a.length <= b.length && a.every((segment, k) => segment === b[k])),
-    );
-    if (overlap) return undefined;
+    if (firstOverlap(paths)) return undefined;
     compiled.push({ paths, values });
   }
   return compiled;
@@ -334,17 +331,39 @@ function checkConflicts(operations: Operation[]): void {
     targets.push(segments);
     if (op === '$rename') targets.push((value as string).split('.'));
   }
-  for (let i = 0; i < targets.length; i++) {
-    for (let j = i + 1; j < targets.length; j++) {
-      const [a, b] = targets[i].length <= targets[j].length ? [targets[i], targets[j]] : [targets[j], targets[i]];
-      if (a.every((segment, k) => segment === b[k])) {
-        throw new CommandError(
-          ErrorCode.ConflictingUpdateOperators,
-          `Updating the path '${b.join('.')}' would create a conflict at '${a.join('.')}'`,
-        );
-      }
-    }
-  }
+  const overlap = firstOverlap(targets);
+  if (!overlap) return;
+  const [a, b] = overlap.map((i) => targets[i]).sort((x, y) => x.length - y.length);
+  throw new CommandError(
+    ErrorCode.ConflictingUpdateOperators,
+    `Updating the path '${b.join('.')}' would create a conflict at '${a.join('.')}'`,
+  );
+}
+
+/**
+ * The first pair `[i, j]` (by i, then j; i < j) of paths where one is a prefix of, or equal to, the other, as
+ * mongod names it. Linear in the total number of segments: an update of 20,000 metadata keys must not cost
+ * 200 million path comparisons.
+ */
+function firstOverlap(paths: string[][]): [number, number] | undefined {
+  // First path whose whole is the key, and first path that has the key as a strict prefix.
+  const firstWhole = new Map<string, number>();
+  const firstUnder = new Map<string, number>();
+  const prefixes = paths.map((segments) => {
+    let key = '';
+    return segments.map((segment, k) => (key = k ? `${key}\0${segment}` : segment));
+  });
+  prefixes.forEach((keys, i) => {
+    if (!firstWhole.has(keys[keys.length - 1])) firstWhole.set(keys[keys.length - 1], i);
+    for (const key of keys.slice(0, -1)) if (!firstUnder.has(key)) firstUnder.set(key, i);
+  });
+  let first: [number, number] | undefined;
+  prefixes.forEach((keys, j) => {
+    let i = firstUnder.get(keys[keys.length - 1]) ?? j;
+    for (const key of keys) i = Math.min(i, firstWhole.get(key) ?? j);
+    if (i < j && (!first || i < first[0])) first = [i, j];
+  });
+  return first;
 }
 
 function validateOperand(op: string, path: string, value: unknown): void {

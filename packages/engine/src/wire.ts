@@ -44,6 +44,11 @@ export class FrameReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
+  /** True while part of a frame has arrived and the rest has not. */
+  get pending(): boolean {
+    return this.buffered > 0;
+  }
+
   push(chunk: Buffer): Buffer[] {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
