@@ -20,6 +20,7 @@ import type { ReembedTarget } from './modules/shared/reembed-target';
 import { TASK_INDEXES } from './modules/tasks/task.document';
 import { TASK_SPACES, TASKS_REEMBED_TARGET } from './modules/tasks/task.spaces';
 import { TOOL_INDEXES } from './modules/tools/tool.document';
+import { setMaxJsonKeys } from './modules/shared/json-input';
 import packageJson from '../package.json';
 
 /**
@@ -82,6 +83,7 @@ export function createAppDeps(
   options: Pick<AppDeps, 'config' | 'logger' | 'embeddings'> & { database: Omit<AppDeps['database'], 'health'> },
 ): AppDeps {
   const { config, logger, embeddings } = options;
+  setMaxJsonKeys(config.maxMetadataKeys);
   const database = {
     ...options.database,
     health: new DatabaseHealth(options.database.client, options.database.db, config.dbTimeoutMs),

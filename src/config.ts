@@ -40,6 +40,8 @@ export interface Config {
   maxAliases: number;
   maxQueryCost: number;
   maxCompiledQueryChars: number;
+  maxMetadataKeys: number;
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -378,6 +380,24 @@ export const VARIABLES = [
     defaultText: '8000',
     expected: 'an integer from 0 to 10000000',
     parse: (raw) => integer(0, 10_000_000, 8000)('MAX_COMPILED_QUERY_CHARS', raw),
+  }),
+  define({
+    name: 'MAX_METADATA_KEYS',
+    key: 'maxMetadataKeys',
+    description:
+      'Keys one JSON input (metadata, agent data, content, extra fields) or one list of metadata keys may hold, nested ones included (BAD_USER_INPUT).',
+    defaultText: '1000',
+    expected: 'an integer from 1 to 1000000',
+    parse: (raw) => integer(1, 1_000_000, 1000)('MAX_METADATA_KEYS', raw),
+  }),
+  define({
+    name: 'REQUEST_TIMEOUT_MS',
+    key: 'requestTimeoutMs',
+    description:
+      'Deadline of one GraphQL request: then its searches stop, its database commands expire (maxTimeMS) and it answers TIMEOUT.',
+    defaultText: '30000',
+    expected: 'an integer from 100 to 3600000',
+    parse: (raw) => integer(100, 3_600_000, 30_000)('REQUEST_TIMEOUT_MS', raw),
   }),
 ] as const;
 
