@@ -62,11 +62,18 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
   'BAD_REQUEST',
+  'TIMEOUT',
+  'REQUEST_CANCELLED',
 ]);
 
 /** True for MongoDB's duplicate key error (E11000), raised by unique indexes. */
 export function isDuplicateKeyError(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && error.code === 11000;
+}
+
+/** MongoDB's MaxTimeMSExpired (code 50): a command ran past the maxTimeMS the request's deadline gave it. */
+function isMaxTimeExpired(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 50;
 }
 
 /**
@@ -107,6 +114,14 @@ export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealt
         locations: formatted.locations,
         path: formatted.path,
         extensions: { code: 'SERVICE_UNAVAILABLE' },
+      };
+    }
+    if (isMaxTimeExpired(original)) {
+      return {
+        message: 'A database command of the request ran out of its deadline.',
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'TIMEOUT' },
       };
     }
     if (original instanceof CodedError)

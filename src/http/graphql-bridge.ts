@@ -11,6 +11,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from '../app';
 import type { Config } from '../config';
 import { createContext, type Context } from '../context';
+import { RequestLifetime } from '../db/request-bound';
 import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
@@ -89,10 +90,20 @@ export class GraphQLBridge implements Route, GraphQLCounters {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     this.requests++;
     this.inFlight++;
-    return this.answer(req, res, url).finally(() => this.inFlight--);
+    // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
+    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs);
+    const closed = () => {
+      if (!res.writableFinished) lifetime.cancel();
+    };
+    res.once('close', closed);
+    return this.answer(req, res, url, lifetime).finally(() => {
+      lifetime.release();
+      res.off('close', closed);
+      this.inFlight--;
+    });
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, url: URL, lifetime: RequestLifetime): Promise<void> {
     const { deps } = this;
     const caller = authenticate(req, deps.config.apiKeys);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -102,7 +113,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       sendUnauthenticated(res);
       return;
     }
-    const context = () => createContext(deps, { caller: caller ?? { apiKeyIndex: null } });
+    const context = () => createContext(deps, { caller: caller ?? { apiKeyIndex: null }, lifetime });
     let body: unknown;
     if (method === 'POST') {
       body = parseJsonBody(await readBody(req));
