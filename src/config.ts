@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { redact, registerSecrets, uriPassword } from './redact';
 
 /**
  * The only reader of the environment. Every variable is declared once in `VARIABLES` with a description,
@@ -50,15 +51,23 @@ export class ConfigError extends Error {
     readonly expected: string,
     readonly value: string,
   ) {
-    super(`Invalid ${variable}=${JSON.stringify(value)}: expected ${expected}`);
+    super(`Invalid ${variable}=${shownValue(variable, value)}: expected ${expected}`);
     this.name = 'ConfigError';
   }
+}
+
+/** How a ConfigError shows the value: a secret variable's not at all (it failed to parse, so it was never registered). */
+function shownValue(variable: string, value: string): string {
+  const secret = VARIABLES.some((known) => known.name === variable && 'secret' in known);
+  return secret ? '(hidden: a secret)' : JSON.stringify(redact(value));
 }
 
 interface Variable<K extends keyof Config> {
   name: string;
   key: K;
   description: string;
+  /** A secret (key, credentials, private endpoint): never shown in replies or logs (redact.ts). */
+  secret?: true;
   /** Shown in .env.example and the README; undefined means "unset". */
   defaultText?: string;
   expected: string;
@@ -134,6 +143,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'MONGODB_URI',
+    secret: true,
     key: 'mongodbUri',
     description:
       'MongoDB connection string (Atlas or self-hosted). When unset, Hindsight starts its embedded engine under DATA_DIR.',
@@ -215,6 +225,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'OPENAI_API_KEY',
+    secret: true,
     key: 'openaiApiKey',
     description:
       'API key of the OpenAI-compatible endpoint (any non-empty value for servers that need none, e.g. Ollama).',
@@ -223,6 +234,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'OPENAI_BASE_URL',
+    secret: true,
     key: 'openaiBaseUrl',
     description:
       'Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama. Unset: api.openai.com.',
@@ -317,6 +329,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'API_KEYS',
+    secret: true,
     key: 'apiKeys',
     description: 'Comma-separated bearer tokens; when set, every GraphQL request needs `Authorization: Bearer <key>`.',
     defaultText: '',
@@ -411,10 +424,24 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     config[variable.key] = (variable.parse as (raw: string | undefined, env: Env) => unknown)(env[variable.name], env);
   }
   const result = { ...(config as unknown as Config), ...overrides };
+  registerSecrets(secretValues(result));
   if (result.embeddingsProvider === 'openai' && !result.openaiApiKey) {
     throw new ConfigError('OPENAI_API_KEY', 'a key when EMBEDDINGS_PROVIDER=openai', '');
   }
   return result;
+}
+
+/** The values of the secret variables in `config` (each key of a list, and a connection string's password). */
+export function secretValues(config: Config): string[] {
+  const values: string[] = [];
+  for (const variable of VARIABLES) {
+    if (!('secret' in variable)) continue;
+    const value = config[variable.key];
+    if (typeof value === 'string') values.push(value);
+    else if (Array.isArray(value)) values.push(...value);
+  }
+  const password = uriPassword(config.mongodbUri);
+  return password ? [...values, password] : values;
 }
 
 /** Loads `.env` from the working directory into the environment when present (variables already set win). */

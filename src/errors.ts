@@ -5,6 +5,7 @@ import { MongoServerError } from 'mongodb';
 import { CodedError } from './coded-error';
 import { isUnreachableError, isWriteStorageError, type DatabaseHealth } from './db/health';
 import type { Logger } from './logger';
+import { redact } from './redact';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
 export class NotFoundError extends GraphQLError {
@@ -100,6 +101,17 @@ function databaseUnavailable(error: unknown): string | undefined {
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
 export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailure'>) {
+  const format = formatterOf(logger, health);
+  // Whatever a branch passes through (a driver's or an upstream's text), no secret reaches the client.
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const answer = format(formatted, error);
+    const text = JSON.stringify(answer);
+    const redacted = redact(text);
+    return redacted === text ? answer : (JSON.parse(redacted) as GraphQLFormattedError);
+  };
+}
+
+function formatterOf(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailure'>) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const limit = queryLimitErrorOf(error);
     if (limit) return { message: limit.message, locations: formatted.locations, extensions: { ...limit.extensions } };
