@@ -27,7 +27,7 @@ describe('a request stops working at its deadline or when its client leaves', ()
   let searches: jest.SpyInstance;
 
   /** Sends `query` (POST: the fast path; GET: Apollo) and returns the answer with the time it took. */
-  function send(query: string, method: 'POST' | 'GET', abortAfterMs?: number): Promise<Reply> {
+  function send(query: string, method: 'POST' | 'GET', abortWhen?: () => boolean): Promise<Reply> {
     const started = Date.now();
     const target = new URL(url);
     if (method === 'GET') target.searchParams.set('query', query);
@@ -50,7 +50,13 @@ describe('a request stops working at its deadline or when its client leaves', ()
       );
       request.on('error', reject);
       request.end(method === 'POST' ? JSON.stringify({ query }) : undefined);
-      if (abortAfterMs !== undefined) setTimeout(() => request.destroy(), abortAfterMs);
+      if (abortWhen) {
+        const poll = setInterval(() => {
+          if (!abortWhen()) return;
+          clearInterval(poll);
+          request.destroy();
+        }, 5);
+      }
     });
   }
 
@@ -74,9 +80,12 @@ describe('a request stops working at its deadline or when its client leaves', ()
     await app.close();
   });
 
-  it('a client that disconnects from a heavy query stops its searches within 300 ms', async () => {
+  it('a client that disconnects from a heavy query stops its searches within 300 ms of leaving', async () => {
     searches.mockClear();
-    await expect(send(heavyQuery(3), 'POST', 300)).rejects.toThrow(/socket hang up|ECONNRESET/);
+    // Leaves once the server is searching (a fixed delay may end before it started, on a loaded machine).
+    await expect(send(heavyQuery(3), 'POST', () => searches.mock.calls.length >= 50)).rejects.toThrow(
+      /socket hang up|ECONNRESET/,
+    );
     await sleep(300);
     const atStop = searches.mock.calls.length;
     await sleep(1000);
@@ -98,7 +107,8 @@ describe('a request stops working at its deadline or when its client leaves', ()
       expect(reply.body.errors?.[0].message).toContain(`${TIMEOUT_MS} ms`);
       // Answered within a bound of the deadline (each search in flight finishes its step first).
       expect(reply.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-      expect(reply.ms).toBeLessThan(TIMEOUT_MS + 1500);
+      // Far below the 35 s the query takes to the end; loose, as the suite shares the machine.
+      expect(reply.ms).toBeLessThan(TIMEOUT_MS + 5000);
       await sleep(500);
       expect(searches.mock.calls.length).toBe(stoppedAt);
     },
