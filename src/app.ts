@@ -23,6 +23,7 @@ import { TASK_SPACES, TASKS_REEMBED_TARGET } from './modules/tasks/task.spaces';
 import { TOOL_INDEXES } from './modules/tools/tool.document';
 import { KeyStore } from './auth/keys';
 import { tenantDatabaseName } from './auth/tenants';
+import { setMaxJsonKeys } from './modules/shared/json-input';
 import packageJson from '../package.json';
 
 /**
@@ -90,6 +91,7 @@ export function createAppDeps(
   options: Pick<AppDeps, 'config' | 'logger' | 'embeddings'> & { database: Omit<AppDeps['database'], 'health'> },
 ): AppDeps {
   const { config, logger, embeddings } = options;
+  setMaxJsonKeys(config.maxMetadataKeys);
   const database = {
     ...options.database,
     health: new DatabaseHealth(options.database.client, options.database.db, config.dbTimeoutMs),

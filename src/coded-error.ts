@@ -18,7 +18,7 @@ export class CodedError extends Error {
 }
 
 /** The codes a {@link CodedError} may carry: each is one of the client codes of errors.ts. */
-export type CodedErrorCode = 'BAD_USER_INPUT' | 'SERVICE_UNAVAILABLE';
+export type CodedErrorCode = 'BAD_USER_INPUT' | 'SERVICE_UNAVAILABLE' | 'TIMEOUT' | 'REQUEST_CANCELLED';
 
 /** Input that cannot be served as given (code BAD_USER_INPUT, as errors.ts's ValidationError). */
 export class BadInputError extends CodedError {
@@ -31,5 +31,21 @@ export class BadInputError extends CodedError {
 export class ServiceUnavailableError extends CodedError {
   constructor(message: string, extensions: Record<string, unknown> = {}) {
     super('SERVICE_UNAVAILABLE', message, extensions);
+  }
+}
+
+/**
+ * The request's work stopped: its deadline (REQUEST_TIMEOUT_MS) passed (code TIMEOUT) or its client went away (code
+ * REQUEST_CANCELLED). The reason of the request's AbortSignal, so whatever checks the signal throws this.
+ */
+export class RequestEndedError extends CodedError {
+  constructor(code: 'TIMEOUT' | 'REQUEST_CANCELLED', timeoutMs?: number) {
+    super(
+      code,
+      code === 'TIMEOUT'
+        ? `The request did not finish within its deadline of ${timeoutMs} ms.`
+        : 'The client closed the connection before the answer.',
+      code === 'TIMEOUT' ? { limit: timeoutMs } : {},
+    );
   }
 }

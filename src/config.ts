@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { redact, registerSecrets, uriPassword } from './redact';
 
 /**
  * The only reader of the environment. Every variable is declared once in `VARIABLES` with a description,
@@ -45,6 +46,8 @@ export interface Config {
   maxQueryCost: number;
   maxCompiledQueryChars: number;
   idempotencyTtlHours: number;
+  maxMetadataKeys: number;
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -53,15 +56,23 @@ export class ConfigError extends Error {
     readonly expected: string,
     readonly value: string,
   ) {
-    super(`Invalid ${variable}=${JSON.stringify(value)}: expected ${expected}`);
+    super(`Invalid ${variable}=${shownValue(variable, value)}: expected ${expected}`);
     this.name = 'ConfigError';
   }
+}
+
+/** How a ConfigError shows the value: a secret variable's not at all (it failed to parse, so it was never registered). */
+function shownValue(variable: string, value: string): string {
+  const secret = VARIABLES.some((known) => known.name === variable && 'secret' in known);
+  return secret ? '(hidden: a secret)' : JSON.stringify(redact(value));
 }
 
 interface Variable<K extends keyof Config> {
   name: string;
   key: K;
   description: string;
+  /** A secret (key, credentials, private endpoint): never shown in replies or logs (redact.ts). */
+  secret?: true;
   /** Shown in .env.example and the README; undefined means "unset". */
   defaultText?: string;
   expected: string;
@@ -138,6 +149,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'MONGODB_URI',
+    secret: true,
     key: 'mongodbUri',
     description:
       'MongoDB connection string (Atlas or self-hosted). When unset, Hindsight starts its embedded engine under DATA_DIR.',
@@ -219,6 +231,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'OPENAI_API_KEY',
+    secret: true,
     key: 'openaiApiKey',
     description:
       'API key of the OpenAI-compatible endpoint (any non-empty value for servers that need none, e.g. Ollama).',
@@ -227,6 +240,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'OPENAI_BASE_URL',
+    secret: true,
     key: 'openaiBaseUrl',
     description:
       'Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama. Unset: api.openai.com.',
@@ -321,6 +335,7 @@ export const VARIABLES = [
   }),
   define({
     name: 'API_KEYS',
+    secret: true,
     key: 'apiKeys',
     description:
       'Comma-separated keys `key[:role[:tenant]]` (role default admin, tenant default); with these or stored keys (npm run keys), every GraphQL request needs `Authorization: Bearer <key>`.',
@@ -426,6 +441,24 @@ export const VARIABLES = [
     expected: 'an integer from 24 to 8760',
     parse: (raw) => integer(24, 8760, 24)('IDEMPOTENCY_TTL_HOURS', raw),
   }),
+  define({
+    name: 'MAX_METADATA_KEYS',
+    key: 'maxMetadataKeys',
+    description:
+      'Keys one JSON input (metadata, agent data, content, extra fields) or one list of metadata keys may hold, nested ones included (BAD_USER_INPUT).',
+    defaultText: '1000',
+    expected: 'an integer from 1 to 1000000',
+    parse: (raw) => integer(1, 1_000_000, 1000)('MAX_METADATA_KEYS', raw),
+  }),
+  define({
+    name: 'REQUEST_TIMEOUT_MS',
+    key: 'requestTimeoutMs',
+    description:
+      'Deadline of one GraphQL request: then its searches stop, its database commands expire (maxTimeMS) and it answers TIMEOUT.',
+    defaultText: '30000',
+    expected: 'an integer from 100 to 3600000',
+    parse: (raw) => integer(100, 3_600_000, 30_000)('REQUEST_TIMEOUT_MS', raw),
+  }),
 ] as const;
 
 /**
@@ -438,10 +471,24 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     config[variable.key] = (variable.parse as (raw: string | undefined, env: Env) => unknown)(env[variable.name], env);
   }
   const result = { ...(config as unknown as Config), ...overrides };
+  registerSecrets(secretValues(result));
   if (result.embeddingsProvider === 'openai' && !result.openaiApiKey) {
     throw new ConfigError('OPENAI_API_KEY', 'a key when EMBEDDINGS_PROVIDER=openai', '');
   }
   return result;
+}
+
+/** The values of the secret variables in `config` (each key of a list, and a connection string's password). */
+export function secretValues(config: Config): string[] {
+  const values: string[] = [];
+  for (const variable of VARIABLES) {
+    if (!('secret' in variable)) continue;
+    const value = config[variable.key];
+    if (typeof value === 'string') values.push(value);
+    else if (Array.isArray(value)) values.push(...value);
+  }
+  const password = uriPassword(config.mongodbUri);
+  return password ? [...values, password] : values;
 }
 
 /** Loads `.env` from the working directory into the environment when present (variables already set win). */

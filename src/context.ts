@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { REEMBED_TARGETS, type AppDeps } from './app';
 import { ANONYMOUS_CALLER, type Caller } from './auth/caller';
 import { ApiKeyService } from './modules/api-keys/api-key.service';
+import { boundToRequest, type RequestLifetime } from './db/request-bound';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
@@ -34,6 +35,8 @@ export interface Context {
   requestId: string;
   caller: Caller;
   db: Db;
+  /** Aborted when the request's deadline passes or its client leaves: long work checks it and stops. */
+  signal: AbortSignal;
   deps: AppDeps;
   /** Per-request service instances bound to `db`; resolvers make one call into these. */
   services: Services;
@@ -69,6 +72,8 @@ export interface ContextOptions {
   caller?: Caller;
   /** The database to work on (the caller's tenant's); defaults to the configured one. */
   db?: Db;
+  /** The request's deadline and signal (HTTP): `db` then bounds every read by them (src/db/request-bound.ts). */
+  lifetime?: RequestLifetime;
   /** Tests and benchmarks only: false makes every loader read per key without caching (default true). */
   batching?: boolean;
 }
@@ -168,15 +173,23 @@ class RequestServices implements Services {
 
 /** Builds the context of one request. Cheap: loaders and services are created on first use. */
 export function createContext(deps: AppDeps, options: ContextOptions = {}): Context {
-  const db = options.db ?? deps.database.db;
+  const db = requestBound(options.db ?? deps.database.db, options.lifetime);
   const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
   const caller = options.caller ?? ANONYMOUS_CALLER;
   return {
     requestId: randomUUID(),
     caller,
     db,
+    signal: options.lifetime?.signal ?? NEVER_ABORTED,
     deps,
     services: new RequestServices(db, deps, loaders, caller),
     loaders,
   };
+}
+
+/** The signal of a context without a lifetime (in-process calls, subscriptions). */
+const NEVER_ABORTED = new AbortController().signal;
+
+function requestBound(db: Db, lifetime: RequestLifetime | undefined): Db {
+  return lifetime ? boundToRequest(db, lifetime) : db;
 }

@@ -5,6 +5,7 @@ import { MongoServerError } from 'mongodb';
 import { CodedError } from './coded-error';
 import { isUnreachableError, isWriteStorageError, type DatabaseHealth } from './db/health';
 import type { Logger } from './logger';
+import { redact } from './redact';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
 export class NotFoundError extends GraphQLError {
@@ -62,11 +63,18 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
   'BAD_REQUEST',
+  'TIMEOUT',
+  'REQUEST_CANCELLED',
 ]);
 
 /** True for MongoDB's duplicate key error (E11000), raised by unique indexes. */
 export function isDuplicateKeyError(error: unknown): error is MongoServerError {
   return error instanceof MongoServerError && error.code === 11000;
+}
+
+/** MongoDB's MaxTimeMSExpired (code 50): a command ran past the maxTimeMS the request's deadline gave it. */
+function isMaxTimeExpired(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 50;
 }
 
 /**
@@ -93,6 +101,17 @@ function databaseUnavailable(error: unknown): string | undefined {
  * `errorId` that is logged with the stack, so a report from a client can be matched to the log line.
  */
 export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailure'>) {
+  const format = formatterOf(logger, health);
+  // Whatever a branch passes through (a driver's or an upstream's text), no secret reaches the client.
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const answer = format(formatted, error);
+    const text = JSON.stringify(answer);
+    const redacted = redact(text);
+    return redacted === text ? answer : (JSON.parse(redacted) as GraphQLFormattedError);
+  };
+}
+
+function formatterOf(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailure'>) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const limit = queryLimitErrorOf(error);
     if (limit) return { message: limit.message, locations: formatted.locations, extensions: { ...limit.extensions } };
@@ -107,6 +126,14 @@ export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealt
         locations: formatted.locations,
         path: formatted.path,
         extensions: { code: 'SERVICE_UNAVAILABLE' },
+      };
+    }
+    if (isMaxTimeExpired(original)) {
+      return {
+        message: 'A database command of the request ran out of its deadline.',
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'TIMEOUT' },
       };
     }
     if (original instanceof CodedError)

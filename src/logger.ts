@@ -1,4 +1,5 @@
 import type { LogLevel } from './config';
+import { redact } from './redact';
 
 const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -9,7 +10,7 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** A JSON-lines logger; `write` is injectable so tests can capture what would be logged. */
+/** A JSON-lines logger whose lines never hold a secret (redact.ts); `write` is injectable so tests can capture what would be logged. */
 export function createLogger(
   level: LogLevel,
   write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
@@ -18,7 +19,8 @@ export function createLogger(
     (at: LogLevel) =>
     (message: string, fields: Record<string, unknown> = {}) => {
       if (SEVERITY[at] < SEVERITY[level]) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields }));
+      // Redacted whole: a secret may sit in any field (an upstream body, a driver's message with a URI).
+      write(redact(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })));
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

@@ -2,6 +2,7 @@ import { OPERATOR_NODE_ENV } from './production-env';
 import 'reflect-metadata';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
+import { redact } from './redact';
 import { connectDatabase } from './db/connection';
 import { createEmbeddingProvider } from './embeddings';
 import { buildAppSchema } from './schema';
@@ -168,7 +169,9 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    process.stderr.write(`Hindsight failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(
+      `Hindsight failed to start: ${redact(error instanceof Error ? String(error.stack) : String(error))}\n`,
+    );
     process.exit(1);
   });
 }

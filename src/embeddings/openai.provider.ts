@@ -36,7 +36,7 @@ export interface OpenAIProviderOptions {
 /**
  * Embeddings from an OpenAI-compatible `/embeddings` endpoint through the official client. Requests carry at most
  * `batchSize` texts and are sent one after the other; each is retried with exponential backoff (the client's own
- * retries are off so this policy is the only one). Every failure is a `ServiceUnavailableError` naming the endpoint.
+ * retries are off so this policy is the only one). Every failure is a `ServiceUnavailableError` that names neither the endpoint nor what it answered (either may hold a secret).
  */
 export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'openai';
@@ -147,17 +147,21 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
       return this.failure(`it is unreachable: ${networkReason(error)}${tries}`);
     }
     if (error instanceof APIError) {
-      return this.failure(`it answered ${error.message.replace(/\.$/, '')}${tries}`, { status: error.status });
+      // Not the body: an upstream's error text can echo the key it was sent.
+      return this.failure(`it answered HTTP ${error.status ?? 'error'}${tries}`, { status: error.status });
     }
     return this.failure(error instanceof Error ? error.message : String(error));
   }
 
   private failure(reason: string, extensions: Record<string, unknown> = {}): ServiceUnavailableError {
-    return new ServiceUnavailableError(`Embedding endpoint ${this.baseURL} failed: ${reason.replace(/\.$/, '')}.`, {
-      provider: 'openai',
-      url: this.baseURL,
-      ...extensions,
-    });
+    // The endpoint is not named: OPENAI_BASE_URL may hold credentials or a private address.
+    return new ServiceUnavailableError(
+      `The embedding endpoint (OPENAI_BASE_URL) failed: ${reason.replace(/\.$/, '')}.`,
+      {
+        provider: 'openai',
+        ...extensions,
+      },
+    );
   }
 }
 

@@ -13,6 +13,7 @@ import type { AppDeps } from '../app';
 import { DEFAULT_TENANT } from '../auth/caller';
 import type { Config } from '../config';
 import { createContext, type Context } from '../context';
+import { RequestLifetime } from '../db/request-bound';
 import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
@@ -104,10 +105,20 @@ export class GraphQLBridge implements Route, GraphQLCounters {
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     this.requests++;
     this.inFlight++;
-    return this.answer(req, res, url).finally(() => this.inFlight--);
+    // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
+    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs);
+    const closed = () => {
+      if (!res.writableFinished) lifetime.cancel();
+    };
+    res.once('close', closed);
+    return this.answer(req, res, url, lifetime).finally(() => {
+      lifetime.release();
+      res.off('close', closed);
+      this.inFlight--;
+    });
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, url: URL, lifetime: RequestLifetime): Promise<void> {
     const { deps } = this;
     const caller = await authenticate(req, deps.keys);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -125,7 +136,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     // The playground page runs no operation; it gets the least role.
     const scope = caller ?? { role: 'reader' as const, tenant: DEFAULT_TENANT, keyId: null };
     const db = await deps.tenantDb(scope.tenant);
-    const context = () => createContext(deps, { caller: scope, db });
+    const context = () => createContext(deps, { caller: scope, db, lifetime });
     let body: unknown;
     if (method === 'POST') {
       body = parseJsonBody(await readBody(req));

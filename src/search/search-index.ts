@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { requestLifetimeOf, type RequestLifetime } from '../db/request-bound';
 import { CatchUp } from './catch-up';
 import { QueryVectorCache } from './query-cache';
 import { sameSpace, validateSpace, type SpaceDefinition } from './space';
@@ -65,7 +66,9 @@ export class SearchIndexes implements SpaceRegistry {
   forDb(db: Db): SearchIndex {
     let index = this.indexes.get(db.databaseName);
     if (!index) this.indexes.set(db.databaseName, (index = new SearchIndex(db, this)));
-    return index;
+    // A request's handle (src/db/request-bound.ts): its searches stop when the request ends.
+    const lifetime = requestLifetimeOf(db);
+    return lifetime ? index.during(lifetime) : index;
   }
 
   /** Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). */
@@ -110,6 +113,8 @@ export class SearchIndex {
   private readonly states: SpaceStates;
   private readonly lifecycle: SpaceLifecycle;
   private readonly query: SpaceQuery;
+  /** Set on the views `during` makes: searches stop at its checkpoints (as they start and after each wait). */
+  private readonly lifetime?: RequestLifetime;
 
   constructor(
     readonly db: Db,
@@ -118,6 +123,16 @@ export class SearchIndex {
     this.states = new SpaceStates(registry);
     this.lifecycle = new SpaceLifecycle(db, registry, this.states, new CatchUp(db, registry.options));
     this.query = new SpaceQuery(db, registry, this.lifecycle);
+  }
+
+  /** This index, whose searches stop once the request of `lifetime` has ended (a view: the state is shared). */
+  during(lifetime: RequestLifetime): SearchIndex {
+    return Object.assign(Object.create(this) as SearchIndex, { lifetime });
+  }
+
+  /** The request's checkpoint, before a search of a view made by `during`. */
+  private async checkpoint(): Promise<void> {
+    await this.lifetime?.checkpoint();
   }
 
   /** Declares a space (for every database; see {@link SearchIndexes.defineSpace}). */
@@ -157,22 +172,28 @@ export class SearchIndex {
   }
 
   /** The `k` documents most similar to `query.vector` that pass `query.filter`: see {@link SpaceQuery.searchVector}. */
-  searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
-    return this.query.searchVector(space, query);
+  async searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
+    if (!this.lifetime) return this.query.searchVector(space, query);
+    await this.checkpoint();
+    return this.query.searchVector(space, { ...query, signal: this.lifetime.signal });
   }
 
   /** The `k` documents scoring highest by BM25 for `query.text`: see {@link SpaceQuery.searchKeyword}. */
-  searchKeyword(space: string, query: KeywordQuery): Promise<KeywordHit[]> {
-    return this.query.searchKeyword(space, query);
+  async searchKeyword(space: string, query: KeywordQuery): Promise<KeywordHit[]> {
+    if (!this.lifetime) return this.query.searchKeyword(space, query);
+    await this.checkpoint();
+    return this.query.searchKeyword(space, { ...query, signal: this.lifetime.signal });
   }
 
   /** Each listed document's cosine similarity with `vector`, in order: see {@link SpaceQuery.vectorScores}. */
-  vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+  async vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+    await this.checkpoint();
     return this.query.vectorScores(space, vector, ids);
   }
 
   /** Each listed document's keyword score for `text`, in order: see {@link SpaceQuery.keywordScores}. */
-  keywordScores(space: string, text: string, ids: readonly string[]): Promise<Array<KeywordHit | null>> {
+  async keywordScores(space: string, text: string, ids: readonly string[]): Promise<Array<KeywordHit | null>> {
+    await this.checkpoint();
     return this.query.keywordScores(space, text, ids);
   }
 }

@@ -38,6 +38,7 @@ export class SpaceQuery implements FilterResolver {
   async searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
     checkK(query.k);
     const state = await this.lifecycle.ready(space);
+    query.signal?.throwIfAborted();
     if (query.vector.length !== this.options.dimensions) {
       throw new Error(
         `Query vector of ${query.vector.length} dimensions for search space ${JSON.stringify(space)} of ${this.options.dimensions}.`,
@@ -55,11 +56,13 @@ export class SpaceQuery implements FilterResolver {
         this,
       );
     const restriction = await this.restrict(state.definition, query.filter);
+    query.signal?.throwIfAborted();
     // Read the store only now, and name the rows of the store that found them: a rebuild may replace it during awaits.
     const hits = (store: VectorStore, rows: ScoredRow[]) =>
       rows.map(({ row, score }) => ({ id: store.idOf(row), score }));
     // The best `keep` rows of max(n, HNSW.expansionSearch) graph candidates.
     const approximate = async (n: number, keep = n) => {
+      query.signal?.throwIfAborted();
       const store = state.vectors!;
       return hits(store, await store.approximate(unit, Math.max(n, HNSW.expansionSearch), keep));
     };
@@ -89,6 +92,7 @@ export class SpaceQuery implements FilterResolver {
     if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
     const state = await this.lifecycle.ready(space);
     const restriction = await this.restrict(state.definition, query.filter);
+    query.signal?.throwIfAborted();
     // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
     const rank = (n: number, allowed?: (id: string) => boolean) =>
       state

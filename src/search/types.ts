@@ -21,6 +21,8 @@ export interface KeywordHit {
 }
 
 export interface VectorQuery {
+  /** The request's signal: once aborted, the search throws its reason at its next step (set by `forDb`'s view). */
+  signal?: AbortSignal;
   /** The query vector (any length-preserving scale: it is normalised); must have the space's dimensions. */
   vector: Float32Array;
   /** Number of results wanted (integer ≥ 1). */
@@ -39,6 +41,8 @@ export interface KeywordQuery {
   k: number;
   /** As for {@link VectorQuery.filter}. */
   filter?: Document | null;
+  /** As for {@link VectorQuery.signal}. */
+  signal?: AbortSignal;
 }
 
 /** The texts of a document for a space: one string for a space with one text path, else strings by path. */

@@ -146,8 +146,8 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
     const provider = new OpenAIEmbeddingProvider(options(server.baseURL, { maxRetries: 2, retryBaseDelayMs: 5 }), 8);
     const error = await failure(provider.embed(['never']));
     expect(server.requests).toHaveLength(3);
-    expect(error.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', url: server.baseURL, status: 503 });
-    expect(error.message).toContain(`Embedding endpoint ${server.baseURL} failed: it answered 503`);
+    expect(error.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(error.message).toContain('The embedding endpoint (OPENAI_BASE_URL) failed: it answered HTTP 503');
     expect(error.message).toContain('(3 attempts)');
   });
 
@@ -172,16 +172,18 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
     expect(elapsed).toBeGreaterThanOrEqual(400);
     expect(elapsed).toBeLessThan(3000);
     expect(error.message).toBe(
-      `Embedding endpoint ${server.baseURL} failed: it did not answer within 200 ms (2 attempts).`,
+      'The embedding endpoint (OPENAI_BASE_URL) failed: it did not answer within 200 ms (2 attempts).',
     );
   });
 
-  test('an endpoint that is down (connection refused) fails with SERVICE_UNAVAILABLE naming the URL, at startup for a model that needs a probe', async () => {
+  test('an endpoint that is down (connection refused) fails with SERVICE_UNAVAILABLE (not naming the URL), at startup for a model that needs a probe', async () => {
     const baseURL = await refusedBaseURL();
     const down = new OpenAIEmbeddingProvider(options(baseURL, { maxRetries: 1, retryBaseDelayMs: 5 }), 8);
     const error = await failure(down.embed(['anyone there?']));
-    expect(error.extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE', provider: 'openai', url: baseURL });
-    expect(error.message).toBe(`Embedding endpoint ${baseURL} failed: it is unreachable: ECONNREFUSED (2 attempts).`);
+    expect(error.extensions).toEqual({ code: 'SERVICE_UNAVAILABLE', provider: 'openai' });
+    expect(error.message).toBe(
+      'The embedding endpoint (OPENAI_BASE_URL) failed: it is unreachable: ECONNREFUSED (2 attempts).',
+    );
 
     await failure(
       OpenAIEmbeddingProvider.create(options(baseURL, { model: 'nomic-embed-text', dimensions: undefined })),

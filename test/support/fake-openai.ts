@@ -29,7 +29,8 @@ export type ChatAnswer = Behaviour | { kind: 'reply'; content: string };
 /** What to do with request number `index` (0-based): answer normally, fail, drop the connection or never answer. */
 export type Behaviour =
   | { kind: 'ok' }
-  | { kind: 'status'; status: number; headers?: Record<string, string> }
+  /** `echoKey`: the error message repeats the Authorization header, as some servers' 401 bodies do. */
+  | { kind: 'status'; status: number; headers?: Record<string, string>; echoKey?: boolean }
   | { kind: 'drop' }
   | { kind: 'hang' };
 
@@ -88,7 +89,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         else if (behaviour.kind === 'hang') hanging.add(res);
         else {
           res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
-          res.end(JSON.stringify({ error: { message: `fake failure ${behaviour.status}`, type: 'fake' } }));
+          const message = behaviour.echoKey
+            ? `Incorrect API key provided: ${req.headers.authorization ?? ''}`
+            : `fake failure ${behaviour.status}`;
+          res.end(JSON.stringify({ error: { message, type: 'fake' } }));
         }
         return true;
       };

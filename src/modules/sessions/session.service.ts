@@ -1,5 +1,5 @@
 import { Idempotency, deletedSince } from '../shared/idempotency';
-import { checkJsonInput, finiteFigure } from '../shared/json-input';
+import { checkJsonInput, checkKeyCount, finiteFigure } from '../shared/json-input';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
@@ -332,6 +332,7 @@ export class SessionService {
   /** Removes metadata keys (dot paths for nested ones). */
   async deleteMetadataKeys(sessionId: string, keys: string[]): Promise<Session> {
     if (keys.length === 0) throw new ValidationError('keys must not be empty.', 'keys');
+    checkKeyCount(keys.length, 'keys');
     keys.forEach((key) => checkMetadataPath(key, 'keys'));
     if (!(await this.repository.unsetMetadata(sessionId, keys, new Date()))) await this.explainMiss(sessionId, 'keys');
     this.forget();

@@ -1,7 +1,7 @@
 import { Double, Int32, calculateObjectSize } from 'bson';
 import { ValidationError } from '../../errors';
 import { decodeCursor, pageSize } from '../shared/connection';
-import { MAX_DURATION_MS, checkJsonInput } from '../shared/json-input';
+import { MAX_DURATION_MS, checkJsonInput, checkKeyCount } from '../shared/json-input';
 import type { EventLoopMetricsInput, MessagesArgs } from './session.input';
 import type { EventLoopMetricsDocument } from './session.document';
 import type { MessageWindow } from './session.repository';
@@ -166,9 +166,12 @@ export function checkNewSession(sessionId: string, sessionType: string): void {
 /** Metadata keys to set: dot paths, no overlapping pair (`a` and `a.b`), values with storable keys. */
 export function checkMetadataUpdate(metadata: Record<string, unknown>): void {
   const paths = Object.keys(metadata);
+  checkKeyCount(paths.length, 'metadata');
   paths.forEach((path) => checkMetadataPath(path, 'metadata'));
+  let keys = paths.length;
   for (const [path, value] of Object.entries(metadata))
-    checkJsonInput(value, `metadata.${path}`, { dotsAllowed: false });
+    keys += checkJsonInput(value, `metadata.${path}`, { dotsAllowed: false });
+  checkKeyCount(keys, 'metadata');
   const sorted = [...paths].sort();
   sorted.forEach((path, index) => {
     if (index > 0 && path.startsWith(`${sorted[index - 1]}.`)) {
