@@ -42,3 +42,24 @@ describe('fuzz regressions: bad requests get client codes', () => {
     },
   );
 });
+
+describe('fuzz regressions: bodies over the size limit', () => {
+  let app: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    url = await app.server.listen(0, '127.0.0.1');
+  });
+  afterAll(() => app.close());
+
+  it('a body over 32 MB gets a 413 with code BAD_REQUEST (not a reset connection), and the server keeps answering', async () => {
+    const body = JSON.stringify({
+      query: '{ serverInfo { version } }',
+      variables: { pad: 'x'.repeat(33 * 1024 * 1024) },
+    });
+    const reply = await postRaw(url, body);
+    expect(reply.status).toBe(413);
+    expect(reply.body.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_REQUEST']);
+    expect((await postRaw(url, '{"query": "{ serverInfo { version } }"}')).status).toBe(200);
+  });
+});
