@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { GraphQLSchema } from 'graphql';
+import { MAX_BODY_BYTES } from '../../src/http/body';
 import { createLogger } from '../../src/logger';
 import { buildAppSchema } from '../../src/schema';
 import { createTestApp, type TestApp } from '../support/app';
@@ -13,6 +14,7 @@ import {
   postOperation,
   readEverything,
   serverFaults,
+  toJson,
   type GraphQLReply,
   type IdPool,
 } from './fuzz-support';
@@ -81,6 +83,8 @@ describe('fuzz: every mutation over HTTP with generated arguments', () => {
         });
       await fc.assert(
         fc.asyncProperty(fc.oneof(...cases), async ({ name, query, variables }) => {
+          // Bodies over the server's limit get a 413 before GraphQL (regressions.test.ts); here they would only be slow.
+          fc.pre(toJson({ query, variables }).length <= MAX_BODY_BYTES);
           figures.cases += 1;
           serverErrors.length = 0;
           const started = Date.now();

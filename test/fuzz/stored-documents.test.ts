@@ -10,6 +10,8 @@ import { buildAppSchema } from '../../src/schema';
  */
 const NOW = new Date('2025-01-01T00:00:00Z');
 const DEEP = nested(95);
+/** The test app's embedder: searches compare only vectors recorded as made by it. */
+const MODEL = { provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 };
 
 const experience = (id: string, poison: Document): Document => ({
   experience_id: id,
@@ -19,7 +21,7 @@ const experience = (id: string, poison: Document): Document => ({
   final_outcome: 'success',
   timestamp: NOW,
   version: 1,
-  embedding_model: { provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 },
+  embedding_model: MODEL,
   ...poison,
 });
 
@@ -107,6 +109,30 @@ const SESSIONS: Array<[string, Document]> = [
   ['deep metadata and content', { metadata: { deep: DEEP }, agents: { a: agent([message({ content: DEEP })]) } }],
 ];
 
+const task = (id: string, poison: Document): Document => ({
+  taskId: id,
+  originalQuery: 'query a',
+  goal: 'goal a',
+  goalPattern: 'goal_a',
+  status: 'completed',
+  steps: [{ id: 'step-1', action: 'tool1', order: 1 }],
+  successMetrics: { executionTime: 5, stepsCompleted: 1, retries: 0, userInputsRequired: 0 },
+  createdAt: NOW,
+  embedding_model: MODEL,
+  ...poison,
+});
+
+const TASKS: Array<[string, Document]> = [
+  ['missing goal, query and pattern', { goal: undefined, originalQuery: undefined, goalPattern: undefined }],
+  ['numbers for strings', { goal: 7, originalQuery: 1e308, taskId: 99 }],
+  ['unknown status and agent type', { status: 'exploded', agentType: 'robot' }],
+  ['metrics of the wrong types', { successMetrics: { executionTime: 'slow', stepsCompleted: 1e308, retries: -1e308 } }],
+  ['metrics not an object', { successMetrics: 'fine' }],
+  ['steps of the wrong shape', { steps: [{ order: 'first' }, 'x', null] }],
+  ['steps not a list', { steps: { a: 1 } }],
+  ['dates that are no dates', { createdAt: 'yesterday', learning: { learnedAt: 'never' } }],
+];
+
 describe('reads survive any stored document', () => {
   let app: TestApp;
   let url: string;
@@ -119,6 +145,7 @@ describe('reads survive any stored document', () => {
     url = await app.server.listen(0, '127.0.0.1');
     await app.db.collection('eat_agent_experiences').insertOne(experience('good-experience', {}));
     await app.db.collection('sessions').insertOne(session('good-session', {}));
+    await app.db.collection('tasks').insertOne(task('good-task', {}));
   });
   afterAll(() => app.close());
 
@@ -157,6 +184,20 @@ describe('reads survive any stored document', () => {
       expect(listed.sort()).toEqual(['good-session', 'poison']);
     } finally {
       await app.db.collection('sessions').deleteOne({ _id: 'poison' as never });
+    }
+  });
+
+  it.each(TASKS)('a task with %s leaves listings and similar tasks working', async (_, poison) => {
+    const { insertedId } = await app.db.collection('tasks').insertOne(task('poison', poison));
+    try {
+      const reply = await readAll();
+      const errors = (reply.body.errors ?? []).filter(
+        (error) => error.extensions?.reason !== 'EMBEDDING_MODEL_MISMATCH',
+      );
+      expect(errors).toEqual([]);
+      expect((reply.body.data!.tasks as any).totalCount).toBe(2);
+    } finally {
+      await app.db.collection('tasks').deleteOne({ _id: insertedId });
     }
   });
 });
