@@ -79,12 +79,26 @@ function isMaxTimeExpired(error: unknown): boolean {
 
 /**
  * graphql-js rejects an argument value it cannot coerce at execution time (e.g. a variable holding null for a
- * non-null argument with a default) with a plain GraphQLError that wraps no thrown error: that is bad input.
+ * non-null argument with a default) with a plain GraphQLError that wraps no thrown error, and stops coercing
+ * variables after 50 bad values with one that names no variable: both are bad input.
  */
 function isArgumentCoercionError(error: unknown): boolean {
   let cause = error;
   while (cause instanceof GraphQLError && cause.originalError) cause = cause.originalError;
-  return cause instanceof GraphQLError && /^Argument "[^"]+" (of |has invalid)/.test(cause.message);
+  return (
+    cause instanceof GraphQLError &&
+    /^(Argument "[^"]+" (of |has invalid)|Too many errors processing variables)/.test(cause.message)
+  );
+}
+
+/**
+ * Apollo refuses some requests before running them (a persisted query of an unknown version or whose hash does not
+ * match) with an uncoded GraphQLError that asks for HTTP 400: that is a bad request.
+ */
+function isRefusedRequest(error: unknown): boolean {
+  const status =
+    error instanceof GraphQLError ? (error.extensions.http as { status?: unknown } | undefined)?.status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /** The client's message when `error` says the database cannot serve now (unreachable, or cannot store writes). */
@@ -150,6 +164,9 @@ function formatterOf(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailur
         path: formatted.path,
         extensions: { code: 'BAD_USER_INPUT' },
       };
+    }
+    if (isRefusedRequest(error)) {
+      return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_REQUEST' } };
     }
     const errorId = randomUUID();
     logger.error('unexpected error', {

@@ -2,6 +2,16 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ConnectionType } from '../shared/connection';
+import {
+  storedDate,
+  storedEnum,
+  storedFloatOrNull,
+  storedInt,
+  storedObject,
+  storedText,
+  storedTextList,
+  storedTextOrNull,
+} from '../shared/stored-values';
 import { EXPERIENCE_FIELDS, ExperienceField, embeddingKey, type ExperienceDocument } from './experience.document';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
@@ -154,40 +164,56 @@ export class ExperienceSearchHit {
 
 export const ExperienceConnection = ConnectionType('Experience', Experience);
 
-/** Maps a stored document to the GraphQL shape (missing lists become empty, dates parsed). */
+const OUTCOMES = Object.values(ExperienceOutcome);
+
+/**
+ * Maps a stored document to the GraphQL shape (missing lists become empty, dates parsed). Each field is read through
+ * stored-values.ts, so a document another tool wrote with odd values still renders (an unknown outcome reads as
+ * ABANDONED, an unreadable timestamp as the epoch).
+ */
 export function toExperience(doc: ExperienceDocument): Experience {
   return {
-    experienceId: doc.experience_id,
-    primaryGoalDescription: doc.primary_goal_description,
-    subTaskDescription: doc.sub_task_description,
-    initiatingAgentId: doc.initiating_agent_id,
-    involvedComponents: doc.involved_components ?? [],
-    inputContextSummary: doc.input_context_summary ?? null,
+    experienceId: storedText(doc.experience_id),
+    primaryGoalDescription: storedText(doc.primary_goal_description),
+    subTaskDescription: storedText(doc.sub_task_description),
+    initiatingAgentId: storedText(doc.initiating_agent_id),
+    involvedComponents: storedTextList(doc.involved_components),
+    inputContextSummary: storedTextOrNull(doc.input_context_summary),
     keyDecisionsMade: doc.key_decisions_made ?? null,
-    finalOutcome: normalizeOutcome(doc.final_outcome),
-    outputSummary: doc.output_summary ?? null,
-    feedbackSignals: doc.feedback_signals ? toFeedbackSignals(doc.feedback_signals) : null,
-    timestamp: doc.timestamp instanceof Date ? doc.timestamp : new Date(doc.timestamp),
-    version: doc.version,
-    workflowId: doc.workflow_id ?? null,
-    sessionId: doc.session_id ?? null,
-    tags: doc.tags ?? [],
-    embeddingModel: doc.embedding_model ?? null,
+    finalOutcome: storedEnum(normalizeOutcome(doc.final_outcome), OUTCOMES, ExperienceOutcome.ABANDONED),
+    outputSummary: storedTextOrNull(doc.output_summary),
+    feedbackSignals: doc.feedback_signals ? toFeedbackSignals(storedObject(doc.feedback_signals)) : null,
+    timestamp: storedDate(doc.timestamp),
+    version: storedInt(doc.version, 1),
+    workflowId: storedTextOrNull(doc.workflow_id),
+    sessionId: storedTextOrNull(doc.session_id),
+    tags: storedTextList(doc.tags),
+    embeddingModel: toEmbeddingModel(doc.embedding_model),
+  };
+}
+
+function toEmbeddingModel(stored: unknown): EmbeddingsInfo | null {
+  if (!stored) return null;
+  const model = storedObject(stored);
+  return {
+    provider: storedText(model.provider),
+    model: storedText(model.model),
+    dimensions: storedInt(model.dimensions),
   };
 }
 
 /** Tolerates imported spellings of the seed's outcomes ('Success', 'partial-success'). */
-function normalizeOutcome(stored: string): ExperienceOutcome {
-  return String(stored)
+function normalizeOutcome(stored: unknown): string {
+  return storedText(stored)
     .trim()
     .toLowerCase()
-    .replace(/[\s-]+/g, '_') as ExperienceOutcome;
+    .replace(/[\s-]+/g, '_');
 }
 
 function toFeedbackSignals(data: Record<string, unknown>): FeedbackSignals {
   const typed = <T>(key: string, type: string): T | null => (typeof data[key] === type ? (data[key] as T) : null);
   return {
-    userRating: typed<number>('user_rating', 'number'),
+    userRating: storedFloatOrNull(data.user_rating),
     correctionNeeded: typed<boolean>('correction_needed', 'boolean'),
     errorType: typed<string>('error_type', 'string'),
     comment: typed<string>('comment', 'string'),

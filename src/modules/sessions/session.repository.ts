@@ -155,6 +155,11 @@ function agentField(agentId: string): Document {
 
 const ZERO_IF_MISSING = (expression: unknown) => ({ $ifNull: [expression, 0] });
 
+// Reads take stored shapes as they come (a document another tool wrote may hold `agents`, `messages` or `feedbacks`
+// of another type): what is not an object or an array reads as an empty one instead of failing the whole aggregate.
+const ARRAY_OR_EMPTY = (path: string) => ({ $cond: [{ $isArray: path }, path, []] });
+const OBJECT_OR_EMPTY = (path: string) => ({ $cond: [{ $eq: [{ $type: path }, 'object'] }, path, {}] });
+
 /**
  * An expression evaluating to the `MessagePage` of `window` over `messages` (an expression of a message array):
  * filtered by role, sliced and cut to the window's fields inside the database, so the arrays never leave it.
@@ -200,7 +205,7 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
 
 /** `$project` turning a stored session into a `SessionSummary` of `shape`, keeping the fields `sortedBy` too. */
 function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = []): Document {
-  const messages = { $ifNull: ['$$a.v.messages', []] };
+  const messages = ARRAY_OR_EMPTY('$$a.v.messages');
   const agent: Document = { agent_id: '$$a.k' };
   if (shape.agentTimes) Object.assign(agent, { created_at: '$$a.v.created_at', updated_at: '$$a.v.updated_at' });
   if (shape.agentData) agent.agent_data = '$$a.v.agent_data';
@@ -223,9 +228,13 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
     };
   }
   if (shape.tokens) {
-    agent.input_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.inputTokens' });
-    agent.output_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.outputTokens' });
-    agent.total_tokens = ZERO_IF_MISSING({ $sum: '$$a.v.messages.event_loop_metrics.accumulated_usage.totalTokens' });
+    const usage = (field: string) =>
+      ZERO_IF_MISSING({
+        $sum: { $map: { input: messages, as: 'm', in: `$$m.event_loop_metrics.accumulated_usage.${field}` } },
+      });
+    agent.input_tokens = usage('inputTokens');
+    agent.output_tokens = usage('outputTokens');
+    agent.total_tokens = usage('totalTokens');
   }
   if (shape.windows.length) {
     agent.pages = {
@@ -246,7 +255,7 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
       ...(shape.metadata ? { metadata: 1 } : {}),
       ...(shape.feedbacks ? { feedbacks: 1 } : {}),
       agents: shape.agents
-        ? { $map: { input: { $objectToArray: { $ifNull: ['$agents', {}] } }, as: 'a', in: agent } }
+        ? { $map: { input: { $objectToArray: OBJECT_OR_EMPTY('$agents') }, as: 'a', in: agent } }
         : { $literal: [] },
     },
   };
@@ -350,7 +359,7 @@ export class SessionRepository {
           $project: {
             agent: {
               $filter: {
-                input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
                 as: 'a',
                 cond: {
                   $and: [
@@ -368,7 +377,7 @@ export class SessionRepository {
             _id: 0,
             sessionId: '$_id',
             agentId: '$agent.k',
-            page: messagePageExpression({ $ifNull: ['$agent.v.messages', []] }, window),
+            page: messagePageExpression(ARRAY_OR_EMPTY('$agent.v.messages'), window),
           },
         },
       ])
@@ -666,12 +675,12 @@ export class SessionRepository {
         { $match: filter },
         {
           $project: {
-            feedbacks: { $ifNull: ['$feedbacks', []] },
+            feedbacks: ARRAY_OR_EMPTY('$feedbacks'),
             messages: {
               $reduce: {
-                input: { $objectToArray: { $ifNull: ['$agents', {}] } },
+                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
                 initialValue: [],
-                in: { $concatArrays: ['$$value', { $ifNull: ['$$this.v.messages', []] }] },
+                in: { $concatArrays: ['$$value', ARRAY_OR_EMPTY('$$this.v.messages')] },
               },
             },
           },

@@ -2,6 +2,18 @@ import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import type { Document } from 'mongodb';
 import { ConnectionType } from '../shared/connection';
+import { finiteFigure } from '../shared/json-input';
+import {
+  storedDate,
+  storedEnum,
+  storedEnumOrNull,
+  storedFloat,
+  storedFloatOrNull,
+  storedInt,
+  storedObject,
+  storedObjects,
+  storedText,
+} from '../shared/stored-values';
 import type { FeedbackDocument, MessageDocument } from './session.document';
 import type { AgentSummary, SessionSummary } from './session.repository';
 
@@ -56,8 +68,11 @@ export class EventLoopMetrics {
   totalTokens!: number | null;
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === 'number' ? value : null;
+const ROLES = Object.values(MessageRole);
+const RATINGS = Object.values(FeedbackRating);
+
+function intOrNull(value: unknown): number | null {
+  return typeof value === 'number' ? storedInt(value) : null;
 }
 
 function stringOrNull(value: unknown): string | null {
@@ -69,7 +84,13 @@ export function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((block) => block && typeof block.text === 'string' && (block.type === undefined || block.type === 'text'))
+    .filter(
+      (block) =>
+        block &&
+        typeof block === 'object' &&
+        typeof block.text === 'string' &&
+        (block.type === undefined || block.type === 'text'),
+    )
     .map((block) => block.text as string)
     .join('\n');
 }
@@ -106,18 +127,18 @@ export class Message {
   static fromDocument(doc: MessageDocument): Message {
     const metrics = doc.event_loop_metrics;
     const message = new Message();
-    message.messageId = doc.message_id;
-    message.role = doc.role as MessageRole;
-    message.content = doc.content;
+    message.messageId = storedInt(doc.message_id);
+    message.role = storedEnum(doc.role, ROLES, MessageRole.USER);
+    message.content = doc.content ?? '';
     message.text = messageText(doc.content);
-    message.createdAt = doc.created_at;
-    message.updatedAt = doc.updated_at;
+    message.createdAt = storedDate(doc.created_at);
+    message.updatedAt = storedDate(doc.updated_at, message.createdAt);
     message.eventLoopMetrics = metrics
       ? {
-          latencyMs: numberOrNull(metrics.accumulated_metrics?.latencyMs),
-          inputTokens: numberOrNull(metrics.accumulated_usage?.inputTokens),
-          outputTokens: numberOrNull(metrics.accumulated_usage?.outputTokens),
-          totalTokens: numberOrNull(metrics.accumulated_usage?.totalTokens),
+          latencyMs: storedFloatOrNull(metrics.accumulated_metrics?.latencyMs),
+          inputTokens: intOrNull(metrics.accumulated_usage?.inputTokens),
+          outputTokens: intOrNull(metrics.accumulated_usage?.outputTokens),
+          totalTokens: intOrNull(metrics.accumulated_usage?.totalTokens),
         }
       : null;
     return message;
@@ -172,22 +193,22 @@ export class Agent {
   messageCount!: number;
 
   static fromSummary(sessionId: string, summary: AgentSummary): Agent {
-    const raw = summary.agent_data ?? {};
+    const raw = storedObject(summary.agent_data);
     const agent = new Agent();
-    agent.agentId = summary.agent_id;
+    agent.agentId = storedText(summary.agent_id);
     agent.sessionId = sessionId;
     agent.agentData = {
       model: stringOrNull(raw.model),
       systemPrompt: stringOrNull(raw.system_prompt),
-      temperature: numberOrNull(raw.temperature),
-      maxTokens: numberOrNull(raw.max_tokens),
+      temperature: storedFloatOrNull(raw.temperature),
+      maxTokens: intOrNull(raw.max_tokens),
       state: raw.state ?? null,
       raw,
     };
-    agent.createdAt = summary.created_at;
-    agent.updatedAt = summary.updated_at;
+    agent.createdAt = storedDate(summary.created_at);
+    agent.updatedAt = storedDate(summary.updated_at, agent.createdAt);
     agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message) : null;
-    agent.messageCount = summary.message_count ?? 0;
+    agent.messageCount = storedInt(summary.message_count);
     return agent;
   }
 }
@@ -205,9 +226,9 @@ export class Feedback {
 
   static fromDocument(doc: FeedbackDocument): Feedback {
     return Object.assign(new Feedback(), {
-      rating: (doc.rating ?? null) as FeedbackRating | null,
-      comment: doc.comment ?? '',
-      createdAt: doc.created_at,
+      rating: storedEnumOrNull(doc.rating, RATINGS),
+      comment: storedText(doc.comment),
+      createdAt: storedDate(doc.created_at),
     });
   }
 }
@@ -253,23 +274,23 @@ export class Session {
     let total = 0;
     for (const agent of summary.agents) {
       agents.push(Agent.fromSummary(summary._id, agent));
-      messageCount += agent.message_count ?? 0;
-      input += agent.input_tokens ?? 0;
-      output += agent.output_tokens ?? 0;
-      total += agent.total_tokens ?? 0;
+      messageCount += storedInt(agent.message_count);
+      input += storedFloat(agent.input_tokens);
+      output += storedFloat(agent.output_tokens);
+      total += storedFloat(agent.total_tokens);
     }
     const session = new Session();
-    session.sessionId = summary.session_id ?? summary._id;
-    session.sessionType = summary.session_type ?? 'default';
-    session.createdAt = summary.created_at;
-    session.updatedAt = summary.updated_at;
-    session.metadata = summary.metadata ?? {};
-    session.feedbacks = summary.feedbacks?.length
-      ? summary.feedbacks.map((feedback) => Feedback.fromDocument(feedback))
-      : [];
+    session.sessionId = storedText(summary.session_id ?? summary._id);
+    session.sessionType = storedText(summary.session_type, 'default');
+    session.createdAt = storedDate(summary.created_at);
+    session.updatedAt = storedDate(summary.updated_at, session.createdAt);
+    session.metadata = storedObject(summary.metadata);
+    session.feedbacks = storedObjects<FeedbackDocument>(summary.feedbacks).map((feedback) =>
+      Feedback.fromDocument(feedback),
+    );
     session.agents = agents;
-    session.messageCount = messageCount;
-    session.tokenUsage = { input, output, total };
+    session.messageCount = storedInt(messageCount);
+    session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };
     return session;
   }
 }

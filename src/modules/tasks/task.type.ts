@@ -3,6 +3,18 @@ import { AgentType } from '../insights/insight.type';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import { PlanStep } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
+import {
+  storedDate,
+  storedDateOrNull,
+  storedEnum,
+  storedEnumOrNull,
+  storedFloat,
+  storedInt,
+  storedObject,
+  storedObjects,
+  storedText,
+  storedTextOrNull,
+} from '../shared/stored-values';
 import { TaskStatus, type TaskDocument } from './task.document';
 
 export { TaskStatus };
@@ -184,22 +196,36 @@ export function taskGoalPattern(document: Pick<TaskDocument, 'goal' | 'goalPatte
   return document.goalPattern ?? goalPattern(document.goal);
 }
 
+/** Maps a stored task to the GraphQL shape, each field read through stored-values.ts (an unknown status reads as PAUSED). */
 export function toTask(document: TaskDocument): Task {
-  const metrics = document.successMetrics ?? { executionTime: 0, stepsCompleted: 0, retries: 0, userInputsRequired: 0 };
+  const stored = storedObject(document.successMetrics);
+  const metrics = {
+    executionTime: storedFloat(stored.executionTime),
+    stepsCompleted: storedInt(stored.stepsCompleted),
+    retries: storedInt(stored.retries),
+    userInputsRequired: storedInt(stored.userInputsRequired),
+  };
   return {
-    taskId: document.taskId,
-    originalQuery: document.originalQuery,
-    goal: document.goal,
-    goalPattern: taskGoalPattern(document),
-    planId: document.planId ?? null,
-    steps: document.steps ?? [],
-    status: document.status,
+    taskId: storedText(document.taskId),
+    originalQuery: storedText(document.originalQuery),
+    goal: storedText(document.goal),
+    goalPattern: typeof document.goal === 'string' ? taskGoalPattern(document) : storedText(document.goalPattern),
+    planId: storedTextOrNull(document.planId),
+    steps: storedObjects<Record<string, unknown>>(document.steps).map((step, index) => ({
+      id: storedText(step.id, `step-${index + 1}`),
+      action: storedText(step.action),
+      order: storedInt(step.order, index + 1),
+    })),
+    status: storedEnum(document.status, TASK_STATUSES, TaskStatus.PAUSED),
     successMetrics: metrics,
     executionTime: metrics.executionTime,
-    agentType: document.agentType ?? null,
-    context: document.context ?? null,
-    patternId: document.patternId ?? null,
-    createdAt: document.createdAt,
-    learnedAt: document.learning?.learnedAt ?? null,
+    agentType: storedEnumOrNull(document.agentType, AGENT_TYPES),
+    context: storedTextOrNull(document.context),
+    patternId: storedTextOrNull(document.patternId),
+    createdAt: storedDate(document.createdAt),
+    learnedAt: storedDateOrNull(document.learning?.learnedAt),
   };
 }
+
+const TASK_STATUSES = Object.values(TaskStatus);
+const AGENT_TYPES = Object.values(AgentType);
