@@ -142,10 +142,10 @@ class RequestServices implements Services {
     return this.once('plans', () => new PlanService(this.db, this.deps, this.loaders, this.reembed));
   }
   get tools() {
-    return this.once('tools', () => new ToolService(this.db));
+    return this.once('tools', () => new ToolService(this.db, this.deps.config.idempotencyTtlHours));
   }
   get insights() {
-    return this.once('insights', () => new InsightService(this.db));
+    return this.once('insights', () => new InsightService(this.db, this.deps.config.idempotencyTtlHours));
   }
   get learning() {
     return this.once(
