@@ -154,7 +154,17 @@ class RequestServices implements Services {
     );
   }
   get runs() {
-    return this.once('runs', () => new RunService(this.db, this.loaders, actionEnricherFor(this.deps), this.tools));
+    return this.once(
+      'runs',
+      () =>
+        new RunService(
+          this.db,
+          this.loaders,
+          actionEnricherFor(this.deps),
+          this.tools,
+          this.deps.config.idempotencyTtlHours,
+        ),
+    );
   }
 }
 
