@@ -1,15 +1,75 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import { crashAfterWrite } from '../../support/idempotency';
-import { AppendMessagesDocument, CreateSessionDocument, UpsertAgentDocument } from '../../support/generated/graphql';
+import {
+  AddFeedbackDocument,
+  AppendMessageDocument,
+  AppendMessagesDocument,
+  CreateSessionDocument,
+  UpsertAgentDocument,
+} from '../../support/generated/graphql';
 
 type StoredSession = { _id: string } & Record<string, any>;
 
-describe('appendMessages with an idempotencyKey finds exactly its own messages', () => {
+describe('session writes with an idempotencyKey happen once', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp();
   });
   afterAll(() => app.close());
+
+  async function newAgent(sessionId: string): Promise<void> {
+    await app.run(CreateSessionDocument, { input: { sessionId } });
+    await app.run(UpsertAgentDocument, { sessionId, input: { agentId: 'a1', agentData: {} } });
+  }
+
+  it('createSession with a key and no sessionId: a retry (also after a crash) answers the same session', async () => {
+    const input = { sessionType: 'chat' };
+    const first = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    const again = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    expect(again.createSession.sessionId).toBe(first.createSession.sessionId);
+    await crashAfterWrite(app.db, 'session-key');
+    const resumed = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
+    expect(resumed.createSession.sessionId).toBe(first.createSession.sessionId);
+    expect(await app.db.collection<StoredSession>('sessions').countDocuments({ session_type: 'chat' })).toBe(1);
+  });
+
+  it('appendMessages with a key: retries, duplicates and a crash-like retry append once, with the same ids', async () => {
+    await newAgent('s-append');
+    const inputs = [
+      { role: 'USER' as const, content: [{ text: 'hi' }] },
+      { role: 'ASSISTANT' as const, content: [{ text: 'hello' }] },
+    ];
+    const call = () =>
+      app.run(AppendMessagesDocument, { sessionId: 's-append', agentId: 'a1', inputs, idempotencyKey: 'm1' });
+    const answers = await Promise.all([call(), call(), call()]);
+    expect(answers[0].appendMessages.map((m) => m.messageId)).toEqual([1, 2]);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    await crashAfterWrite(app.db, 'm1');
+    expect(await call()).toEqual(answers[0]);
+    const single = () =>
+      app.run(AppendMessageDocument, { sessionId: 's-append', agentId: 'a1', input: inputs[0], idempotencyKey: 'm2' });
+    expect((await single()).appendMessage.messageId).toBe(3);
+    await crashAfterWrite(app.db, 'm2');
+    expect((await single()).appendMessage.messageId).toBe(3);
+    const session = await app.db.collection<StoredSession>('sessions').findOne({ _id: 's-append' });
+    expect(session!.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([1, 2, 3]);
+  });
+
+  it('addFeedback with a key adds one feedback however often it is retried', async () => {
+    await app.run(CreateSessionDocument, { input: { sessionId: 's-feedback' } });
+    const call = () =>
+      app.run(AddFeedbackDocument, {
+        sessionId: 's-feedback',
+        input: { rating: 'UP', comment: 'ok' },
+        idempotencyKey: 'f1',
+      });
+    const first = await call();
+    expect(await call()).toEqual(first);
+    await crashAfterWrite(app.db, 'f1');
+    expect(await call()).toEqual(first);
+    const session = await app.db.collection<StoredSession>('sessions').findOne({ _id: 's-feedback' });
+    expect(session!.feedbacks).toHaveLength(1);
+  });
 
   it('a crash-like retry answers its own messages, not another append made in the same millisecond', async () => {
     await app.run(CreateSessionDocument, { input: { sessionId: 's-same-ms' } });
