@@ -448,7 +448,7 @@ async function seedTasks(db: Db, sizes: SeedSizes, embedder: EmbeddingService): 
 
 async function seedTools(db: Db, toolNames: string[]): Promise<void> {
   const r = seededRandom(4);
-  const tools = new ToolService(db);
+  const tools = new ToolService(db, 24); // the seed uses no idempotency keys
   for (const toolName of toolNames) {
     const executions: ToolExecution[] = Array.from({ length: EXECUTIONS_PER_TOOL }, () => {
       const success = r() < 0.85;

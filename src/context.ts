@@ -155,10 +155,10 @@ class RequestServices implements Services {
     return this.once('plans', () => new PlanService(this.db, this.deps, this.loaders, this.reembed));
   }
   get tools() {
-    return this.once('tools', () => new ToolService(this.db));
+    return this.once('tools', () => new ToolService(this.db, this.deps.config.idempotencyTtlHours));
   }
   get insights() {
-    return this.once('insights', () => new InsightService(this.db));
+    return this.once('insights', () => new InsightService(this.db, this.deps.config.idempotencyTtlHours));
   }
   get learning() {
     return this.once(
@@ -167,7 +167,17 @@ class RequestServices implements Services {
     );
   }
   get runs() {
-    return this.once('runs', () => new RunService(this.db, this.loaders, actionEnricherFor(this.deps), this.tools));
+    return this.once(
+      'runs',
+      () =>
+        new RunService(
+          this.db,
+          this.loaders,
+          actionEnricherFor(this.deps),
+          this.tools,
+          this.deps.config.idempotencyTtlHours,
+        ),
+    );
   }
 }
 

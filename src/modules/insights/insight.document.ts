@@ -41,6 +41,8 @@ export interface AgentInsightDocument {
   evidenceCount: number;
   createdAt: Date;
   lastValidated: Date | null;
+  /** The ids of the keyed validations applied, latest last (see `markApplied`): a retried one is not applied again. */
+  appliedWrites?: string[];
 }
 
 /** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */

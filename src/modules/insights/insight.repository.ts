@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
+import { markApplied, notApplied } from '../shared/idempotency';
 import {
   AGENT_INSIGHTS_COLLECTION,
   type AgentInsightDocument,
@@ -117,13 +118,27 @@ export class AgentInsightRepository {
   }
 
   /** Reinforces (valid) or weakens (not valid) an insight and stamps lastValidated; null when it does not exist. */
-  validate(id: string, valid: boolean, now: Date): Promise<AgentInsightDocument | null> {
+  /**
+   * With a `writeId` (a keyed call), a validation already applied under that id is not applied again: the insight is
+   * returned as it is.
+   */
+  async validate(
+    id: string,
+    valid: boolean,
+    now: Date,
+    writeId: string | null = null,
+  ): Promise<AgentInsightDocument | null> {
     const confidence = valid
       ? { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, 1 - REINFORCEMENT] }] }
       : { $multiply: ['$confidence', REFUTATION_FACTOR] };
-    return this.collection.findOneAndUpdate({ insightId: id }, [{ $set: { confidence, lastValidated: now } }], {
+    const pipeline: Document[] = [{ $set: { confidence, lastValidated: now } }];
+    if (writeId === null)
+      return this.collection.findOneAndUpdate({ insightId: id }, pipeline, { returnDocument: 'after' });
+    pipeline.push(markApplied(writeId));
+    const updated = await this.collection.findOneAndUpdate({ insightId: id, ...notApplied(writeId) }, pipeline, {
       returnDocument: 'after',
     });
+    return updated ?? this.collection.findOne({ insightId: id, appliedWrites: writeId });
   }
 
   delete(id: string): Promise<AgentInsightDocument | null> {

@@ -2,6 +2,7 @@ import { Authorized, Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import { MAX_INSIGHTS_LIMIT } from './insight.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import { AgentInsight, AgentInsightsResult } from './insight.type';
 
@@ -34,9 +35,11 @@ export class InsightResolver {
   validateInsight(
     @Arg('id', () => ID) id: string,
     @Arg('valid') valid: boolean,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<AgentInsight> {
-    return ctx.services.insights.validate(id, valid);
+    return ctx.services.insights.validate(id, valid, idempotencyKey);
   }
 
   @Authorized('admin')

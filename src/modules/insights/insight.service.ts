@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
+import { Idempotency } from '../shared/idempotency';
 import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import { AgentInsightRepository, INITIAL_CONFIDENCE, insightKey, type InsightReport } from './insight.repository';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
@@ -34,8 +36,11 @@ function distinctEvidence(evidence: readonly EvidenceDocument[]): EvidenceDocume
 export class InsightService {
   private readonly repository: AgentInsightRepository;
 
-  constructor(db: Db) {
+  private readonly idempotency: Idempotency;
+
+  constructor(db: Db, idempotencyTtlHours: number) {
     this.repository = new AgentInsightRepository(db);
+    this.idempotency = new Idempotency(db, idempotencyTtlHours);
   }
 
   async record(input: RecordInsightInput): Promise<AgentInsight> {
@@ -97,8 +102,21 @@ export class InsightService {
     return { insights, count: insights.length };
   }
 
-  async validate(id: string, valid: boolean): Promise<AgentInsight> {
-    return toAgentInsight(this.found(id, await this.repository.validate(id, valid, new Date())));
+  /**
+   * Judges an insight. With an idempotency key, a retry answers with the insight as it is and judges nothing again
+   * (the confidence changes once, also after a crash between the update and the key being marked done).
+   */
+  async validate(id: string, valid: boolean, idempotencyKey?: string | null): Promise<AgentInsight> {
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'validateInsight',
+      input: { id, valid },
+      plan: () => ({ writeId: randomUUID(), now: new Date() }),
+      perform: async (plan) => {
+        const writeId = idempotencyKey == null ? null : plan.writeId;
+        return toAgentInsight(this.found(id, await this.repository.validate(id, valid, new Date(plan.now), writeId)));
+      },
+    });
   }
 
   async delete(id: string): Promise<AgentInsight> {

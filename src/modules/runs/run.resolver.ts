@@ -2,6 +2,7 @@ import { Authorized, Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolve
 import { MAX_ACTIONS_LIMIT, MAX_STUCK_LIMIT } from './run.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import { Task } from '../tasks/task.type';
 import { ActionsArgs, AttemptsArgs, RecordActionInput, StuckTasksArgs } from './run.input';
 import { Action, RecordActionResult, StuckTask } from './run.type';
@@ -16,9 +17,11 @@ export class RunResolver {
   recordAction(
     @Arg('taskId', () => ID) taskId: string,
     @Arg('input', () => RecordActionInput) input: RecordActionInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<RecordActionResult> {
-    return ctx.services.runs.recordAction(taskId, input);
+    return ctx.services.runs.recordAction(taskId, input, idempotencyKey);
   }
 
   @Cost({ maxSize: MAX_STUCK_LIMIT })

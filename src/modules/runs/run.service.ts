@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { TaskLoaders } from '../tasks/task.loaders';
-import { TaskRepository, type TaskWithAction } from '../tasks/task.repository';
+import { TaskRepository, type AppendedAction, type TaskWithAction } from '../tasks/task.repository';
 import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
 import type { ToolService } from '../tools/tool.service';
@@ -31,52 +33,85 @@ const APPEND_ATTEMPTS = 3;
 export class RunService {
   /** Runs live in their task documents (seed 004), which only the tasks repository writes. */
   private readonly repository: TaskRepository;
+  private readonly idempotency: Idempotency;
 
   constructor(
     private readonly db: Db,
     private readonly loaders: { runs: RunLoaders; tasks: TaskLoaders },
     private readonly enricher: ActionEnricher | null,
     private readonly tools: ToolService,
+    idempotencyTtlHours: number,
   ) {
     this.repository = new TaskRepository(db);
+    this.idempotency = new Idempotency(db, idempotencyTtlHours);
   }
 
   /**
    * Appends one iteration to a task's actions (one atomic update), counts its tool calls in tool performance
    * (context: the task's context, else its goal pattern) and queues it for enrichment when that is on.
+   *
+   * With an idempotency key, the append and the tool counts carry the key's write id: a retry, also after a crash
+   * between the two, appends nothing more, counts every call once and answers with the first call's action.
    */
-  async recordAction(taskId: string, input: RecordActionInput): Promise<RecordActionResult> {
+  async recordAction(
+    taskId: string,
+    input: RecordActionInput,
+    idempotencyKey?: string | null,
+  ): Promise<RecordActionResult> {
     const id = requiredText(taskId, 'taskId', MAX_ID_LENGTH);
-    const { iteration, action } = newAction(input, new Date());
-    const appended = { action, failing: failingCalls(action) };
-    let task: TaskWithAction | null = null;
-    for (let attempt = 1; !task; attempt++) {
-      task = await this.repository.appendAction(id, iteration, appended);
-      if (!task) {
-        const refusal = await this.appendRefusal(id, iteration);
-        if (refusal || attempt === APPEND_ATTEMPTS)
-          throw (
-            refusal ??
-            new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, {
-              taskId: id,
-            })
-          );
-      }
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'recordAction',
+      input: { taskId: id, input },
+      plan: () => ({ writeId: randomUUID(), now: new Date() }),
+      perform: async (plan, resumed, done) => {
+        const writeId = idempotencyKey == null ? null : plan.writeId;
+        const { iteration, action } = newAction(input, new Date(plan.now));
+        let task = writeId !== null && resumed ? await this.repository.findAppliedAction(id, writeId) : null;
+        if (done && !task) throw deletedSince();
+        const appendedNow = !task;
+        if (!task) task = await this.append(id, iteration, { action, failing: failingCalls(action) }, writeId);
+        const {
+          actions: [stored],
+          ...document
+        } = task;
+        this.loaders.tasks.taskById.clear(id).prime(id, document);
+        this.loaders.runs.actionToolCalls.clear(id);
+        this.loaders.runs.actionsPage.clearAll();
+        if (stored.tool_calls.length && !done) {
+          // Cut to the longest context tool performance accepts (a goal pattern can be longer).
+          const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
+          const toolsWriteId = writeId === null ? null : `recordAction:${writeId}`;
+          await this.tools.recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls', toolsWriteId);
+        }
+        if (appendedNow) this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
+        return { taskId: id, action: toAction(stored), task: toTask(document) };
+      },
+    });
+  }
+
+  /** Appends the action, trying again while a supplied iteration has just become the next one. */
+  private async append(
+    id: string,
+    iteration: number | null,
+    appended: AppendedAction,
+    writeId: string | null,
+  ): Promise<TaskWithAction> {
+    for (let attempt = 1; ; attempt++) {
+      const task = await this.repository.appendAction(id, iteration, appended, writeId);
+      if (task) return task;
+      // A concurrent duplicate of this keyed call appended it meanwhile.
+      const applied = writeId === null ? null : await this.repository.findAppliedAction(id, writeId);
+      if (applied) return applied;
+      const refusal = await this.appendRefusal(id, iteration);
+      if (refusal || attempt === APPEND_ATTEMPTS)
+        throw (
+          refusal ??
+          new ConflictError(`Iteration ${iteration} of task ${JSON.stringify(id)} is contended; retry.`, {
+            taskId: id,
+          })
+        );
     }
-    const {
-      actions: [stored],
-      ...document
-    } = task;
-    this.loaders.tasks.taskById.clear(id).prime(id, document);
-    this.loaders.runs.actionToolCalls.clear(id);
-    this.loaders.runs.actionsPage.clearAll();
-    if (stored.tool_calls.length) {
-      // Cut to the longest context tool performance accepts (a goal pattern can be longer).
-      const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
-      await this.tools.recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls');
-    }
-    this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
-    return { taskId: id, action: toAction(stored), task: toTask(document) };
   }
 
   /**

@@ -47,6 +47,17 @@ export interface SessionDocument {
   metadata: Record<string, unknown>;
   feedbacks: FeedbackDocument[];
   agents: Record<string, AgentDocument>;
+  /**
+   * Not in seed 001 (the SDKs ignore it): the keyed appends applied, latest last (at most MAX_APPLIED_WRITES), each
+   * with the first message id it took, so that a retry finds exactly its messages and never appends them twice.
+   */
+  applied_writes?: AppliedAppend[];
+}
+
+export interface AppliedAppend {
+  write_id: string;
+  agent_id: string;
+  first_message_id: number;
 }
 
 /** The indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create), plus configured metadata fields. */

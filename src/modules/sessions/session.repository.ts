@@ -2,11 +2,13 @@ import { MongoServerError, type Collection, type Db, type Document } from 'mongo
 import { aggregateDocuments, findDocuments } from '../../db/bson-reader';
 import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import { MAX_APPLIED_WRITES } from '../shared/idempotency';
 import {
   MAX_DOCUMENT_BYTES,
   SESSIONS_COLLECTION,
   type FeedbackDocument,
   type MessageDocument,
+  type AppliedAppend,
   type SessionDocument,
 } from './session.document';
 
@@ -407,26 +409,29 @@ export class SessionRepository {
     return result?.message[0] ?? null;
   }
 
-  /** The agent's messages created at `at` (those one append wrote), in order; empty when none or no such agent. */
-  async messagesCreatedAt(sessionId: string, agentId: string, at: Date): Promise<MessageDocument[]> {
+  /**
+   * The messages the keyed append `writeId` wrote to the agent (see `appendMessages`), in order: all `count` of them,
+   * fewer when some were deleted since, null when that append did not happen.
+   */
+  async appendedMessages(
+    sessionId: string,
+    agentId: string,
+    writeId: string,
+    count: number,
+  ): Promise<MessageDocument[] | null> {
     const [result] = await this.collection
-      .aggregate<{ messages: MessageDocument[] }>([
-        { $match: { _id: sessionId } },
-        { $project: { _id: 0, agent: agentField(agentId) } },
-        {
-          $project: {
-            messages: {
-              $filter: {
-                input: { $ifNull: ['$agent.messages', []] },
-                as: 'm',
-                cond: { $eq: ['$$m.created_at', { $literal: at }] },
-              },
-            },
-          },
-        },
+      .aggregate<{ applied: AppliedAppend[]; messages: MessageDocument[] }>([
+        { $match: { _id: sessionId, 'applied_writes.write_id': writeId } },
+        { $project: { _id: 0, agent: agentField(agentId), applied: '$applied_writes' } },
+        { $project: { messages: { $ifNull: ['$agent.messages', []] }, applied: 1 } },
       ])
       .toArray();
-    return result?.messages ?? [];
+    const entry = result?.applied.find((applied) => applied.write_id === writeId);
+    if (!entry) return null;
+    const last = entry.first_message_id + count;
+    return result.messages.filter(
+      (message) => message.message_id >= entry.first_message_id && message.message_id < last,
+    );
   }
 
   /** When the session was created, or null when there is none. */
@@ -529,15 +534,34 @@ export class SessionRepository {
     now: Date,
     addedBytes: number,
     field: string,
+    writeId: string | null = null,
   ): Promise<MessageDocument[] | null> {
     const path = `agents.${agentId}`;
     const list = `$${path}.messages`;
+    // The keyed append's record (below) takes about 128 bytes more.
+    const growth = addedBytes + (writeId === null ? 0 : 128);
+    const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
+    // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
+    // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
+    const applied: Document = {};
+    if (writeId !== null) {
+      filter['applied_writes.write_id'] = { $ne: writeId };
+      const entry = {
+        write_id: { $literal: writeId },
+        agent_id: { $literal: agentId },
+        first_message_id: { $add: [{ $ifNull: [{ $max: `${list}.message_id` }, 0] }, 1] },
+      };
+      applied.applied_writes = {
+        $slice: [{ $concatArrays: [{ $ifNull: ['$applied_writes', []] }, [entry]] }, -MAX_APPLIED_WRITES],
+      };
+    }
     try {
       const updated = await this.collection.findOneAndUpdate(
-        { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(addedBytes) },
+        filter,
         [
           {
             $set: {
+              ...applied,
               [`${path}.messages`]: {
                 $let: {
                   vars: { last: { $ifNull: [{ $max: `${list}.message_id` }, 0] } },

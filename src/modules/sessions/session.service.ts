@@ -275,15 +275,21 @@ export class SessionService {
       key: idempotencyKey,
       operation: 'appendMessages',
       input: { sessionId, agentId, inputs },
-      plan: () => ({ now: new Date() }),
-      perform: async ({ now }, resumed, done) => {
-        // One atomic update wrote all of a plan's messages or none; they carry its time as created_at.
-        const written = resumed ? await this.repository.messagesCreatedAt(sessionId, agentId, now) : [];
-        if (done && written.length < messages.length) throw deletedSince();
+      plan: () => ({ now: new Date(), writeId: randomUUID() }),
+      perform: async ({ now, writeId }, resumed, done) => {
+        const keyedId = idempotencyKey == null ? null : writeId;
+        const written =
+          keyedId !== null && resumed
+            ? await this.repository.appendedMessages(sessionId, agentId, keyedId, messages.length)
+            : null;
+        if (done && (written?.length ?? 0) < messages.length) throw deletedSince();
         const stored =
-          written.length >= messages.length
-            ? written.slice(-messages.length)
-            : await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field);
+          written ??
+          (await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field, keyedId)) ??
+          // A concurrent attempt of this keyed call appended them meanwhile.
+          (keyedId !== null
+            ? await this.repository.appendedMessages(sessionId, agentId, keyedId, messages.length)
+            : null);
         if (!stored) return this.explainMiss(sessionId, field, { agentId });
         this.forget();
         return stored.map((message) => Message.fromDocument(message));

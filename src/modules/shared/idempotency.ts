@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { GraphQLError } from 'graphql';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -140,6 +140,49 @@ export class Idempotency {
 /** A retry's answer when what the key's first call wrote was deleted since: it is not written again. */
 export function deletedSince(): NotFoundError {
   return new NotFoundError('What this idempotencyKey recorded has been deleted since; it is not recorded again.');
+}
+
+/**
+ * A running total (a tool's counts, an insight's confidence) cannot tell a retried update from a new one, so a keyed
+ * write to it is made idempotent in the update itself: the document lists the ids of the keyed writes applied to it,
+ * and the update matches only a document whose list lacks the id (`notApplied`) and adds it (`markApplied`), in one
+ * atomic step. Only the latest MAX_APPLIED_WRITES are kept: a retry of a crashed write applies again only after that
+ * many later keyed writes to the same document (a done key never applies again).
+ */
+export const MAX_APPLIED_WRITES = 1000;
+
+/** The filter part of a keyed running-total update: the write `writeId` is not applied yet. */
+export function notApplied(writeId: string): Document {
+  return { appliedWrites: { $ne: writeId } };
+}
+
+/** The pipeline stage recording that `writeId` is applied (appended last, the oldest dropped beyond the bound). */
+export function markApplied(writeId: string): Document {
+  return {
+    $set: {
+      appliedWrites: {
+        $slice: [
+          { $concatArrays: [{ $ifNull: ['$appliedWrites', []] }, [{ $literal: writeId }]] },
+          -MAX_APPLIED_WRITES,
+        ],
+      },
+    },
+  };
+}
+
+/** The pipeline stage forgetting `writeId` (its update was undone). */
+export function unmarkApplied(writeId: string): Document {
+  return {
+    $set: {
+      appliedWrites: {
+        $filter: {
+          input: { $ifNull: ['$appliedWrites', []] },
+          as: 'id',
+          cond: { $ne: ['$$id', { $literal: writeId }] },
+        },
+      },
+    },
+  };
 }
 
 function checkKey(key: string): void {

@@ -145,6 +145,8 @@ export interface RunSummaryDocument {
   failing_calls: FailingCallDocument[];
   /** max(stuck_streak, longest failing-call streak). */
   stuck_iterations: number;
+  /** The keyed recordAction calls applied, latest last (at most MAX_APPLIED_WRITES): a retried one is not appended. */
+  applied_actions?: { write_id: string; iteration: number }[];
 }
 
 /**

@@ -130,7 +130,8 @@ export class LearningService {
     if (input.countToolExecutions && plan.steps.length && !done.tools) {
       const context = task.context ?? plan.goalPattern;
       const executions = stepExecutions(plan.steps, input.status, metrics.stepsCompleted, context, taskId);
-      await this.tools.recordExecutions(executions, 'input');
+      // Counted under the task's write id, so a call taking over after a crash before markLearned counts it once.
+      await this.tools.recordExecutions(executions, 'input', `learnFromTask:${String(task._id)}`);
       await this.tasks.markLearned(taskId, claimId, 'tools');
     }
     let insightsStored = 0;

@@ -2,6 +2,7 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import { MAX_APPLIED_WRITES } from '../shared/idempotency';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { TaskFilter } from './task.input';
@@ -232,9 +233,14 @@ export class TaskRepository {
    * Appends an action in one atomic update pipeline: its iteration is the next one (when `iteration` is given, the
    * update only matches while that is the next one), and the run summary is advanced from its stored state in the
    * same update. Returns the task with the appended action, or null when nothing matched (unknown task, or the
-   * given iteration is not the next one).
+   * given iteration is not the next one, or the keyed write `writeId` is applied already: see `findAppliedAction`).
    */
-  appendAction(taskId: string, iteration: number | null, appended: AppendedAction): Promise<TaskWithAction | null> {
+  appendAction(
+    taskId: string,
+    iteration: number | null,
+    appended: AppendedAction,
+    writeId: string | null = null,
+  ): Promise<TaskWithAction | null> {
     const { action, failing } = appended;
     const literal = (value: unknown) => ({ $literal: value });
     const previousStreak = (key: string) => ({
@@ -261,9 +267,32 @@ export class TaskRepository {
     for (const [field, value] of Object.entries(action)) stored[field] = literal(value);
     const filter: Filter<TaskDocument> =
       iteration === null ? { taskId } : { taskId, $expr: { $eq: [NEXT_ITERATION, iteration] } };
+    if (writeId !== null) filter['run.applied_actions.write_id'] = { $ne: writeId };
+    // Kept aside before `run` is rewritten below, with the iteration this append takes.
+    const applied: Document[] =
+      writeId === null
+        ? []
+        : [
+            {
+              $set: {
+                _applied: {
+                  $slice: [
+                    {
+                      $concatArrays: [
+                        { $ifNull: ['$run.applied_actions', []] },
+                        [{ write_id: literal(writeId), iteration: NEXT_ITERATION }],
+                      ],
+                    },
+                    -MAX_APPLIED_WRITES,
+                  ],
+                },
+              },
+            },
+          ];
     return this.collection.findOneAndUpdate(
       filter,
       [
+        ...applied,
         {
           $set: {
             actions: { $concatArrays: [{ $ifNull: ['$actions', []] }, [stored]] },
@@ -288,9 +317,21 @@ export class TaskRepository {
             },
           },
         },
+        ...(writeId === null ? [] : [{ $set: { 'run.applied_actions': '$_applied' } }, { $unset: '_applied' }]),
       ],
       { returnDocument: 'after', projection: { embeddings: 0, actions: { $slice: -1 } } },
     ) as Promise<TaskWithAction | null>;
+  }
+
+  /** The task and the action the keyed append `writeId` made; null when none is found (or it is gone since). */
+  async findAppliedAction(taskId: string, writeId: string): Promise<TaskWithAction | null> {
+    const task = await this.collection.findOne(
+      { taskId, 'run.applied_actions.write_id': writeId },
+      { projection: { embeddings: 0 } },
+    );
+    const iteration = task?.run?.applied_actions?.find((entry) => entry.write_id === writeId)?.iteration;
+    const action = task?.actions?.find((candidate) => candidate.iteration === iteration);
+    return task && action ? ({ ...task, actions: [action] } as TaskWithAction) : null;
   }
 
   /** The next iteration of a task; null when there is no such task. */

@@ -19,6 +19,8 @@ export interface ToolPerformanceDocument extends ExecutionCounts {
   lastUpdated: Date;
   createdAt: Date;
   contexts?: ContextStats[];
+  /** The ids of the keyed writes counted here, latest last (see `markApplied`): a retried one is not counted again. */
+  appliedWrites?: string[];
 }
 
 /** Seed 002: `toolName` (unique: one aggregate per tool) and `lastUpdated`. */

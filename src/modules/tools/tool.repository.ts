@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
+import { markApplied, notApplied, unmarkApplied } from '../shared/idempotency';
 import { negatedDelta, toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
 
@@ -15,29 +16,45 @@ export class ToolPerformanceRepository {
     this.collection = db.collection<ToolPerformanceDocument>(TOOL_PERFORMANCE_COLLECTION);
   }
 
-  /** Adds one tool's delta in one atomic update pipeline (creating the document); returns the document after it. */
-  async apply(delta: ToolDelta, now: Date): Promise<ToolPerformanceDocument> {
+  /**
+   * Adds one tool's delta in one atomic update pipeline (creating the document); returns the document after it. With
+   * a `writeId` (a keyed write), a delta already applied under that id is not added again: the document is returned.
+   */
+  async apply(delta: ToolDelta, now: Date, writeId: string | null = null): Promise<ToolPerformanceDocument> {
+    const pipeline = toolUpdatePipeline(delta, now);
+    if (writeId !== null) pipeline.push(markApplied(writeId));
     for (let attempt = 1; ; attempt++) {
       try {
         const updated = await this.collection.findOneAndUpdate(
-          { toolName: delta.toolName },
-          toolUpdatePipeline(delta, now),
-          {
-            upsert: true,
-            returnDocument: 'after',
-          },
+          { toolName: delta.toolName, ...(writeId !== null ? notApplied(writeId) : {}) },
+          pipeline,
+          { upsert: true, returnDocument: 'after' },
         );
         return updated!;
       } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        // The tool exists but the filter missed it: the write was applied before (a retry), so nothing is added.
+        if (writeId !== null) {
+          const applied = await this.collection.findOne({ toolName: delta.toolName, appliedWrites: writeId });
+          if (applied) return applied;
+        }
         // Two first writes of a new tool both tried to insert; the loser now finds the document and updates it.
-        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+        if (attempt === UPSERT_ATTEMPTS) throw error;
       }
     }
   }
 
-  /** Takes `delta` back out (see `negatedDelta`); a tool left with no executions is removed, as before its first. */
-  async undo(delta: ToolDelta, now: Date): Promise<void> {
-    await this.collection.updateOne({ toolName: delta.toolName }, toolUpdatePipeline(negatedDelta(delta), now));
+  /**
+   * Takes `delta` back out (see `negatedDelta`), with its `writeId` when it had one; a tool left with no executions is
+   * removed, as before its first.
+   */
+  async undo(delta: ToolDelta, now: Date, writeId: string | null = null): Promise<void> {
+    const pipeline = toolUpdatePipeline(negatedDelta(delta), now);
+    if (writeId !== null) pipeline.push(unmarkApplied(writeId));
+    await this.collection.updateOne(
+      { toolName: delta.toolName, ...(writeId !== null ? { appliedWrites: writeId } : {}) },
+      pipeline,
+    );
     await this.collection.deleteOne({ toolName: delta.toolName, totalExecutions: { $lte: 0 } });
   }
 

@@ -1,5 +1,6 @@
 import { Authorized, Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
+import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import { RecordToolExecutionInput, ToolPerformanceArgs } from './tool.input';
 import { ToolPerformance } from './tool.type';
 
@@ -18,8 +19,13 @@ export class ToolResolver {
   @Mutation(() => ToolPerformance, {
     description: "Records one tool call (the executor's real-time tracking); returns the tool's figures.",
   })
-  recordToolExecution(@Arg('input') input: RecordToolExecutionInput, @Ctx() ctx: Context): Promise<ToolPerformance> {
-    return ctx.services.tools.record(input);
+  recordToolExecution(
+    @Arg('input') input: RecordToolExecutionInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<ToolPerformance> {
+    return ctx.services.tools.record(input, idempotencyKey);
   }
 
   @Authorized('writer')
@@ -28,8 +34,10 @@ export class ToolResolver {
   })
   recordToolExecutions(
     @Arg('inputs', () => [RecordToolExecutionInput]) inputs: RecordToolExecutionInput[],
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<ToolPerformance[]> {
-    return ctx.services.tools.recordMany(inputs);
+    return ctx.services.tools.recordMany(inputs, idempotencyKey);
   }
 }

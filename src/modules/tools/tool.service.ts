@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { ValidationError } from '../../errors';
 import { MAX_DURATION_MS } from '../shared/json-input';
+import { Idempotency, deletedSince } from '../shared/idempotency';
 import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
@@ -99,9 +101,11 @@ export function toToolPerformance(
  */
 export class ToolService {
   private readonly repository: ToolPerformanceRepository;
+  private readonly idempotency: Idempotency;
 
-  constructor(db: Db) {
+  constructor(db: Db, idempotencyTtlHours: number) {
     this.repository = new ToolPerformanceRepository(db);
+    this.idempotency = new Idempotency(db, idempotencyTtlHours);
   }
 
   /**
@@ -111,30 +115,64 @@ export class ToolService {
    *
    * All or nothing: every execution is checked before any update, and when one tool's update fails the tools already
    * counted are counted back (their counts exactly; `lastUpdated` keeps the undone write's time).
+   *
+   * With a `writeId` (a keyed or otherwise identified write), a tool that already counted this write is not counted
+   * again (see `markApplied`), so repeating the call, also after a crash part way, counts every tool once.
    */
-  async recordExecutions(executions: readonly ToolExecution[], field: string): Promise<ToolPerformanceDocument[]> {
+  async recordExecutions(
+    executions: readonly ToolExecution[],
+    field: string,
+    writeId: string | null = null,
+  ): Promise<ToolPerformanceDocument[]> {
     const deltas = summarizeExecutions(checkExecutions(executions, field));
     const now = new Date();
-    const results = await Promise.allSettled(deltas.map((delta) => this.repository.apply(delta, now)));
+    const results = await Promise.allSettled(deltas.map((delta) => this.repository.apply(delta, now, writeId)));
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) {
       await Promise.all(
-        deltas.filter((_, i) => results[i].status === 'fulfilled').map((delta) => this.repository.undo(delta, now)),
+        deltas
+          .filter((_, i) => results[i].status === 'fulfilled')
+          .map((delta) => this.repository.undo(delta, now, writeId)),
       );
       throw failure.reason;
     }
     return results.map((result) => (result as PromiseFulfilledResult<ToolPerformanceDocument>).value);
   }
 
+  /**
+   * `recordExecutions` with the caller's idempotency key: the key's plan holds the write id. A retry answers with the
+   * tools' current figures (the first answer's, unless other calls counted since) and counts nothing again.
+   */
+  private recordKeyed(
+    operation: string,
+    executions: readonly ToolExecution[],
+    field: string,
+    idempotencyKey: string | null | undefined,
+  ): Promise<ToolPerformanceDocument[]> {
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation,
+      input: executions,
+      plan: () => ({ writeId: randomUUID() }),
+      perform: async (plan, resumed, done) => {
+        if (!done) return this.recordExecutions(executions, field, idempotencyKey == null ? null : plan.writeId);
+        const names = summarizeExecutions(checkExecutions(executions, field)).map((delta) => delta.toolName);
+        const documents = await Promise.all(names.map((name) => this.repository.findByName(name)));
+        if (documents.some((document) => document === null)) throw deletedSince();
+        return documents as ToolPerformanceDocument[];
+      },
+    });
+  }
+
   /** Records one execution; returns the tool's figures after it. */
-  async record(execution: ToolExecution): Promise<ToolPerformance> {
-    const [document] = await this.recordExecutions([execution], 'input');
+  async record(execution: ToolExecution, idempotencyKey?: string | null): Promise<ToolPerformance> {
+    const [document] = await this.recordKeyed('recordToolExecution', [execution], 'input', idempotencyKey);
     return toToolPerformance(document.toolName, document, null);
   }
 
   /** Records a batch; returns each affected tool's figures, in first-seen order. */
-  async recordMany(executions: readonly ToolExecution[]): Promise<ToolPerformance[]> {
-    const documents = await this.recordExecutions(executions, 'inputs');
+  async recordMany(executions: readonly ToolExecution[], idempotencyKey?: string | null): Promise<ToolPerformance[]> {
+    const documents = await this.recordKeyed('recordToolExecutions', executions, 'inputs', idempotencyKey);
     return documents.map((document) => toToolPerformance(document.toolName, document, null));
   }
 

@@ -1,9 +1,8 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import { startFailPointEngine, type FailPointEngine } from '../../support/fail-point';
 import { databaseFingerprint } from '../../support/fingerprint';
+import { crashAfterWrite } from '../../support/idempotency';
 import {
-  AddFeedbackDocument,
-  AppendMessageDocument,
   AppendMessagesDocument,
   CreateSessionDocument,
   DeleteSessionDocument,
@@ -45,14 +44,6 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     await engine.close();
   });
 
-  /** Makes the key's record look as if its first attempt wrote and then died before marking the key done. */
-  async function crashAfterWrite(key: string): Promise<void> {
-    const { modifiedCount } = await app.db
-      .collection<StoredRecord>(IDEMPOTENCY_COLLECTION)
-      .updateOne({ _id: key }, { $set: { state: 'pending', lease_until: new Date(0) } });
-    expect(modifiedCount).toBe(1);
-  }
-
   async function newAgent(sessionId: string): Promise<void> {
     await app.run(CreateSessionDocument, { input: { sessionId } });
     await app.run(UpsertAgentDocument, { sessionId, input: { agentId: 'a1', agentData: {} } });
@@ -92,13 +83,13 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
   it('after a crash between the write and the key record, a retry finds the write instead of repeating it', async () => {
     const first = await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' });
     const ids = first.recordExperiences.map((row) => row.experienceId);
-    await crashAfterWrite('exp-crash');
+    await crashAfterWrite(app.db, 'exp-crash');
     expect(await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' })).toEqual(first);
     expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(3);
 
     // A batch cut short (a crash part way through the insert): the retry stores only what is missing.
     await app.db.collection(EXPERIENCES).deleteOne({ experience_id: ids[2] });
-    await crashAfterWrite('exp-crash');
+    await crashAfterWrite(app.db, 'exp-crash');
     expect(await app.run(RecordExperiencesDocument, { inputs: batch, idempotencyKey: 'exp-crash' })).toEqual(first);
     expect(await app.db.collection(EXPERIENCES).countDocuments({ experience_id: { $in: ids } })).toBe(3);
   });
@@ -149,39 +140,6 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     expect((await databaseFingerprint(app.db))[EXPERIENCES].count).toBe(before[EXPERIENCES].count + 3);
   });
 
-  it('createSession with a key and no sessionId: a retry (also after a crash) answers the same session', async () => {
-    const input = { sessionType: 'chat' };
-    const first = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
-    const again = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
-    expect(again.createSession.sessionId).toBe(first.createSession.sessionId);
-    await crashAfterWrite('session-key');
-    const resumed = await app.run(CreateSessionDocument, { input, idempotencyKey: 'session-key' });
-    expect(resumed.createSession.sessionId).toBe(first.createSession.sessionId);
-    expect(await app.db.collection<StoredRecord>('sessions').countDocuments({ session_type: 'chat' })).toBe(1);
-  });
-
-  it('appendMessages with a key: retries, duplicates and a crash-like retry append once, with the same ids', async () => {
-    await newAgent('s-append');
-    const inputs = [
-      { role: 'USER' as const, content: [{ text: 'hi' }] },
-      { role: 'ASSISTANT' as const, content: [{ text: 'hello' }] },
-    ];
-    const call = () =>
-      app.run(AppendMessagesDocument, { sessionId: 's-append', agentId: 'a1', inputs, idempotencyKey: 'm1' });
-    const answers = await Promise.all([call(), call(), call()]);
-    expect(answers[0].appendMessages.map((m) => m.messageId)).toEqual([1, 2]);
-    for (const answer of answers) expect(answer).toEqual(answers[0]);
-    await crashAfterWrite('m1');
-    expect(await call()).toEqual(answers[0]);
-    const single = () =>
-      app.run(AppendMessageDocument, { sessionId: 's-append', agentId: 'a1', input: inputs[0], idempotencyKey: 'm2' });
-    expect((await single()).appendMessage.messageId).toBe(3);
-    await crashAfterWrite('m2');
-    expect((await single()).appendMessage.messageId).toBe(3);
-    const session = await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-append' });
-    expect(session!.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([1, 2, 3]);
-  });
-
   it('appendMessages failed by the database writes nothing; the retry with the key appends once', async () => {
     await newAgent('s-fail');
     const inputs = [{ role: 'USER' as const, content: [{ text: 'hi' }] }];
@@ -197,27 +155,11 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     expect(await messages()).toHaveLength(1);
   });
 
-  it('addFeedback with a key adds one feedback however often it is retried', async () => {
-    await app.run(CreateSessionDocument, { input: { sessionId: 's-feedback' } });
-    const call = () =>
-      app.run(AddFeedbackDocument, {
-        sessionId: 's-feedback',
-        input: { rating: 'UP', comment: 'ok' },
-        idempotencyKey: 'f1',
-      });
-    const first = await call();
-    expect(await call()).toEqual(first);
-    await crashAfterWrite('f1');
-    expect(await call()).toEqual(first);
-    const session = await app.db.collection<StoredRecord>('sessions').findOne({ _id: 's-feedback' });
-    expect(session!.feedbacks).toHaveLength(1);
-  });
-
   it('recordTask with a key and no taskId: a retry (also after a crash) answers the same task, stored once', async () => {
     const input = { originalQuery: 'Book a flight to Paris', goal: 'book flight', status: 'COMPLETED' as const };
     const first = await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' });
     expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
-    await crashAfterWrite('task-key');
+    await crashAfterWrite(app.db, 'task-key');
     expect(await app.run(RecordTaskDocument, { input, idempotencyKey: 'task-key' })).toEqual(first);
     expect(await app.db.collection('tasks').countDocuments({ goal: 'book flight' })).toBe(1);
   });

@@ -133,6 +133,28 @@ describe('learnFromTask', () => {
     expect((await tool('archive_report')).totalExecutions).toBe(toolsBefore + 1);
   });
 
+  it('a call taking over after a crash between counting tools and marking them done counts them once', async () => {
+    await app.run(RecordTaskDocument, { input: archiveTask(104) });
+    const toolsBefore = (await tool('archive_report')).totalExecutions;
+    await app.run(LearnFromTaskDocument, { input: learnInput('archive-104') });
+    // The state of a call that counted the tools and died before marking them done.
+    await app.db.collection('tasks').updateOne(
+      { taskId: 'archive-104' },
+      {
+        $set: {
+          learning: {
+            state: 'applying',
+            claimId: 'dead',
+            claimedAt: new Date(Date.now() - 120_000),
+            done: { pattern: true },
+          },
+        },
+      },
+    );
+    await app.run(LearnFromTaskDocument, { input: learnInput('archive-104') });
+    expect((await tool('archive_report')).totalExecutions).toBe(toolsBefore + 1);
+  });
+
   it('answers CONFLICT while another call holds a fresh claim, NOT_FOUND for an unrecorded task', async () => {
     await app.run(RecordTaskDocument, { input: archiveTask(102) });
     await app.db
