@@ -32,7 +32,10 @@ export interface EngineOptions {
    * command but the handshake, `ping` and `buildInfo`. Derive it with `scramCredential(user, password)`.
    */
   credential?: ScramCredential;
-  /** Receives notable events (recovery, compaction, dropped connections), `warn` for damage dropped. Default: discarded. */
+  /**
+   * Receives notable events (recovery, compaction, dropped connections) with a level: `warn` for damage dropped,
+   * `error` for an internal error. Default: discarded.
+   */
   log?: EngineLog;
   /**
    * Journal bytes after which the engine writes a snapshot and starts a new journal (once the journal is also a
