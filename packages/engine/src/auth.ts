@@ -5,7 +5,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { saslprep } from '@mongodb-js/saslprep';
 import { Binary, type Document } from 'bson';
-import { CommandError, ErrorCode } from './errors';
+import { CommandError, ErrorCode, asCommandError } from './errors';
 
 export const SCRAM_SHA_256 = 'SCRAM-SHA-256';
 /** mongod's default `scramSHA256IterationCount`. */
@@ -106,7 +106,7 @@ export class ConnectionAuth {
       return undefined;
     } catch (error) {
       this.conversation = undefined;
-      return (error as CommandError).toReply();
+      return asCommandError(error).toReply();
     }
   }
 

@@ -134,6 +134,27 @@ test('a wrong proof fails with 18 and leaves the connection unauthenticated', as
   }
 });
 
+test('malformed SCRAM messages get 18 and leave the connection open and unauthenticated', async () => {
+  const client = await MongoClient.connect(`mongodb://${address()}/?directConnection=true`, { maxPoolSize: 1 });
+  try {
+    const admin = client.db('admin');
+    const start = (payload: unknown) => admin.command({ saslStart: 1, mechanism: 'SCRAM-SHA-256', payload });
+    for (const payload of [
+      42,
+      new Binary(Buffer.from('p=tls-unique,,n=ops,r=abc')),
+      new Binary(Buffer.from('n,,n=ops')),
+    ])
+      expect(await codeOf(() => start(payload))).toBe(18);
+    expect(await codeOf(() => admin.command({ saslContinue: 1, conversationId: 1, payload: new Binary() }))).toBe(18);
+    await start(new Binary(Buffer.from('n,,n=ops,r=abcdef')));
+    const garbage = new Binary(Buffer.from('c=biws,r=abcdef,p=!!'));
+    expect(await codeOf(() => admin.command({ saslContinue: 1, conversationId: 1, payload: garbage }))).toBe(18);
+    expect(await codeOf(() => client.db('app').collection('notes').countDocuments())).toBe(13);
+  } finally {
+    await client.close();
+  }
+});
+
 test('a wrong password, an unknown user or another authSource fails with 18 AuthenticationFailed', async () => {
   for (const uri of [
     withCredentials('ops', 'wrong'),
