@@ -73,7 +73,8 @@ export async function connectDatabase(
       dataDir: config.dataDir,
       compactAfterBytes: config.engineCompactAfterBytes,
       changeLogEvents: config.engineChangeLogEvents,
-      log: (line: string) => logger.info(line, { component: 'embedded-engine' }),
+      // The engine's level is kept: a dropped torn tail (warn) or an internal error must not read as routine.
+      log: (line, level = 'info') => logger[level](line, { component: 'embedded-engine' }),
     } satisfies EngineOptions;
     // Its own thread when compiled (npm start); in this thread when the sources run uncompiled (ts-jest).
     const thread = canStartEngineThread();

@@ -1,8 +1,8 @@
 /**
  * Embedded engine benchmark (`npm run bench` in this package, `npm run bench:engine` at the repository root):
  * throughput and latency through the official driver (to the engine's Unix socket, or TCP loopback), including the
- * sessions repository's append to 40 KB sessions, then restart time with 100k documents of ~1 KB recovered from a
- * snapshot only and from a journal only.
+ * sessions repository's append to 40 KB sessions, one `$set`/`$unset` of 2,000 and 20,000 metadata keys on one
+ * document, then restart time with 100k documents of ~1 KB recovered from a snapshot only and from a journal only.
  * Prints a table and writes bench/engine-results.json.
  */
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -30,6 +30,12 @@ interface OpResult {
   opsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+}
+
+interface ManyKeyResult {
+  keys: number;
+  setMs: number;
+  unsetMs: number;
 }
 
 interface RestartResult {
@@ -167,6 +173,33 @@ async function throughput(dataDir: string): Promise<OpResult[]> {
   return results;
 }
 
+/**
+ * One `$set`, then one `$unset`, of `keys` fields under `metadata` of one document: what `updateSessionMetadata` and
+ * `deleteSessionMetadataKeys` send. Linear in the number of keys: 20,000 should take about ten times 2,000.
+ */
+async function manyKeyUpdates(dataDir: string): Promise<ManyKeyResult[]> {
+  const server = await startEmbeddedServer({ dataDir, port: 0 });
+  const client = await MongoClient.connect(server.uri);
+  const docs = client.db('bench').collection<{ _id: number }>('metadata');
+  const results: ManyKeyResult[] = [];
+  try {
+    for (const keys of [2_000, 20_000]) {
+      await docs.insertOne({ _id: keys });
+      const names = Array.from({ length: keys }, (_, i) => `metadata.key_${i}`);
+      let started = performance.now();
+      await docs.updateOne({ _id: keys }, { $set: Object.fromEntries(names.map((name, i) => [name, `value ${i}`])) });
+      const setMs = performance.now() - started;
+      started = performance.now();
+      await docs.updateOne({ _id: keys }, { $unset: Object.fromEntries(names.map((name) => [name, ''])) });
+      results.push({ keys, setMs: round(setMs, 0), unsetMs: round(performance.now() - started, 0) });
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
+  return results;
+}
+
 /** Fills a fresh data dir with RESTART_DOCS documents of ~1 KB through the driver, never compacting. */
 async function fill(dataDir: string): Promise<void> {
   const server = await startEmbeddedServer({ dataDir, port: 0, compactAfterBytes: NEVER_COMPACT });
@@ -246,6 +279,9 @@ async function main(): Promise<void> {
       `Through the driver (to the engine's Unix socket where there is one, else TCP loopback), ${PHASE_MS} ms per row, fsync on every commit:`,
     );
     console.table(ops);
+    const manyKeys = await manyKeyUpdates(path.join(root, 'many-keys'));
+    console.log('One update of many metadata keys on one document (ms, through the driver, fsync included):');
+    console.table(manyKeys);
     const restart = await restarts(path.join(root, 'restart'));
     console.log(`Restart (open + recover) with ${RESTART_DOCS} documents of ~1 KB:`);
     console.table(restart);
@@ -264,6 +300,7 @@ async function main(): Promise<void> {
       loadAverage: os.loadavg().map((load) => round(load, 2)),
       phaseMs: PHASE_MS,
       ops,
+      manyKeys,
       restart,
     };
     await writeFile(

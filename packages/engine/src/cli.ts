@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { DataDamagedError, backupDataDir, repairDataDir, startEmbeddedServer } from './index';
-import { engineOptionsFromEnv } from './options';
+import { engineOptionsFromEnv, type EngineOptions } from './options';
 
 async function repair(): Promise<void> {
   const { dataDir } = engineOptionsFromEnv();
@@ -21,10 +21,10 @@ async function backup(to: string | undefined): Promise<void> {
   console.log(`backup: ${dataDir} verified and copied to ${result.backupDir} (${result.files.join(', ')})`);
 }
 
-async function main(): Promise<void> {
+async function main(options: EngineOptions): Promise<void> {
   const server = await startEmbeddedServer({
-    ...engineOptionsFromEnv(),
-    log: (line, level) => (level === 'warn' ? console.warn(line) : console.log(line)),
+    ...options,
+    log: (line, level) => (level === 'info' || level === undefined ? console.log(line) : console.warn(line)),
   });
   let stopping = false;
   const stop = (signal: string): void => {
@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   // Before the line that says it listens: a signal sent on reading it must close the engine, not kill it.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  console.log(`Hindsight embedded engine listening on mongodb://${server.host}:${server.port}/`);
+  const auth = options.credential ? ` (SCRAM-SHA-256, user ${options.credential.user}, authSource=admin)` : '';
+  console.log(`Hindsight embedded engine listening on mongodb://${server.host}:${server.port}/${auth}`);
 }
 
 if (process.argv.includes('--repair')) {
@@ -56,7 +57,15 @@ if (process.argv.includes('--repair')) {
     process.exit(1);
   });
 } else {
-  main().catch((error: unknown) => {
+  let options: EngineOptions | undefined;
+  try {
+    options = engineOptionsFromEnv();
+  } catch (error) {
+    // A setting it cannot use (or an unsafe one) stops it before it touches DATA_DIR or listens.
+    console.error(`Hindsight embedded engine: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  main(options).catch((error: unknown) => {
     // The data damage message says what to do; its stack adds nothing.
     console.error(
       'Hindsight embedded engine failed to start:',

@@ -1,6 +1,6 @@
 import { Long, type Document } from 'bson';
 import { isAbsolute } from 'node:path';
-import type { FrozenImage, IndexSpec, JournalOp } from './durability';
+import type { EngineLog, FrozenImage, IndexSpec, JournalOp } from './durability';
 import { writeBackup } from './backup';
 import { runAggregate } from './aggregate';
 import { openChangeStream, streamGetMore } from './change-streams';
@@ -148,12 +148,12 @@ export class Engine {
   constructor(
     readonly store: Store,
     private readonly journal: Journal,
-    private readonly log: (line: string) => void = () => undefined,
+    private readonly log: EngineLog = () => undefined,
     readonly options: EngineOptions = {},
   ) {
     this.ttlMonitor = setInterval(() => {
       this.expireDocuments(new Date()).catch((error: unknown) =>
-        this.log(`embedded engine: TTL pass failed: ${String(error)}`),
+        this.log(`embedded engine: TTL pass failed: ${String(error)}`, 'error'),
       );
     }, TTL_MONITOR_INTERVAL_MS);
     this.ttlMonitor.unref();

@@ -103,7 +103,7 @@ export interface DurableLogOptions {
 }
 
 /** A notable event; `warn` marks one an operator should look at (a dropped torn tail, a failed snapshot). */
-export type EngineLog = (line: string, level?: 'info' | 'warn') => void;
+export type EngineLog = (line: string, level?: 'info' | 'warn' | 'error') => void;
 
 /** What `open` found and replayed. */
 export interface RecoveryReport {

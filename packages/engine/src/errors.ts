@@ -37,6 +37,7 @@ export const ErrorCode = {
   DuplicateKey: 11000,
   BSONObjectTooLarge: 10334,
   UnsupportedOpQueryCommand: 352,
+  MechanismUnavailable: 334,
 } as const;
 
 const CODE_NAMES: Record<number, string> = Object.fromEntries(

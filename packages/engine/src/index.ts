@@ -15,6 +15,7 @@ import { VectorSpill } from './spill';
 import { Store } from './store';
 
 export type { EmbeddedServer, EngineOptions } from './options';
+export { scramCredential, type ScramCredential } from './auth';
 export { DataDamagedError, type EngineLog } from './durability';
 export { repairDataDir, type RepairReport, type RepairedFile } from './repair';
 export { backupDataDir, type BackupResult } from './backup';
@@ -64,6 +65,7 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
         frameTimeoutMs: options.frameTimeoutMs ?? 30_000,
         maxConnections: options.maxConnections ?? 1_000,
         idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+        credential: options.credential,
       },
       log,
     );

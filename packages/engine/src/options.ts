@@ -1,4 +1,6 @@
 /** How the engine is started: in this process, in a worker thread, or by its CLI (`npm run db`). */
+import { isIP } from 'node:net';
+import { scramCredential, type ScramCredential } from './auth';
 import type { EngineLog } from './durability';
 
 /** Where the engine keeps its files, where it listens, and its limits. Only `dataDir` is required. */
@@ -25,7 +27,15 @@ export interface EngineOptions {
    * transparently). Default 600,000 (10 minutes).
    */
   idleTimeoutMs?: number;
-  /** Receives notable events (recovery, compaction, dropped connections), `warn` for damage dropped. Default: discarded. */
+  /**
+   * When set, every connection must authenticate with SCRAM-SHA-256 as this user (`authSource=admin`) before any
+   * command but the handshake, `ping` and `buildInfo`. Derive it with `scramCredential(user, password)`.
+   */
+  credential?: ScramCredential;
+  /**
+   * Receives notable events (recovery, compaction, dropped connections) with a level: `warn` for damage dropped,
+   * `error` for an internal error. Default: discarded.
+   */
   log?: EngineLog;
   /**
    * Journal bytes after which the engine writes a snapshot and starts a new journal (once the journal is also a
@@ -55,7 +65,17 @@ export interface EmbeddedServer {
 }
 
 /** The environment variables the CLI reads; they keep the names `npm run db` has always used. */
-type Variable = 'DATA_DIR' | 'DB_PORT' | 'DB_HOST' | 'ENGINE_COMPACT_AFTER_BYTES' | 'ENGINE_CHANGE_LOG_EVENTS';
+type Variable =
+  | 'DATA_DIR'
+  | 'DB_PORT'
+  | 'DB_HOST'
+  | 'DB_USER'
+  | 'DB_PASSWORD'
+  | 'DB_MAX_CONNECTIONS'
+  | 'DB_IDLE_TIMEOUT_MS'
+  | 'DB_FRAME_TIMEOUT_MS'
+  | 'ENGINE_COMPACT_AFTER_BYTES'
+  | 'ENGINE_CHANGE_LOG_EVENTS';
 
 /** An unset or empty variable is absent. */
 const value = (env: NodeJS.ProcessEnv, name: Variable): string | undefined => env[name] || undefined;
@@ -68,20 +88,42 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: Variable): number | undef
   return parsed;
 }
 
+/** Whether `host` names only this machine: a TCP listener there is out of other machines' reach. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
 /**
- * The CLI's options, from `DATA_DIR` (default ./data), `DB_PORT` (27017), `DB_HOST` (127.0.0.1),
- * `ENGINE_COMPACT_AFTER_BYTES` and `ENGINE_CHANGE_LOG_EVENTS` (unset: the engine's defaults). The one place the
- * engine reads the environment; throws an Error naming the variable whose value it cannot use.
+ * The CLI's options, from `DATA_DIR` (default ./data), `DB_PORT` (27017), `DB_HOST` (127.0.0.1), `DB_USER` and
+ * `DB_PASSWORD` (SCRAM-SHA-256 credentials; required unless `DB_HOST` is a loopback address), `DB_MAX_CONNECTIONS`,
+ * `DB_IDLE_TIMEOUT_MS`, `DB_FRAME_TIMEOUT_MS`, `ENGINE_COMPACT_AFTER_BYTES` and `ENGINE_CHANGE_LOG_EVENTS` (unset:
+ * the engine's defaults). The one place the engine reads the environment; throws an Error naming the variable whose
+ * value it cannot use. The password is turned into stored keys here and not kept.
  */
 export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineOptions {
   const rawPort = value(env, 'DB_PORT');
   const port = Number(rawPort ?? 27017);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`DB_PORT must be a port number, got '${rawPort}'`);
+  const host = value(env, 'DB_HOST') ?? '127.0.0.1';
+  const user = value(env, 'DB_USER');
+  const password = value(env, 'DB_PASSWORD');
+  if ((user === undefined) !== (password === undefined))
+    throw new Error(`DB_USER and DB_PASSWORD must be set together (${user ? 'DB_PASSWORD' : 'DB_USER'} is unset)`);
+  if (!user && !isLoopback(host))
+    throw new Error(
+      `DB_HOST=${host} is reachable from other machines: set DB_USER and DB_PASSWORD (SCRAM-SHA-256), or bind 127.0.0.1`,
+    );
   return {
     dataDir: value(env, 'DATA_DIR') ?? './data',
-    host: value(env, 'DB_HOST') ?? '127.0.0.1',
+    host,
     port,
+    credential: user && password ? scramCredential(user, password) : undefined,
+    maxConnections: positiveInteger(env, 'DB_MAX_CONNECTIONS'),
+    idleTimeoutMs: positiveInteger(env, 'DB_IDLE_TIMEOUT_MS'),
+    frameTimeoutMs: positiveInteger(env, 'DB_FRAME_TIMEOUT_MS'),
     compactAfterBytes: positiveInteger(env, 'ENGINE_COMPACT_AFTER_BYTES'),
     changeLogEvents: positiveInteger(env, 'ENGINE_CHANGE_LOG_EVENTS'),
   };

@@ -1,6 +1,8 @@
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { ConnectionAuth, type ScramCredential } from './auth';
 import { CloseConnection, Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
+import type { EngineLog } from './durability';
 import { CommandError, ErrorCode } from './errors';
 import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, type Request } from './wire';
 
@@ -21,6 +23,8 @@ export interface ListenOptions {
   frameTimeoutMs: number;
   maxConnections: number;
   idleTimeoutMs: number;
+  /** When set, a connection must authenticate with SCRAM-SHA-256 as this user before anything but the handshake. */
+  credential?: ScramCredential;
 }
 
 /**
@@ -30,7 +34,7 @@ export interface ListenOptions {
  * connection only; past `maxConnections` open ones, a new connection is closed at once. Nothing thrown escapes a
  * socket handler.
  */
-export async function listen(engine: Engine, options: ListenOptions, log: (line: string) => void): Promise<WireServer> {
+export async function listen(engine: Engine, options: ListenOptions, log: EngineLog): Promise<WireServer> {
   const sockets = new Set<net.Socket>();
   let nextConnectionId = 1;
 
@@ -44,13 +48,14 @@ export async function listen(engine: Engine, options: ListenOptions, log: (line:
     sockets.add(socket);
     socket.setNoDelay(true);
     const reader = new FrameReader();
+    const auth = new ConnectionAuth(options.credential);
     let queue = Promise.resolve();
     let inFlight = 0;
     // Started by a frame's first bytes, not moved by later ones: a client trickling a frame must still finish it.
     let frameDeadline: NodeJS.Timeout | undefined;
 
-    const drop = (reason: string): void => {
-      log(`embedded engine: closing connection ${connectionId}: ${reason}`);
+    const drop = (reason: string, level: 'info' | 'error' = 'info'): void => {
+      log(`embedded engine: closing connection ${connectionId}: ${reason}`, level);
       socket.destroy();
     };
 
@@ -81,18 +86,15 @@ export async function listen(engine: Engine, options: ListenOptions, log: (line:
         queue = queue.then(async () => {
           try {
             if (socket.destroyed) return;
-            const reply = await respond(engine, parseFrame(frame), connectionId);
+            const reply = await respond(engine, parseFrame(frame), connectionId, auth);
             if (reply && !socket.destroyed) {
               socket.cork();
               for (const part of reply) socket.write(part);
               socket.uncork();
             }
           } catch (error) {
-            drop(
-              error instanceof ProtocolError || error instanceof CloseConnection
-                ? error.message
-                : `internal error: ${(error as Error).stack ?? String(error)}`,
-            );
+            if (error instanceof ProtocolError || error instanceof CloseConnection) drop(error.message);
+            else drop(`internal error: ${(error as Error).stack ?? String(error)}`, 'error');
           } finally {
             inFlight--;
           }
@@ -111,7 +113,7 @@ export async function listen(engine: Engine, options: ListenOptions, log: (line:
       server.once('error', reject);
       bind(() => {
         server.off('error', reject);
-        server.on('error', (error) => log(`embedded engine: server error: ${error.message}`));
+        server.on('error', (error) => log(`embedded engine: server error: ${error.message}`, 'error'));
         resolve();
       });
     });
@@ -149,11 +151,19 @@ export async function listen(engine: Engine, options: ListenOptions, log: (line:
   };
 }
 
-async function respond(engine: Engine, request: Request, connectionId: number): Promise<Uint8Array[] | undefined> {
+async function respond(
+  engine: Engine,
+  request: Request,
+  connectionId: number,
+  auth: ConnectionAuth,
+): Promise<Uint8Array[] | undefined> {
   if (request.kind === 'query') {
     const name = Object.keys(request.query)[0] ?? '';
     if (request.collection.endsWith('.$cmd') && OP_QUERY_COMMANDS.has(name)) {
-      return encodeOpReply(request.requestId, opQueryHello(name, connectionId));
+      return encodeOpReply(request.requestId, {
+        ...opQueryHello(name, connectionId),
+        ...auth.helloFields(request.query),
+      });
     }
     const error = new CommandError(
       ErrorCode.UnsupportedOpQueryCommand,
@@ -161,7 +171,13 @@ async function respond(engine: Engine, request: Request, connectionId: number): 
     );
     return encodeOpReply(request.requestId, error.toReply());
   }
-  const reply = await engine.execute(request.command, connectionId);
+  const name = Object.keys(request.command)[0] ?? '';
+  const db = typeof request.command.$db === 'string' ? request.command.$db : '';
+  let reply = auth.refusal(name) ?? auth.answer(name, request.command, db);
+  if (!reply) {
+    reply = await engine.execute(request.command, connectionId);
+    if (OP_QUERY_COMMANDS.has(name) && reply.ok === 1) reply = { ...reply, ...auth.helloFields(request.command) };
+  }
   if (request.moreToCome) return undefined;
   try {
     return encodeMsgReply(request.requestId, reply);

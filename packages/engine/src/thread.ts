@@ -8,7 +8,7 @@ import type { EmbeddedServer, EngineOptions } from './options';
 /** What the engine thread posts to the thread that started it. */
 export type EngineThreadMessage =
   | { kind: 'started'; uri: string; host?: string; port?: number; socketPath?: string }
-  | { kind: 'log'; line: string; level?: 'info' | 'warn' }
+  | { kind: 'log'; line: string; level?: 'info' | 'warn' | 'error' }
   | { kind: 'closed' }
   | {
       kind: 'failed';
