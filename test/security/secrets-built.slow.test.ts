@@ -68,7 +68,7 @@ describe('the built server prints no secret when it fails to start', () => {
     ['OPENAI_BASE_URL', 'ftp://user:planted-bad@example.com/v1', '127.0.0.1'],
     ['API_KEYS', 'planted-bad:superuser', '0.0.0.0'],
   ])('an invalid secret variable %s is named, its value %s is not shown', async (name, value, host) => {
-    const { code, output } = await run({ [name]: value, HOST: host, EMBEDDINGS_PROVIDER: 'openai', MONGODB_URI: '' });
+    const { code, output } = await run({ MONGODB_URI: '', [name]: value, HOST: host, EMBEDDINGS_PROVIDER: 'openai' });
     expect(code).toBeGreaterThan(0);
     expect(output).toContain(name);
     expectNoSecret(output);
