@@ -37,6 +37,8 @@ export interface LoadSpec {
   warmup: number;
   /** The next request: path and, for POST, the JSON body. */
   next: () => { path: string; body?: string };
+  /** Sent with every request (e.g. `authorization` for a server with API keys). */
+  headers?: Record<string, string>;
 }
 
 export async function readMetrics(base: string): Promise<Metrics> {
@@ -67,7 +69,9 @@ export async function check(spec: LoadSpec, count = 3): Promise<void> {
     const { path, body } = spec.next();
     const response = await fetch(
       `${spec.base}${path}`,
-      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+      body === undefined
+        ? { headers: spec.headers }
+        : { method: 'POST', headers: { ...spec.headers, 'content-type': 'application/json' }, body },
     );
     const text = await response.text();
     if (!response.ok || text.includes('"errors"'))
@@ -92,9 +96,10 @@ function run(
         setupRequest(request) {
           const { path, body } = spec.next();
           request.path = path;
+          request.headers = { ...spec.headers };
           if (body !== undefined) {
             request.method = 'POST';
-            request.headers = { 'content-type': 'application/json' };
+            request.headers['content-type'] = 'application/json';
             request.body = body;
           }
           return request;

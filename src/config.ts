@@ -369,10 +369,10 @@ export const VARIABLES = [
     name: 'RATE_LIMIT_PER_MIN',
     key: 'rateLimitPerMin',
     description:
-      'GraphQL requests per minute per key (anonymous: per client address), as a token bucket holding a minute; 0: no limit.',
-    defaultText: '600000',
+      'GraphQL requests per minute per key (anonymous: per client address, loopback not limited), as a token bucket holding a minute; 0: no limit.',
+    defaultText: '6000',
     expected: 'an integer from 0 to 100000000',
-    parse: (raw) => integer(0, 100_000_000, 600_000)('RATE_LIMIT_PER_MIN', raw),
+    parse: (raw) => integer(0, 100_000_000, 6_000)('RATE_LIMIT_PER_MIN', raw),
   }),
   define({
     name: 'LOG_LEVEL',

@@ -192,7 +192,7 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
     db,
     signal: options.lifetime?.signal ?? NEVER_ABORTED,
     deps,
-    services: new RequestServices(db, deps, loaders, caller),
+    services: new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller),
     loaders,
   };
 }
@@ -202,4 +202,13 @@ const NEVER_ABORTED = new AbortController().signal;
 
 function requestBound(db: Db, lifetime: RequestLifetime | undefined): Db {
   return lifetime ? boundToRequest(db, lifetime) : db;
+}
+
+/** `deps` whose embedder works under the request's signal (the embedder is built on first use). */
+function requestDeps(deps: AppDeps, lifetime: RequestLifetime | undefined): AppDeps {
+  if (!lifetime) return deps;
+  const bound = Object.create(deps) as AppDeps;
+  let embedder: AppDeps['embedder'] | undefined;
+  Object.defineProperty(bound, 'embedder', { get: () => (embedder ??= deps.embedder.withSignal(lifetime.signal)) });
+  return bound;
 }

@@ -1,3 +1,6 @@
+/** A loopback client address (IPv4, IPv6 or IPv4-mapped IPv6). */
+const LOOPBACK_ADDRESS = /^(?:127\.|::1$|::ffff:127\.)/;
+
 /**
  * Token buckets per caller: each holds up to `perMinute` tokens and refills at `perMinute` a minute; a request takes
  * one. Full buckets are dropped now and then, so the map holds only recently busy callers.
@@ -12,6 +15,16 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {
     this.perMs = perMinute / 60_000;
+  }
+
+  /**
+   * {@link take} for a request: a key's bucket, or for a caller without one (anonymous: no key is configured) its
+   * address's. Anonymous requests from loopback are not limited: they come from this machine, whose users can read
+   * the data files anyway, and limiting them only throttles local agents and benchmarks.
+   */
+  admit(keyId: string | null | undefined, address: string | undefined): number {
+    if (keyId) return this.take(`key ${keyId}`);
+    return LOOPBACK_ADDRESS.test(address ?? '') ? 0 : this.take(`address ${address}`);
   }
 
   /** Takes a token for `caller`: 0 when granted, else the seconds until one is available (for Retry-After). */

@@ -50,7 +50,7 @@ export class EmbeddingService {
    * contain something besides whitespace (BadInputError otherwise). Provider failures propagate
    * (ServiceUnavailableError); vectors already embedded by earlier batches of the call stay cached.
    */
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const blank = texts.findIndex((text) => text.trim() === '');
     if (blank !== -1) throw new BadInputError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
     const keys = new Map<string, string>();
@@ -59,12 +59,23 @@ export class EmbeddingService {
     const found = await this.lookup([...keys.values()]);
     const misses = [...keys].filter(([, key]) => !found.has(key)).map(([text]) => text);
     for (const batch of inBatches(misses, this.options.batchSize)) {
-      const vectors = await this.provider.embed(batch);
+      signal?.throwIfAborted();
+      const vectors = await this.provider.embed(batch, signal);
       this.check(vectors, batch.length);
       batch.forEach((text, i) => found.set(keys.get(text)!, vectors[i]));
       await this.store(batch.map((text, i) => this.cacheDocument(keys.get(text)!, vectors[i])));
     }
     return texts.map((text) => found.get(keys.get(text)!)!);
+  }
+
+  /**
+   * This service with every call made under `signal` (a request's: see `embed`), so a request that ends stops waiting
+   * on the provider. The cache and everything else are shared.
+   */
+  withSignal(signal: AbortSignal): EmbeddingService {
+    const bound = Object.create(this) as EmbeddingService;
+    bound.embed = (texts) => this.embed(texts, signal);
+    return bound;
   }
 
   /** The vector of one text (see `embed`). */

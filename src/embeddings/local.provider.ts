@@ -88,9 +88,14 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return new LocalEmbeddingProvider(worker, options.batchSize);
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    const batches = await Promise.all(inBatches(texts, this.batchSize).map((batch) => this.request(batch)));
-    return batches.flat().map((vector) => normalize(vector));
+  /** Batch after batch, checking `signal` between them: the worker cannot be interrupted inside one. */
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const vectors: Float32Array[] = [];
+    for (const batch of inBatches(texts, this.batchSize)) {
+      signal?.throwIfAborted();
+      for (const vector of await this.request(batch)) vectors.push(normalize(vector));
+    }
+    return vectors;
   }
 
   async close(): Promise<void> {

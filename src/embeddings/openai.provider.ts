@@ -74,10 +74,10 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     return new OpenAIEmbeddingProvider(options, probe.length);
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     for (const batch of inBatches(texts, this.options.batchSize)) {
-      for (const vector of await this.request(batch)) {
+      for (const vector of await this.request(batch, signal)) {
         if (vector.length !== this.dimensions) {
           const fix = this.options.dimensions
             ? 'the model may not support the dimensions parameter; unset EMBEDDING_DIMENSIONS'
@@ -92,8 +92,8 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     return vectors;
   }
 
-  /** One `/embeddings` request for `texts` (with retries), vectors in input order. */
-  private async request(texts: string[]): Promise<Float32Array[]> {
+  /** One `/embeddings` request for `texts` (with retries), vectors in input order; `signal` as in `embed`. */
+  private async request(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const body: OpenAI.EmbeddingCreateParams = {
       model: this.model,
       input: texts,
@@ -111,19 +111,24 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
           attempts++;
           // Our own signal rather than the client's timeout: `signal.aborted` tells a timeout apart from other
           // connection errors wherever the error objects come from.
-          const signal = AbortSignal.timeout(this.options.timeoutMs);
+          const timeout = AbortSignal.timeout(this.options.timeoutMs);
           try {
-            return await this.client.embeddings.create(body, { signal });
+            // The request's signal too: a request that ends closes the connection instead of waiting for the answer.
+            return await this.client.embeddings.create(body, {
+              signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
+            });
           } catch (error) {
-            timedOut = signal.aborted;
+            timedOut = timeout.aborted;
             throw error;
           }
         },
         this.retry,
         (error, retry) =>
           timedOut || isTransient(error) ? (retryAfterMs(error) ?? backoffDelayMs(retry, this.retry)) : null,
+        signal,
       );
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       throw this.unavailable(error, attempts, timedOut);
     }
     const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);

@@ -8,8 +8,11 @@ export interface EmbeddingProvider {
   readonly id: string;
   readonly model: string;
   readonly dimensions: number;
-  /** One vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * One vector per text, in order. Once `signal` (the request's) is aborted, stops waiting on the model and rejects
+   * with its reason.
+   */
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Releases resources (model weights, sockets). */
   close?(): Promise<void>;
 }

@@ -22,20 +22,23 @@ export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () =>
 /**
  * Runs `attempt` until it succeeds or `retryDelay` declines (returns null) or `policy.maxRetries` retries are
  * spent; the last error is rethrown. `retryDelay(error, retry)` says how long to wait before retry number
- * `retry`, or null when the error is not worth retrying.
+ * `retry`, or null when the error is not worth retrying. Once `signal` is aborted nothing is retried and its reason is
+ * thrown, also from a wait between attempts.
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
   policy: RetryPolicy,
   retryDelay: (error: unknown, retry: number) => number | null,
+  signal?: AbortSignal,
 ): Promise<T> {
   for (let retry = 1; ; retry++) {
     try {
       return await attempt();
     } catch (error) {
+      signal?.throwIfAborted();
       const delay = retry <= policy.maxRetries ? retryDelay(error, retry) : null;
       if (delay === null) throw error;
-      await sleep(Math.min(delay, policy.maxDelayMs));
+      await sleep(Math.min(delay, policy.maxDelayMs), undefined, { signal }).catch(() => signal!.throwIfAborted());
     }
   }
 }

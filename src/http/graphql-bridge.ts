@@ -128,7 +128,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       sendUnauthenticated(res);
       return;
     }
-    const retryAfter = this.rateLimiter?.take(caller?.keyId ?? `address ${req.socket.remoteAddress}`) ?? 0;
+    const retryAfter = this.rateLimiter?.admit(caller?.keyId, req.socket.remoteAddress) ?? 0;
     if (retryAfter > 0) {
       sendRateLimited(res, retryAfter);
       return;

@@ -1,3 +1,5 @@
+import { RequestEndedError } from '../coded-error';
+
 /**
  * The vectors of recent search queries, least recently used evicted first. Agents repeat queries, and embedding one
  * costs at least a round trip to the embedding cache collection; a hit here costs a map lookup. Concurrent requests
@@ -14,7 +16,11 @@ export class QueryVectorCache {
     if (entry) {
       this.entries.delete(text);
       this.entries.set(text, entry);
-      return entry;
+      // Another request's embedding ends with that request: this one then embeds for itself.
+      return entry.catch((error: unknown) => {
+        if (error instanceof RequestEndedError) return this.get(text, embed);
+        throw error;
+      });
     }
     entry = embed();
     this.entries.set(text, entry);

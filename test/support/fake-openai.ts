@@ -54,6 +54,8 @@ export interface FakeOpenAI {
   /** Base URL to give the client, ending in /v1. */
   baseURL: string;
   requests: RecordedRequest[];
+  /** Indexes (in `requests`) of hanging requests whose client closed the connection while waiting. */
+  abandoned: number[];
   /** The chat completion requests, in arrival order. */
   chatRequests: RecordedChatRequest[];
   /** The vector the fake answers for `text` (before the provider normalises it). */
@@ -69,6 +71,8 @@ export interface FakeOpenAI {
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
+  const abandoned: number[] = [];
+  let closing = false;
   const chatRequests: RecordedChatRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   const vectorFor = (text: string, dimensions = options.dimensions ?? 8) => {
@@ -86,8 +90,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const misbehave = (behaviour: Behaviour): boolean => {
         if (behaviour.kind === 'ok') return false;
         if (behaviour.kind === 'drop') req.socket.destroy();
-        else if (behaviour.kind === 'hang') hanging.add(res);
-        else {
+        else if (behaviour.kind === 'hang') {
+          hanging.add(res);
+          const index = requests.length - 1;
+          res.on('close', () => !closing && abandoned.push(index));
+        } else {
           res.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
           const message = behaviour.echoKey
             ? `Incorrect API key provided: ${req.headers.authorization ?? ''}`
@@ -144,9 +151,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    abandoned,
     chatRequests,
     vectorFor,
     async close() {
+      closing = true;
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
