@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { parseEnvKeys } from './auth/keys';
 import { redact, registerSecrets, uriPassword } from './redact';
 
 /**
@@ -341,7 +342,16 @@ export const VARIABLES = [
       'Comma-separated keys `key[:role[:tenant]]` (role default admin, tenant default); with these or stored keys (npm run keys), every GraphQL request needs `Authorization: Bearer <key>`.',
     defaultText: '',
     expected: 'comma-separated key[:role[:tenant]] entries',
-    parse: (raw) => list(raw),
+    parse: (raw) => {
+      const entries = list(raw);
+      // Checked here too, so a bad entry stops every start (not only those that serve beyond loopback).
+      try {
+        parseEnvKeys(entries);
+      } catch (error) {
+        throw new ConfigError('API_KEYS', (error as Error).message, raw ?? '');
+      }
+      return entries;
+    },
   }),
   define({
     name: 'ALLOW_ANONYMOUS',

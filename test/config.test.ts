@@ -42,6 +42,13 @@ describe('config', () => {
     expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'openai' })).toThrow(/OPENAI_API_KEY/);
   });
 
+  it('refuses a bad API_KEYS entry at every start, without showing the keys', () => {
+    const start = () => loadConfig({ API_KEYS: 'hs_first_secret:reader,hs_second_secret:root' });
+    expect(start).toThrow(/API_KEYS entry 2: role must be one of reader, writer, admin/);
+    expect(start).not.toThrow(/hs_first_secret|hs_second_secret/);
+    expect(loadConfig({ API_KEYS: 'hs_ok:writer:acme' }).apiKeys).toEqual(['hs_ok:writer:acme']);
+  });
+
   it('parses lists and numbers', () => {
     const config = loadConfig({ METADATA_INDEX_FIELDS: ' priority, department ,', PORT: '8080' });
     expect(config.metadataIndexFields).toEqual(['priority', 'department']);
