@@ -3,18 +3,19 @@
  *
  * - While the engine runs: the `createBackup` command (Percona Server for MongoDB's name and `backupDir` field),
  *   run against `admin`, takes the state at one instant (as a snapshot does: between two commands, so it holds
- *   every write acknowledged before it) and writes it to a new directory as `snapshot-…1.bson`, an empty
- *   `journal-…1.log` and the directory's `engine-id` (with the change log, so change streams resume on the copy).
+ *   every write acknowledged before it) and writes it to a new directory as `snapshot-…1.bson`, a
+ *   `journal-…1.log` holding only its header, and the directory's `engine-id` (with the change log, so change streams resume on the copy).
  * - With the engine stopped: {@link backupDataDir} (`npm run db -- --backup DIR`) copies the data files and opens
  *   the copy, so that a backup which would not start is refused at once and the source is never changed.
  */
-import { access, mkdir, open, rm } from 'node:fs/promises';
-import { DIR_MODE, FILE_MODE } from './files';
+import { access, mkdir, rm } from 'node:fs/promises';
+import { DIR_MODE } from './files';
 import { join } from 'node:path';
 import { ID_FILE } from './changes';
 import {
   DurableLog,
   copyDurably,
+  createJournal,
   journalName,
   listDataDir,
   snapshotName,
@@ -61,12 +62,7 @@ async function intoNewDirectory(to: string, write: () => Promise<string[]>): Pro
 export function writeBackup(dataDir: string, to: string, image: FrozenImage): Promise<BackupResult> {
   return intoNewDirectory(to, async () => {
     await writeSnapshotFile(join(to, snapshotName(1)), 1, image);
-    const journal = await open(join(to, journalName(1)), 'w', FILE_MODE);
-    try {
-      await journal.sync();
-    } finally {
-      await journal.close();
-    }
+    await createJournal(to, 1);
     await copyDurably(dataDir, ID_FILE, to);
     return [snapshotName(1), journalName(1), ID_FILE];
   });

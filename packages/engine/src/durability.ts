@@ -3,11 +3,15 @@
  * snapshots with journal compaction, and crash recovery.
  *
  * On disk, in `dataDir`:
- * - `journal-<seq>.log`: records, each `[u32 length][u32 crc32][body]` (little-endian); a journal body is the
- *   BSON documents of one append's ops, back to back, so a record is applied whole or not at all.
+ * - `journal-<seq>.log`: records, each `[u32 length][u32 crc32][body]` (little-endian). The first is the header
+ *   (`JOURNAL_MAGIC` then BSON `{format, seq}`), written and fsynced before the journal gets its name, so a journal
+ *   cut to nothing is told from one never written to. Every other body is the BSON documents of one append's ops,
+ *   back to back, so a record is applied whole or not at all. Journals written before headers existed start with an
+ *   op record; they are read as they are.
  * - `snapshot-<seq>.bson`: the state after every journal numbered below `<seq>`, in the same record framing
  *   (`H` header, `B` database, `C` collection, `D` documents, `S` sidecar documents (the change log; absent
- *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). It is written as
+ *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). The header's
+ *   `journalHeaders: true` says the journals after it have headers (absent from older snapshots). It is written as
  *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
@@ -131,6 +135,12 @@ const READ_CHUNK = 8 << 20;
 const WRITE_CHUNK = 4 << 20;
 const SNAPSHOT_DOCS_CHUNK = 1 << 20;
 export const SNAPSHOT_FORMAT = 1;
+/**
+ * Starts the body of a journal's header record. Read as a BSON length ("HIND", little-endian) it exceeds MAX_RECORD,
+ * so no op record of a journal written before headers existed can begin with it.
+ */
+const JOURNAL_MAGIC = Buffer.from('HINDJRNL', 'latin1');
+export const JOURNAL_FORMAT = 1;
 const DEFAULT_COMPACT_AFTER = 64 << 20;
 const DEFAULT_COMPACT_SHARE = 0.25;
 /** bson's default internal buffer is 17 MiB and it silently truncates strings past it; see `toBson`. */
@@ -139,6 +149,7 @@ const BSON_BUFFER_SAFE = 16 << 20;
 const SEQ_DIGITS = 12;
 const JOURNAL_RE = /^journal-(\d+)\.log$/;
 const SNAPSHOT_RE = /^snapshot-(\d+)\.bson$/;
+const TEMP_RE = /^(snapshot-\d+\.bson|journal-\d+\.log)\.tmp$/;
 export const journalName = (seq: number) => `journal-${String(seq).padStart(SEQ_DIGITS, '0')}.log`;
 export const snapshotName = (seq: number) => `snapshot-${String(seq).padStart(SEQ_DIGITS, '0')}.bson`;
 
@@ -290,7 +301,9 @@ export class DurableLog {
     const { base, first, replay } = checkDataFiles(dataDir, files, options.expectData ?? false);
 
     state.reset();
-    if (base > 0) await loadSnapshot(dataDir, snapshotName(base), state);
+    // Once a journal has a header, every later one has: a journal without one was cut or replaced.
+    let headerExpected =
+      base > 0 ? await loadSnapshot(dataDir, snapshotName(base), state) : (options.expectData ?? false);
     const report: RecoveryReport = {
       snapshot: base || null,
       journals: replay.length,
@@ -304,13 +317,28 @@ export class DurableLog {
     for (const [i, seq] of replay.entries()) {
       const name = journalName(seq);
       const path = join(dataDir, name);
-      const { valid, size } = await readRecords(path, (body) => {
+      let headed = false;
+      const { valid, size } = await readRecords(path, (body, offset) => {
+        if (isJournalHeader(body)) {
+          checkJournalHeader(dataDir, name, seq, body, offset);
+          headed = true;
+          return;
+        }
+        if (headerExpected && !headed) throw journalHeaderMissing(dataDir, name, 'begins with an op record');
         // Decode every op before applying any, so a record is all or nothing.
         const ops = decodeConcatenated(body, 0) as JournalOp[];
         for (const op of ops) state.apply(op);
         report.records++;
         report.ops += ops.length;
       });
+      if (headerExpected && !headed) {
+        throw journalHeaderMissing(
+          dataDir,
+          name,
+          size === 0 ? 'is empty' : `does not begin with an intact header (${size} bytes)`,
+        );
+      }
+      headerExpected ||= headed;
       journalBytes += valid;
       journalLength = valid;
       if (valid === size) continue;
@@ -352,8 +380,11 @@ export class DurableLog {
     for (const name of stale) await rm(join(dataDir, name), { force: true });
 
     const seq = replay.at(-1) ?? first;
+    // A new journal, or an empty one from before headers existed (accepted above only where no header is expected).
+    const created = journalLength === 0;
+    if (created) journalLength = await createJournal(dataDir, seq);
     const journal = await openJournal(join(dataDir, journalName(seq)), options.fsync ?? true);
-    if (stale.length > 0 || replay.length === 0) await syncDir(dataDir);
+    if (stale.length > 0 || created) await syncDir(dataDir);
     report.ms = performance.now() - started;
     const snapshotBytes = base > 0 ? (await stat(join(dataDir, snapshotName(base)))).size : 0;
     const durable = new DurableLog(
@@ -497,6 +528,7 @@ export class DurableLog {
       if (carried.length > 0) await this.commit(carried);
       if (this.failure) throw this.failure;
       const seq = this.journalSeq + 1;
+      const headerBytes = await createJournal(this.dir, seq);
       const next = this.wrapJournal(await openJournal(join(this.dir, journalName(seq)), this.fsync));
       try {
         await syncDir(this.dir);
@@ -508,7 +540,7 @@ export class DurableLog {
       this.journal = next;
       this.journalSeq = seq;
       this.journalBytes = 0;
-      this.journalLength = 0;
+      this.journalLength = headerBytes;
       this.compactAt = this.compactAfter;
       await sealed.close();
 
@@ -556,7 +588,7 @@ export async function writeSnapshotFile(final: string, seq: number, image: Froze
     const out = new ChunkedWriter(fh);
     let collections = 0;
     let documents = 0;
-    await out.record(Kind.Header, [toBson({ format: SNAPSHOT_FORMAT, seq })]);
+    await out.record(Kind.Header, [toBson({ format: SNAPSHOT_FORMAT, seq, journalHeaders: true })]);
     for (const db of image.databases) {
       await out.record(Kind.Database, [db.header]);
       for (const coll of db.collections) {
@@ -628,13 +660,16 @@ function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
   };
 }
 
-/** Loads a snapshot into `state`, record by record; any damage is a DataDamagedError naming the record's offset. */
-async function loadSnapshot(dataDir: string, name: string, state: DurableState): Promise<void> {
+/**
+ * Loads a snapshot into `state`, record by record; any damage is a DataDamagedError naming the record's offset.
+ * Returns whether the journals after it have headers.
+ */
+async function loadSnapshot(dataDir: string, name: string, state: DurableState): Promise<boolean> {
   const loader = snapshotLoader(dataDir, name, state);
   // Documents are loaded record by record, so that recovery never holds the whole snapshot decoded at once (the
   // engine keeps less than the decoded documents: see spill.ts).
   const { valid, size } = await readRecords(join(dataDir, name), loader.record);
-  loader.end(valid, size);
+  return loader.end(valid, size).journalHeaders;
 }
 
 /**
@@ -645,7 +680,10 @@ export function snapshotLoader(
   dataDir: string,
   name: string,
   state: DurableState,
-): { record: (body: Buffer, offset: number) => void; end: (valid: number, size: number) => void } {
+): {
+  record: (body: Buffer, offset: number) => void;
+  end: (valid: number, size: number) => { journalHeaders: boolean };
+} {
   const databases: string[] = [];
   let collection: CollectionImage | null = null;
   let header: Document | null = null;
@@ -699,10 +737,11 @@ export function snapshotLoader(
         throw damaged(offset, `unknown record kind ${body[0]}`);
     }
   };
-  const finish = (valid: number, size: number): void => {
+  const finish = (valid: number, size: number): { journalHeaders: boolean } => {
     const e = end as Document | null;
+    const h = header as Document | null;
     if (valid !== size) throw damaged(valid, `a record fails its length or checksum (file size ${size})`);
-    if (!header) throw damaged(0, 'missing or unknown header');
+    if (!h) throw damaged(0, 'missing or unknown header');
     if (
       !e ||
       e.databases !== databases.length ||
@@ -713,6 +752,7 @@ export function snapshotLoader(
       throw damaged(at, 'missing end marker or counts do not match');
     }
     state.loadSidecar?.(sidecar);
+    return { journalHeaders: h.journalHeaders === true };
   };
   return { record, end: finish };
 }
@@ -789,6 +829,53 @@ async function nextRecordAfter(path: string, bad: number, size: number): Promise
   } finally {
     await fh.close();
   }
+}
+
+/** The header record that begins journal `seq`. */
+export function journalHeader(seq: number): Buffer {
+  return frame([JOURNAL_MAGIC, toBson({ format: JOURNAL_FORMAT, seq })]);
+}
+
+/** Whether a journal record's body is a header (see JOURNAL_MAGIC). */
+export function isJournalHeader(body: Buffer): boolean {
+  return body.length > JOURNAL_MAGIC.length && JOURNAL_MAGIC.equals(body.subarray(0, JOURNAL_MAGIC.length));
+}
+
+/** Refuses a header that is not the first record, of an unknown format, or of another journal (a copied file). */
+function checkJournalHeader(dataDir: string, name: string, seq: number, body: Buffer, offset: number): void {
+  const damaged = (what: string) =>
+    new DataDamagedError(dataDir, name, offset, `${name} is damaged at byte ${offset}: ${what}`);
+  if (offset !== 0) throw damaged('a journal header after its first record');
+  const header = deserialize(body.subarray(JOURNAL_MAGIC.length), BSON_READ);
+  if (header.format !== JOURNAL_FORMAT) throw damaged(`unknown journal format ${String(header.format)}`);
+  if (header.seq !== seq) throw damaged(`the header of journal ${String(header.seq)}`);
+}
+
+function journalHeaderMissing(dataDir: string, name: string, what: string): DataDamagedError {
+  return new DataDamagedError(
+    dataDir,
+    name,
+    0,
+    `${name} ${what} where a journal header is expected: it was cut or replaced, and its records are lost`,
+  );
+}
+
+/**
+ * Creates journal `seq` holding only its header (as `.tmp`, fsynced, renamed over any empty one), so a journal under
+ * its name always begins with one. The caller syncs the directory. Returns the header's size.
+ */
+export async function createJournal(dir: string, seq: number): Promise<number> {
+  const final = join(dir, journalName(seq));
+  const header = journalHeader(seq);
+  const fh = await open(`${final}.tmp`, 'w', FILE_MODE);
+  try {
+    await writeAll(fh, header);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(`${final}.tmp`, final);
+  return header.length;
 }
 
 /** Decodes the BSON documents laid end to end in `body` from `start`. */
@@ -897,7 +984,7 @@ export async function listDataDir(dir: string): Promise<DataFiles> {
     const snapshot = SNAPSHOT_RE.exec(name);
     if (journal) journals.push(Number(journal[1]));
     else if (snapshot) snapshots.push(Number(snapshot[1]));
-    else if (/^snapshot-\d+\.bson\.tmp$/.test(name)) temps.push(name);
+    else if (TEMP_RE.test(name)) temps.push(name);
   }
   const ascending = (a: number, b: number) => a - b;
   return { journals: journals.sort(ascending), snapshots: snapshots.sort(ascending), temps };

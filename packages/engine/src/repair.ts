@@ -28,6 +28,8 @@ import {
   copyDurably,
   decodeConcatenated,
   frame,
+  isJournalHeader,
+  journalHeader,
   journalName,
   listDataDir,
   nextRecord,
@@ -104,6 +106,12 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
   let dropChangeLog = false;
   // What recovery will load, replayed as it will be, so that journal ops that cannot apply are found.
   const scratch = new Store();
+  const hasId = await readFile(join(dataDir, ID_FILE)).then(
+    () => true,
+    () => false,
+  );
+  // As recovery decides it: the snapshot says so, or the id file with no snapshot; then every journal after a headed one.
+  let headerExpected = base > 0 ? false : hasId;
 
   if (base > 0) {
     const name = snapshotName(base);
@@ -113,7 +121,7 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
       scratch.reset();
       const loader = snapshotLoader(dataDir, name, scratch);
       for (const { offset, end } of scan(file).records) loader.record(file.subarray(offset + 8, end), offset);
-      loader.end(file.length, file.length);
+      headerExpected = loader.end(file.length, file.length).journalHeaders;
     };
     if (lost.length === 0) {
       try {
@@ -157,14 +165,19 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
     const name = journalName(seq);
     if (!journals.includes(seq)) {
       repairs.push({
-        entry: missingEntry(name, 'an empty journal written in its place: its records are lost'),
-        write: () => replaceFile(dataDir, name, Buffer.alloc(0)),
+        entry: missingEntry(name, 'a journal of only its header written in its place: its records are lost'),
+        write: () => replaceFile(dataDir, name, journalHeader(seq)),
       });
       continue;
     }
     const data = await readFile(join(dataDir, name));
     const { records, lost } = scan(data);
-    const replayed = replayJournal(data, records, scratch);
+    const headed = records[0]?.offset === 0 && isJournalHeader(data.subarray(8, records[0].end));
+    const headerLost = headerExpected && !headed;
+    headerExpected ||= headed;
+    // A journal from before headers existed stays without one, or an empty journal after it would be refused.
+    const replayed = replayJournal(data, records, scratch, headerExpected ? seq : null);
+    if (headerLost && lost.length === 0) lost.push({ offset: 0, bytes: 0, records: null });
     if (lost.length === 0 && replayed.droppedOps.length === 0) continue;
     const left = replayed.droppedOps.length > 0 ? ` less ${replayed.droppedOps.length} ops that cannot apply` : '';
     repairs.push({
@@ -173,7 +186,7 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
         status: 'damaged',
         bytes: data.length,
         keptRecords: replayed.kept,
-        droppedRecords: records.length - replayed.kept,
+        droppedRecords: replayed.dropped,
         droppedOps: replayed.droppedOps,
         lost,
         action: `rewritten with its ${replayed.kept} verifiable records${left}`,
@@ -268,7 +281,15 @@ function salvageSnapshot(
   records: Span[],
   seq: number,
 ): { file: Buffer; kept: number; dropped: number; changeLogLost: boolean } {
-  const out: Buffer[] = [frame([Uint8Array.of(Kind.Header), toBson({ format: SNAPSHOT_FORMAT, seq })])];
+  const first = records[0] ? data.subarray(records[0].offset + 8, records[0].end) : null;
+  const journalHeaders =
+    first?.[0] === Kind.Header && deserialize(first.subarray(1), BSON_READ).journalHeaders === true;
+  const out: Buffer[] = [
+    frame([
+      Uint8Array.of(Kind.Header),
+      toBson({ format: SNAPSHOT_FORMAT, seq, ...(journalHeaders && { journalHeaders }) }),
+    ]),
+  ];
   const sidecar: Buffer[] = [];
   let database: string | null = null;
   let collection = false;
@@ -330,16 +351,21 @@ function salvageSnapshot(
  * Applies the ops of a journal's verifiable `records` to `state` in order, leaving out each op that cannot apply
  * (apply throws before changing anything for those: a patch of a missing document or of a path it lacks). A record
  * keeps its original bytes unless ops were left out of it, and goes when none are left (a record is never empty).
+ * The rewritten journal begins with a fresh header of journal `seq` (none when null).
  */
 function replayJournal(
   data: Buffer,
   records: Span[],
   state: Store,
-): { file: Buffer; kept: number; droppedOps: DroppedOp[] } {
-  const out: Buffer[] = [];
+  seq: number | null,
+): { file: Buffer; kept: number; dropped: number; droppedOps: DroppedOp[] } {
+  const header = seq === null ? [] : [journalHeader(seq)];
+  const out: Buffer[] = [...header];
   const droppedOps: DroppedOp[] = [];
+  let dropped = 0;
   for (const { offset, end } of records) {
     const body = data.subarray(offset + 8, end);
+    if (isJournalHeader(body)) continue;
     const ops: Buffer[] = [];
     const keep: Buffer[] = [];
     for (let at = 0; at < body.length; at += body.readInt32LE(at))
@@ -355,8 +381,9 @@ function replayJournal(
     }
     if (keep.length === ops.length) out.push(data.subarray(offset, end));
     else if (keep.length > 0) out.push(frame(keep));
+    else dropped++;
   }
-  return { file: Buffer.concat(out), kept: out.length, droppedOps };
+  return { file: Buffer.concat(out), kept: out.length - header.length, dropped, droppedOps };
 }
 
 function droppedOp(op: JournalOp, error: unknown): DroppedOp {

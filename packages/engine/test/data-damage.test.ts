@@ -4,6 +4,8 @@
  */
 import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { deserialize, serialize } from 'bson';
+import { frame, isJournalHeader, journalHeader } from '../src/durability';
 import { DataDamagedError, repairDataDir, startEmbeddedServer } from '../src/index';
 import {
   J,
@@ -73,7 +75,7 @@ describe('a damaged journal', () => {
     const dir = await journalOf(DOCS);
     const file = path.join(dir, J(1));
     const original = await readFile(file);
-    const offsets = recordOffsets(original);
+    const offsets = recordOffsets(original).slice(1); // after the journal's header
     const damaged = offsets[Math.floor(offsets.length / 2)];
     const recordBytes = offsets[Math.floor(offsets.length / 2) + 1] - damaged;
     await flipByte(file, damaged + 20);
@@ -108,7 +110,7 @@ describe('a damaged journal', () => {
       await coll.updateOne({ _id: 6 }, { $set: { n: 60 } });
     });
     const file = path.join(dir, J(1));
-    const offsets = recordOffsets(await readFile(file));
+    const offsets = recordOffsets(await readFile(file)).slice(1); // after the journal's header
     expect(offsets).toHaveLength(12);
     await flipByte(file, offsets[5] + 20); // the insert of document 5
 
@@ -147,7 +149,7 @@ describe('a damaged journal', () => {
     // The insert of document 1 cut out whole: every record left verifies, so only replay can tell.
     const file = path.join(dir, J(1));
     const data = await readFile(file);
-    const offsets = recordOffsets(data);
+    const offsets = recordOffsets(data).slice(1); // after the journal's header
     await writeFile(file, Buffer.concat([data.subarray(0, offsets[1]), data.subarray(offsets[2])]));
     await expect(startEmbeddedServer({ dataDir: dir, port: 0 })).rejects.toThrow(
       'a journaled update of app.c names a document that does not exist: 1',
@@ -176,7 +178,7 @@ describe('missing files', () => {
 
   it('a journal a snapshot expects, deleted: refused; repair starts it with the snapshot', async () => {
     const { dir, seq } = await compacted();
-    const inJournal = recordOffsets(await readFile(path.join(dir, J(seq)))).length;
+    const inJournal = recordOffsets(await readFile(path.join(dir, J(seq)))).length - 1; // less its header
     await rm(path.join(dir, J(seq)));
     await expectRefused(dir, J(seq), null);
 
@@ -220,5 +222,60 @@ describe('a damaged snapshot', () => {
     });
     const docs = await count(dir);
     expect(docs).toBeLessThan(DOCS);
+  });
+});
+
+describe('journal headers', () => {
+  /** Rewrites `dir` as the engine wrote it before journals had headers: none in journals, no flag in snapshots. */
+  async function asBeforeHeaders(dir: string): Promise<void> {
+    for (const name of await readdir(dir)) {
+      const file = path.join(dir, name);
+      const data = await readFile(file);
+      if (name.startsWith('journal-')) {
+        expect(isJournalHeader(data.subarray(8, 8 + data.readUInt32LE(0)))).toBe(true);
+        await writeFile(file, data.subarray(8 + data.readUInt32LE(0)));
+      } else if (name.startsWith('snapshot-')) {
+        const header = deserialize(data.subarray(9, 8 + data.readUInt32LE(0)));
+        expect(header.journalHeaders).toBe(true);
+        const old = frame([Uint8Array.of(0x48), serialize({ format: header.format, seq: header.seq })]);
+        await writeFile(file, Buffer.concat([old, data.subarray(8 + data.readUInt32LE(0))]));
+      }
+    }
+  }
+
+  it('a journal emptied after a snapshot: refused at byte 0; repair starts it with the snapshot', async () => {
+    const dir = await journalOf(DOCS, { compactAfterBytes: 2048 });
+    const seq = Math.max(
+      ...(await readdir(dir)).filter((n) => n.startsWith('journal-')).map((n) => Number(/\d+/.exec(n))),
+    );
+    const inJournal = recordOffsets(await readFile(path.join(dir, J(seq)))).length - 1;
+    await truncate(path.join(dir, J(seq)), 0);
+    const error = await expectRefused(dir, J(seq), 0);
+    expect(error.detail).toContain('is empty where a journal header is expected');
+
+    const report = await repairDataDir(dir);
+    expect(report.files).toEqual([expect.objectContaining({ file: J(seq), status: 'damaged' })]);
+    expect(await count(dir)).toBe(DOCS - inJournal);
+  });
+
+  it('a data directory written before headers still opens, and its empty journal after a snapshot too', async () => {
+    const dir = await journalOf(DOCS, { compactAfterBytes: 2048 });
+    const seq = Math.max(
+      ...(await readdir(dir)).filter((n) => n.startsWith('journal-')).map((n) => Number(/\d+/.exec(n))),
+    );
+    const inJournal = recordOffsets(await readFile(path.join(dir, J(seq)))).length - 1;
+    await asBeforeHeaders(dir);
+    expect(await count(dir)).toBe(DOCS);
+
+    await truncate(path.join(dir, J(seq)), 0); // as a compaction left it: the old format cannot tell this from loss
+    expect(await count(dir)).toBe(DOCS - inJournal);
+  });
+
+  it("another journal's header: refused naming the file", async () => {
+    const dir = await journalOf(3);
+    const data = await readFile(path.join(dir, J(1)));
+    await writeFile(path.join(dir, J(1)), Buffer.concat([journalHeader(7), data.subarray(8 + data.readUInt32LE(0))]));
+    const error = await expectRefused(dir, J(1), 0);
+    expect(error.detail).toContain('the header of journal 7');
   });
 });

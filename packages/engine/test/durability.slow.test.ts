@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Binary, Decimal128, EJSON, Long, ObjectId, type Document } from 'bson';
 import {
   DurableLog,
+  journalHeader,
   type DatabaseImage,
   type DurableLogOptions,
   type DurableState,
@@ -262,8 +263,8 @@ describe('DurableLog journal', () => {
     await session(dir, async (state, log) => {
       for (let i = 0; i < 3; i++) await state.write(log, [put({ _id: i })]);
     });
-    // An empty next journal makes journal 1 an inner one, as after a rotation.
-    await writeFile(path.join(dir, J(2)), '');
+    // A next journal of only its header makes journal 1 an inner one, as after a rotation.
+    await writeFile(path.join(dir, J(2)), journalHeader(2));
     await session(dir, async (state, log) => state.write(log, [put({ _id: 'later' })]));
     const file = path.join(dir, J(1));
     const data = await readFile(file);
