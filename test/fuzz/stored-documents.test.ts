@@ -347,6 +347,28 @@ describe('a stored value the API cannot render fails only its own field', () => 
   });
   afterAll(() => app.close());
 
+  it.each([
+    [
+      'plan_patterns',
+      plan('poison', { successRate: 'high' }),
+      'successRate',
+      '{ planPatterns(first: 5) { edges { node { successRate } } } }',
+    ],
+    [
+      'agent_insights',
+      insight('poison', { type: 'rumours' }),
+      'type',
+      '{ agentInsights(agentType: EXECUTOR) { insights { type } } }',
+    ],
+  ])('a %s document reports its substituted field', async (collection, document, storedField, query) => {
+    await app.db.collection(collection).insertOne(document);
+    const reply = await postOperation(url, query, {});
+    expect(reply.body.errors?.map((error) => [error.extensions.code, error.extensions.storedField])).toEqual([
+      ['STORED_VALUE_INVALID', storedField],
+    ]);
+    expect(reply.body.data).not.toBeNull();
+  });
+
   const fastPathAnswered = async () =>
     ((await (await fetch(url.replace(/\/graphql$/, '/metrics'))).json()) as { graphqlFastPath: number })
       .graphqlFastPath;
