@@ -29,8 +29,9 @@ const storedValueErrorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async willSendResponse({ contextValue, response }) {
-        const stored = contextValue.storedValues.errors;
-        if (!stored.length || response.body.kind !== 'single') return;
+        // executeOperation may run without a context built by createContext (tests): nothing to append then.
+        const stored = contextValue?.storedValues?.errors;
+        if (!stored?.length || response.body.kind !== 'single') return;
         const { singleResult } = response.body;
         singleResult.errors = [...(singleResult.errors ?? []), ...stored];
       },

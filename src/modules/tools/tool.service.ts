@@ -71,7 +71,8 @@ function storedCounts(stored: Record<string, unknown>): ExecutionCounts {
     successCount: storedInt(stored.successCount),
     failureCount: storedInt(stored.failureCount),
     timedExecutions: storedInt(stored.timedExecutions),
-    totalDuration: storedFloat(stored.totalDuration),
+    // Not clamped here: a sum that overflowed to Infinity averages to the largest figure (scopeFigures clamps).
+    totalDuration: typeof stored.totalDuration === 'number' ? stored.totalDuration : 0,
     slowCount: storedInt(stored.slowCount),
   };
 }
