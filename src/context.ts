@@ -24,6 +24,7 @@ import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loader
 import { TaskRepository } from './modules/tasks/task.repository';
 import { TaskService } from './modules/tasks/task.service';
 import { ToolService } from './modules/tools/tool.service';
+import { StoredValueReport } from './modules/shared/stored-values';
 
 export type { Caller } from './auth/caller';
 
@@ -42,6 +43,8 @@ export interface Context {
   services: Services;
   /** Per-request DataLoaders (batching and caching relation reads for this request only). */
   loaders: Loaders;
+  /** Stored values served as substitutes in this request's answer: errors appended to its response. */
+  storedValues: StoredValueReport;
 }
 
 /** Each feature adds its service here and a getter constructing it in `RequestServices`. */
@@ -194,6 +197,7 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
     deps,
     services: new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller),
     loaders,
+    storedValues: new StoredValueReport(deps.logger),
   };
 }
 

@@ -13,6 +13,10 @@ import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightResolver } from './modules/insights/insight.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
+import { reportStoredValues } from './modules/shared/stored-values';
+
+/** The object types mapped from stored documents through a StoredReader, whose substitutes are reported. */
+const STORED_TYPES = ['Experience', 'Task', 'SuccessMetrics', 'Session', 'Agent', 'PlanPattern', 'AgentInsight'];
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
 export const resolvers = [
@@ -43,6 +47,7 @@ export async function buildAppSchema(): Promise<GraphQLSchema> {
     authChecker,
   });
   rootFieldRoles(schema, resolvers);
+  reportStoredValues(schema, STORED_TYPES);
   return schema;
 }
 

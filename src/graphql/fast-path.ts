@@ -180,13 +180,16 @@ export class FastPath {
     if (!compiled) return false;
     let payload: string;
     try {
-      const result = await compiled.query(undefined, createContext(), request.variables);
+      const context = createContext();
+      const result = await compiled.query(undefined, context, request.variables);
       // Only variables that do not coerce leave `data` undefined (nothing has run): Apollo reports them, with status 400.
       if (result.data === undefined || result.extensions !== undefined) return false;
       // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }. Resolver
       // errors are answered here, formatted as Apollo formats them: handing them to Apollo ran the operation twice.
-      const errors = result.errors?.map((error) => this.formatted(asGraphQLJsError(error)));
-      payload = JSON.stringify(errors ? { errors, data: result.data } : { data: result.data }) + '\n';
+      // Substituted stored values follow them, as graphql-bridge.ts's plugin appends them on Apollo's path.
+      const resolverErrors = result.errors?.map((error) => this.formatted(asGraphQLJsError(error))) ?? [];
+      const errors = [...resolverErrors, ...context.storedValues.errors];
+      payload = JSON.stringify(errors.length ? { errors, data: result.data } : { data: result.data }) + '\n';
     } catch {
       return false;
     }

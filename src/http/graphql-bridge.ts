@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginUsageReportingDisabled,
@@ -23,6 +23,21 @@ import { RateLimiter } from '../auth/rate-limit';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import type { GraphQLCounters, Route } from './routes';
+
+/** Appends the request's STORED_VALUE_INVALID errors (src/modules/shared/stored-values.ts) to Apollo's response. */
+const storedValueErrorsPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ contextValue, response }) {
+        // executeOperation may run without a context built by createContext (tests): nothing to append then.
+        const stored = contextValue?.storedValues?.errors;
+        if (!stored?.length || response.body.kind !== 'single') return;
+        const { singleResult } = response.body;
+        singleResult.errors = [...(singleResult.errors ?? []), ...stored];
+      },
+    };
+  },
+};
 
 function queryLimits(config: Config): QueryLimits {
   return {
@@ -67,7 +82,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
       stopOnTerminationSignals: false,
-      // None of these but wellFormedInputPlugin has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
+      // None of these but wellFormedInputPlugin and storedValueErrorsPlugin has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
       // needs to see every operation must make the fast path hand requests to Apollo.
       plugins: [
         // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
@@ -82,6 +97,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
           : ApolloServerPluginLandingPageDisabled(),
         // Mutations only, which the fast path never answers.
         wellFormedInputPlugin(),
+        // The fast path appends these errors itself.
+        storedValueErrorsPlugin,
       ],
     });
     await apollo.start();

@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import { createTestApp, type TestApp } from '../support/app';
-import { nested, postOperation, readEverything } from './fuzz-support';
+import { nested, postOperation, postRaw, readEverything, type GraphQLReply } from './fuzz-support';
 import { createLogger } from '../../src/logger';
 import { buildAppSchema } from '../../src/schema';
 
@@ -133,6 +133,105 @@ const TASKS: Array<[string, Document]> = [
   ['dates that are no dates', { createdAt: 'yesterday', learning: { learnedAt: 'never' } }],
 ];
 
+const plan = (id: string, poison: Document): Document => ({
+  patternId: id,
+  goalPattern: 'goal_a',
+  stepSequence: ['tool1'],
+  successRate: 1,
+  avgExecutionTime: 5,
+  commonIssues: [],
+  createdAt: NOW,
+  lastUsed: NOW,
+  usageCount: 1,
+  steps: [{ id: 'step-1', action: 'tool1', order: 1 }],
+  exampleGoal: 'goal a',
+  successCount: 1,
+  failureCount: 0,
+  totalExecutionTime: 5,
+  issues: [],
+  embedding_model: MODEL,
+  ...poison,
+});
+
+const PLANS: Array<[string, Document]> = [
+  ['missing pattern, goal and steps', { goalPattern: undefined, exampleGoal: undefined, steps: undefined }],
+  ['numbers for strings', { goalPattern: 7, exampleGoal: 1e308, patternId: 99, stepSequence: [1, null] }],
+  ['counts of the wrong types', { successRate: 'high', usageCount: 1e308, successCount: -1e308, failureCount: 'x' }],
+  ['huge times', { avgExecutionTime: 1.79e308, totalExecutionTime: 1.79e308 }],
+  ['lists not lists', { stepSequence: 'a,b', commonIssues: { a: 1 }, issues: 'x', steps: { a: 1 } }],
+  ['steps and issues of the wrong shape', { steps: [{ order: 'first' }, 'x', null], issues: [{ count: 'x' }, 3] }],
+  ['dates that are no dates', { createdAt: 'yesterday', lastUsed: 12e20 }],
+];
+
+const insight = (id: string, poison: Document): Document => ({
+  insightId: id,
+  agentType: 'executor',
+  type: 'patterns',
+  insight: 'insight a',
+  key: 'insight a',
+  confidence: 0.5,
+  evidence: [{ taskId: 't1', description: 'd' }],
+  evidenceCount: 1,
+  createdAt: NOW,
+  lastValidated: null,
+  ...poison,
+});
+
+const INSIGHTS: Array<[string, Document]> = [
+  ['missing text and type', { insight: undefined, type: undefined, key: undefined }],
+  ['numbers for strings', { insight: 42, insightId: 7, key: 1e308 }],
+  ['unknown type', { type: 'rumours' }],
+  ['confidence of the wrong type', { confidence: 'sure', evidenceCount: 1e308 }],
+  ['huge confidence', { confidence: 1.79e308, evidenceCount: -1e308 }],
+  ['evidence of the wrong shape', { evidence: [{ taskId: 5 }, 'x', null] }],
+  ['evidence not a list', { evidence: { a: 1 } }],
+  ['dates that are no dates', { createdAt: 'yesterday', lastValidated: 'never' }],
+];
+
+const tool = (name: string, poison: Document): Document => ({
+  toolName: name,
+  totalExecutions: 2,
+  successCount: 1,
+  failureCount: 1,
+  timedExecutions: 2,
+  totalDuration: 10,
+  slowCount: 0,
+  avgDuration: 5,
+  commonErrors: [],
+  optimalContext: [],
+  contexts: [],
+  lastUpdated: NOW,
+  createdAt: NOW,
+  ...poison,
+});
+
+const TOOLS: Array<[string, Document]> = [
+  ['counts of the wrong types', { totalExecutions: 'many', successCount: null, failureCount: 'x' }],
+  ['huge durations and counts', { totalDuration: 1.79e308, avgDuration: 1.79e308, totalExecutions: 1e308 }],
+  ['negative counts', { totalExecutions: -5, successCount: -1e308, timedExecutions: -1 }],
+  ['errors of the wrong shape', { commonErrors: [{ error: 5, count: 'x' }, 'x', null] }],
+  ['lists not lists', { commonErrors: 'x', optimalContext: { a: 1 }, contexts: 'c' }],
+  [
+    'contexts of the wrong shape',
+    { contexts: [{ context: 'c', totalExecutions: 'x', totalDuration: 1.79e308 }, { context: 5 }, null] },
+  ],
+  ['dates that are no dates', { lastUpdated: 'yesterday', createdAt: 'never' }],
+];
+
+/**
+ * The errors of a read other than the expected ones: STORED_VALUE_INVALID for the poison document `id` at a path the
+ * data holds, and searches refusing vectors of an unknown embedder by design (reembed fixes them: a coded error).
+ */
+function unexpectedErrors(reply: GraphQLReply, id: unknown): unknown[] {
+  return (reply.body.errors ?? []).filter((error) => {
+    if (error.extensions?.reason === 'EMBEDDING_MODEL_MISMATCH') return false;
+    if (error.extensions?.code !== 'STORED_VALUE_INVALID' || error.extensions.id !== String(id)) return true;
+    const path = error.path as Array<string | number>;
+    const value = path.reduce<any>((at, key) => at?.[key], reply.body.data);
+    return reply.body.data !== null && value === undefined;
+  });
+}
+
 describe('reads survive any stored document', () => {
   let app: TestApp;
   let url: string;
@@ -146,6 +245,9 @@ describe('reads survive any stored document', () => {
     await app.db.collection('eat_agent_experiences').insertOne(experience('good-experience', {}));
     await app.db.collection('sessions').insertOne(session('good-session', {}));
     await app.db.collection('tasks').insertOne(task('good-task', {}));
+    await app.db.collection('plan_patterns').insertOne(plan('good-plan', {}));
+    await app.db.collection('agent_insights').insertOne(insight('good-insight', {}));
+    await app.db.collection('tool_performance').insertOne(tool('good-tool', {}));
   });
   afterAll(() => app.close());
 
@@ -158,18 +260,21 @@ describe('reads survive any stored document', () => {
     return reply;
   };
 
+  /** A listing read on its own: a search refusing vectors (below) nulls the whole read-everything reply. */
+  const list = async (query: string): Promise<any> => {
+    const reply = await postOperation(url, query, {});
+    expect(reply.body.errors ?? []).toEqual([]);
+    return reply.body.data;
+  };
+
   it.each(EXPERIENCES)('an experience with %s leaves listings and searches working', async (_, poison) => {
     const { insertedId } = await app.db.collection('eat_agent_experiences').insertOne(experience('poison', poison));
     try {
-      const reply = await readAll();
-      // Searches refuse vectors of an unknown embedder by design (reembed fixes them): a coded error, not a failure.
-      const errors = (reply.body.errors ?? []).filter(
-        (error) => error.extensions?.reason !== 'EMBEDDING_MODEL_MISMATCH',
+      expect(unexpectedErrors(await readAll(), poison.experience_id ?? 'poison')).toEqual([]);
+      const listed = await list('{ experiences(first: 10) { edges { node { experienceId } } } }');
+      expect(listed.experiences.edges.map((edge: any) => edge.node.experienceId).sort()).toEqual(
+        ['good-experience', String(poison.experience_id ?? 'poison')].sort(),
       );
-      expect(errors).toEqual([]);
-      const listed = (reply.body.data!.experiences as any).edges.map((edge: any) => edge.node.experienceId);
-      expect(listed).toContain('good-experience');
-      expect(listed).toHaveLength(2);
     } finally {
       await app.db.collection('eat_agent_experiences').deleteOne({ _id: insertedId });
     }
@@ -179,7 +284,7 @@ describe('reads survive any stored document', () => {
     await app.db.collection('sessions').insertOne(session('poison', poison));
     try {
       const reply = await readAll();
-      expect(reply.body.errors).toBeUndefined();
+      expect(unexpectedErrors(reply, 'poison')).toEqual([]);
       const listed = (reply.body.data!.sessions as any).edges.map((edge: any) => edge.node.sessionId);
       expect(listed.sort()).toEqual(['good-session', 'poison']);
     } finally {
@@ -190,14 +295,118 @@ describe('reads survive any stored document', () => {
   it.each(TASKS)('a task with %s leaves listings and similar tasks working', async (_, poison) => {
     const { insertedId } = await app.db.collection('tasks').insertOne(task('poison', poison));
     try {
-      const reply = await readAll();
-      const errors = (reply.body.errors ?? []).filter(
-        (error) => error.extensions?.reason !== 'EMBEDDING_MODEL_MISMATCH',
-      );
-      expect(errors).toEqual([]);
-      expect((reply.body.data!.tasks as any).totalCount).toBe(2);
+      expect(unexpectedErrors(await readAll(), poison.taskId ?? 'poison')).toEqual([]);
+      expect((await list('{ tasks(first: 10) { totalCount } }')).tasks.totalCount).toBe(2);
     } finally {
       await app.db.collection('tasks').deleteOne({ _id: insertedId });
     }
   });
+
+  it.each(PLANS)('a plan pattern with %s leaves plan listings and searches working', async (_, poison) => {
+    const { insertedId } = await app.db.collection('plan_patterns').insertOne(plan('poison', poison));
+    try {
+      expect(unexpectedErrors(await readAll(), poison.patternId ?? 'poison')).toEqual([]);
+      expect((await list('{ planPatterns(first: 10) { totalCount } }')).planPatterns.totalCount).toBe(2);
+    } finally {
+      await app.db.collection('plan_patterns').deleteOne({ _id: insertedId });
+    }
+  });
+
+  it.each(INSIGHTS)('an insight with %s leaves insight listings working', async (_, poison) => {
+    const { insertedId } = await app.db.collection('agent_insights').insertOne(insight('poison', poison));
+    try {
+      expect(unexpectedErrors(await readAll(), poison.insightId ?? 'poison')).toEqual([]);
+    } finally {
+      await app.db.collection('agent_insights').deleteOne({ _id: insertedId });
+    }
+  });
+
+  it.each(TOOLS)('a tool aggregate with %s leaves toolPerformance working', async (_, poison) => {
+    const { insertedId } = await app.db.collection('tool_performance').insertOne(tool('poison', poison));
+    try {
+      expect(unexpectedErrors(await readAll(), 'poison')).toEqual([]);
+    } finally {
+      await app.db.collection('tool_performance').deleteOne({ _id: insertedId });
+    }
+  });
+});
+
+describe('a stored value the API cannot render fails only its own field', () => {
+  let app: TestApp;
+  let url: string;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    app = await createTestApp({ logger: createLogger('warn', (line) => logged.push(line)) });
+    url = await app.server.listen(0, '127.0.0.1');
+    await app.db
+      .collection('eat_agent_experiences')
+      .insertMany([
+        experience('good-experience', {}),
+        experience('poison', { primary_goal_description: { secret: 'stored value' }, timestamp: 'not a date' }),
+      ]);
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    [
+      'plan_patterns',
+      plan('poison', { successRate: 'high' }),
+      'successRate',
+      '{ planPatterns(first: 5) { edges { node { successRate } } } }',
+    ],
+    [
+      'agent_insights',
+      insight('poison', { type: 'rumours' }),
+      'type',
+      '{ agentInsights(agentType: EXECUTOR) { insights { type } } }',
+    ],
+  ])('a %s document reports its substituted field', async (collection, document, storedField, query) => {
+    await app.db.collection(collection).insertOne(document);
+    const reply = await postOperation(url, query, {});
+    expect(reply.body.errors?.map((error) => [error.extensions.code, error.extensions.storedField])).toEqual([
+      ['STORED_VALUE_INVALID', storedField],
+    ]);
+    expect(reply.body.data).not.toBeNull();
+  });
+
+  const fastPathAnswered = async () =>
+    ((await (await fetch(url.replace(/\/graphql$/, '/metrics'))).json()) as { graphqlFastPath: number })
+      .graphqlFastPath;
+
+  const QUERY = '{ experiences(first: 10) { edges { node { experienceId goal: primaryGoalDescription timestamp } } } }';
+
+  // A body with `extensions` is never taken by the fast path (src/graphql/fast-path.ts).
+  it.each([
+    ['the fast path', JSON.stringify({ query: QUERY }), 1],
+    ["Apollo's path", JSON.stringify({ query: QUERY, extensions: {} }), 0],
+  ])(
+    'on %s: one STORED_VALUE_INVALID error per substituted field, with its path; the other items intact',
+    async (_, body, byFastPath) => {
+      logged.length = 0;
+      const fastPathBefore = await fastPathAnswered();
+      const reply = await postRaw(url, body);
+      expect(reply.status).toBe(200);
+      expect((await fastPathAnswered()) - fastPathBefore).toBe(byFastPath);
+      const nodes = (reply.body.data!.experiences as any).edges.map((edge: any) => edge.node);
+      const at = nodes.findIndex((node: any) => node.experienceId === 'poison');
+      expect(nodes).toHaveLength(2);
+      expect(nodes[1 - at]).toEqual({
+        experienceId: 'good-experience',
+        goal: 'goal a',
+        timestamp: NOW.toISOString(),
+      });
+      expect(nodes[at]).toEqual({ experienceId: 'poison', goal: '', timestamp: new Date(0).toISOString() });
+      const errors = reply.body.errors!;
+      expect(errors.map((error) => [error.path, error.extensions.code])).toEqual([
+        [['experiences', 'edges', at, 'node', 'goal'], 'STORED_VALUE_INVALID'],
+        [['experiences', 'edges', at, 'node', 'timestamp'], 'STORED_VALUE_INVALID'],
+      ]);
+      expect(errors[0].message).toContain('eat_agent_experiences document "poison"');
+      expect(errors[0].message).toContain('primary_goal_description');
+      expect(JSON.stringify(errors)).not.toContain('stored value');
+      const warnings = logged.filter((line) => JSON.parse(line).level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0])).toMatchObject({ collection: 'eat_agent_experiences', id: 'poison' });
+    },
+  );
 });

@@ -11,8 +11,15 @@ import {
   storedText,
   storedTextList,
   storedTextOrNull,
+  StoredReader,
 } from '../shared/stored-values';
-import { EXPERIENCE_FIELDS, ExperienceField, embeddingKey, type ExperienceDocument } from './experience.document';
+import {
+  EXPERIENCE_FIELDS,
+  EXPERIENCES_COLLECTION,
+  ExperienceField,
+  embeddingKey,
+  type ExperienceDocument,
+} from './experience.document';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
@@ -172,24 +179,42 @@ const OUTCOMES = Object.values(ExperienceOutcome);
  * ABANDONED, an unreadable timestamp as the epoch).
  */
 export function toExperience(doc: ExperienceDocument): Experience {
-  return {
-    experienceId: storedText(doc.experience_id),
-    primaryGoalDescription: storedText(doc.primary_goal_description),
-    subTaskDescription: storedText(doc.sub_task_description),
-    initiatingAgentId: storedText(doc.initiating_agent_id),
-    involvedComponents: storedTextList(doc.involved_components),
-    inputContextSummary: storedTextOrNull(doc.input_context_summary),
+  const read = new StoredReader(EXPERIENCES_COLLECTION, doc.experience_id);
+  const feedback = read.field('feedbackSignals', 'feedback_signals', storedObject(doc.feedback_signals));
+  return read.attach({
+    experienceId: read.field('experienceId', 'experience_id', storedText(doc.experience_id)),
+    primaryGoalDescription: read.field(
+      'primaryGoalDescription',
+      'primary_goal_description',
+      storedText(doc.primary_goal_description),
+    ),
+    subTaskDescription: read.field('subTaskDescription', 'sub_task_description', storedText(doc.sub_task_description)),
+    initiatingAgentId: read.field('initiatingAgentId', 'initiating_agent_id', storedText(doc.initiating_agent_id)),
+    involvedComponents: read.field(
+      'involvedComponents',
+      'involved_components',
+      storedTextList(doc.involved_components),
+    ),
+    inputContextSummary: read.field(
+      'inputContextSummary',
+      'input_context_summary',
+      storedTextOrNull(doc.input_context_summary),
+    ),
     keyDecisionsMade: doc.key_decisions_made ?? null,
-    finalOutcome: storedEnum(normalizeOutcome(doc.final_outcome), OUTCOMES, ExperienceOutcome.ABANDONED),
-    outputSummary: storedTextOrNull(doc.output_summary),
-    feedbackSignals: doc.feedback_signals ? toFeedbackSignals(storedObject(doc.feedback_signals)) : null,
-    timestamp: storedDate(doc.timestamp),
-    version: storedInt(doc.version, 1),
-    workflowId: storedTextOrNull(doc.workflow_id),
-    sessionId: storedTextOrNull(doc.session_id),
-    tags: storedTextList(doc.tags),
+    finalOutcome: read.field(
+      'finalOutcome',
+      'final_outcome',
+      storedEnum(normalizeOutcome(doc.final_outcome), OUTCOMES, ExperienceOutcome.ABANDONED),
+    ),
+    outputSummary: read.field('outputSummary', 'output_summary', storedTextOrNull(doc.output_summary)),
+    feedbackSignals: doc.feedback_signals ? toFeedbackSignals(feedback) : null,
+    timestamp: read.field('timestamp', 'timestamp', storedDate(doc.timestamp)),
+    version: read.field('version', 'version', storedInt(doc.version, 1)),
+    workflowId: read.field('workflowId', 'workflow_id', storedTextOrNull(doc.workflow_id)),
+    sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
+    tags: read.field('tags', 'tags', storedTextList(doc.tags)),
     embeddingModel: toEmbeddingModel(doc.embedding_model),
-  };
+  });
 }
 
 function toEmbeddingModel(stored: unknown): EmbeddingsInfo | null {

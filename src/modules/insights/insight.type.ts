@@ -1,5 +1,15 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { AgentType, InsightType, type AgentInsightDocument } from './insight.document';
+import {
+  storedDate,
+  storedDateOrNull,
+  storedEnum,
+  storedFloat,
+  storedInt,
+  storedObjects,
+  storedText,
+  StoredReader,
+} from '../shared/stored-values';
+import { AGENT_INSIGHTS_COLLECTION, AgentType, InsightType, type AgentInsightDocument } from './insight.document';
 
 export { AgentType, InsightType };
 
@@ -64,16 +74,24 @@ export class AgentInsightsResult {
   count!: number;
 }
 
+/** Maps a stored insight to the GraphQL shape, each field read through stored-values.ts. */
 export function toAgentInsight(document: AgentInsightDocument): AgentInsight {
-  return {
-    id: document.insightId,
-    agentType: document.agentType,
-    type: document.type,
-    insight: document.insight,
-    confidence: document.confidence,
-    evidence: document.evidence ?? [],
-    evidenceCount: document.evidenceCount ?? document.evidence?.length ?? 0,
-    createdAt: document.createdAt,
-    lastValidated: document.lastValidated ?? null,
-  };
+  const read = new StoredReader(AGENT_INSIGHTS_COLLECTION, document.insightId);
+  const evidence = read
+    .field('evidence', 'evidence', storedObjects<Record<string, unknown>>(document.evidence))
+    .map((item) => ({ taskId: storedText(item.taskId), description: storedText(item.description) }));
+  return read.attach({
+    id: read.field('id', 'insightId', storedText(document.insightId)),
+    agentType: read.field('agentType', 'agentType', storedEnum(document.agentType, AGENT_TYPES, AgentType.EXECUTOR)),
+    type: read.field('type', 'type', storedEnum(document.type, INSIGHT_TYPES, InsightType.PATTERNS)),
+    insight: read.field('insight', 'insight', storedText(document.insight)),
+    confidence: read.field('confidence', 'confidence', storedFloat(document.confidence)),
+    evidence,
+    evidenceCount: read.field('evidenceCount', 'evidenceCount', storedInt(document.evidenceCount, evidence.length)),
+    createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
+    lastValidated: read.field('lastValidated', 'lastValidated', storedDateOrNull(document.lastValidated)),
+  });
 }
+
+const AGENT_TYPES = Object.values(AgentType);
+const INSIGHT_TYPES = Object.values(InsightType);

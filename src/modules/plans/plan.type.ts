@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { ConnectionType } from '../shared/connection';
-import type { PlanPatternDocument } from './plan.document';
+import {
+  storedDate,
+  storedFloat,
+  storedInt,
+  storedObjects,
+  storedText,
+  storedTextList,
+  StoredReader,
+} from '../shared/stored-values';
+import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument } from './plan.document';
 
 @ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {
@@ -143,20 +152,26 @@ export function planPatternId(goalPattern: string, stepSequence: readonly string
     .slice(0, 24)}`;
 }
 
+/** Maps a stored plan pattern to the GraphQL shape, each field read through stored-values.ts. */
 export function toPlanPattern(document: PlanPatternDocument): PlanPattern {
-  return {
-    patternId: document.patternId,
-    goalPattern: document.goalPattern,
-    stepSequence: document.stepSequence ?? [],
-    steps: document.steps ?? [],
-    exampleGoal: document.exampleGoal ?? '',
-    successRate: document.successRate,
-    avgExecutionTime: document.avgExecutionTime,
-    commonIssues: document.commonIssues ?? [],
-    usageCount: document.usageCount,
-    successCount: document.successCount ?? 0,
-    failureCount: document.failureCount ?? 0,
-    createdAt: document.createdAt,
-    lastUsed: document.lastUsed,
-  };
+  const read = new StoredReader(PLAN_PATTERNS_COLLECTION, document.patternId);
+  return read.attach({
+    patternId: read.field('patternId', 'patternId', storedText(document.patternId)),
+    goalPattern: read.field('goalPattern', 'goalPattern', storedText(document.goalPattern)),
+    stepSequence: read.field('stepSequence', 'stepSequence', storedTextList(document.stepSequence)),
+    steps: read.field('steps', 'steps', storedObjects<Record<string, unknown>>(document.steps)).map((step, index) => ({
+      id: storedText(step.id, `step-${index + 1}`),
+      action: storedText(step.action),
+      order: storedInt(step.order, index + 1),
+    })),
+    exampleGoal: read.field('exampleGoal', 'exampleGoal', storedText(document.exampleGoal, '')),
+    successRate: read.field('successRate', 'successRate', storedFloat(document.successRate)),
+    avgExecutionTime: read.field('avgExecutionTime', 'avgExecutionTime', storedFloat(document.avgExecutionTime)),
+    commonIssues: read.field('commonIssues', 'commonIssues', storedTextList(document.commonIssues)),
+    usageCount: read.field('usageCount', 'usageCount', storedInt(document.usageCount)),
+    successCount: read.field('successCount', 'successCount', storedInt(document.successCount, 0)),
+    failureCount: read.field('failureCount', 'failureCount', storedInt(document.failureCount, 0)),
+    createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
+    lastUsed: read.field('lastUsed', 'lastUsed', storedDate(document.lastUsed)),
+  });
 }

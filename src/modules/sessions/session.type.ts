@@ -13,8 +13,9 @@ import {
   storedObject,
   storedObjects,
   storedText,
+  StoredReader,
 } from '../shared/stored-values';
-import type { FeedbackDocument, MessageDocument } from './session.document';
+import { SESSIONS_COLLECTION, type FeedbackDocument, type MessageDocument } from './session.document';
 import type { AgentSummary, SessionSummary } from './session.repository';
 
 /** Stored as the seed's lower-case strings; GraphQL shows the upper-case names. */
@@ -205,11 +206,16 @@ export class Agent {
       state: raw.state ?? null,
       raw,
     };
-    agent.createdAt = storedDate(summary.created_at);
-    agent.updatedAt = storedDate(summary.updated_at, agent.createdAt);
+    const read = new StoredReader(SESSIONS_COLLECTION, sessionId);
+    agent.createdAt = read.field('createdAt', `agents.${agent.agentId}.created_at`, storedDate(summary.created_at));
+    agent.updatedAt = read.field(
+      'updatedAt',
+      `agents.${agent.agentId}.updated_at`,
+      storedDate(summary.updated_at, agent.createdAt),
+    );
     agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message) : null;
     agent.messageCount = storedInt(summary.message_count);
-    return agent;
+    return read.attach(agent);
   }
 }
 
@@ -280,18 +286,19 @@ export class Session {
       total += storedFloat(agent.total_tokens);
     }
     const session = new Session();
-    session.sessionId = storedText(summary.session_id ?? summary._id);
-    session.sessionType = storedText(summary.session_type, 'default');
-    session.createdAt = storedDate(summary.created_at);
-    session.updatedAt = storedDate(summary.updated_at, session.createdAt);
-    session.metadata = storedObject(summary.metadata);
-    session.feedbacks = storedObjects<FeedbackDocument>(summary.feedbacks).map((feedback) =>
-      Feedback.fromDocument(feedback),
-    );
+    const read = new StoredReader(SESSIONS_COLLECTION, summary._id);
+    session.sessionId = read.field('sessionId', 'session_id', storedText(summary.session_id ?? summary._id));
+    session.sessionType = read.field('sessionType', 'session_type', storedText(summary.session_type, 'default'));
+    session.createdAt = read.field('createdAt', 'created_at', storedDate(summary.created_at));
+    session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
+    session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
+    session.feedbacks = read
+      .field('feedbacks', 'feedbacks', storedObjects<FeedbackDocument>(summary.feedbacks))
+      .map((feedback) => Feedback.fromDocument(feedback));
     session.agents = agents;
     session.messageCount = storedInt(messageCount);
     session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };
-    return session;
+    return read.attach(session);
   }
 }
 

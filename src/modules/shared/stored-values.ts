@@ -1,3 +1,5 @@
+import { GraphQLObjectType, responsePathAsArray, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { Logger } from '../../logger';
 import { finiteFigure } from './json-input';
 
 /**
@@ -8,6 +10,10 @@ import { finiteFigure } from './json-input';
  * safe one (empty text, 0, the epoch, an empty list or object, the documented default of an enum) and the other
  * fields and items keep their stored values. The raw fields (`metadata`, `agentData.raw`, `content`, …) still show
  * what is stored.
+ *
+ * A substitution is not silent: a mapper reads through a {@link StoredReader}, which records the GraphQL field it
+ * substituted on the mapped object; when a query selects that field, the response gets one STORED_VALUE_INVALID error
+ * with the field's path ({@link reportStoredValues}, {@link StoredValueReport}).
  */
 
 /** The date a missing or unreadable stored date reads as. */
@@ -15,70 +21,195 @@ export const UNKNOWN_DATE = new Date(0);
 
 const INT_MAX = 2 ** 31 - 1;
 
-export function storedText(value: unknown, fallback = ''): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return fallback;
+/**
+ * Whether the last helper call below had to substitute: a value present but unusable (or clamped), or a value without
+ * a documented default missing. Each helper sets it on every call, so {@link StoredReader.field} reads the flag of the
+ * helper call in its own argument.
+ */
+let substituted = false;
+
+/** `usable`, recording whether `value` (which `usable` is read from) had to be replaced; see {@link substituted}. */
+function read(value: unknown, usable: boolean, hasDefault: boolean): boolean {
+  substituted = value === undefined || value === null ? !hasDefault : !usable;
+  return usable;
+}
+
+export function storedText(value: unknown, fallback?: string): string {
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : undefined;
+  return read(value, text !== undefined, fallback !== undefined) ? text! : (fallback ?? '');
 }
 
 export function storedTextOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : storedText(value);
+  return value === null || value === undefined ? ((substituted = false), null) : storedText(value);
 }
 
 /** A GraphQL Int: finite numbers truncated and clamped to 32 bits; anything else `fallback`. */
-export function storedInt(value: unknown, fallback = 0): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) return fallback;
+export function storedInt(value: unknown, fallback?: number): number {
+  if (!read(value, typeof value === 'number' && Number.isFinite(value), fallback !== undefined)) {
+    return typeof value === 'number' && !Number.isNaN(value) ? clampInt(value) : (fallback ?? 0);
+  }
+  const int = clampInt(value as number);
+  substituted = int !== Math.trunc(value as number);
+  return int;
+}
+
+function clampInt(value: number): number {
   return Math.max(-INT_MAX - 1, Math.min(INT_MAX, Math.trunc(value)));
 }
 
 /** A GraphQL Float: numbers clamped to finite ones; anything else `fallback`. */
-export function storedFloat(value: unknown, fallback = 0): number {
-  return typeof value === 'number' ? finiteFigure(value, fallback) : fallback;
+export function storedFloat(value: unknown, fallback?: number): number {
+  read(value, typeof value === 'number' && Number.isFinite(value), fallback !== undefined);
+  return typeof value === 'number' ? finiteFigure(value, fallback) : (fallback ?? 0);
 }
 
 export function storedFloatOrNull(value: unknown): number | null {
-  return typeof value === 'number' ? finiteFigure(value) : null;
+  if (typeof value !== 'number') return ((substituted = value !== undefined && value !== null), null);
+  substituted = !Number.isFinite(value);
+  return finiteFigure(value);
 }
 
 /** A valid date: a Date, or a string or number that parses as one; anything else `fallback`. */
-export function storedDate(value: unknown, fallback: Date = UNKNOWN_DATE): Date {
+export function storedDate(value: unknown, fallback?: Date): Date {
   const date =
     value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
-  return date && Number.isFinite(date.getTime()) ? date : fallback;
+  const usable = date !== null && Number.isFinite(date.getTime());
+  return read(value, usable, fallback !== undefined) ? date! : (fallback ?? UNKNOWN_DATE);
 }
 
 export function storedDateOrNull(value: unknown): Date | null {
-  return value === null || value === undefined ? null : storedDate(value);
+  return value === null || value === undefined ? ((substituted = false), null) : storedDate(value);
 }
 
 /** The strings of a stored list (other items read as text where they can, else are left out); not a list: []. */
 export function storedTextList(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
+  if (!Array.isArray(value)) return (read(value, false, true), []);
   const texts: string[] = [];
   for (const item of value)
     if (item !== null && item !== undefined && typeof item !== 'object') texts.push(storedText(item));
+  substituted = texts.length !== value.length;
   return texts;
 }
 
 /** The items of a stored list that are objects (documents); not a list: []. */
 export function storedObjects<T extends object>(value: unknown): T[] {
-  return Array.isArray(value) ? value.filter((item): item is T => isPlainObject(item)) : [];
+  if (!Array.isArray(value)) return (read(value, false, true), []);
+  const objects = value.filter((item): item is T => isPlainObject(item));
+  substituted = objects.length !== value.length;
+  return objects;
 }
 
 /** A stored object as it is; anything else `{}`. */
 export function storedObject(value: unknown): Record<string, unknown> {
-  return isPlainObject(value) ? value : {};
+  return read(value, isPlainObject(value), true) ? (value as Record<string, unknown>) : {};
 }
 
 /** `value` when it is one of `allowed`, else `fallback`. */
 export function storedEnum<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
-  return allowed.includes(value as T) ? (value as T) : fallback;
+  return read(value, allowed.includes(value as T), false) ? (value as T) : fallback;
 }
 
 export function storedEnumOrNull<T extends string>(value: unknown, allowed: readonly T[]): T | null {
-  return allowed.includes(value as T) ? (value as T) : null;
+  return read(value, allowed.includes(value as T), true) ? (value as T) : null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** A stored field a mapper could not render as stored: the collection, the document's id and the stored field. */
+export interface InvalidStoredValue {
+  collection: string;
+  id: string;
+  storedField: string;
+}
+
+/** On a mapped object: its GraphQL fields whose values are substitutes, and what each was read from. */
+const INVALID_FIELDS = Symbol('invalid stored fields');
+
+type Mapped = { [INVALID_FIELDS]?: Map<string, InvalidStoredValue> };
+
+/** Longest document id an error message or log line repeats. */
+const MAX_ID_CHARS = 200;
+
+/**
+ * Reads the fields of one stored document for a mapper and records, against the GraphQL field, each value that had to
+ * be substituted: `reader.field('goal', 'goal', storedText(doc.goal))`.
+ */
+export class StoredReader {
+  private invalid: Map<string, InvalidStoredValue> | undefined;
+
+  constructor(
+    private readonly collection: string,
+    private readonly id: unknown,
+  ) {}
+
+  /** `value`, the result of the stored-value helper call just made; recorded under `field` when it substituted. */
+  field<T>(field: string, storedField: string, value: T): T {
+    if (substituted) {
+      this.invalid ??= new Map();
+      this.invalid.set(field, { collection: this.collection, id: idText(this.id), storedField });
+      substituted = false;
+    }
+    return value;
+  }
+
+  /** `mapped`, carrying what was recorded for the field resolvers ({@link reportStoredValues}). */
+  attach<T extends object>(mapped: T): T {
+    if (this.invalid) Object.defineProperty(mapped, INVALID_FIELDS, { value: this.invalid });
+    return mapped;
+  }
+}
+
+function idText(id: unknown): string {
+  return (typeof id === 'string' ? id : String(id)).slice(0, MAX_ID_CHARS);
+}
+
+/**
+ * The STORED_VALUE_INVALID errors of one request (Context.storedValues): both the Apollo path and the fast path append
+ * them to the response. Each document is logged once at WARN.
+ */
+export class StoredValueReport {
+  readonly errors: GraphQLFormattedError[] = [];
+  private readonly logged = new Set<string>();
+
+  constructor(private readonly logger: Logger) {}
+
+  add(path: ReadonlyArray<string | number>, invalid: InvalidStoredValue): void {
+    const { collection, id, storedField } = invalid;
+    this.errors.push({
+      message: `The ${collection} document ${JSON.stringify(id)} holds a value its field ${storedField} cannot carry; a substitute is served.`,
+      path,
+      extensions: { code: 'STORED_VALUE_INVALID', collection, id, storedField },
+    });
+    const document = `${collection}\0${id}`;
+    if (this.logged.has(document)) return;
+    this.logged.add(document);
+    this.logger.warn('stored document with values the API cannot render', { collection, id });
+  }
+}
+
+/**
+ * Makes the fields of `typeNames` report substitutes: a field whose object carries a recorded substitution adds its
+ * error to the request's {@link StoredValueReport}. Objects without one cost a property check.
+ */
+export function reportStoredValues(schema: GraphQLSchema, typeNames: readonly string[]): void {
+  for (const typeName of typeNames) {
+    const type = schema.getType(typeName);
+    if (!(type instanceof GraphQLObjectType)) throw new Error(`reportStoredValues: ${typeName} is not an object type`);
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      const name = field.name;
+      field.resolve = (source: Mapped, args, context: { storedValues: StoredValueReport }, info) => {
+        const invalid = source[INVALID_FIELDS]?.get(info.fieldName);
+        if (invalid) context.storedValues.add(responsePathAsArray(info.path), invalid);
+        return resolve ? resolve(source, args, context, info) : (source as Record<string, unknown>)[name];
+      };
+    }
+  }
 }

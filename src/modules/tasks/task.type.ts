@@ -14,8 +14,9 @@ import {
   storedObjects,
   storedText,
   storedTextOrNull,
+  StoredReader,
 } from '../shared/stored-values';
-import { TaskStatus, type TaskDocument } from './task.document';
+import { TASKS_COLLECTION, TaskStatus, type TaskDocument } from './task.document';
 
 export { TaskStatus };
 
@@ -198,33 +199,41 @@ export function taskGoalPattern(document: Pick<TaskDocument, 'goal' | 'goalPatte
 
 /** Maps a stored task to the GraphQL shape, each field read through stored-values.ts (an unknown status reads as PAUSED). */
 export function toTask(document: TaskDocument): Task {
-  const stored = storedObject(document.successMetrics);
-  const metrics = {
-    executionTime: storedFloat(stored.executionTime),
-    stepsCompleted: storedInt(stored.stepsCompleted),
-    retries: storedInt(stored.retries),
-    userInputsRequired: storedInt(stored.userInputsRequired),
-  };
-  return {
-    taskId: storedText(document.taskId),
-    originalQuery: storedText(document.originalQuery),
-    goal: storedText(document.goal),
-    goalPattern: typeof document.goal === 'string' ? taskGoalPattern(document) : storedText(document.goalPattern),
-    planId: storedTextOrNull(document.planId),
-    steps: storedObjects<Record<string, unknown>>(document.steps).map((step, index) => ({
+  const read = new StoredReader(TASKS_COLLECTION, document.taskId);
+  const stored = read.field('successMetrics', 'successMetrics', storedObject(document.successMetrics));
+  const readMetrics = new StoredReader(TASKS_COLLECTION, document.taskId);
+  const metric = <T>(field: keyof SuccessMetrics, value: T) =>
+    readMetrics.field(field, `successMetrics.${field}`, value);
+  const metrics = readMetrics.attach({
+    executionTime: metric('executionTime', storedFloat(stored.executionTime)),
+    stepsCompleted: metric('stepsCompleted', storedInt(stored.stepsCompleted)),
+    retries: metric('retries', storedInt(stored.retries)),
+    userInputsRequired: metric('userInputsRequired', storedInt(stored.userInputsRequired)),
+  });
+  return read.attach({
+    taskId: read.field('taskId', 'taskId', storedText(document.taskId)),
+    originalQuery: read.field('originalQuery', 'originalQuery', storedText(document.originalQuery)),
+    goal: read.field('goal', 'goal', storedText(document.goal)),
+    goalPattern: read.field(
+      'goalPattern',
+      'goalPattern',
+      typeof document.goal === 'string' ? taskGoalPattern(document) : storedText(document.goalPattern),
+    ),
+    planId: read.field('planId', 'planId', storedTextOrNull(document.planId)),
+    steps: read.field('steps', 'steps', storedObjects<Record<string, unknown>>(document.steps)).map((step, index) => ({
       id: storedText(step.id, `step-${index + 1}`),
       action: storedText(step.action),
       order: storedInt(step.order, index + 1),
     })),
-    status: storedEnum(document.status, TASK_STATUSES, TaskStatus.PAUSED),
+    status: read.field('status', 'status', storedEnum(document.status, TASK_STATUSES, TaskStatus.PAUSED)),
     successMetrics: metrics,
-    executionTime: metrics.executionTime,
-    agentType: storedEnumOrNull(document.agentType, AGENT_TYPES),
-    context: storedTextOrNull(document.context),
-    patternId: storedTextOrNull(document.patternId),
-    createdAt: storedDate(document.createdAt),
-    learnedAt: storedDateOrNull(document.learning?.learnedAt),
-  };
+    executionTime: read.field('executionTime', 'successMetrics.executionTime', storedFloat(stored.executionTime)),
+    agentType: read.field('agentType', 'agentType', storedEnumOrNull(document.agentType, AGENT_TYPES)),
+    context: read.field('context', 'context', storedTextOrNull(document.context)),
+    patternId: read.field('patternId', 'patternId', storedTextOrNull(document.patternId)),
+    createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
+    learnedAt: read.field('learnedAt', 'learning.learnedAt', storedDateOrNull(document.learning?.learnedAt)),
+  });
 }
 
 const TASK_STATUSES = Object.values(TaskStatus);

@@ -3,6 +3,15 @@ import type { Db } from 'mongodb';
 import { ValidationError } from '../../errors';
 import { MAX_DURATION_MS } from '../shared/json-input';
 import { Idempotency, deletedSince } from '../shared/idempotency';
+import {
+  storedDate,
+  storedFloat,
+  storedInt,
+  storedObjects,
+  storedText,
+  storedTextList,
+  storedTextOrNull,
+} from '../shared/stored-values';
 import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
@@ -58,12 +67,52 @@ const NO_COUNTS: ExecutionCounts = {
   slowCount: 0,
 };
 
+function storedCounts(stored: Record<string, unknown>): ExecutionCounts {
+  return {
+    totalExecutions: storedInt(stored.totalExecutions),
+    successCount: storedInt(stored.successCount),
+    failureCount: storedInt(stored.failureCount),
+    timedExecutions: storedInt(stored.timedExecutions),
+    // Not clamped here: a sum that overflowed to Infinity averages to the largest figure (scopeFigures clamps).
+    totalDuration: typeof stored.totalDuration === 'number' ? stored.totalDuration : 0,
+    slowCount: storedInt(stored.slowCount),
+  };
+}
+
+/**
+ * A stored tool document in the shape the figures are computed from: each value read through stored-values.ts, so a
+ * document another tool wrote with odd values still answers (counts that are no numbers count 0).
+ */
+function storedTool(document: ToolPerformanceDocument): ToolPerformanceDocument {
+  return {
+    ...storedCounts(document as unknown as Record<string, unknown>),
+    toolName: storedText(document.toolName),
+    avgDuration: storedFloat(document.avgDuration),
+    commonErrors: storedObjects<Record<string, unknown>>(document.commonErrors).map((error) => ({
+      error: storedText(error.error),
+      frequency: storedInt(error.frequency),
+      context: storedTextOrNull(error.context),
+      lastTaskId: storedTextOrNull(error.lastTaskId),
+    })),
+    optimalContext: storedTextList(document.optimalContext),
+    lastUpdated: storedDate(document.lastUpdated),
+    createdAt: storedDate(document.createdAt),
+    contexts: storedObjects<Record<string, unknown>>(document.contexts).map((entry) => ({
+      ...storedCounts(entry),
+      context: storedText(entry.context),
+      successRate: storedFloat(entry.successRate),
+      avgDuration: storedFloat(entry.avgDuration),
+    })),
+  };
+}
+
 /** The `toolPerformance` answer for a stored document (or none yet), for the whole tool or one context. */
 export function toToolPerformance(
   toolName: string,
   document: ToolPerformanceDocument | null,
   context: string | null,
 ): ToolPerformance {
+  document = document && storedTool(document);
   const contexts = document?.contexts ?? [];
   const allErrors = document?.commonErrors ?? [];
   const counts =
