@@ -63,8 +63,11 @@ export async function postRaw(
   url: string,
   body: string | Buffer,
   contentType = 'application/json',
+  apiKey?: string,
 ): Promise<GraphQLReply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const headers: Record<string, string> = { 'content-type': contentType };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();
   let parsed: GraphQLReply['body'];
   try {
@@ -75,8 +78,14 @@ export async function postRaw(
   return { status: response.status, body: parsed };
 }
 
-export function postOperation(url: string, query: string, variables: Record<string, unknown>): Promise<GraphQLReply> {
-  return postRaw(url, toJson({ query, variables }));
+/** POSTs one operation; with `apiKey`, as that key's caller (a server with keys refuses anonymous requests). */
+export function postOperation(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  apiKey?: string,
+): Promise<GraphQLReply> {
+  return postRaw(url, toJson({ query, variables }), 'application/json', apiKey);
 }
 
 const DEEP_MARK = /"@@deep:(\d+):(object|list)@@"/g;

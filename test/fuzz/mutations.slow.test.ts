@@ -21,11 +21,16 @@ import {
 
 /** Admin mutations that start background work: a fingerprint taken around them would race it. */
 const NOT_FUZZED = new Set(['reembed']);
+/**
+ * Every call is an admin's: the mutations include key management, and a key created by a case (createApiKey) closes
+ * the server to anonymous callers from then on.
+ */
+const ADMIN_KEY = 'hs_fuzz_admin_key';
 
 /** The fixtures every case can reach by id, so that writes get past NOT_FOUND into validation and storage. */
 async function seed(url: string): Promise<IdPool> {
   const ok = async (query: string, variables: Record<string, unknown> = {}) => {
-    const reply = await postOperation(url, query, variables);
+    const reply = await postOperation(url, query, variables, ADMIN_KEY);
     if (reply.body.errors) throw new Error(JSON.stringify(reply.body.errors));
     return reply.body.data as Record<string, any>;
   };
@@ -58,7 +63,13 @@ describe('fuzz: every mutation over HTTP with generated arguments', () => {
   beforeAll(async () => {
     app = await createTestApp({
       logger: createLogger('error', (line) => serverErrors.push(line)),
-      config: { maxQueryCost: 1_000_000_000, maxQueryDepth: 20, maxAliases: 100 },
+      config: {
+        maxQueryCost: 1_000_000_000,
+        maxQueryDepth: 20,
+        maxAliases: 100,
+        apiKeys: [ADMIN_KEY],
+        rateLimitPerMin: 0,
+      },
     });
     url = await app.server.listen(0, '127.0.0.1');
     schema = await buildAppSchema();
@@ -91,7 +102,7 @@ describe('fuzz: every mutation over HTTP with generated arguments', () => {
           const before = await fingerprint(app.db);
           let reply: GraphQLReply;
           try {
-            reply = await postOperation(url, query, variables);
+            reply = await postOperation(url, query, variables, ADMIN_KEY);
           } catch (error) {
             figures.crashes += 1;
             throw error;
@@ -121,7 +132,7 @@ after  ${JSON.stringify(after)}`);
           }
           figures.accepted += 1;
           const read = await readEverything(schema, app.db);
-          const readReply = await postOperation(url, read.query, read.variables);
+          const readReply = await postOperation(url, read.query, read.variables, ADMIN_KEY);
           timing.push([name, Date.now() - started]);
           if (readReply.body.errors?.length) {
             figures.readErrors += 1;
