@@ -33,9 +33,10 @@ export function hashKey(key: string): Buffer {
 
 /** Checks a role and tenant name; the message names what is wrong, for the CLI and the GraphQL mutations alike. */
 export function checkKeyScope(role: unknown, tenant: unknown): string | null {
-  if (!isRole(role)) return `role must be one of reader, writer, admin (got ${JSON.stringify(role)})`;
+  // The value is not echoed: in API_KEYS it may be part of a key.
+  if (!isRole(role)) return 'role must be one of reader, writer, admin';
   if (typeof tenant !== 'string' || !TENANT_PATTERN.test(tenant)) {
-    return `tenant must match ${TENANT_PATTERN.source} (got ${JSON.stringify(tenant)})`;
+    return `tenant must match ${TENANT_PATTERN.source}`;
   }
   return null;
 }

@@ -50,8 +50,8 @@ test.each([
 ])('%s past its maxTimeMS stops with 50 MaxTimeMSExpired', async (_name, work) => {
   const { code, ms } = await failure(work);
   expect(code).toBe(50);
-  // Without the limit each runs for over a minute.
-  expect(ms).toBeLessThan(1_000);
+  // Without the limit each runs for over a minute; the bound leaves room for a loaded machine.
+  expect(ms).toBeLessThan(10_000);
 });
 
 test('within its maxTimeMS a command answers; the deadline does not outlive it', async () => {
