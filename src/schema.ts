@@ -12,6 +12,7 @@ import { ToolResolver } from './modules/tools/tool.resolver';
 import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightResolver } from './modules/insights/insight.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
+import { BackupResolver } from './modules/backup/backup.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 
@@ -34,6 +35,7 @@ export const resolvers = [
   InsightResolver,
   InsightEvidenceResolver,
   ApiKeyResolver,
+  BackupResolver,
 ] as const;
 
 /** Builds the executable schema from the type-graphql classes; refuses one whose root fields lack a role. */

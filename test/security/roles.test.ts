@@ -13,9 +13,10 @@ describe('roles', () => {
       Object.keys(type?.getFields() ?? {}).map((field) => `${type!.name}.${field}`),
     );
     expect([...roles.keys()].sort()).toEqual(all.sort());
-    // The decisions: queries are for readers, deletes, re-embedding and key management for admins only.
+    // The decisions: queries are for readers, deletes, re-embedding, backups and key management for admins only.
     const admin = [...roles].filter(([, role]) => role === 'admin').map(([name]) => name);
     expect(admin.sort()).toEqual([
+      'Mutation.backupDataDir',
       'Mutation.createApiKey',
       'Mutation.deleteExperience',
       'Mutation.deleteInsight',
