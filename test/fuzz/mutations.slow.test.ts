@@ -19,9 +19,10 @@ import {
   type IdPool,
 } from './fuzz-support';
 
-/** Admin mutations that start background work: a fingerprint taken around them would race it. */
-// backupDataDir writes directories on the host wherever a generated absolute path allows; its refusals have their own
-// tests (test/faults/backup-mutation.slow.test.ts).
+/**
+ * Mutations left out: reembed starts background work (a fingerprint taken around it would race it); backupDataDir
+ * writes directories on the host wherever a generated path allows (test/faults/backup-mutation.slow.test.ts).
+ */
 const NOT_FUZZED = new Set(['reembed', 'backupDataDir']);
 /**
  * Every call is an admin's: the mutations include key management, and a key created by a case (createApiKey) closes
