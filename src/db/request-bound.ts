@@ -55,11 +55,14 @@ export class RequestLifetime {
 
 const YIELD_AFTER_MS = 20;
 
-const lifetimes = new WeakMap<Db, RequestLifetime>();
+/** Where a bound handle keeps its request's lifetime. */
+const LIFETIME = Symbol('request lifetime');
+
+type Bound<T> = T & { [LIFETIME]: RequestLifetime };
 
 /** The lifetime of the request a {@link boundToRequest} handle serves; undefined for any other handle. */
 export function requestLifetimeOf(db: Db): RequestLifetime | undefined {
-  return lifetimes.get(db);
+  return (db as Partial<Bound<Db>>)[LIFETIME];
 }
 
 /**
@@ -69,15 +72,41 @@ export function requestLifetimeOf(db: Db): RequestLifetime | undefined {
  * commands, stopped before they start by the checks of the reads and searches around them.
  *
  * The driver's own per-operation deadline (`timeoutMS`, CSOT) is a no-op in driver 7, hence this. Everything else is
- * inherited from `db` (prototype), so the handle is a `Db` wherever one is expected; it costs two small objects per
- * request and one per collection used.
+ * inherited from `db` (prototype), so the handle is a `Db` wherever one is expected. The prototypes carrying the bound
+ * methods are made once per database and collection name, so a request adds only an object holding its lifetime and
+ * never turns a fresh driver object into a prototype.
  */
 export function boundToRequest(db: Db, lifetime: RequestLifetime): Db {
-  const bound = Object.create(db) as Db;
-  bound.collection = <T extends Document>(name: string, options?: Parameters<Db['collection']>[1]) =>
-    boundCollection(db.collection<T>(name, options), lifetime);
-  lifetimes.set(bound, lifetime);
+  const bound = Object.create(boundDbPrototype(db)) as Bound<Db>;
+  bound[LIFETIME] = lifetime;
   return bound;
+}
+
+const dbPrototypes = new WeakMap<Db, Db>();
+
+function boundDbPrototype(db: Db): Db {
+  let prototype = dbPrototypes.get(db);
+  if (!prototype) {
+    const collectionPrototypes = new Map<string, Collection>();
+    prototype = Object.create(db) as Db;
+    prototype.collection = function <T extends Document>(
+      this: Bound<Db>,
+      name: string,
+      options?: Parameters<Db['collection']>[1],
+    ): Collection<T> {
+      // Collections with options are rare (none today): bound afresh, without caching.
+      let collectionPrototype = options ? undefined : collectionPrototypes.get(name);
+      if (!collectionPrototype) {
+        collectionPrototype = boundCollectionPrototype(db.collection(name, options));
+        if (!options) collectionPrototypes.set(name, collectionPrototype);
+      }
+      const bound = Object.create(collectionPrototype) as Bound<Collection<T>>;
+      bound[LIFETIME] = this[LIFETIME];
+      return bound;
+    };
+    dbPrototypes.set(db, prototype);
+  }
+  return prototype;
 }
 
 /** `options` with `maxTimeMS` no later than the deadline, after throwing if the request has ended. */
@@ -87,18 +116,26 @@ function limited<O extends { maxTimeMS?: number }>(options: O | undefined, lifet
   return { ...options, maxTimeMS: Math.min(options?.maxTimeMS ?? left, left) } as O;
 }
 
-function boundCollection<T extends Document>(collection: Collection<T>, lifetime: RequestLifetime): Collection<T> {
-  const bound = Object.create(collection) as Collection<T>;
-  // findOne calls this.find: bound through it. The casts keep the drivers' overloads, which arrow functions cannot.
-  Object.assign(bound, {
-    find: (filter?: Filter<T>, options?: Document) => collection.find(filter ?? {}, limited(options, lifetime)),
-    aggregate: (pipeline?: Document[], options?: Document) =>
-      collection.aggregate(pipeline, limited(options, lifetime)),
-    countDocuments: (filter?: Filter<T>, options?: Document) =>
-      collection.countDocuments(filter, limited(options, lifetime)),
-    distinct: (key: string, filter?: Filter<T>, options?: Document) =>
-      collection.distinct(key, filter ?? {}, limited(options, lifetime)),
-    estimatedDocumentCount: (options?: Document) => collection.estimatedDocumentCount(limited(options, lifetime)),
+/** `collection` with its reads bound to the lifetime of the object made from it (`this[LIFETIME]`). */
+function boundCollectionPrototype(collection: Collection): Collection {
+  const prototype = Object.create(collection) as Collection;
+  // findOne calls this.find: bound through it. The casts keep the drivers' overloads, which plain methods cannot.
+  Object.assign(prototype, {
+    find(this: Bound<Collection>, filter?: Filter<Document>, options?: Document) {
+      return collection.find(filter ?? {}, limited(options, this[LIFETIME]));
+    },
+    aggregate(this: Bound<Collection>, pipeline?: Document[], options?: Document) {
+      return collection.aggregate(pipeline, limited(options, this[LIFETIME]));
+    },
+    countDocuments(this: Bound<Collection>, filter?: Filter<Document>, options?: Document) {
+      return collection.countDocuments(filter, limited(options, this[LIFETIME]));
+    },
+    distinct(this: Bound<Collection>, key: string, filter?: Filter<Document>, options?: Document) {
+      return collection.distinct(key, filter ?? {}, limited(options, this[LIFETIME]));
+    },
+    estimatedDocumentCount(this: Bound<Collection>, options?: Document) {
+      return collection.estimatedDocumentCount(limited(options, this[LIFETIME]));
+    },
   });
-  return bound;
+  return prototype;
 }
