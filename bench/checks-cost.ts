@@ -12,10 +12,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { measureLoad, readMetrics, type LoadResult } from './load';
-import { processCpuMs, ROOT, SERVER_ENV, SERVER_NODE_FLAGS, startChild, type Child } from './processes';
+import { processCpuMs, ROOT, startServer, type Child } from './processes';
 
 const EXPERIENCES = 2000;
-const DIMENSIONS = 384;
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const SECONDS = Number(process.env.SECONDS ?? 8);
 const CONNECTIONS = 20;
@@ -24,22 +23,8 @@ const READ = JSON.stringify({
   query: '{ experiences(first: 20) { edges { node { experienceId primaryGoalDescription } } } }',
 });
 
-function start(root: string, dataDir: string, extra: Record<string, string>): Promise<Child> {
-  const env = {
-    ...SERVER_ENV,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    EMBEDDINGS_PROVIDER: 'hash',
-    EMBEDDING_DIMENSIONS: String(DIMENSIONS),
-    VECTOR_SEARCH: 'memory',
-    API_KEYS: '',
-    LOG_LEVEL: 'warn',
-    MONGODB_URI: '',
-    ...extra,
-  };
-  const script = path.join(root, 'dist', 'src', 'main.js');
-  return startChild(path.basename(root), script, env, /GraphQL API:\s+(http:\/\/\S+)/, 600_000, SERVER_NODE_FLAGS);
+function start(root: string, dataDir: string, env: Record<string, string>): Promise<Child> {
+  return startServer({ root, dataDir, env: { LOG_LEVEL: 'warn', ...env } });
 }
 
 async function seed(url: string, headers: Record<string, string>): Promise<void> {

@@ -10,10 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { processMemory, SERVER_ENV, SERVER_NODE_FLAGS, SERVER_SCRIPT, startChild, type Child } from './processes';
+import { processMemory, startServer, type Child } from './processes';
 
 const EXPERIENCES = 2000;
-const DIMENSIONS = 384;
 
 const RELAXED = {
   MAX_QUERY_TOKENS: '1000000',
@@ -22,21 +21,8 @@ const RELAXED = {
   MAX_QUERY_COST: '1000000000',
 };
 
-function start(dataDir: string, extra: Record<string, string>): Promise<Child> {
-  const env = {
-    ...SERVER_ENV,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    EMBEDDINGS_PROVIDER: 'hash',
-    EMBEDDING_DIMENSIONS: String(DIMENSIONS),
-    VECTOR_SEARCH: 'memory',
-    API_KEYS: '',
-    LOG_LEVEL: 'warn',
-    MONGODB_URI: '',
-    ...extra,
-  };
-  return startChild('server', SERVER_SCRIPT, env, /GraphQL API:\s+(http:\/\/\S+)/, 600_000, SERVER_NODE_FLAGS);
+function start(dataDir: string, env: Record<string, string>): Promise<Child> {
+  return startServer({ dataDir, env: { LOG_LEVEL: 'warn', ...env } });
 }
 
 async function post(url: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {

@@ -7,7 +7,6 @@ import { DIMENSIONS } from './seed';
 /** Compiled entry points, relative to the repository root (`npm run bench` builds them first). */
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const ENGINE_SCRIPT = require.resolve('@hindsight/engine/cli');
-export const SERVER_SCRIPT = path.join(ROOT, 'dist', 'src', 'main.js');
 export const BASELINE_SCRIPT = path.join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
 const PACKAGE_CONFIG = (
@@ -176,7 +175,14 @@ export function startEngine(dataDir: string, compactAfterBytes?: number): Promis
  * The server as users run it (`node dist/src/main.js`) with the hash embedder: on the embedded engine under
  * `dataDir`, or on `mongodbUri`. Resolves when it printed its URL, i.e. after its search index is loaded.
  */
-export function startServer(options: { dataDir: string; mongodbUri?: string }): Promise<Child> {
+export function startServer(options: {
+  dataDir: string;
+  mongodbUri?: string;
+  /** Another checkout's root, to run its build (default: this one). */
+  root?: string;
+  /** Variables set over the defaults below. */
+  env?: Record<string, string>;
+}): Promise<Child> {
   const env: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',
@@ -190,10 +196,11 @@ export function startServer(options: { dataDir: string; mongodbUri?: string }): 
     // Empty: the embedded engine (an inherited MONGODB_URI must not redirect the benchmark).
     MONGODB_URI: options.mongodbUri ?? '',
   };
+  const root = options.root ?? ROOT;
   return startChild(
-    'server',
-    SERVER_SCRIPT,
-    { ...SERVER_ENV, ...env },
+    root === ROOT ? 'server' : path.basename(root),
+    path.join(root, 'dist', 'src', 'main.js'),
+    { ...SERVER_ENV, ...env, ...options.env },
     /GraphQL API:\s+(http:\/\/\S+)/,
     1_800_000,
     SERVER_NODE_FLAGS,
