@@ -189,11 +189,15 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
   const db = requestBound(options.db ?? deps.database.db, options.lifetime);
   const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
   const caller = options.caller ?? ANONYMOUS_CALLER;
+  const { lifetime } = options;
   return {
     requestId: randomUUID(),
     caller,
     db,
-    signal: options.lifetime?.signal ?? NEVER_ABORTED,
+    // A getter: the lifetime makes its signal (and timer) only when asked.
+    get signal() {
+      return lifetime ? lifetime.signal : NEVER_ABORTED;
+    },
     deps,
     services: new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller),
     loaders,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { DEFAULT_TENANT, isRole, TENANT_PATTERN, type Caller, type Role } from './caller';
 
@@ -28,7 +28,8 @@ export function generateKey(): string {
 
 /** A fast hash is enough: keys carry 256 random bits, so there is nothing to brute-force. */
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  // The one-shot form: no Hash object per request.
+  return hash('sha256', key, 'buffer');
 }
 
 /** Checks a role and tenant name; the message names what is wrong, for the CLI and the GraphQL mutations alike. */

@@ -1,37 +1,70 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { RequestEndedError } from '../coded-error';
 
+/** How a {@link RequestLifetime} learns that its client left. */
+export interface RequestClient {
+  /** True once the client has gone (read at each check). */
+  gone(): boolean;
+  /** Calls `onGone` when the client leaves; returns how to stop watching. */
+  watch(onGone: () => void): () => void;
+}
+
 /**
- * One request's lifetime: ended by its deadline (`timeoutMs`, code TIMEOUT) or by `cancel` (its client left, code
+ * One request's lifetime: ended by its deadline (`timeoutMs`, code TIMEOUT) or by its client leaving (code
  * REQUEST_CANCELLED); `signal` carries the {@link RequestEndedError} as its reason.
+ *
+ * The signal, its timer and the watch on the client are made only when something asks for `signal` (an embedding
+ * call, a search): most reads only `check` the clock and the client, and these three were a measurable share of a
+ * small read's CPU.
  */
 export class RequestLifetime {
   readonly deadline: number;
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private yieldedAt = Date.now();
+  private controller?: AbortController;
+  private timer?: NodeJS.Timeout;
+  private stopWatching?: () => void;
+  private ended?: RequestEndedError;
+  private yieldedAt: number;
 
-  constructor(readonly timeoutMs: number) {
-    this.deadline = Date.now() + timeoutMs;
-    this.timer = setTimeout(() => this.expire(), timeoutMs);
+  constructor(
+    readonly timeoutMs: number,
+    private readonly client?: RequestClient,
+  ) {
+    this.yieldedAt = Date.now();
+    this.deadline = this.yieldedAt + timeoutMs;
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.ended) this.controller.abort(this.ended);
+      else {
+        this.timer = setTimeout(
+          () => this.end(new RequestEndedError('TIMEOUT', this.timeoutMs)),
+          this.deadline - Date.now(),
+        );
+        this.stopWatching = this.client?.watch(() => this.cancel());
+      }
+    }
     return this.controller.signal;
   }
 
   cancel(): void {
-    this.controller.abort(new RequestEndedError('REQUEST_CANCELLED'));
+    this.end(new RequestEndedError('REQUEST_CANCELLED'));
   }
 
   /** Throws the reason once the request has ended. Reads the clock too: no timer fires while work runs on microtasks. */
   check(): void {
-    if (Date.now() >= this.deadline) this.expire();
-    this.signal.throwIfAborted();
+    if (!this.ended) {
+      if (Date.now() >= this.deadline) this.end(new RequestEndedError('TIMEOUT', this.timeoutMs));
+      else if (this.client?.gone()) this.cancel();
+    }
+    if (this.ended) throw this.ended;
   }
 
-  private expire(): void {
-    if (!this.signal.aborted) this.controller.abort(new RequestEndedError('TIMEOUT', this.timeoutMs));
+  private end(reason: RequestEndedError): void {
+    if (this.ended) return;
+    this.ended = reason;
+    this.controller?.abort(reason);
   }
 
   /**
@@ -47,9 +80,10 @@ export class RequestLifetime {
     this.check();
   }
 
-  /** Stops the deadline's timer (the answer is sent). */
+  /** Stops the deadline's timer and the watch on the client (the answer is sent). */
   release(): void {
-    clearTimeout(this.timer);
+    if (this.timer) clearTimeout(this.timer);
+    this.stopWatching?.();
   }
 }
 

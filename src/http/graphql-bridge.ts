@@ -13,7 +13,7 @@ import type { AppDeps } from '../app';
 import { DEFAULT_TENANT } from '../auth/caller';
 import type { Config } from '../config';
 import { createContext, type Context } from '../context';
-import { RequestLifetime } from '../db/request-bound';
+import { RequestLifetime, type RequestClient } from '../db/request-bound';
 import { createErrorFormatter } from '../errors';
 import { compiledExecution } from '../graphql/compiled-execution';
 import { FastPath } from '../graphql/fast-path';
@@ -38,6 +38,23 @@ const storedValueErrorsPlugin: ApolloServerPlugin<Context> = {
     };
   },
 };
+
+/** The client of one HTTP request: gone when its connection closed before the answer was complete. */
+class HttpClient implements RequestClient {
+  constructor(private readonly res: ServerResponse) {}
+
+  gone(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
+  watch(onGone: () => void): () => void {
+    const closed = () => {
+      if (!this.res.writableFinished) onGone();
+    };
+    this.res.once('close', closed);
+    return () => this.res.off('close', closed);
+  }
+}
 
 function queryLimits(config: Config): QueryLimits {
   return {
@@ -123,14 +140,9 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     this.requests++;
     this.inFlight++;
     // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
-    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs);
-    const closed = () => {
-      if (!res.writableFinished) lifetime.cancel();
-    };
-    res.once('close', closed);
+    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs, new HttpClient(res));
     return this.answer(req, res, url, lifetime).finally(() => {
       lifetime.release();
-      res.off('close', closed);
       this.inFlight--;
     });
   }

@@ -409,4 +409,23 @@ describe('a stored value the API cannot render fails only its own field', () => 
       expect(JSON.parse(warnings[0])).toMatchObject({ collection: 'eat_agent_experiences', id: 'poison' });
     },
   );
+
+  it('reports through fragments and aliases, one error per path, both paths when two fields reach one document', async () => {
+    const query = `{
+      one: experience(id: "poison") { ...goals }
+      experiences(first: 10) { edges { node { ... on Experience { experienceId primaryGoalDescription } } } }
+    }
+    fragment goals on Experience { g1: primaryGoalDescription g2: primaryGoalDescription primaryGoalDescription }`;
+    const reply = await postOperation(url, query, {});
+    const nodes = (reply.body.data!.experiences as any).edges.map((edge: any) => edge.node);
+    const at = nodes.findIndex((node: any) => node.experienceId === 'poison');
+    expect(reply.body.errors!.map((error) => error.path).sort()).toEqual(
+      [
+        ['one', 'g1'],
+        ['one', 'g2'],
+        ['one', 'primaryGoalDescription'],
+        ['experiences', 'edges', at, 'node', 'primaryGoalDescription'],
+      ].sort(),
+    );
+  });
 });

@@ -1,4 +1,19 @@
-import { GraphQLObjectType, responsePathAsArray, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  getNamedType,
+  GraphQLObjectType,
+  isInterfaceType,
+  isObjectType,
+  isUnionType,
+  Kind,
+  responsePathAsArray,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLFormattedError,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionNode,
+} from 'graphql';
+import type { Path } from 'graphql/jsutils/Path';
 import type { Logger } from '../../logger';
 import { finiteFigure } from './json-input';
 
@@ -177,10 +192,15 @@ function idText(id: unknown): string {
 export class StoredValueReport {
   readonly errors: GraphQLFormattedError[] = [];
   private readonly logged = new Set<string>();
+  private readonly paths = new Set<string>();
 
   constructor(private readonly logger: Logger) {}
 
   add(path: ReadonlyArray<string | number>, invalid: InvalidStoredValue): void {
+    // An object can be reached from more than one resolver's result: one error per path.
+    const at = path.join('\0');
+    if (this.paths.has(at)) return;
+    this.paths.add(at);
     const { collection, id, storedField } = invalid;
     this.errors.push({
       message: `The ${collection} document ${JSON.stringify(id)} holds a value its field ${storedField} cannot carry; a substitute is served.`,
@@ -195,21 +215,145 @@ export class StoredValueReport {
 }
 
 /**
- * Makes the fields of `typeNames` report substitutes: a field whose object carries a recorded substitution adds its
- * error to the request's {@link StoredValueReport}. Objects without one cost a property check.
+ * Makes substitutes recorded on objects of `typeNames` reported: every field resolver whose results can hold such an
+ * object (its type reaches one of `typeNames` through fields) walks what it returned along the operation's selections
+ * and adds, for each selected field an object records, its error to the request's {@link StoredValueReport}.
+ *
+ * The fields of the stored types themselves stay as they are: wrapping each of them made every field of a listed item
+ * a resolver call, which graphql-jit cannot inline (a call and a resolve info per field and item). An object reached through
+ * another resolver's result is walked again from there; the report keeps one error per path.
  */
 export function reportStoredValues(schema: GraphQLSchema, typeNames: readonly string[]): void {
   for (const typeName of typeNames) {
-    const type = schema.getType(typeName);
-    if (!(type instanceof GraphQLObjectType)) throw new Error(`reportStoredValues: ${typeName} is not an object type`);
+    if (!(schema.getType(typeName) instanceof GraphQLObjectType)) {
+      throw new Error(`reportStoredValues: ${typeName} is not an object type`);
+    }
+  }
+  const reaching = typesReaching(schema, new Set(typeNames));
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve;
-      const name = field.name;
-      field.resolve = (source: Mapped, args, context: { storedValues: StoredValueReport }, info) => {
-        const invalid = source[INVALID_FIELDS]?.get(info.fieldName);
-        if (invalid) context.storedValues.add(responsePathAsArray(info.path), invalid);
-        return resolve ? resolve(source, args, context, info) : (source as Record<string, unknown>)[name];
+      if (!resolve || !reaching.has(getNamedType(field.type).name)) continue;
+      field.resolve = (source, args, context: { storedValues?: StoredValueReport }, info) => {
+        const result = resolve(source, args, context, info);
+        const report = context?.storedValues;
+        if (!report) return result;
+        const walk: Walk = { fragments: info.fragments, report, reaching, type: getNamedType(info.returnType) };
+        if (isPromiseLike(result)) {
+          return Promise.resolve(result).then((value) => {
+            reportIn(value, walk, info.fieldNodes, info.path);
+            return value;
+          });
+        }
+        reportIn(result, walk, info.fieldNodes, info.path);
+        return result;
       };
     }
+  }
+}
+
+/** The names of the types from which one of `stored` can be reached through fields (those included). */
+function typesReaching(schema: GraphQLSchema, stored: ReadonlySet<string>): Set<string> {
+  const reaching = new Set(stored);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (reaching.has(type.name) || type.name.startsWith('__')) continue;
+      const fields = isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : [];
+      const members = isUnionType(type) ? type.getTypes() : isInterfaceType(type) ? schema.getPossibleTypes(type) : [];
+      if (
+        fields.some((field) => reaching.has(getNamedType(field.type).name)) ||
+        members.some((member) => reaching.has(member.name))
+      ) {
+        reaching.add(type.name);
+        grew = true;
+      }
+    }
+  }
+  return reaching;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** A selected field: its response key (alias or name), its name and its own selections. */
+interface SelectedField {
+  key: string;
+  name: string;
+  selections: readonly FieldNode[] | null;
+}
+
+/** The fields selected under `nodes` (fragments flattened), by selection set: operations are cached and reused. */
+const selectedFields = new WeakMap<readonly FieldNode[], SelectedField[]>();
+
+function fieldsUnder(nodes: readonly FieldNode[], fragments: Record<string, FragmentDefinitionNode>): SelectedField[] {
+  let fields = selectedFields.get(nodes);
+  if (fields) return fields;
+  const byKey = new Map<string, { name: string; nodes: FieldNode[] }>();
+  const collect = (selections: readonly SelectionNode[]) => {
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const entry = byKey.get(key) ?? { name: selection.name.value, nodes: [] };
+        entry.nodes.push(selection);
+        byKey.set(key, entry);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet.selections);
+      else {
+        const fragment = fragments[selection.name.value];
+        if (fragment) collect(fragment.selectionSet.selections);
+      }
+    }
+  };
+  for (const node of nodes) if (node.selectionSet) collect(node.selectionSet.selections);
+  fields = [...byKey].map(([key, { name, nodes: fieldNodes }]) => ({
+    key,
+    name,
+    selections: fieldNodes.some((node) => node.selectionSet) ? fieldNodes : null,
+  }));
+  selectedFields.set(nodes, fields);
+  return fields;
+}
+
+/** What a walk of one resolver's result needs besides the value and where it is. */
+interface Walk {
+  fragments: Record<string, FragmentDefinitionNode>;
+  report: StoredValueReport;
+  /** See {@link typesReaching}: nothing else can hold a recorded substitute. */
+  reaching: ReadonlySet<string>;
+  /** The type of the value walked (for an interface or union, the walk cannot tell which member it is). */
+  type: GraphQLNamedType;
+}
+
+/**
+ * Reports the substitutes recorded on `value` (an object, or a list of them at any depth) and on what its selected
+ * fields hold. A field with its own resolver is left to that resolver's walk; so is every field of an interface or
+ * union value, whose member type is not known here, except those the walk can only reach from here.
+ */
+function reportIn(value: unknown, walk: Walk, nodes: readonly FieldNode[], path: Path): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      reportIn(value[index], walk, nodes, { prev: path, key: index, typename: undefined });
+    }
+    return;
+  }
+  const invalid = (value as Mapped)[INVALID_FIELDS];
+  const fields = isObjectType(walk.type) ? walk.type.getFields() : null;
+  for (const field of fieldsUnder(nodes, walk.fragments)) {
+    const found = invalid?.get(field.name);
+    const fieldPath: Path = { prev: path, key: field.key, typename: undefined };
+    if (found) walk.report.add(responsePathAsArray(fieldPath), found);
+    if (!field.selections) continue;
+    const definition = fields?.[field.name];
+    if (!definition) {
+      if (!fields) reportIn((value as Record<string, unknown>)[field.name], walk, field.selections, fieldPath);
+      continue;
+    }
+    const type = getNamedType(definition.type);
+    if (definition.resolve || !walk.reaching.has(type.name)) continue;
+    reportIn((value as Record<string, unknown>)[field.name], { ...walk, type }, field.selections, fieldPath);
   }
 }
