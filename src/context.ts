@@ -189,20 +189,32 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
   const db = requestBound(options.db ?? deps.database.db, options.lifetime);
   const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
   const caller = options.caller ?? ANONYMOUS_CALLER;
-  const { lifetime } = options;
-  return {
-    requestId: randomUUID(),
-    caller,
-    db,
-    // A getter: the lifetime makes its signal (and timer) only when asked.
-    get signal() {
-      return lifetime ? lifetime.signal : NEVER_ABORTED;
-    },
-    deps,
-    services: new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller),
-    loaders,
-    storedValues: new StoredValueReport(deps.logger),
-  };
+  const services = new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller);
+  return new RequestContext(caller, db, deps, services, loaders, options.lifetime);
+}
+
+/**
+ * A class rather than an object literal: `signal` is a getter (the lifetime makes its signal and timer only when
+ * asked), and an accessor in a literal is defined afresh, slowly, on every request.
+ */
+class RequestContext implements Context {
+  readonly requestId = randomUUID();
+  readonly storedValues: StoredValueReport;
+
+  constructor(
+    readonly caller: Caller,
+    readonly db: Db,
+    readonly deps: AppDeps,
+    readonly services: Services,
+    readonly loaders: Loaders,
+    private readonly lifetime: RequestLifetime | undefined,
+  ) {
+    this.storedValues = new StoredValueReport(deps.logger);
+  }
+
+  get signal(): AbortSignal {
+    return this.lifetime ? this.lifetime.signal : NEVER_ABORTED;
+  }
 }
 
 /** The signal of a context without a lifetime (in-process calls, subscriptions). */
@@ -215,8 +227,30 @@ function requestBound(db: Db, lifetime: RequestLifetime | undefined): Db {
 /** `deps` whose embedder works under the request's signal (the embedder is built on first use). */
 function requestDeps(deps: AppDeps, lifetime: RequestLifetime | undefined): AppDeps {
   if (!lifetime) return deps;
-  const bound = Object.create(deps) as AppDeps;
-  let embedder: AppDeps['embedder'] | undefined;
-  Object.defineProperty(bound, 'embedder', { get: () => (embedder ??= deps.embedder.withSignal(lifetime.signal)) });
+  const bound = Object.create(requestDepsPrototype(deps)) as RequestDeps;
+  bound[LIFETIME] = lifetime;
   return bound;
+}
+
+const LIFETIME = Symbol('request lifetime');
+const EMBEDDER = Symbol('request embedder');
+
+type RequestDeps = AppDeps & { [LIFETIME]: RequestLifetime; [EMBEDDER]?: AppDeps['embedder'] };
+
+const requestDepsPrototypes = new WeakMap<AppDeps, AppDeps>();
+
+/** The prototype of a request's deps: `deps` with a getter for the request's embedder, made once per `deps`. */
+function requestDepsPrototype(deps: AppDeps): AppDeps {
+  let prototype = requestDepsPrototypes.get(deps);
+  if (!prototype) {
+    prototype = Object.create(deps, {
+      embedder: {
+        get(this: RequestDeps) {
+          return (this[EMBEDDER] ??= deps.embedder.withSignal(this[LIFETIME].signal));
+        },
+      },
+    }) as AppDeps;
+    requestDepsPrototypes.set(deps, prototype);
+  }
+  return prototype;
 }

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../support/app';
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
 import { SearchExperiencesDocument } from '../support/generated/graphql';
 
-const TIMEOUT_MS = 1000;
+const TIMEOUT_MS = 2500;
 
 describe('an embedding call stops when its request ends', () => {
   let fake: FakeOpenAI;

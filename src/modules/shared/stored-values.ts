@@ -191,14 +191,16 @@ function idText(id: unknown): string {
  */
 export class StoredValueReport {
   readonly errors: GraphQLFormattedError[] = [];
-  private readonly logged = new Set<string>();
-  private readonly paths = new Set<string>();
+  // Made on the first error: one report per request, and most have none.
+  private logged?: Set<string>;
+  private paths?: Set<string>;
 
   constructor(private readonly logger: Logger) {}
 
   add(path: ReadonlyArray<string | number>, invalid: InvalidStoredValue): void {
     // An object can be reached from more than one resolver's result: one error per path.
     const at = path.join('\0');
+    this.paths ??= new Set();
     if (this.paths.has(at)) return;
     this.paths.add(at);
     const { collection, id, storedField } = invalid;
@@ -208,6 +210,7 @@ export class StoredValueReport {
       extensions: { code: 'STORED_VALUE_INVALID', collection, id, storedField },
     });
     const document = `${collection}\0${id}`;
+    this.logged ??= new Set();
     if (this.logged.has(document)) return;
     this.logged.add(document);
     this.logger.warn('stored document with values the API cannot render', { collection, id });
