@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compiled } from '../support/build';
+import { spawnServer } from '../support/build';
 
 /** Each file's SHA-256 under `dir` (recursively, by relative path; the socket left out): equal means untouched. */
 export async function fingerprint(dir: string): Promise<Record<string, string>> {
@@ -26,34 +26,18 @@ export interface StartedServer {
 }
 
 /** Starts the built server (`node dist/src/main.js`) on `dataDir` and resolves once it prints its GraphQL URL. */
-export function startBuiltServer(dataDir: string, env: Record<string, string> = {}): Promise<StartedServer> {
-  const child = spawn(process.execPath, [compiled('src/main.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      EMBEDDINGS_PROVIDER: 'hash',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export async function startBuiltServer(dataDir: string, env: Record<string, string> = {}): Promise<StartedServer> {
+  const server = spawnServer(dataDir, { HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  let timer: NodeJS.Timeout | undefined;
+  const tooLong = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 30000);
   });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30000);
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const api = /GraphQL API: (\S+)/.exec(output);
-      if (api) {
-        clearTimeout(timer);
-        resolve({ child, graphqlUrl: api[1], output: () => output, exited });
-      }
-    });
-    child.on('exit', (code, signal) => reject(new Error(`server exited with ${code ?? signal}:\n${output}`)));
-  });
+  try {
+    const graphqlUrl = await Promise.race([server.ready, tooLong]);
+    return { child: server.child, graphqlUrl, output: server.output, exited: server.exited.then(({ code }) => code) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** POSTs one GraphQL operation; resolves with the status and the parsed reply. */

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { compiled } from '../support/build';
+import { spawnServer } from '../support/build';
 
 interface Started {
   child: ChildProcess;
@@ -16,36 +16,18 @@ interface Started {
  * Starts `node dist/src/main.js` as `npm start` does and waits for the printed URLs. `signalOnReady` is sent the moment
  * the URL line arrives, as a supervisor reading it would.
  */
-function startMain(dataDir: string, signalOnReady?: NodeJS.Signals): Promise<Started> {
-  const child = spawn(process.execPath, [compiled('src/main.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      EMBEDDINGS_PROVIDER: 'hash',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let output = '';
-    let engineUri = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30000);
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
-      engineUri ||= /"uri":"(mongodb:\/\/[^"]+)"/.exec(output)?.[1] ?? '';
-      const api = /GraphQL API: (\S+)/.exec(output);
-      if (api && signalOnReady && !child.killed) child.kill(signalOnReady);
-      if (api && engineUri) {
-        clearTimeout(timer);
-        resolve({ child, graphqlUrl: api[1], engineUri, exited });
-      }
-    });
-    child.on('exit', (code, signal) => reject(new Error(`server exited with ${code ?? signal}:\n${output}`)));
-  });
+async function startMain(dataDir: string, signalOnReady?: NodeJS.Signals): Promise<Started> {
+  const server = spawnServer(dataDir, { HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  if (signalOnReady)
+    server.ready.then(
+      () => server.child.kill(signalOnReady),
+      () => undefined,
+    );
+  const graphqlUrl = await server.ready;
+  // The engine logs its URI before the server prints its own.
+  const engineUri = /"uri":"(mongodb:\/\/[^"]+)"/.exec(server.output())?.[1];
+  if (!engineUri) throw new Error(`no engine URI before the API's:\n${server.output()}`);
+  return { child: server.child, graphqlUrl, engineUri, exited: server.exited.then(({ code }) => code) };
 }
 
 describe('npm start process', () => {

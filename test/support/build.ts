@@ -20,6 +20,8 @@ export interface SpawnedServer {
   ready: Promise<string>;
   /** Exit code (null: killed by a signal) and everything it printed. */
   exited: Promise<{ code: number | null; output: string }>;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
 }
 
 /** Spawns the built server (`node dist/src/main.js`) with the hash embedder on `dataDir` and extra `env`. */
@@ -42,5 +44,5 @@ export function spawnServer(dataDir: string, env: Record<string, string> = {}): 
     void exited.then(({ code }) => reject(new Error(`server exited with ${code}:\n${output}`)));
   });
   ready.catch(() => undefined);
-  return { child, ready, exited };
+  return { child, ready, exited, output: () => output };
 }
