@@ -1,7 +1,8 @@
 /**
  * Every test: the app's (one embedded engine for the run, started in globalSetup; each test file uses its own
  * database) and the engine package's (its own jest config). Suites named *.slow.test.ts (the local model,
- * recall, durability, process restarts) are left out by `npm run test:quick`; `npm test` runs everything.
+ * recall, durability, process restarts) are left out by `npm run test:quick`; `npm test` runs everything but the
+ * browser suite (test/browser/*.browser.ts: `npm run test:browser`, jest.browser.config.js).
  */
 module.exports = {
   // Run-wide options: jest reads these here only, not from the projects' configs.

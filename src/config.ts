@@ -38,6 +38,7 @@ export interface Config {
   allowAnonymous: boolean;
   introspection: boolean;
   playground: boolean;
+  corsOrigins: string[];
   rateLimitPerMin: number;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
@@ -113,6 +114,16 @@ function list(raw: string | undefined): string[] {
         .map((item) => item.trim())
         .filter(Boolean)
     : [];
+}
+
+/** True for an origin as browsers send it: `scheme://host[:port]`, no path, query or credentials. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 function boolean(name: string, raw: string | undefined, fallback: boolean): boolean {
@@ -374,6 +385,22 @@ export const VARIABLES = [
     description: 'The playground page on GET /graphql. Default: off when NODE_ENV=production, else on.',
     expected: 'one of true, false, 1, 0',
     parse: (raw, env) => boolean('PLAYGROUND', raw, env.NODE_ENV !== 'production'),
+  }),
+  define({
+    name: 'CORS_ORIGINS',
+    key: 'corsOrigins',
+    description:
+      'Browser origins allowed to call the API from another origin (`https://app.example.com,http://localhost:5173`), or `*` for any (then without credentials). Unset: none. See docs/frontends.md.',
+    defaultText: '',
+    expected: 'comma-separated origins (scheme://host[:port]) or *',
+    parse: (raw) => {
+      const origins = list(raw).map((origin) => origin.replace(/\/$/, ''));
+      const valid = origins.every((origin) => origin !== '*' && isOrigin(origin));
+      if (!(valid || (origins.length === 1 && origins[0] === '*'))) {
+        throw new ConfigError('CORS_ORIGINS', 'comma-separated origins (scheme://host[:port]) or * alone', raw ?? '');
+      }
+      return origins;
+    },
   }),
   define({
     name: 'RATE_LIMIT_PER_MIN',

@@ -6,7 +6,6 @@ import {
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from '../app';
@@ -22,6 +21,7 @@ import { wellFormedInputPlugin } from '../graphql/well-formed-input';
 import { RateLimiter } from '../auth/rate-limit';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
+import { playgroundLandingPage } from './playground';
 import type { GraphQLCounters, Route } from './routes';
 
 /** Appends the request's STORED_VALUE_INVALID errors (src/modules/shared/stored-values.ts) to Apollo's response. */
@@ -109,9 +109,7 @@ export class GraphQLBridge implements Route, GraphQLCounters {
         // fast path's requests, so it is off rather than partial.
         ApolloServerPluginUsageReportingDisabled(),
         ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
-        config.playground
-          ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
-          : ApolloServerPluginLandingPageDisabled(),
+        config.playground ? playgroundLandingPage(deps.keys) : ApolloServerPluginLandingPageDisabled(),
         // Mutations only, which the fast path never answers.
         wellFormedInputPlugin(),
         // The fast path appends these errors itself.

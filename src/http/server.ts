@@ -4,7 +4,9 @@ import type { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { AppDeps } from '../app';
 import type { Context } from '../context';
+import { Cors } from './cors';
 import { GraphQLBridge } from './graphql-bridge';
+import { playgroundRoutes } from './playground';
 import { HttpError, sendJson } from './reply';
 import { healthRoute, matchRoute, metricsRoute, readyRoute, type Route } from './routes';
 
@@ -30,8 +32,9 @@ async function hostAllowed(deps: AppDeps, host: string | undefined): Promise<boo
 }
 
 /**
- * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), a JSON
- * 404 for anything else. Reused by main and by the tests.
+ * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), the
+ * playground's assets (playground.ts), a JSON 404 for anything else; CORS (cors.ts) for all of them. Reused by main
+ * and by the tests.
  */
 export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promise<HindsightServer> {
   const { logger } = deps;
@@ -40,11 +43,20 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const httpServer = http.createServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // First match wins (see Route): /graphql is first, as nearly every request is one.
-  const routes: Route[] = [graphql, metricsRoute(graphql, deps.database.client), healthRoute(deps), readyRoute(deps)];
+  const routes: Route[] = [
+    graphql,
+    metricsRoute(graphql, deps.database.client),
+    healthRoute(deps),
+    readyRoute(deps),
+    ...(deps.config.playground ? playgroundRoutes() : []),
+  ];
+  const cors = new Cors(deps.config.corsOrigins);
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const respond = async () => {
+      // Before the host and key checks, so that a browser app can read their refusals too.
+      if (cors.apply(req, res)) return;
       if (!(await hostAllowed(deps, req.headers.host))) {
         return sendJson(res, 403, {
           errors: [

@@ -51,10 +51,18 @@ describe('HTTP server (real listener, embedded engine by default)', () => {
     expect(await response.json()).toEqual({ data: { serverInfo: { database: { kind: 'EMBEDDED' } } } });
   });
 
-  it('GET /graphql from a browser serves the playground page', async () => {
+  it('GET /graphql from a browser serves the playground page, whose every asset this server serves', async () => {
     const response = await fetch(running.url, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
+    const assets = [...(await response.text()).matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    expect(assets).toEqual(expect.arrayContaining(['playground/graphiql.js', 'playground/graphiql.css']));
+    for (const asset of assets) {
+      const url = new URL(asset, running.url);
+      expect(url.origin).toBe(new URL(running.url).origin);
+      const served = await fetch(url);
+      expect([asset, served.status, (await served.arrayBuffer()).byteLength > 0]).toEqual([asset, 200, true]);
+    }
   });
 
   it('GET /health and GET /ready answer JSON', async () => {

@@ -46,6 +46,9 @@ describe('production mode: introspection and the playground', () => {
 
     it('the playground page', async () => {
       expect(await landingPage(url)).toBe(enabled ? 200 : 400);
+      const asset = await fetch(new URL('/playground/graphiql.js', url));
+      await asset.arrayBuffer();
+      expect(asset.status).toBe(enabled ? 200 : 404);
     });
   });
 });
