@@ -15,9 +15,20 @@ import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { BackupResolver } from './modules/backup/backup.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
+import { renderWideNumbers } from './modules/shared/json-output';
 
 /** The object types mapped from stored documents through a StoredReader, whose substitutes are reported. */
-const STORED_TYPES = ['Experience', 'Task', 'SuccessMetrics', 'Session', 'Agent', 'PlanPattern', 'AgentInsight'];
+const STORED_TYPES = [
+  'Experience',
+  'Task',
+  'SuccessMetrics',
+  'Session',
+  'Agent',
+  'Message',
+  'Feedback',
+  'PlanPattern',
+  'AgentInsight',
+];
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
 export const resolvers = [
@@ -50,6 +61,7 @@ export async function buildAppSchema(): Promise<GraphQLSchema> {
   });
   rootFieldRoles(schema, resolvers);
   reportStoredValues(schema, STORED_TYPES);
+  renderWideNumbers(schema);
   return schema;
 }
 

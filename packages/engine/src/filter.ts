@@ -14,6 +14,7 @@ import { checkDeadline } from './deadline';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { LinearRegExp, mongoRegExp } from './regex';
 import { bsonSize, bsonTypeName, compareValues, isPlainObject, typeRank, type Doc } from './values';
+import { WIDE_NUMBER_OPERATORS } from './wide-numbers';
 
 /** Tests whether a document matches a compiled filter. */
 export type Matcher = (doc: Doc) => boolean;
@@ -316,7 +317,7 @@ export const MINGO_OPTIONS = {
   failOnError: true,
   context: Context.init({
     accumulator: accumulatorOperators,
-    expression: { ...expressionOperators, ...EXTRA_EXPRESSION_OPERATORS } as never,
+    expression: { ...expressionOperators, ...EXTRA_EXPRESSION_OPERATORS, ...WIDE_NUMBER_OPERATORS } as never,
     pipeline: pipelineOperators,
     query: { ...queryOperators, ...COMPARISON_OPERATORS } as never,
     window: windowOperators,

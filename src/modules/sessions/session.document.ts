@@ -2,7 +2,7 @@ import type { CollectionIndexes } from '../../db/indexes';
 
 /**
  * The `sessions` collection as stored. Documents keep seed 001's shape exactly (snake_case,
- * `_id` = `session_id`, agents keyed by id, BSON dates except agent_data's ISO strings), so a store written
+ * `_id` = `session_id`, agents keyed by id, BSON dates), so a store written
  * by the agent SDKs is served as it is and what Hindsight writes reads back in those SDKs.
  */
 
@@ -16,10 +16,23 @@ export interface EventLoopMetricsDocument {
   accumulated_usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
 }
 
-export interface MessageDocument {
-  message_id: number;
+/** A message as the Strands SDK holds it (`strands.types.content.Message`). */
+export interface SdkMessage {
   role: string;
   content: unknown;
+}
+
+/**
+ * A message in either shape, per message: seed 001's flattened one (`role`, `content`, ids from 1) or the Strands
+ * SDK's `SessionMessage.__dict__` (`message`, `redact_message`, ids from 0) that its MongoDB session manager writes.
+ */
+export interface MessageDocument {
+  message_id: number;
+  role?: string;
+  content?: unknown;
+  message?: SdkMessage;
+  /** The SDK's redaction: served instead of `message`, which is kept. */
+  redact_message?: SdkMessage | null;
   created_at: Date;
   updated_at: Date;
   event_loop_metrics?: EventLoopMetricsDocument;
@@ -41,7 +54,11 @@ export interface FeedbackDocument {
 export interface SessionDocument {
   _id: string;
   session_id: string;
+  /** Written by the Strands MongoDB session manager; optional here. */
+  application_name?: string | null;
   session_type: string;
+  /** The manager's viewer secret: never read by any query (summaryProjection names the fields it reads). */
+  session_viewer_password?: string;
   created_at: Date;
   updated_at: Date;
   metadata: Record<string, unknown>;

@@ -13,6 +13,12 @@ export class CreateSessionInput {
   @Field({ description: 'At most 50 characters.' })
   sessionType: string = 'default';
 
+  @Field(() => String, {
+    nullable: true,
+    description: "Stored as application_name (the Strands MongoDB session manager's); at most 255 characters.",
+  })
+  applicationName?: string | null;
+
   @Field(() => GraphQLJSONObject, {
     nullable: true,
     description: 'At most 1 MB; keys must not start with $ or contain a dot.',
@@ -27,7 +33,7 @@ export class UpsertAgentInput {
 
   @Field(() => GraphQLJSONObject, {
     description:
-      'Stored as agent_data (Strands SDK SessionAgent): agent_id is set to agentId; created_at/updated_at are kept as ISO strings (defaults: kept or now).',
+      'Stored in agent_data (Strands SDK SessionAgent) one field per path, like its MongoDB session manager: other stored fields stay; agent_id is agentId; created_at/updated_at (ISO strings) are stored as dates (defaults: kept or now).',
   })
   agentData!: Record<string, unknown>;
 }
@@ -40,13 +46,13 @@ export class EventLoopMetricsInput {
   @Field(() => Float, { nullable: true })
   latencyMs?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'A whole number (Float: counts can pass 2^31).' })
   inputTokens?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Float, { nullable: true })
   outputTokens?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Defaults to inputTokens + outputTokens when both are given.' })
+  @Field(() => Float, { nullable: true, description: 'Defaults to inputTokens + outputTokens when both are given.' })
   totalTokens?: number | null;
 }
 

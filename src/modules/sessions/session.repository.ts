@@ -7,7 +7,9 @@ import {
   MAX_DOCUMENT_BYTES,
   SESSIONS_COLLECTION,
   type FeedbackDocument,
+  type EventLoopMetricsDocument,
   type MessageDocument,
+  type SdkMessage,
   type AppliedAppend,
   type SessionDocument,
 } from './session.document';
@@ -89,7 +91,11 @@ export const FULL_SUMMARY: SummaryShape = summaryShape({
 });
 
 /** A message to append, without its id (the database allocates it). */
-export type NewMessage = Omit<MessageDocument, 'message_id' | 'created_at' | 'updated_at'>;
+export interface NewMessage {
+  role: string;
+  content: unknown;
+  event_loop_metrics?: EventLoopMetricsDocument;
+}
 
 /** Which part of the message list a page takes (ids are `message_id`s; bounds are exclusive). */
 export interface MessageWindow {
@@ -185,7 +191,13 @@ function messagePageExpression(messages: unknown, window: MessageWindow): Docume
         list:
           window.role === null
             ? messages
-            : { $filter: { input: messages, as: 'm', cond: { $eq: ['$$m.role', { $literal: window.role }] } } },
+            : {
+                $filter: {
+                  input: messages,
+                  as: 'm',
+                  cond: { $eq: [{ $ifNull: ['$$m.role', '$$m.message.role'] }, { $literal: window.role }] },
+                },
+              },
       },
       in: {
         total: { $size: '$$list' },
@@ -250,6 +262,7 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
   return {
     $project: {
       session_id: 1,
+      application_name: 1,
       session_type: 1,
       ...(shape.createdAt ? { created_at: 1 } : {}),
       updated_at: 1,
@@ -261,6 +274,11 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
         : { $literal: [] },
     },
   };
+}
+
+/** The Strands SDK's message (`{role, content: [blocks]}`): a string content becomes one text block. */
+export function sdkMessage(role: string, content: unknown): SdkMessage {
+  return { role, content: typeof content === 'string' ? [{ text: content }] : content };
 }
 
 /** Server codes for a document that would pass the size limit. */
@@ -472,45 +490,39 @@ export class SessionRepository {
   }
 
   /**
-   * Creates the agent, or replaces its agent_data while keeping its messages and created_at (one atomic
-   * pipeline update). `agentData` excludes created_at/updated_at, given apart as ISO strings (created: null
-   * keeps the stored one, else now). False when the session does not match (missing, or too large).
+   * Creates the agent, or updates it like the Strands manager's update_agent: each agent_data field given is set on
+   * its own path (so `model`, `system_prompt`, `prompt_metadata` and unknown fields survive), SessionAgent's required
+   * fields are kept or start empty, and its messages and created_at stay (one atomic update). Dates are BSON dates:
+   * `times.created` null keeps the stored one, else now. False when the session does not match (missing, too large).
    */
   async upsertAgent(
     sessionId: string,
     agentId: string,
     agentData: Record<string, unknown>,
-    times: { createdIso: string | null; updatedIso: string; now: Date },
+    times: { created: Date | null; updated: Date; now: Date },
     addedBytes: number,
   ): Promise<boolean> {
     const path = `agents.${agentId}`;
     const existing = `$${path}`;
+    const keptOr = (stored: string, initial: unknown) => ({
+      $ifNull: [`${existing}.${stored}`, { $literal: initial }],
+    });
+    const fields: Document = {};
+    for (const name of ['state', 'conversation_manager_state', '_internal_state']) {
+      fields[`${path}.agent_data.${name}`] = keptOr(`agent_data.${name}`, {});
+    }
+    for (const [name, value] of Object.entries(agentData)) fields[`${path}.agent_data.${name}`] = { $literal: value };
     try {
       const result = await this.collection.updateOne({ _id: sessionId, $expr: fitsAfterGrowth(addedBytes) }, [
         {
           $set: {
-            [path]: {
-              $mergeObjects: [
-                existing,
-                {
-                  agent_data: {
-                    $mergeObjects: [
-                      { $literal: agentData },
-                      {
-                        created_at:
-                          times.createdIso !== null
-                            ? { $literal: times.createdIso }
-                            : { $ifNull: [`${existing}.agent_data.created_at`, { $literal: times.updatedIso }] },
-                        updated_at: { $literal: times.updatedIso },
-                      },
-                    ],
-                  },
-                  created_at: { $ifNull: [`${existing}.created_at`, { $literal: times.now }] },
-                  updated_at: { $literal: times.now },
-                  messages: { $ifNull: [`${existing}.messages`, []] },
-                },
-              ],
-            },
+            ...fields,
+            [`${path}.agent_data.created_at`]:
+              times.created !== null ? { $literal: times.created } : keptOr('agent_data.created_at', times.now),
+            [`${path}.agent_data.updated_at`]: { $literal: times.updated },
+            [`${path}.created_at`]: keptOr('created_at', times.now),
+            [`${path}.updated_at`]: { $literal: times.now },
+            [`${path}.messages`]: keptOr('messages', []),
             updated_at: { $literal: times.now },
           },
         },
@@ -522,10 +534,11 @@ export class SessionRepository {
   }
 
   /**
-   * Appends messages in one atomic update. Their `message_id`s continue from the agent's highest id,
-   * computed by the database inside the update (no counter field, so SDK-written sessions work too);
-   * concurrent appends therefore never share an id. Returns the appended messages as stored, or null when
-   * the session does not match (missing, agent missing, or too large).
+   * Appends messages in one atomic update, in the shape the agent's last message has (seed 001's flattened one, ids
+   * continuing from the highest) or, for an agent without messages, the Strands SDK's `SessionMessage` with ids from 0
+   * (session.document.ts). The ids and the shape are computed by the database inside the update (no counter field,
+   * so SDK-written sessions work too); concurrent appends therefore never share an id. Returns the appended messages
+   * as stored, or null when the session does not match (missing, agent missing, or too large).
    */
   async appendMessages(
     sessionId: string,
@@ -541,20 +554,32 @@ export class SessionRepository {
     // The keyed append's record (below) takes about 128 bytes more.
     const growth = addedBytes + (writeId === null ? 0 : 128);
     const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
+    // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
+    const firstId = { $ifNull: [{ $add: [{ $max: `${list}.message_id` }, 1] }, 0] };
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
     const applied: Document = {};
     if (writeId !== null) {
       filter['applied_writes.write_id'] = { $ne: writeId };
-      const entry = {
-        write_id: { $literal: writeId },
-        agent_id: { $literal: agentId },
-        first_message_id: { $add: [{ $ifNull: [{ $max: `${list}.message_id` }, 0] }, 1] },
-      };
+      const entry = { write_id: { $literal: writeId }, agent_id: { $literal: agentId }, first_message_id: firstId };
       applied.applied_writes = {
         $slice: [{ $concatArrays: [{ $ifNull: ['$applied_writes', []] }, [entry]] }, -MAX_APPLIED_WRITES],
       };
     }
+    const stored = (message: NewMessage, index: number) => {
+      const id = { $add: ['$$first', index] };
+      const times = { created_at: { $literal: now }, updated_at: { $literal: now } };
+      const metrics = message.event_loop_metrics
+        ? { event_loop_metrics: { $literal: message.event_loop_metrics } }
+        : {};
+      const flat = { message_id: id, role: { $literal: message.role }, content: { $literal: message.content } };
+      const sdk = {
+        message: { $literal: sdkMessage(message.role, message.content) },
+        message_id: id,
+        redact_message: null,
+      };
+      return { $cond: ['$$flat', { ...flat, ...times, ...metrics }, { ...sdk, ...times, ...metrics }] };
+    };
     try {
       const updated = await this.collection.findOneAndUpdate(
         filter,
@@ -564,21 +589,15 @@ export class SessionRepository {
               ...applied,
               [`${path}.messages`]: {
                 $let: {
-                  vars: { last: { $ifNull: [{ $max: `${list}.message_id` }, 0] } },
+                  vars: {
+                    first: firstId,
+                    // Seed 001's shape when the last message has a top-level role.
+                    flat: {
+                      $eq: [{ $type: { $getField: { field: 'role', input: { $arrayElemAt: [list, -1] } } } }, 'string'],
+                    },
+                  },
                   in: {
-                    $concatArrays: [
-                      { $ifNull: [list, []] },
-                      messages.map((message, index) => ({
-                        message_id: { $add: ['$$last', index + 1] },
-                        role: { $literal: message.role },
-                        content: { $literal: message.content },
-                        created_at: { $literal: now },
-                        updated_at: { $literal: now },
-                        ...(message.event_loop_metrics
-                          ? { event_loop_metrics: { $literal: message.event_loop_metrics } }
-                          : {}),
-                      })),
-                    ],
+                    $concatArrays: [{ $ifNull: [list, []] }, messages.map(stored)],
                   },
                 },
               },
@@ -599,30 +618,57 @@ export class SessionRepository {
     }
   }
 
-  /** Replaces a message's content (and metrics when given), keeping created_at. False when nothing matched. */
+  /**
+   * Redacts a message, keeping created_at: a seed-shaped message gets the new content, an SDK-shaped one a
+   * `redact_message` (the manager's redaction) while its `message` stays; metrics are replaced when given. One atomic
+   * update. False when nothing matched.
+   */
   async updateMessage(
     sessionId: string,
     agentId: string,
     messageId: number,
-    change: Pick<MessageDocument, 'content' | 'event_loop_metrics'>,
+    change: Pick<NewMessage, 'content' | 'event_loop_metrics'>,
     now: Date,
     addedBytes: number,
   ): Promise<boolean> {
     const path = `agents.${agentId}`;
-    const message = `${path}.messages.$[m]`;
+    const metrics = change.event_loop_metrics ? { event_loop_metrics: { $literal: change.event_loop_metrics } } : {};
+    const redaction = sdkMessage('', change.content).content;
+    const redacted = {
+      $cond: [
+        { $eq: [{ $type: '$$m.message' }, 'object'] },
+        {
+          redact_message: { role: '$$m.message.role', content: { $literal: redaction } },
+          updated_at: { $literal: now },
+          ...metrics,
+        },
+        { content: { $literal: change.content }, updated_at: { $literal: now }, ...metrics },
+      ],
+    };
     try {
       const result = await this.collection.updateOne(
         { _id: sessionId, [`${path}.messages.message_id`]: messageId, $expr: fitsAfterGrowth(addedBytes) },
-        {
-          $set: {
-            [`${message}.content`]: change.content,
-            ...(change.event_loop_metrics ? { [`${message}.event_loop_metrics`]: change.event_loop_metrics } : {}),
-            [`${message}.updated_at`]: now,
-            [`${path}.updated_at`]: now,
-            updated_at: now,
+        [
+          {
+            $set: {
+              [`${path}.messages`]: {
+                $map: {
+                  input: `$${path}.messages`,
+                  as: 'm',
+                  in: {
+                    $cond: [
+                      { $eq: ['$$m.message_id', { $literal: messageId }] },
+                      { $mergeObjects: ['$$m', redacted] },
+                      '$$m',
+                    ],
+                  },
+                },
+              },
+              [`${path}.updated_at`]: { $literal: now },
+              updated_at: { $literal: now },
+            },
           },
-        },
-        { arrayFilters: [{ 'm.message_id': messageId }] },
+        ],
       );
       return result.matchedCount === 1;
     } catch (error) {

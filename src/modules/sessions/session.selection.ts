@@ -11,15 +11,16 @@ import type { MessagesArgs } from './session.input';
 import { summaryShape, type MessageWindow, type SummaryShape } from './session.repository';
 import { messageWindow } from './session.validation';
 
-/** The stored field each field of Message reads. */
-const STORED_MESSAGE_FIELDS: Record<string, string> = {
-  messageId: 'message_id',
-  role: 'role',
-  content: 'content',
-  text: 'content',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  eventLoopMetrics: 'event_loop_metrics',
+/** The stored fields each field of Message reads (in either message shape: session.document.ts). */
+const STORED_MESSAGE_FIELDS: Record<string, string[]> = {
+  messageId: ['message_id'],
+  role: ['role', 'message'],
+  content: ['content', 'message', 'redact_message'],
+  text: ['content', 'message', 'redact_message'],
+  redacted: ['redact_message'],
+  createdAt: ['created_at'],
+  updatedAt: ['updated_at'],
+  eventLoopMetrics: ['event_loop_metrics'],
 };
 
 /**
@@ -37,7 +38,7 @@ export function messageFields(
     if (name === '__typename') continue;
     const stored = STORED_MESSAGE_FIELDS[name];
     if (!stored) return null;
-    fields.add(stored);
+    for (const field of stored) fields.add(field);
   }
   return [...fields].sort();
 }

@@ -119,7 +119,7 @@ export class SessionService {
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
-    const edges = nodes.map((message) => new LazyEdge(Message.fromDocument(message), [message.message_id]));
+    const edges = nodes.map((message) => new LazyEdge(Message.fromDocument(message, agent), [message.message_id]));
     return {
       edges,
       totalCount: page.total,
@@ -171,7 +171,7 @@ export class SessionService {
   /** Creates the session; with an idempotency key, a retry answers with the session the first call created. */
   async createSession(input: CreateSessionInput, idempotencyKey?: string | null): Promise<Session> {
     const generatedId = randomUUID();
-    checkNewSession(input.sessionId ?? generatedId, input.sessionType);
+    checkNewSession(input.sessionId ?? generatedId, input.sessionType, input.applicationName);
     const metadata = input.metadata ?? {};
     checkJsonInput(metadata, 'input.metadata', { dotsAllowed: false });
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
@@ -187,7 +187,7 @@ export class SessionService {
           return this.session(sessionId);
         }
         if (done) throw deletedSince();
-        return this.insertSession(sessionId, input.sessionType, metadata, now);
+        return this.insertSession(sessionId, input.sessionType, input.applicationName ?? null, metadata, now);
       },
     });
   }
@@ -195,13 +195,15 @@ export class SessionService {
   private async insertSession(
     sessionId: string,
     sessionType: string,
+    applicationName: string | null,
     metadata: Record<string, unknown>,
     now: Date,
   ): Promise<Session> {
-    // Field order of the seed's complete example.
+    // Field order of the seed's complete example (application_name where the Strands manager puts it).
     const document: SessionDocument = {
       _id: sessionId,
       session_id: sessionId,
+      ...(applicationName !== null ? { application_name: applicationName } : {}),
       session_type: sessionType,
       created_at: now,
       updated_at: now,
@@ -234,11 +236,17 @@ export class SessionService {
         'input.agentData.agent_id',
       );
     }
+    for (const name of Object.keys(rest)) {
+      // Each field is set on its own path (agent_data.<name>), like the Strands manager's update_agent.
+      if (name.includes('.') || name.startsWith('$') || name === '__proto__') {
+        throw new ValidationError(`input.agentData: the field name "${name}" cannot be stored.`, 'input.agentData');
+      }
+    }
     const now = new Date();
     const agentData = { agent_id: input.agentId, ...rest };
     const times = {
-      createdIso: createdAt == null ? null : isoTimestamp(createdAt, 'input.agentData.created_at'),
-      updatedIso: updatedAt == null ? now.toISOString() : isoTimestamp(updatedAt, 'input.agentData.updated_at'),
+      created: createdAt == null ? null : new Date(isoTimestamp(createdAt, 'input.agentData.created_at')),
+      updated: updatedAt == null ? now : new Date(isoTimestamp(updatedAt, 'input.agentData.updated_at')),
       now,
     };
     const addedBytes = bsonBytes(agentData) + 256;
@@ -292,7 +300,7 @@ export class SessionService {
             : null);
         if (!stored) return this.explainMiss(sessionId, field, { agentId });
         this.forget();
-        return stored.map((message) => Message.fromDocument(message));
+        return stored.map((message) => Message.fromDocument(message, { sessionId, agentId }));
       },
     });
   }
@@ -315,7 +323,7 @@ export class SessionService {
     this.forget();
     const stored = await this.repository.findMessage(sessionId, agentId, messageId);
     if (!stored) throw new NotFoundError(`Message ${messageId} not found.`, { sessionId, agentId, messageId });
-    return Message.fromDocument(stored);
+    return Message.fromDocument(stored, { sessionId, agentId });
   }
 
   /** Partial merge: one `$set` per key (a key with dots sets a nested field); the metadata stays within 1 MB. */

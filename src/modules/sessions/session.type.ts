@@ -13,7 +13,9 @@ import {
   storedObject,
   storedObjects,
   storedText,
+  storedTextOrNull,
   StoredReader,
+  wasSubstituted,
 } from '../shared/stored-values';
 import { SESSIONS_COLLECTION, type FeedbackDocument, type MessageDocument } from './session.document';
 import type { AgentSummary, SessionSummary } from './session.repository';
@@ -59,13 +61,13 @@ export class EventLoopMetrics {
   @Field(() => Float, { nullable: true })
   latencyMs!: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Float, { nullable: true, description: 'Float: an int64 count can pass 2^31.' })
   inputTokens!: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Float, { nullable: true })
   outputTokens!: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Float, { nullable: true })
   totalTokens!: number | null;
 }
 
@@ -74,6 +76,11 @@ const RATINGS = Object.values(FeedbackRating);
 
 function intOrNull(value: unknown): number | null {
   return typeof value === 'number' ? storedInt(value) : null;
+}
+
+/** A token count: Float in the schema, since an int64 count can pass 2^31 (finite numbers only). */
+function countOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 function stringOrNull(value: unknown): string | null {
@@ -96,22 +103,38 @@ export function messageText(content: unknown): string {
     .join('\n');
 }
 
+/** Where a message is stored, for the STORED_VALUE_INVALID errors of its fields. */
+export interface MessageSource {
+  sessionId: string;
+  agentId: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
 @ObjectType({
   simpleResolvers: true,
-  description: 'One message of an agent, as stored in `agents.<agentId>.messages`.',
+  description:
+    "One message of an agent, as stored in `agents.<agentId>.messages`: seed 001's flattened shape or the Strands SDK's `SessionMessage`.",
 })
 export class Message {
-  @Field(() => Int, { description: 'Increases by one per agent, from 1.' })
+  @Field(() => Int, { description: 'Increases by one per agent: from 1 (seed 001 shape) or from 0 (SDK shape).' })
   messageId!: number;
 
   @Field(() => MessageRole)
   role!: MessageRole;
 
-  @Field(() => GraphQLJSON, { description: 'Exactly as stored: a string or an array of content blocks.' })
+  @Field(() => GraphQLJSON, {
+    description: 'A string or an array of content blocks, as stored; the redaction when the message is redacted.',
+  })
   content!: unknown;
 
   @Field({ description: 'The text parts of the content, joined by new lines.' })
   text!: string;
+
+  @Field({ description: 'True when the SDK redacted it (`redact_message`): content shows the redaction only.' })
+  redacted!: boolean;
 
   @Field()
   createdAt!: Date;
@@ -124,26 +147,50 @@ export class Message {
 
   // The fromDocument/fromSummary builders set fields one by one rather than Object.assign an object literal: a page of
   // 20 sessions builds about 500 objects, and these builders led the server's own code in a heap allocation profile
-  // of the benchmark's sessionsPage; without the literals and closures it allocates 359 KB per request, not 380.
-  static fromDocument(doc: MessageDocument): Message {
+  // of the benchmark's sessionsPage; without the literals and closures it allocates 359 KB per request, not 380. For
+  // the same reason a message's StoredReader is created only when one of its fields needs a substitute.
+  static fromDocument(doc: MessageDocument, source?: MessageSource): Message {
     const metrics = doc.event_loop_metrics;
     const message = new Message();
+    // The SDK shape nests role and content in `message`; a redaction (`redact_message`) replaces what is shown.
+    const body = doc.message === undefined ? doc : isObject(doc.message) ? doc.message : EMPTY_BODY;
+    const redaction = doc.redact_message;
+    message.redacted = redaction !== undefined && redaction !== null;
+    const shown = message.redacted ? (isObject(redaction) ? redaction : EMPTY_BODY) : body;
+    let read: StoredReader | undefined;
     message.messageId = storedInt(doc.message_id);
-    message.role = storedEnum(doc.role, ROLES, MessageRole.USER);
-    message.content = doc.content ?? '';
-    message.text = messageText(doc.content);
+    if (wasSubstituted()) read = noteMessageField(read, source, 'messageId', 'message_id');
+    message.role = storedEnum(body.role, ROLES, MessageRole.USER);
+    if (wasSubstituted()) read = noteMessageField(read, source, 'role', body === doc ? 'role' : 'message.role');
+    message.content = shown.content ?? '';
+    message.text = messageText(shown.content);
     message.createdAt = storedDate(doc.created_at);
+    if (wasSubstituted()) read = noteMessageField(read, source, 'createdAt', 'created_at');
     message.updatedAt = storedDate(doc.updated_at, message.createdAt);
+    if (wasSubstituted()) read = noteMessageField(read, source, 'updatedAt', 'updated_at');
     message.eventLoopMetrics = metrics
       ? {
           latencyMs: storedFloatOrNull(metrics.accumulated_metrics?.latencyMs),
-          inputTokens: intOrNull(metrics.accumulated_usage?.inputTokens),
-          outputTokens: intOrNull(metrics.accumulated_usage?.outputTokens),
-          totalTokens: intOrNull(metrics.accumulated_usage?.totalTokens),
+          inputTokens: countOrNull(metrics.accumulated_usage?.inputTokens),
+          outputTokens: countOrNull(metrics.accumulated_usage?.outputTokens),
+          totalTokens: countOrNull(metrics.accumulated_usage?.totalTokens),
         }
       : null;
-    return message;
+    return read ? read.attach(message) : message;
   }
+}
+
+const EMPTY_BODY: { role?: unknown; content?: unknown } = {};
+
+/** Records the substitution just made for a message field, creating the message's reader on the first one. */
+function noteMessageField(
+  read: StoredReader | undefined,
+  source: MessageSource | undefined,
+  field: string,
+  storedField: string,
+): StoredReader {
+  const reader = read ?? new StoredReader(SESSIONS_COLLECTION, source?.sessionId ?? '');
+  return (reader.field(field, `agents.${source?.agentId ?? '?'}.messages.${storedField}`, null), reader);
 }
 
 @ObjectType({
@@ -163,10 +210,13 @@ export class AgentData {
   @Field(() => Int, { nullable: true })
   maxTokens!: number | null;
 
-  @Field(() => GraphQLJSON, { nullable: true })
+  @Field(() => GraphQLJSON, { nullable: true, description: "SessionAgent's state." })
   state!: unknown;
 
-  @Field(() => GraphQLJSONObject, { description: 'agent_data exactly as stored (its timestamps are ISO strings).' })
+  @Field(() => GraphQLJSON, { nullable: true, description: "SessionAgent's conversation_manager_state." })
+  conversationManagerState!: unknown;
+
+  @Field(() => GraphQLJSONObject, { description: 'agent_data exactly as stored (dates as ISO strings).' })
   raw!: Record<string, unknown>;
 }
 
@@ -204,6 +254,7 @@ export class Agent {
       temperature: storedFloatOrNull(raw.temperature),
       maxTokens: intOrNull(raw.max_tokens),
       state: raw.state ?? null,
+      conversationManagerState: raw.conversation_manager_state ?? null,
       raw,
     };
     const read = new StoredReader(SESSIONS_COLLECTION, sessionId);
@@ -213,7 +264,7 @@ export class Agent {
       `agents.${agent.agentId}.updated_at`,
       storedDate(summary.updated_at, agent.createdAt),
     );
-    agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message) : null;
+    agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message, agent) : null;
     agent.messageCount = storedInt(summary.message_count);
     return read.attach(agent);
   }
@@ -230,12 +281,14 @@ export class Feedback {
   @Field()
   createdAt!: Date;
 
-  static fromDocument(doc: FeedbackDocument): Feedback {
-    return Object.assign(new Feedback(), {
-      rating: storedEnumOrNull(doc.rating, RATINGS),
-      comment: storedText(doc.comment),
-      createdAt: storedDate(doc.created_at),
-    });
+  /** `sessionId` and `index` say where it is stored, for STORED_VALUE_INVALID errors. */
+  static fromDocument(doc: FeedbackDocument, sessionId = '', index = 0): Feedback {
+    const read = new StoredReader(SESSIONS_COLLECTION, sessionId);
+    const feedback = new Feedback();
+    feedback.rating = read.field('rating', `feedbacks.${index}.rating`, storedEnumOrNull(doc.rating, RATINGS));
+    feedback.comment = read.field('comment', `feedbacks.${index}.comment`, storedText(doc.comment, ''));
+    feedback.createdAt = read.field('createdAt', `feedbacks.${index}.created_at`, storedDate(doc.created_at));
+    return read.attach(feedback);
   }
 }
 
@@ -249,6 +302,9 @@ export class Session {
 
   @Field()
   sessionType!: string;
+
+  @Field(() => String, { nullable: true, description: 'application_name, set by the Strands MongoDB session manager.' })
+  applicationName!: string | null;
 
   @Field()
   createdAt!: Date;
@@ -289,12 +345,17 @@ export class Session {
     const read = new StoredReader(SESSIONS_COLLECTION, summary._id);
     session.sessionId = read.field('sessionId', 'session_id', storedText(summary.session_id ?? summary._id));
     session.sessionType = read.field('sessionType', 'session_type', storedText(summary.session_type, 'default'));
+    session.applicationName = read.field(
+      'applicationName',
+      'application_name',
+      storedTextOrNull(summary.application_name),
+    );
     session.createdAt = read.field('createdAt', 'created_at', storedDate(summary.created_at));
     session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
     session.feedbacks = read
       .field('feedbacks', 'feedbacks', storedObjects<FeedbackDocument>(summary.feedbacks))
-      .map((feedback) => Feedback.fromDocument(feedback));
+      .map((feedback, index) => Feedback.fromDocument(feedback, summary._id, index));
     session.agents = agents;
     session.messageCount = storedInt(messageCount);
     session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };

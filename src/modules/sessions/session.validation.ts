@@ -147,8 +147,14 @@ export function messageWindow(
   return { window, size, backward };
 }
 
-/** A new session's id (1 to 255 ASCII characters) and type (1 to 50 characters). */
-export function checkNewSession(sessionId: string, sessionType: string): void {
+/** A new session's id (1 to 255 ASCII characters), type (1 to 50 characters) and application name (≤ 255). */
+export function checkNewSession(sessionId: string, sessionType: string, applicationName?: string | null): void {
+  if (applicationName != null && applicationName.length > LIMITS.sessionIdLength) {
+    throw new ValidationError(
+      `input.applicationName may have at most ${LIMITS.sessionIdLength} characters.`,
+      'input.applicationName',
+    );
+  }
   if (sessionId.length === 0 || sessionId.length > LIMITS.sessionIdLength || !/^\p{ASCII}*$/u.test(sessionId)) {
     throw new ValidationError(
       `input.sessionId must have 1 to ${LIMITS.sessionIdLength} ASCII characters.`,

@@ -43,6 +43,14 @@ const INT_MAX = 2 ** 31 - 1;
  */
 let substituted = false;
 
+/**
+ * Whether the helper call just made substituted: for a mapper on the hot path that creates its {@link StoredReader}
+ * only for a document that needs one (`StoredReader.field` then records that same call).
+ */
+export function wasSubstituted(): boolean {
+  return substituted;
+}
+
 /** `usable`, recording whether `value` (which `usable` is read from) had to be replaced; see {@link substituted}. */
 function read(value: unknown, usable: boolean, hasDefault: boolean): boolean {
   substituted = value === undefined || value === null ? !hasDefault : !usable;

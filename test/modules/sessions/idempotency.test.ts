@@ -42,17 +42,17 @@ describe('session writes with an idempotencyKey happen once', () => {
     const call = () =>
       app.run(AppendMessagesDocument, { sessionId: 's-append', agentId: 'a1', inputs, idempotencyKey: 'm1' });
     const answers = await Promise.all([call(), call(), call()]);
-    expect(answers[0].appendMessages.map((m) => m.messageId)).toEqual([1, 2]);
+    expect(answers[0].appendMessages.map((m) => m.messageId)).toEqual([0, 1]);
     for (const answer of answers) expect(answer).toEqual(answers[0]);
     await crashAfterWrite(app.db, 'm1');
     expect(await call()).toEqual(answers[0]);
     const single = () =>
       app.run(AppendMessageDocument, { sessionId: 's-append', agentId: 'a1', input: inputs[0], idempotencyKey: 'm2' });
-    expect((await single()).appendMessage.messageId).toBe(3);
+    expect((await single()).appendMessage.messageId).toBe(2);
     await crashAfterWrite(app.db, 'm2');
-    expect((await single()).appendMessage.messageId).toBe(3);
+    expect((await single()).appendMessage.messageId).toBe(2);
     const session = await app.db.collection<StoredSession>('sessions').findOne({ _id: 's-append' });
-    expect(session!.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([1, 2, 3]);
+    expect(session!.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([0, 1, 2]);
   });
 
   it('addFeedback with a key adds one feedback however often it is retried', async () => {
@@ -97,20 +97,20 @@ describe('session writes with an idempotencyKey happen once', () => {
 
     const retried = await app.run(AppendMessagesDocument, variables);
     expect(retried).toEqual(first);
-    expect(retried.appendMessages.map((m) => m.messageId)).toEqual([1, 2]);
+    expect(retried.appendMessages.map((m) => m.messageId)).toEqual([0, 1]);
     const after = (await sessions.findOne({ _id: 's-same-ms' }))!;
-    expect(after.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([1, 2, 3, 4]);
+    expect(after.agents.a1.messages.map((m: { message_id: number }) => m.message_id)).toEqual([0, 1, 2, 3]);
   });
 
-  it('stores the seed 001 message shape: the key is recorded beside the agents, not in the messages', async () => {
+  it('stores the SDK message shape: the key is recorded beside the agents, not in the messages', async () => {
     const stored = (await app.db.collection<StoredSession>('sessions').findOne({ _id: 's-same-ms' }))!;
     expect(Object.keys(stored.agents.a1.messages[0]).sort()).toEqual([
-      'content',
       'created_at',
+      'message',
       'message_id',
-      'role',
+      'redact_message',
       'updated_at',
     ]);
-    expect(stored.applied_writes).toEqual([{ write_id: expect.any(String), agent_id: 'a1', first_message_id: 1 }]);
+    expect(stored.applied_writes).toEqual([{ write_id: expect.any(String), agent_id: 'a1', first_message_id: 0 }]);
   });
 });

@@ -36,10 +36,11 @@ describe('sessions: messages', () => {
       agentId: 'agent',
       input: { role: 'USER', content: 'Hello $there' },
     });
+    // A new agent's messages take the Strands SDK's shape: ids from 0, content as blocks.
     expect(first.appendMessage).toMatchObject({
-      messageId: 1,
+      messageId: 0,
       role: 'USER',
-      content: 'Hello $there',
+      content: [{ text: 'Hello $there' }],
       text: 'Hello $there',
       eventLoopMetrics: null,
     });
@@ -57,7 +58,7 @@ describe('sessions: messages', () => {
       },
     });
     expect(second.appendMessage).toMatchObject({
-      messageId: 2,
+      messageId: 1,
       role: 'ASSISTANT',
       text: 'Part one\npart two',
       eventLoopMetrics: { latencyMs: 12.5, inputTokens: 3, outputTokens: 4, totalTokens: 7 },
@@ -66,7 +67,7 @@ describe('sessions: messages', () => {
 
     const after = await stored(app, 'append-1');
     const agent = after.agents.agent;
-    expect(agent.messages.map((m: any) => m.message_id)).toEqual([1, 2]);
+    expect(agent.messages.map((m: any) => m.message_id)).toEqual([0, 1]);
     expect(agent.messages[1].created_at.toISOString()).toBe(second.appendMessage.createdAt);
     expect(agent.updated_at.getTime()).toBe(agent.messages[1].created_at.getTime());
     expect(after.updated_at.getTime()).toBe(agent.messages[1].created_at.getTime());
@@ -91,9 +92,9 @@ describe('sessions: messages', () => {
       ],
     });
     expect(data.appendMessages.map((m: any) => [m.messageId, m.text])).toEqual([
-      [2, 'one'],
-      [3, 'two'],
-      [4, 'three'],
+      [1, 'one'],
+      [2, 'two'],
+      [3, 'three'],
     ]);
     expect(data.appendMessages[1].eventLoopMetrics).toEqual({
       latencyMs: null,
@@ -102,7 +103,7 @@ describe('sessions: messages', () => {
       totalTokens: 11,
     });
     const doc = await stored(app, 'batch-1');
-    expect(doc.agents.agent.messages.map((m: any) => m.message_id)).toEqual([1, 2, 3, 4]);
+    expect(doc.agents.agent.messages.map((m: any) => m.message_id)).toEqual([0, 1, 2, 3]);
     expect(doc.agents.agent.messages[2].event_loop_metrics).toEqual({
       accumulated_usage: { inputTokens: 5, outputTokens: 6, totalTokens: 11 },
     });
@@ -138,7 +139,7 @@ describe('sessions: messages', () => {
     expect(data.appendMessage.messageId).toBe(42);
   });
 
-  it('200 concurrent appends get message ids 1..200 with no duplicate, gap or lost message', async () => {
+  it('200 concurrent appends get message ids 0..199 with no duplicate, gap or lost message', async () => {
     await createSessionWithAgent(app, 'concurrent-1');
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
@@ -150,12 +151,12 @@ describe('sessions: messages', () => {
       ),
     );
     const returned = results.map((result) => result.appendMessage.messageId).sort((a: number, b: number) => a - b);
-    expect(returned).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+    expect(returned).toEqual(Array.from({ length: 200 }, (_, index) => index));
     const messages = (await stored(app, 'concurrent-1')).agents.agent.messages;
     expect(messages).toHaveLength(200);
-    expect(messages.map((m: any) => m.message_id)).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+    expect(messages.map((m: any) => m.message_id)).toEqual(Array.from({ length: 200 }, (_, index) => index));
     // Each call got back its own message.
-    const byContent = new Map(messages.map((m: any) => [m.content, m.message_id]));
+    const byContent = new Map(messages.map((m: any) => [m.message.content[0].text, m.message_id]));
     results.forEach((result, index) => expect(byContent.get(`message ${index}`)).toBe(result.appendMessage.messageId));
   });
 
@@ -180,50 +181,50 @@ describe('sessions: messages', () => {
 
     it('pages forward with first/after, with totalCount and pageInfo', async () => {
       const one = await page({ first: 5 });
-      expect(ids(one)).toEqual([1, 2, 3, 4, 5]);
+      expect(ids(one)).toEqual([0, 1, 2, 3, 4]);
       expect(one.totalCount).toBe(12);
       expect(one.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
       expect(one.pageInfo.endCursor).toBe(one.edges[4].cursor);
       const two = await page({ first: 5, after: one.pageInfo.endCursor });
-      expect(ids(two)).toEqual([6, 7, 8, 9, 10]);
+      expect(ids(two)).toEqual([5, 6, 7, 8, 9]);
       expect(two.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
       const three = await page({ first: 5, after: two.pageInfo.endCursor });
-      expect(ids(three)).toEqual([11, 12]);
+      expect(ids(three)).toEqual([10, 11]);
       expect(three.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     });
 
     it('pages backward with last/before', async () => {
       const one = await page({ last: 5 });
-      expect(ids(one)).toEqual([8, 9, 10, 11, 12]);
+      expect(ids(one)).toEqual([7, 8, 9, 10, 11]);
       expect(one.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
       const two = await page({ last: 5, before: one.pageInfo.startCursor });
-      expect(ids(two)).toEqual([3, 4, 5, 6, 7]);
+      expect(ids(two)).toEqual([2, 3, 4, 5, 6]);
       const three = await page({ last: 5, before: two.pageInfo.startCursor });
-      expect(ids(three)).toEqual([1, 2]);
+      expect(ids(three)).toEqual([0, 1]);
       expect(three.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     });
 
     it('defaults to the first 50 and pages between two cursors', async () => {
-      expect(ids(await page({}))).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+      expect(ids(await page({}))).toEqual(Array.from({ length: 12 }, (_, index) => index));
       const all = await page({});
       const between = await page({ after: all.edges[2].cursor, before: all.edges[6].cursor });
-      expect(ids(between)).toEqual([4, 5, 6]);
+      expect(ids(between)).toEqual([3, 4, 5]);
     });
 
     it('filters by role, totalCount included', async () => {
       const users = await page({ role: 'USER', first: 2 });
-      expect(ids(users)).toEqual([1, 4]);
+      expect(ids(users)).toEqual([0, 3]);
       expect(users.totalCount).toBe(4);
       expect(users.edges.every((edge: any) => edge.node.role === 'USER')).toBe(true);
       const next = await page({ role: 'USER', first: 2, after: users.pageInfo.endCursor });
-      expect(ids(next)).toEqual([7, 10]);
+      expect(ids(next)).toEqual([6, 9]);
       expect(next.pageInfo.hasNextPage).toBe(false);
     });
 
     it('reads the session and the page in one aggregate that slices inside the database', async () => {
       app.commands.reset();
       const result = await page({ last: 2 });
-      expect(ids(result)).toEqual([11, 12]);
+      expect(ids(result)).toEqual([10, 11]);
       const aggregates = app.commands.events.filter((event) => event.commandName === 'aggregate');
       // The session's read computes the selected page too (session.selection.ts); no find of the whole document.
       expect(aggregates).toHaveLength(1);
@@ -247,7 +248,7 @@ describe('sessions: messages', () => {
     });
   });
 
-  it('updateMessage redacts: new content, created_at kept, updated_at refreshed at message, agent and session level', async () => {
+  it('updateMessage redacts an SDK-shaped message: redact_message written, message and created_at kept', async () => {
     await createSessionWithAgent(app, 'redact-1');
     const appended = await app.run(AppendMessagesDocument, {
       sessionId: 'redact-1',
@@ -261,19 +262,27 @@ describe('sessions: messages', () => {
     const data = await app.run(UpdateMessageDocument, {
       sessionId: 'redact-1',
       agentId: 'agent',
-      messageId: 1,
+      messageId: 0,
       input: { content: 'my card is [REDACTED]' },
     });
-    expect(data.updateMessage).toMatchObject({ messageId: 1, role: 'USER', content: 'my card is [REDACTED]' });
+    expect(data.updateMessage).toMatchObject({
+      messageId: 0,
+      role: 'USER',
+      content: [{ text: 'my card is [REDACTED]' }],
+      text: 'my card is [REDACTED]',
+      redacted: true,
+    });
     expect(data.updateMessage.createdAt).toBe(appended.appendMessages[0].createdAt);
     expect(new Date(data.updateMessage.updatedAt).getTime()).toBeGreaterThan(
       new Date(data.updateMessage.createdAt).getTime(),
     );
     const doc = await stored(app, 'redact-1');
     const [first, second] = doc.agents.agent.messages;
-    expect(first.content).toBe('my card is [REDACTED]');
+    // The manager's redaction: the original stays in `message` (never served), the redaction beside it.
+    expect(first.redact_message).toEqual({ role: 'user', content: [{ text: 'my card is [REDACTED]' }] });
+    expect(first.message).toEqual({ role: 'user', content: [{ text: 'my card is 4111 1111 1111 1111' }] });
     expect(first.created_at.toISOString()).toBe(appended.appendMessages[0].createdAt);
-    expect(second.content).toBe('noted');
+    expect(second.redact_message).toBeNull();
     expect(second.updated_at.toISOString()).toBe(appended.appendMessages[1].updatedAt);
     expect(doc.agents.agent.updated_at.toISOString()).toBe(data.updateMessage.updatedAt);
     expect(doc.updated_at.toISOString()).toBe(data.updateMessage.updatedAt);

@@ -103,8 +103,9 @@ describe('sessions: mutations', () => {
       max_tokens: 512,
       state: { topic: 'billing' },
       conversation_manager_state: {},
-      created_at: '2024-01-15T09:00:00.000Z',
-      updated_at: upsertAgent.updatedAt,
+      _internal_state: {},
+      created_at: new Date('2024-01-15T09:00:00.000Z'),
+      updated_at: new Date(upsertAgent.updatedAt),
     });
     expect(agent.created_at).toEqual(new Date(upsertAgent.createdAt));
     expect(agent.updated_at).toEqual(new Date(upsertAgent.updatedAt));
@@ -113,7 +114,7 @@ describe('sessions: mutations', () => {
     expect(doc.updated_at).toEqual(agent.updated_at);
   });
 
-  it('upsertAgent on an existing agent replaces agent_data and keeps its messages and creation times', async () => {
+  it('upsertAgent on an existing agent sets each given field, keeps the others, its messages and creation times', async () => {
     const before = (await stored(sessionAlice._id)).agents['support-agent'];
     await tick();
     const { upsertAgent } = await app.run(UpsertAgentDocument, {
@@ -123,19 +124,20 @@ describe('sessions: mutations', () => {
     expect(upsertAgent).toMatchObject({
       agentId: 'support-agent',
       messageCount: 4,
-      agentData: { model: 'claude-3-opus', systemPrompt: null },
+      agentData: { model: 'claude-3-opus', systemPrompt: 'You are a helpful customer support agent.' },
     });
     const doc = await stored(sessionAlice._id);
     const agent = doc.agents['support-agent'];
     expect(agent.messages).toEqual(before.messages);
     expect(agent.created_at).toEqual(before.created_at);
     expect(agent.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    // Like the Strands manager's update_agent: one path per field, so the fields not given survive.
     expect(agent.agent_data).toEqual({
-      agent_id: 'support-agent',
+      ...before.agent_data,
       model: 'claude-3-opus',
       state: { conversation_count: 6 },
-      created_at: '2024-01-15T09:00:00.000Z',
-      updated_at: agent.updated_at.toISOString(),
+      updated_at: agent.updated_at,
+      _internal_state: {},
     });
     expect(doc.agents['translator-agent']).toEqual(sessionAlice.agents['translator-agent']);
     expect(Object.keys(doc.agents)).toEqual(['support-agent', 'translator-agent']);

@@ -19,6 +19,7 @@ function expectedMessage(message: (typeof sessionAlice)['agents']['support-agent
     role: message.role.toUpperCase(),
     content: message.content,
     text: message.content,
+    redacted: false,
     createdAt: iso(message.created_at),
     updatedAt: iso(message.updated_at),
     eventLoopMetrics: metrics
@@ -91,7 +92,7 @@ describe('sessions: the seed 001 document shape', () => {
     });
   });
 
-  it('writes sessions built through the API in the seed shape: field names, BSON dates, int32 message ids', async () => {
+  it("writes sessions built through the API: seed 001's session fields, the SDK's message shape, BSON dates", async () => {
     await app.run(CreateSessionDocument, {
       input: {
         sessionId: 'built-1',
@@ -154,25 +155,27 @@ describe('sessions: the seed 001 document shape', () => {
     expect(agent.created_at).toBeInstanceOf(Date);
     expect(agent.updated_at).toBeInstanceOf(Date);
     expect(agent.agent_data.agent_id.toString()).toBe('support-agent');
-    // agent_data keeps the SDK's ISO strings, the agent level has BSON dates.
-    expect(typeof agent.agent_data.created_at.valueOf()).toBe('string');
-    expect(new Date(agent.agent_data.created_at.toString()).toISOString()).toBe(agent.agent_data.created_at.toString());
+    // BSON dates at every level, as the Strands manager stores them.
+    expect(agent.agent_data.created_at).toBeInstanceOf(Date);
+    expect(agent.agent_data.updated_at).toBeInstanceOf(Date);
 
     expect(agent.messages).toHaveLength(2);
     const [user, assistant] = agent.messages;
-    expect(Object.keys(user)).toEqual(['message_id', 'role', 'content', 'created_at', 'updated_at']);
+    // A new agent's messages: the Strands SDK's SessionMessage fields (ids from 0, its index).
+    expect(Object.keys(user)).toEqual(['message', 'message_id', 'redact_message', 'created_at', 'updated_at']);
     expect(Object.keys(assistant)).toEqual([
+      'message',
       'message_id',
-      'role',
-      'content',
+      'redact_message',
       'created_at',
       'updated_at',
       'event_loop_metrics',
     ]);
     expect(user.message_id).toBeInstanceOf(Int32);
-    expect([user.message_id.valueOf(), assistant.message_id.valueOf()]).toEqual([1, 2]);
+    expect([user.message_id.valueOf(), assistant.message_id.valueOf()]).toEqual([0, 1]);
     expect(assistant.message_id).toBeInstanceOf(Int32);
-    expect(user.role.toString()).toBe('user');
+    expect(user.message.role.toString()).toBe('user');
+    expect(user.redact_message).toBeNull();
     expect(user.created_at).toBeInstanceOf(Date);
     expect(user.updated_at).toBeInstanceOf(Date);
 
@@ -181,7 +184,13 @@ describe('sessions: the seed 001 document shape', () => {
       accumulated_metrics: { latencyMs: 245 },
       accumulated_usage: { inputTokens: 28, outputTokens: 24, totalTokens: 52 },
     });
-    expect(promoted.agents['support-agent'].messages[1].content).toEqual([{ type: 'text', text: 'Hello!' }]);
+    expect(promoted.agents['support-agent'].messages[1].message).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello!' }],
+    });
+    expect(promoted.agents['support-agent'].messages[0].message.content).toEqual([
+      { text: 'Hi, I have a question about my billing.' },
+    ]);
     expect(promoted.metadata).toEqual({ priority: 'high', custom_data: { tier: 'premium' } });
     expect(promoted.feedbacks[0]).toMatchObject({ rating: 'up', comment: 'Great' });
     expect(promoted.session_type).toBe('customer_support');
