@@ -119,7 +119,7 @@ export class SessionService {
     if (!page) throw new NotFoundError(`Agent ${agent.agentId} not found in session ${agent.sessionId}.`);
     const more = page.page.length > size;
     const nodes = more ? (backward ? page.page.slice(1) : page.page.slice(0, size)) : page.page;
-    const edges = nodes.map((message) => new LazyEdge(Message.fromDocument(message), [message.message_id]));
+    const edges = nodes.map((message) => new LazyEdge(Message.fromDocument(message, agent), [message.message_id]));
     return {
       edges,
       totalCount: page.total,
@@ -292,7 +292,7 @@ export class SessionService {
             : null);
         if (!stored) return this.explainMiss(sessionId, field, { agentId });
         this.forget();
-        return stored.map((message) => Message.fromDocument(message));
+        return stored.map((message) => Message.fromDocument(message, { sessionId, agentId }));
       },
     });
   }
@@ -315,7 +315,7 @@ export class SessionService {
     this.forget();
     const stored = await this.repository.findMessage(sessionId, agentId, messageId);
     if (!stored) throw new NotFoundError(`Message ${messageId} not found.`, { sessionId, agentId, messageId });
-    return Message.fromDocument(stored);
+    return Message.fromDocument(stored, { sessionId, agentId });
   }
 
   /** Partial merge: one `$set` per key (a key with dots sets a nested field); the metadata stays within 1 MB. */
@@ -360,7 +360,7 @@ export class SessionService {
           await this.explainMiss(sessionId, 'input');
         }
         this.forget();
-        return Feedback.fromDocument(feedback);
+        return Feedback.fromDocument(feedback, sessionId);
       },
     });
   }

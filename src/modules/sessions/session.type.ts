@@ -16,7 +16,8 @@ import {
   StoredReader,
 } from '../shared/stored-values';
 import { SESSIONS_COLLECTION, type FeedbackDocument, type MessageDocument } from './session.document';
-import type { AgentSummary, SessionSummary } from './session.repository';
+import type { AgentRef, AgentSummary, SessionSummary } from './session.repository';
+import { Node } from '../shared/node';
 
 /** Stored as the seed's lower-case strings; GraphQL shows the upper-case names. */
 export enum MessageRole {
@@ -98,6 +99,7 @@ export function messageText(content: unknown): string {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'One message of an agent, as stored in `agents.<agentId>.messages`.',
 })
 export class Message {
@@ -122,12 +124,18 @@ export class Message {
   @Field(() => EventLoopMetrics, { nullable: true })
   eventLoopMetrics!: EventLoopMetrics | null;
 
+  /** The agent holding the message: its global id and back-references read them. */
+  sessionId!: string;
+  agentId!: string;
+
   // The fromDocument/fromSummary builders set fields one by one rather than Object.assign an object literal: a page of
   // 20 sessions builds about 500 objects, and these builders led the server's own code in a heap allocation profile
   // of the benchmark's sessionsPage; without the literals and closures it allocates 359 KB per request, not 380.
-  static fromDocument(doc: MessageDocument): Message {
+  static fromDocument(doc: MessageDocument, owner: AgentRef): Message {
     const metrics = doc.event_loop_metrics;
     const message = new Message();
+    message.sessionId = owner.sessionId;
+    message.agentId = owner.agentId;
     message.messageId = storedInt(doc.message_id);
     message.role = storedEnum(doc.role, ROLES, MessageRole.USER);
     message.content = doc.content ?? '';
@@ -170,7 +178,7 @@ export class AgentData {
   raw!: Record<string, unknown>;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An agent of a session (`agents.<agentId>`).' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'An agent of a session (`agents.<agentId>`).' })
 export class Agent {
   @Field()
   agentId!: string;
@@ -213,7 +221,7 @@ export class Agent {
       `agents.${agent.agentId}.updated_at`,
       storedDate(summary.updated_at, agent.createdAt),
     );
-    agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message) : null;
+    agent.lastMessage = summary.last_message ? Message.fromDocument(summary.last_message, agent) : null;
     agent.messageCount = storedInt(summary.message_count);
     return read.attach(agent);
   }
@@ -230,8 +238,12 @@ export class Feedback {
   @Field()
   createdAt!: Date;
 
-  static fromDocument(doc: FeedbackDocument): Feedback {
+  /** The session it is in (the `session` back-reference reads it). */
+  sessionId!: string;
+
+  static fromDocument(doc: FeedbackDocument, sessionId: string): Feedback {
     return Object.assign(new Feedback(), {
+      sessionId,
       rating: storedEnumOrNull(doc.rating, RATINGS),
       comment: storedText(doc.comment),
       createdAt: storedDate(doc.created_at),
@@ -241,6 +253,7 @@ export class Feedback {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.',
 })
 export class Session {
@@ -294,7 +307,7 @@ export class Session {
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
     session.feedbacks = read
       .field('feedbacks', 'feedbacks', storedObjects<FeedbackDocument>(summary.feedbacks))
-      .map((feedback) => Feedback.fromDocument(feedback));
+      .map((feedback) => Feedback.fromDocument(feedback, summary._id));
     session.agents = agents;
     session.messageCount = storedInt(messageCount);
     session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };
