@@ -120,7 +120,11 @@ class RequestLoaders implements Loaders {
     return (this.runLoaders ??= createRunLoaders(new TaskRepository(this.db), this.settings));
   }
   get nodes(): NodeLoaders {
-    return (this.nodeLoaders ??= createNodeLoaders(new SessionRepository(this.db), this.settings));
+    return (this.nodeLoaders ??= createNodeLoaders(
+      new SessionRepository(this.db),
+      new TaskRepository(this.db),
+      this.settings,
+    ));
   }
 }
 

@@ -8,6 +8,7 @@ interface NodeKeys {
   Experience: [experienceId: string];
   Task: [taskId: string];
   PlanPattern: [patternId: string];
+  Action: [taskId: string, iteration: number];
 }
 
 export type NodeType = keyof NodeKeys;
@@ -20,6 +21,7 @@ const KEY_PARTS: { [T in NodeType]: ReadonlyArray<'string' | 'number'> } = {
   Experience: ['string'],
   Task: ['string'],
   PlanPattern: ['string'],
+  Action: ['string', 'number'],
 };
 
 /** A decoded global id: the type and its key. */

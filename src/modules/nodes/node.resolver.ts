@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from '
 import type { Context } from '../../context';
 import { Experience } from '../experiences/experience.type';
 import { PlanPattern } from '../plans/plan.type';
+import { Action } from '../runs/run.type';
 import { Agent, Feedback, Message, Session } from '../sessions/session.type';
 import { Task } from '../tasks/task.type';
 import { globalId } from './node.id';
@@ -103,6 +104,19 @@ export class PlanPatternNodeResolver {
   }
 }
 
+@Resolver(() => Action)
+export class ActionNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() action: Action): string {
+    return globalId('Action', action.taskId, action.iteration);
+  }
+
+  @FieldResolver(() => Task, { nullable: true, description: 'The task whose run this iteration is.' })
+  task(@Root() action: Action, @Ctx() ctx: Context): Promise<Task | null> {
+    return ctx.services.nodes.task(action.taskId);
+  }
+}
+
 /** The resolvers of this module, for the schema's list. */
 export const NODE_RESOLVERS = [
   NodeResolver,
@@ -113,4 +127,5 @@ export const NODE_RESOLVERS = [
   ExperienceNodeResolver,
   TaskNodeResolver,
   PlanPatternNodeResolver,
+  ActionNodeResolver,
 ] as const;

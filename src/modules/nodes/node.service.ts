@@ -8,7 +8,7 @@ import { toExperience } from '../experiences/experience.type';
 import { toPlanPattern } from '../plans/plan.type';
 import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
 import type { Agent, Session } from '../sessions/session.type';
-import { toTask } from '../tasks/task.type';
+import { toTask, type Task } from '../tasks/task.type';
 import { parseGlobalId, type NodeKey } from './node.id';
 import { asNode, type Node } from '../shared/node';
 
@@ -47,6 +47,12 @@ export class NodeService {
     return this.loaders.sessions.sessionById.load({ sessionId, shape: FULL_SUMMARY });
   }
 
+  /** A task as stored now, null when it does not exist. */
+  async task(taskId: string): Promise<Task | null> {
+    const document = await this.loaders.tasks.taskById.load(taskId);
+    return document && toTask(document);
+  }
+
   async agent({ sessionId, agentId }: AgentRef): Promise<Agent | null> {
     return (await this.session(sessionId))?.agents.find((agent) => agent.agentId === agentId) ?? null;
   }
@@ -68,10 +74,10 @@ export class NodeService {
         const document = await this.loaders.experiences.experienceById.load(key[0]);
         return document && toExperience(document);
       }
-      case 'Task': {
-        const document = await this.loaders.tasks.taskById.load(key[0]);
-        return document && toTask(document);
-      }
+      case 'Task':
+        return this.task(key[0]);
+      case 'Action':
+        return this.loaders.nodes.actionById.load({ taskId: key[0], iteration: key[1] });
       case 'PlanPattern': {
         const document = await this.loaders.plans.planPatternById.load(key[0]);
         return document && toPlanPattern(document);

@@ -1,5 +1,35 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { BATCHING_LIMITS, experienceId, patternId, seedRelations, sessionId, taskId } from '../../support/relations';
+const sessionId = (index: number) => `ns-${index}`;
+const experienceId = (index: number) => `ne-${index}`;
+const taskId = (index: number) => `nt-${index}`;
+const patternId = (index: number) => `np-${index}`;
+
+/** Two of each type: sessions with agents planner and writer (the same agentIds in both) of three messages each. */
+async function seed(app: TestApp): Promise<void> {
+  for (const index of [1, 2]) {
+    await app.run(`mutation { createSession(input: { sessionId: "${sessionId(index)}" }) { sessionId } }`);
+    for (const agent of ['planner', 'writer']) {
+      await app.run(
+        `mutation ($inputs: [AppendMessageInput!]!) {
+          upsertAgent(sessionId: "${sessionId(index)}", input: { agentId: "${agent}", agentData: {} }) { agentId }
+          appendMessages(sessionId: "${sessionId(index)}", agentId: "${agent}", inputs: $inputs) { messageId } }`,
+        {
+          inputs: [1, 2, 3].map((m) => ({ role: 'USER', content: `${agent} of session ${index}, message ${m}` })),
+        },
+      );
+    }
+    await app.run(
+      `mutation { recordExperience(input: { experienceId: "${experienceId(index)}", primaryGoalDescription: "g",
+        subTaskDescription: "s", initiatingAgentId: "planner", finalOutcome: SUCCESS }) { experienceId } }`,
+    );
+    await app.run(
+      `mutation { recordTask(input: { taskId: "${taskId(index)}", originalQuery: "q", goal: "g", status: COMPLETED }) { taskId }
+        recordAction(taskId: "${taskId(index)}", input: { mode: FAST, thinking: "Look the facility up first", toolCalls: [] }) { taskId } }`,
+    );
+  }
+  // Plan patterns come from learning; inserted as stored, the fields read fall back to their defaults.
+  await app.db.collection('plan_patterns').insertMany([1, 2].map((index) => ({ patternId: patternId(index) })));
+}
 
 const NODE_FIELDS = `__typename id
   ... on Session { sessionId }
@@ -7,7 +37,8 @@ const NODE_FIELDS = `__typename id
   ... on Message { messageId text }
   ... on Experience { experienceId }
   ... on Task { taskId }
-  ... on PlanPattern { patternId }`;
+  ... on PlanPattern { patternId }
+  ... on Action { iteration thinking }`;
 
 const encode = (text: string) => Buffer.from(text).toString('base64url');
 
@@ -17,8 +48,8 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
-    app = await createTestApp({ config: BATCHING_LIMITS });
-    await seedRelations(app.db, (query, variables) => app.run(query, variables));
+    app = await createTestApp();
+    await seed(app);
     for (const index of [1, 2]) {
       const { session } = await app.run(
         `query { session(id: "${sessionId(index)}") { id agents { id agentId messages(first: 2) { edges { node { id messageId } } } } } }`,
@@ -30,10 +61,11 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
           ids.set(`Message ${index} ${agent.agentId} ${node.messageId}`, node.id);
       }
       const { experience, task, planPattern } = await app.run(
-        `query { experience(id: "${experienceId(index)}") { id } task(id: "${taskId(index)}") { id } planPattern(id: "${patternId(index)}") { id } }`,
+        `query { experience(id: "${experienceId(index)}") { id } task(id: "${taskId(index)}") { id actions { id } } planPattern(id: "${patternId(index)}") { id } }`,
       );
       ids.set(`Experience ${index}`, experience.id);
       ids.set(`Task ${index}`, task.id);
+      ids.set(`Action ${index} 0`, task.actions[0].id);
       ids.set(`PlanPattern ${index}`, planPattern.id);
     }
   });
@@ -47,6 +79,7 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       'Experience 1': { __typename: 'Experience', experienceId: experienceId(1) },
       'Task 1': { __typename: 'Task', taskId: taskId(1) },
       'PlanPattern 1': { __typename: 'PlanPattern', patternId: patternId(1) },
+      'Action 1 0': { __typename: 'Action', iteration: 0, thinking: 'Look the facility up first' },
     };
     for (const [name, fields] of Object.entries(expected)) {
       const id = ids.get(name)!;
@@ -66,9 +99,9 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     app.commands.reset();
     const { nodes } = await app.run(`query ($ids: [ID!]!) { nodes(ids: $ids) { ${NODE_FIELDS} } }`, { ids: all });
     expect(nodes.map((node: { id: string }) => node.id)).toEqual(all);
-    // sessions: one summary read (sessions and agents) and one message read; one each for the three other types.
+    // sessions: one summary read (sessions and agents) and one message read; one each for the four other types.
     expect(app.commands.count('aggregate', 'sessions') + app.commands.count('find', 'sessions')).toBe(2);
-    expect(app.commands.count()).toBe(5);
+    expect(app.commands.count()).toBe(6);
 
     app.commands.reset();
     const unbatched = await app.execute(
@@ -86,6 +119,7 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       encode(`Agent:["${sessionId(1)}","nobody"]`),
       encode(`Message:["${sessionId(1)}","writer",999]`),
       encode('Task:["no-such-task"]'),
+      encode(`Action:["${taskId(1)}",7]`),
     ];
     const { node, nodes } = await app.run(
       `query ($id: ID!, $ids: [ID!]!) { node(id: $id) { id } nodes(ids: $ids) { id } }`,
@@ -95,7 +129,7 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       },
     );
     expect(node).toBeNull();
-    expect(nodes).toEqual([{ id: ids.get('Task 1') }, null, null, null, null]);
+    expect(nodes).toEqual([{ id: ids.get('Task 1') }, null, null, null, null, null]);
   });
 
   it.each([
@@ -175,5 +209,21 @@ describe('mutation results refer back to what the write changed', () => {
         finalOutcome: SUCCESS, sessionId: "s1" }) { id session { id } } }`,
     );
     expect(recordExperience.session.id).toBe(upsertAgent.session.id);
+  });
+
+  it("recordAction's action has a global id and refers to its task", async () => {
+    const { recordTask } = await app.run(
+      `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { id } }`,
+    );
+    const { recordAction } = await app.run(
+      `mutation { recordAction(taskId: "t1", input: { mode: FAST, thinking: "look", toolCalls: [] }) {
+        action { id iteration task { id } } task { id } } }`,
+    );
+    expect(recordAction.action.task).toEqual({ id: recordTask.id });
+    expect(recordAction.task).toEqual({ id: recordTask.id });
+    const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ... on Action { iteration } } }`, {
+      id: recordAction.action.id,
+    });
+    expect(node).toEqual({ iteration: recordAction.action.iteration });
   });
 });
