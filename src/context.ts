@@ -12,6 +12,8 @@ import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loader
 import { PlanPatternRepository } from './modules/plans/plan.repository';
 import { PlanService } from './modules/plans/plan.service';
 import { ReembedService } from './modules/reembed/reembed.service';
+import { createNodeLoaders, type NodeLoaders } from './modules/nodes/node.loaders';
+import { NodeService } from './modules/nodes/node.service';
 import { actionEnricherFor } from './modules/runs/run.action-enricher';
 import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
 import { RunService } from './modules/runs/run.service';
@@ -59,6 +61,7 @@ export interface Services {
   insights: InsightService;
   learning: LearningService;
   runs: RunService;
+  nodes: NodeService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -68,6 +71,7 @@ export interface Loaders {
   tasks: TaskLoaders;
   plans: PlanLoaders;
   runs: RunLoaders;
+  nodes: NodeLoaders;
 }
 
 export interface ContextOptions {
@@ -92,6 +96,7 @@ class RequestLoaders implements Loaders {
   private taskLoaders?: TaskLoaders;
   private planLoaders?: PlanLoaders;
   private runLoaders?: RunLoaders;
+  private nodeLoaders?: NodeLoaders;
 
   constructor(
     private readonly db: Db,
@@ -113,6 +118,13 @@ class RequestLoaders implements Loaders {
   get runs(): RunLoaders {
     // Runs are stored in their task documents.
     return (this.runLoaders ??= createRunLoaders(new TaskRepository(this.db), this.settings));
+  }
+  get nodes(): NodeLoaders {
+    return (this.nodeLoaders ??= createNodeLoaders(
+      new SessionRepository(this.db),
+      new TaskRepository(this.db),
+      this.settings,
+    ));
   }
 }
 
@@ -181,6 +193,9 @@ class RequestServices implements Services {
           this.deps.config.idempotencyTtlHours,
         ),
     );
+  }
+  get nodes() {
+    return this.once('nodes', () => new NodeService(this.loaders));
   }
 }
 

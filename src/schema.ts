@@ -13,6 +13,8 @@ import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightResolver } from './modules/insights/insight.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { BackupResolver } from './modules/backup/backup.resolver';
+import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
+import { resolveNodeTypes } from './modules/shared/node';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 import { renderWideNumbers } from './modules/shared/json-output';
@@ -47,6 +49,7 @@ export const resolvers = [
   InsightEvidenceResolver,
   ApiKeyResolver,
   BackupResolver,
+  ...NODE_RESOLVERS,
 ] as const;
 
 /** Builds the executable schema from the type-graphql classes; refuses one whose root fields lack a role. */
@@ -62,6 +65,7 @@ export async function buildAppSchema(): Promise<GraphQLSchema> {
   rootFieldRoles(schema, resolvers);
   reportStoredValues(schema, STORED_TYPES);
   renderWideNumbers(schema);
+  resolveNodeTypes(schema);
   return schema;
 }
 

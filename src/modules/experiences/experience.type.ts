@@ -20,6 +20,7 @@ import {
   embeddingKey,
   type ExperienceDocument,
 } from './experience.document';
+import { Node } from '../shared/node';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
@@ -83,6 +84,7 @@ export class ExperienceEmbeddings {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description:
     'What an agent did for one (sub-)task, how it went, and what was learned (collection eat_agent_experiences).',
 })

@@ -11,6 +11,7 @@ import {
   StoredReader,
 } from '../shared/stored-values';
 import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument } from './plan.document';
+import { Node } from '../shared/node';
 
 @ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {
@@ -26,6 +27,7 @@ export class PlanStep {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A plan that runs of one kind of goal used (collection plan_patterns), with how it fared.',
 })
 export class PlanPattern {

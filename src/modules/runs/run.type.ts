@@ -2,6 +2,7 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ActionMode, ActionProgress, Relevance, ToolOutcome, type ActionDocument } from '../tasks/task.document';
 import { Task } from '../tasks/task.type';
+import { Node } from '../shared/node';
 
 export { ActionMode, ActionProgress, Relevance, ToolOutcome };
 
@@ -65,7 +66,11 @@ export class ToolCall {
   relevance!: Relevance | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: "One iteration of an agent's run (seed 004 actions)." })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: "One iteration of an agent's run (seed 004 actions).",
+})
 export class Action {
   @Field(() => Int, { description: '0-based, sequential per task.' })
   iteration!: number;
@@ -99,6 +104,9 @@ export class Action {
 
   @Field(() => Hypothesis)
   hypothesis!: Hypothesis;
+
+  /** The task whose run this is: its global id and `task` read it. */
+  taskId!: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'What recordAction stored.' })
@@ -168,8 +176,9 @@ export class StuckTask {
   lastActionAt!: Date;
 }
 
-export function toAction(document: ActionDocument): Action {
+export function toAction(document: ActionDocument, taskId: string): Action {
   return {
+    taskId,
     iteration: document.iteration,
     timestamp: document.timestamp,
     mode: document.mode,

@@ -125,6 +125,11 @@ export interface AgentRef {
   agentId: string;
 }
 
+/** A message of an agent. */
+export interface MessageRef extends AgentRef {
+  messageId: number;
+}
+
 /** Map key of an agent in `messagePages` results. */
 export function messagePageKey(agent: AgentRef): string {
   return JSON.stringify([agent.sessionId, agent.agentId]);
@@ -804,6 +809,49 @@ export class SessionRepository {
         { $match: filter },
         { $group: { _id: `$${field}`, count: { $sum: 1 } } },
         { $sort: { count: -1, _id: 1 } },
+      ])
+      .toArray();
+  }
+
+  /**
+   * The messages of many agents by id, in one aggregate: per agent asked for, its messages whose ids any of `messages`
+   * asks for (the caller picks its own from them).
+   */
+  async findMessages(messages: readonly MessageRef[]): Promise<Array<AgentRef & { messages: MessageDocument[] }>> {
+    return this.collection
+      .aggregate<AgentRef & { messages: MessageDocument[] }>([
+        { $match: { _id: { $in: [...new Set(messages.map((message) => message.sessionId))] } } },
+        {
+          $project: {
+            agent: {
+              $filter: {
+                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
+                as: 'a',
+                cond: {
+                  $and: [
+                    { $in: ['$$a.k', { $literal: [...new Set(messages.map((message) => message.agentId))] }] },
+                    { $eq: [{ $type: '$$a.v' }, 'object'] },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        { $unwind: '$agent' },
+        {
+          $project: {
+            _id: 0,
+            sessionId: '$_id',
+            agentId: '$agent.k',
+            messages: {
+              $filter: {
+                input: ARRAY_OR_EMPTY('$agent.v.messages'),
+                as: 'm',
+                cond: { $in: ['$$m.message_id', { $literal: [...new Set(messages.map((m) => m.messageId))] }] },
+              },
+            },
+          },
+        },
       ])
       .toArray();
   }

@@ -368,7 +368,7 @@ export class SessionService {
           await this.explainMiss(sessionId, 'input');
         }
         this.forget();
-        return Feedback.fromDocument(feedback);
+        return Feedback.fromDocument(feedback, sessionId);
       },
     });
   }

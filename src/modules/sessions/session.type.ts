@@ -18,7 +18,8 @@ import {
   wasSubstituted,
 } from '../shared/stored-values';
 import { SESSIONS_COLLECTION, type FeedbackDocument, type MessageDocument } from './session.document';
-import type { AgentSummary, SessionSummary } from './session.repository';
+import type { AgentRef, AgentSummary, SessionSummary } from './session.repository';
+import { Node } from '../shared/node';
 
 /** Stored as the seed's lower-case strings; GraphQL shows the upper-case names. */
 export enum MessageRole {
@@ -115,6 +116,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description:
     "One message of an agent, as stored in `agents.<agentId>.messages`: seed 001's flattened shape or the Strands SDK's `SessionMessage`.",
 })
@@ -145,13 +147,19 @@ export class Message {
   @Field(() => EventLoopMetrics, { nullable: true })
   eventLoopMetrics!: EventLoopMetrics | null;
 
+  /** The agent holding the message: its global id and back-references read them. */
+  sessionId!: string;
+  agentId!: string;
+
   // The fromDocument/fromSummary builders set fields one by one rather than Object.assign an object literal: a page of
   // 20 sessions builds about 500 objects, and these builders led the server's own code in a heap allocation profile
   // of the benchmark's sessionsPage; without the literals and closures it allocates 359 KB per request, not 380. For
   // the same reason a message's StoredReader is created only when one of its fields needs a substitute.
-  static fromDocument(doc: MessageDocument, source?: MessageSource): Message {
+  static fromDocument(doc: MessageDocument, source: MessageSource): Message {
     const metrics = doc.event_loop_metrics;
     const message = new Message();
+    message.sessionId = source.sessionId;
+    message.agentId = source.agentId;
     // The SDK shape nests role and content in `message`; a redaction (`redact_message`) replaces what is shown.
     const body = doc.message === undefined ? doc : isObject(doc.message) ? doc.message : EMPTY_BODY;
     const redaction = doc.redact_message;
@@ -220,7 +228,7 @@ export class AgentData {
   raw!: Record<string, unknown>;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An agent of a session (`agents.<agentId>`).' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'An agent of a session (`agents.<agentId>`).' })
 export class Agent {
   @Field()
   agentId!: string;
@@ -281,10 +289,14 @@ export class Feedback {
   @Field()
   createdAt!: Date;
 
-  /** `sessionId` and `index` say where it is stored, for STORED_VALUE_INVALID errors. */
-  static fromDocument(doc: FeedbackDocument, sessionId = '', index = 0): Feedback {
+  /** The session it is in (the `session` back-reference reads it). */
+  sessionId!: string;
+
+  /** `index` says where it is stored, for STORED_VALUE_INVALID errors. */
+  static fromDocument(doc: FeedbackDocument, sessionId: string, index = 0): Feedback {
     const read = new StoredReader(SESSIONS_COLLECTION, sessionId);
     const feedback = new Feedback();
+    feedback.sessionId = sessionId;
     feedback.rating = read.field('rating', `feedbacks.${index}.rating`, storedEnumOrNull(doc.rating, RATINGS));
     feedback.comment = read.field('comment', `feedbacks.${index}.comment`, storedText(doc.comment, ''));
     feedback.createdAt = read.field('createdAt', `feedbacks.${index}.created_at`, storedDate(doc.created_at));
@@ -294,6 +306,7 @@ export class Feedback {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A session of the agent SDK session store (seed 001): one document of `sessions`.',
 })
 export class Session {

@@ -346,6 +346,30 @@ export class TaskRepository {
    * Up to `limit` actions from iteration `fromIteration` on, of each task in `taskIds`, sorted by iteration. One
    * aggregation; the slicing happens in the database, so a small page never loads a long run.
    */
+  /** Actions of many tasks by iteration, in one aggregate: per task, its actions whose iteration any ref asks for. */
+  findActions(
+    refs: ReadonlyArray<{ taskId: string; iteration: number }>,
+  ): Promise<Array<{ taskId: string; actions: ActionDocument[] }>> {
+    return this.collection
+      .aggregate<{ taskId: string; actions: ActionDocument[] }>([
+        { $match: { taskId: { $in: [...new Set(refs.map((ref) => ref.taskId))] } } },
+        {
+          $project: {
+            _id: 0,
+            taskId: 1,
+            actions: {
+              $filter: {
+                input: { $ifNull: ['$actions', []] },
+                as: 'a',
+                cond: { $in: ['$$a.iteration', { $literal: [...new Set(refs.map((ref) => ref.iteration))] }] },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+  }
+
   actionsPage(
     taskIds: readonly string[],
     fromIteration: number,

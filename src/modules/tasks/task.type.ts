@@ -17,6 +17,7 @@ import {
   StoredReader,
 } from '../shared/stored-values';
 import { TASKS_COLLECTION, TaskStatus, type TaskDocument } from './task.document';
+import { Node } from '../shared/node';
 
 export { TaskStatus };
 
@@ -49,6 +50,7 @@ export class SuccessMetrics {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'A past task: what was asked, the goal, the plan, how it went (collection tasks).',
 })
 export class Task {

@@ -1,0 +1,131 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { Context } from '../../context';
+import { Experience } from '../experiences/experience.type';
+import { PlanPattern } from '../plans/plan.type';
+import { Action } from '../runs/run.type';
+import { Agent, Feedback, Message, Session } from '../sessions/session.type';
+import { Task } from '../tasks/task.type';
+import { globalId } from './node.id';
+import { MAX_NODES } from './node.service';
+import { Node } from '../shared/node';
+
+@Resolver(() => Node)
+export class NodeResolver {
+  @Authorized('reader')
+  @Query(() => Node, {
+    nullable: true,
+    description: 'Any entity by its global id; null when it does not exist (BAD_USER_INPUT: not a node id).',
+  })
+  node(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Node | null> {
+    return ctx.services.nodes.node(id);
+  }
+
+  @Authorized('reader')
+  @Query(() => [Node], {
+    nullable: 'items',
+    description: `Entities by global id, in order, null for each missing one; at most ${MAX_NODES} ids.`,
+  })
+  nodes(@Arg('ids', () => [ID]) ids: string[], @Ctx() ctx: Context): Promise<Array<Node | null>> {
+    return ctx.services.nodes.nodes(ids);
+  }
+}
+
+// The global ids of the entity types, and the parents a write's result refers back to, so that a client's cache
+// (normalised by `id`) updates them from the write's answer alone.
+
+@Resolver(() => Session)
+export class SessionNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() session: Session): string {
+    return globalId('Session', session.sessionId);
+  }
+}
+
+@Resolver(() => Agent)
+export class AgentNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() agent: Agent): string {
+    return globalId('Agent', agent.sessionId, agent.agentId);
+  }
+
+  @FieldResolver(() => Session, { nullable: true, description: 'The session holding the agent.' })
+  session(@Root() agent: Agent, @Ctx() ctx: Context): Promise<Session | null> {
+    return ctx.services.nodes.session(agent.sessionId);
+  }
+}
+
+@Resolver(() => Message)
+export class MessageNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() message: Message): string {
+    return globalId('Message', message.sessionId, message.agentId, message.messageId);
+  }
+
+  @FieldResolver(() => Agent, { nullable: true, description: 'The agent holding the message (null once deleted).' })
+  agent(@Root() message: Message, @Ctx() ctx: Context): Promise<Agent | null> {
+    return ctx.services.nodes.agent(message);
+  }
+
+  @FieldResolver(() => Session, { nullable: true, description: 'The session holding the message (null once deleted).' })
+  session(@Root() message: Message, @Ctx() ctx: Context): Promise<Session | null> {
+    return ctx.services.nodes.session(message.sessionId);
+  }
+}
+
+@Resolver(() => Feedback)
+export class FeedbackNodeResolver {
+  @FieldResolver(() => Session, { nullable: true, description: 'The session the feedback is in.' })
+  session(@Root() feedback: Feedback, @Ctx() ctx: Context): Promise<Session | null> {
+    return ctx.services.nodes.session(feedback.sessionId);
+  }
+}
+
+@Resolver(() => Experience)
+export class ExperienceNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() experience: Experience): string {
+    return globalId('Experience', experience.experienceId);
+  }
+}
+
+@Resolver(() => Task)
+export class TaskNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() task: Task): string {
+    return globalId('Task', task.taskId);
+  }
+}
+
+@Resolver(() => PlanPattern)
+export class PlanPatternNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() pattern: PlanPattern): string {
+    return globalId('PlanPattern', pattern.patternId);
+  }
+}
+
+@Resolver(() => Action)
+export class ActionNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() action: Action): string {
+    return globalId('Action', action.taskId, action.iteration);
+  }
+
+  @FieldResolver(() => Task, { nullable: true, description: 'The task whose run this iteration is.' })
+  task(@Root() action: Action, @Ctx() ctx: Context): Promise<Task | null> {
+    return ctx.services.nodes.task(action.taskId);
+  }
+}
+
+/** The resolvers of this module, for the schema's list. */
+export const NODE_RESOLVERS = [
+  NodeResolver,
+  SessionNodeResolver,
+  AgentNodeResolver,
+  MessageNodeResolver,
+  FeedbackNodeResolver,
+  ExperienceNodeResolver,
+  TaskNodeResolver,
+  PlanPatternNodeResolver,
+  ActionNodeResolver,
+] as const;

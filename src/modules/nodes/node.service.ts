@@ -1,0 +1,87 @@
+import { ValidationError } from '../../errors';
+import type { ExperienceLoaders } from '../experiences/experience.loaders';
+import type { PlanLoaders } from '../plans/plan.loaders';
+import type { SessionLoaders } from '../sessions/session.loaders';
+import type { TaskLoaders } from '../tasks/task.loaders';
+import type { NodeLoaders } from './node.loaders';
+import { toExperience } from '../experiences/experience.type';
+import { toPlanPattern } from '../plans/plan.type';
+import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
+import type { Agent, Session } from '../sessions/session.type';
+import { toTask, type Task } from '../tasks/task.type';
+import { parseGlobalId, type NodeKey } from './node.id';
+import { asNode, type Node } from '../shared/node';
+
+/** Most ids one `nodes` call takes. */
+export const MAX_NODES = 100;
+
+/**
+ * Fetches entities by global id and the parents that mutation results refer back to, all through the request's
+ * DataLoaders: the ids of one type in a request become one read (sessions and their agents share one).
+ */
+export class NodeService {
+  constructor(
+    private readonly loaders: {
+      sessions: SessionLoaders;
+      experiences: ExperienceLoaders;
+      tasks: TaskLoaders;
+      plans: PlanLoaders;
+      nodes: NodeLoaders;
+    },
+  ) {}
+
+  /** The entity of a global id; null when it does not exist; BAD_USER_INPUT naming `id` when it is not a node id. */
+  node(id: string): Promise<Node | null> {
+    return this.load(parseGlobalId(id, 'id'));
+  }
+
+  /** The entities of the ids, in order (null for each missing one); BAD_USER_INPUT naming the first bad id. */
+  nodes(ids: readonly string[]): Promise<Array<Node | null>> {
+    if (ids.length > MAX_NODES) throw new ValidationError(`At most ${MAX_NODES} ids.`, 'ids');
+    const keys = ids.map((id, index) => parseGlobalId(id, `ids.${index}`));
+    return Promise.all(keys.map((key) => this.load(key)));
+  }
+
+  /** A session as a write leaves it (the loaders are cleared after every write), null when it does not exist. */
+  session(sessionId: string): Promise<Session | null> {
+    return this.loaders.sessions.sessionById.load({ sessionId, shape: FULL_SUMMARY });
+  }
+
+  /** A task as stored now, null when it does not exist. */
+  async task(taskId: string): Promise<Task | null> {
+    const document = await this.loaders.tasks.taskById.load(taskId);
+    return document && toTask(document);
+  }
+
+  async agent({ sessionId, agentId }: AgentRef): Promise<Agent | null> {
+    return (await this.session(sessionId))?.agents.find((agent) => agent.agentId === agentId) ?? null;
+  }
+
+  private async load(node: NodeKey): Promise<Node | null> {
+    const found = await this.find(node);
+    return found && (asNode(found, node.type) as Node);
+  }
+
+  private async find({ type, key }: NodeKey): Promise<object | null> {
+    switch (type) {
+      case 'Session':
+        return this.session(key[0]);
+      case 'Agent':
+        return this.agent({ sessionId: key[0], agentId: key[1] });
+      case 'Message':
+        return this.loaders.nodes.messageById.load({ sessionId: key[0], agentId: key[1], messageId: key[2] });
+      case 'Experience': {
+        const document = await this.loaders.experiences.experienceById.load(key[0]);
+        return document && toExperience(document);
+      }
+      case 'Task':
+        return this.task(key[0]);
+      case 'Action':
+        return this.loaders.nodes.actionById.load({ taskId: key[0], iteration: key[1] });
+      case 'PlanPattern': {
+        const document = await this.loaders.plans.planPatternById.load(key[0]);
+        return document && toPlanPattern(document);
+      }
+    }
+  }
+}

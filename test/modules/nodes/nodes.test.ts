@@ -1,0 +1,229 @@
+import { createTestApp, type TestApp } from '../../support/app';
+const sessionId = (index: number) => `ns-${index}`;
+const experienceId = (index: number) => `ne-${index}`;
+const taskId = (index: number) => `nt-${index}`;
+const patternId = (index: number) => `np-${index}`;
+
+/** Two of each type: sessions with agents planner and writer (the same agentIds in both) of three messages each. */
+async function seed(app: TestApp): Promise<void> {
+  for (const index of [1, 2]) {
+    await app.run(`mutation { createSession(input: { sessionId: "${sessionId(index)}" }) { sessionId } }`);
+    for (const agent of ['planner', 'writer']) {
+      await app.run(
+        `mutation ($inputs: [AppendMessageInput!]!) {
+          upsertAgent(sessionId: "${sessionId(index)}", input: { agentId: "${agent}", agentData: {} }) { agentId }
+          appendMessages(sessionId: "${sessionId(index)}", agentId: "${agent}", inputs: $inputs) { messageId } }`,
+        {
+          inputs: [1, 2, 3].map((m) => ({ role: 'USER', content: `${agent} of session ${index}, message ${m}` })),
+        },
+      );
+    }
+    await app.run(
+      `mutation { recordExperience(input: { experienceId: "${experienceId(index)}", primaryGoalDescription: "g",
+        subTaskDescription: "s", initiatingAgentId: "planner", finalOutcome: SUCCESS }) { experienceId } }`,
+    );
+    await app.run(
+      `mutation { recordTask(input: { taskId: "${taskId(index)}", originalQuery: "q", goal: "g", status: COMPLETED }) { taskId }
+        recordAction(taskId: "${taskId(index)}", input: { mode: FAST, thinking: "Look the facility up first", toolCalls: [] }) { taskId } }`,
+    );
+  }
+  // Plan patterns come from learning; inserted as stored, the fields read fall back to their defaults.
+  await app.db.collection('plan_patterns').insertMany([1, 2].map((index) => ({ patternId: patternId(index) })));
+}
+
+const NODE_FIELDS = `__typename id
+  ... on Session { sessionId }
+  ... on Agent { agentId }
+  ... on Message { messageId text }
+  ... on Experience { experienceId }
+  ... on Task { taskId }
+  ... on PlanPattern { patternId }
+  ... on Action { iteration thinking }`;
+
+const encode = (text: string) => Buffer.from(text).toString('base64url');
+
+describe('global object identification: Node, node(id), nodes(ids)', () => {
+  let app: TestApp;
+  /** Ids the API gave, by what they identify. */
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await seed(app);
+    for (const index of [1, 2]) {
+      const { session } = await app.run(
+        `query { session(id: "${sessionId(index)}") { id agents { id agentId messages(first: 2) { edges { node { id messageId } } } } } }`,
+      );
+      ids.set(`Session ${index}`, session.id);
+      for (const agent of session.agents) {
+        ids.set(`Agent ${index} ${agent.agentId}`, agent.id);
+        for (const { node } of agent.messages.edges)
+          ids.set(`Message ${index} ${agent.agentId} ${node.messageId}`, node.id);
+      }
+      const { experience, task, planPattern } = await app.run(
+        `query { experience(id: "${experienceId(index)}") { id } task(id: "${taskId(index)}") { id actions { id } } planPattern(id: "${patternId(index)}") { id } }`,
+      );
+      ids.set(`Experience ${index}`, experience.id);
+      ids.set(`Task ${index}`, task.id);
+      ids.set(`Action ${index} 0`, task.actions[0].id);
+      ids.set(`PlanPattern ${index}`, planPattern.id);
+    }
+  });
+  afterAll(() => app.close());
+
+  it('every entity type answers node(id) with itself', async () => {
+    const expected: Record<string, unknown> = {
+      'Session 1': { __typename: 'Session', sessionId: sessionId(1) },
+      'Agent 1 writer': { __typename: 'Agent', agentId: 'writer' },
+      'Message 1 writer 2': { __typename: 'Message', messageId: 2, text: 'writer of session 1, message 2' },
+      'Experience 1': { __typename: 'Experience', experienceId: experienceId(1) },
+      'Task 1': { __typename: 'Task', taskId: taskId(1) },
+      'PlanPattern 1': { __typename: 'PlanPattern', patternId: patternId(1) },
+      'Action 1 0': { __typename: 'Action', iteration: 0, thinking: 'Look the facility up first' },
+    };
+    for (const [name, fields] of Object.entries(expected)) {
+      const id = ids.get(name)!;
+      const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ${NODE_FIELDS} } }`, { id });
+      expect(node).toEqual({ ...(fields as object), id });
+    }
+  });
+
+  it('ids are unique across types and sessions: the same agentId in two sessions gets two ids', () => {
+    expect(new Set(ids.values()).size).toBe(ids.size);
+    expect(ids.get('Agent 1 planner')).not.toBe(ids.get('Agent 2 planner'));
+    expect(ids.get('Message 1 planner 1')).not.toBe(ids.get('Message 2 planner 1'));
+  });
+
+  it('nodes(ids) of every type costs one read per type (sessions and their agents share one), in order', async () => {
+    const all = [...ids.values()];
+    app.commands.reset();
+    const { nodes } = await app.run(`query ($ids: [ID!]!) { nodes(ids: $ids) { ${NODE_FIELDS} } }`, { ids: all });
+    expect(nodes.map((node: { id: string }) => node.id)).toEqual(all);
+    // sessions: one summary read (sessions and agents) and one message read; one each for the four other types.
+    expect(app.commands.count('aggregate', 'sessions') + app.commands.count('find', 'sessions')).toBe(2);
+    expect(app.commands.count()).toBe(6);
+
+    app.commands.reset();
+    const unbatched = await app.execute(
+      `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+      { ids: all },
+      { batching: false },
+    );
+    expect(unbatched.errors).toBeUndefined();
+    expect(app.commands.count()).toBe(all.length);
+  });
+
+  it('an id of nothing (deleted, or never there) is null', async () => {
+    const missing = [
+      encode('Session:["no-such-session"]'),
+      encode(`Agent:["${sessionId(1)}","nobody"]`),
+      encode(`Message:["${sessionId(1)}","writer",999]`),
+      encode('Task:["no-such-task"]'),
+      encode(`Action:["${taskId(1)}",7]`),
+    ];
+    const { node, nodes } = await app.run(
+      `query ($id: ID!, $ids: [ID!]!) { node(id: $id) { id } nodes(ids: $ids) { id } }`,
+      {
+        id: missing[0],
+        ids: [ids.get('Task 1'), ...missing],
+      },
+    );
+    expect(node).toBeNull();
+    expect(nodes).toEqual([{ id: ids.get('Task 1') }, null, null, null, null, null]);
+  });
+
+  it.each([
+    ['not base64url', 'Session:x y'],
+    ['an unknown type', encode('Bogus:["x"]')],
+    ['a key of the wrong type', encode('Session:[1]')],
+    ['a key of the wrong length', encode('Agent:["s"]')],
+    ['a fractional message id', encode('Message:["s","a",1.5]')],
+    ['not JSON', encode('Task:[x')],
+    ['a per-type id', sessionId(1)],
+    ['too long', encode(`Task:["${'x'.repeat(3_000)}"]`)],
+  ])('%s is BAD_USER_INPUT naming the id', async (_case, id) => {
+    const one = await app.execute(`query ($id: ID!) { node(id: $id) { id } }`, { id });
+    expect(one.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+    const many = await app.execute(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, {
+      ids: [ids.get('Task 1'), id],
+    });
+    expect(many.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ids.1' });
+  });
+
+  it('nodes takes at most 100 ids', async () => {
+    const result = await app.execute(`query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`, {
+      ids: Array.from({ length: 101 }, () => ids.get('Task 1')),
+    });
+    expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ids' });
+  });
+
+  it('a reader may fetch nodes; its tenant sees none of the default tenant', async () => {
+    const id = ids.get('Session 1');
+    const reader = { role: 'reader' as const, tenant: 'default', keyId: 'r' };
+    expect(await app.run(`query ($id: ID!) { node(id: $id) { id } }`, { id }, { caller: reader })).toEqual({
+      node: { id },
+    });
+    const other = { ...reader, tenant: 'other' };
+    expect(await app.run(`query ($id: ID!) { node(id: $id) { id } }`, { id }, { caller: other })).toEqual({
+      node: null,
+    });
+  });
+});
+
+describe('mutation results refer back to what the write changed', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    await app.run(`mutation { createSession(input: { sessionId: "s1" }) { sessionId } }`);
+    await app.run(`mutation { upsertAgent(sessionId: "s1", input: { agentId: "a1", agentData: {} }) { agentId } }`);
+  });
+  afterAll(() => app.close());
+
+  it('appendMessage answers its agent (count, last message) and its session (updatedAt) after the write', async () => {
+    const before = await app.run(`query { session(id: "s1") { id updatedAt agents { id messageCount } } }`);
+    const { appendMessage } = await app.run(
+      `mutation { appendMessage(sessionId: "s1", agentId: "a1", input: { role: USER, content: "hi" }) {
+        id messageId agent { id messageCount lastMessage { id } } session { id updatedAt } } }`,
+    );
+    expect(appendMessage.agent).toEqual({
+      id: before.session.agents[0].id,
+      messageCount: before.session.agents[0].messageCount + 1,
+      lastMessage: { id: appendMessage.id },
+    });
+    expect(appendMessage.session.id).toBe(before.session.id);
+    expect(Date.parse(appendMessage.session.updatedAt)).toBeGreaterThan(Date.parse(before.session.updatedAt));
+  });
+
+  it('upsertAgent, addFeedback and recordExperience answer the session', async () => {
+    const { upsertAgent } = await app.run(
+      `mutation { upsertAgent(sessionId: "s1", input: { agentId: "a2", agentData: {} }) { id session { id agents { agentId } } } }`,
+    );
+    expect(upsertAgent.session.agents.map((agent: { agentId: string }) => agent.agentId)).toEqual(['a1', 'a2']);
+    const { addFeedback } = await app.run(
+      `mutation { addFeedback(sessionId: "s1", input: { rating: UP, comment: "good" }) { session { id feedbacks { comment } } } }`,
+    );
+    expect(addFeedback.session.feedbacks).toEqual([{ comment: 'good' }]);
+    const { recordExperience } = await app.run(
+      `mutation { recordExperience(input: { primaryGoalDescription: "g", subTaskDescription: "s", initiatingAgentId: "a1",
+        finalOutcome: SUCCESS, sessionId: "s1" }) { id session { id } } }`,
+    );
+    expect(recordExperience.session.id).toBe(upsertAgent.session.id);
+  });
+
+  it("recordAction's action has a global id and refers to its task", async () => {
+    const { recordTask } = await app.run(
+      `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { id } }`,
+    );
+    const { recordAction } = await app.run(
+      `mutation { recordAction(taskId: "t1", input: { mode: FAST, thinking: "look", toolCalls: [] }) {
+        action { id iteration task { id } } task { id } } }`,
+    );
+    expect(recordAction.action.task).toEqual({ id: recordTask.id });
+    expect(recordAction.task).toEqual({ id: recordTask.id });
+    const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ... on Action { iteration } } }`, {
+      id: recordAction.action.id,
+    });
+    expect(node).toEqual({ iteration: recordAction.action.iteration });
+  });
+});
