@@ -6,7 +6,10 @@ import type { AppDeps } from '../app';
 import type { Context } from '../context';
 import { GraphQLBridge } from './graphql-bridge';
 import { HttpError, sendJson } from './reply';
-import { healthRoute, matchRoute, metricsRoute, readyRoute, type Route } from './routes';
+import { rootFieldRoles } from '../auth/auth-checker';
+import { defineTools } from '../mcp/mcp.tools';
+import { resolvers } from '../schema';
+import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route } from './routes';
 
 export interface HindsightServer {
   apollo: ApolloServer<Context>;
@@ -30,8 +33,8 @@ async function hostAllowed(deps: AppDeps, host: string | undefined): Promise<boo
 }
 
 /**
- * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), a JSON
- * 404 for anything else. Reused by main and by the tests.
+ * Builds the HTTP server: /graphql (graphql-bridge.ts), /mcp, GET /health, GET /ready and GET /metrics (routes.ts), a
+ * JSON 404 for anything else. Reused by main and by the tests.
  */
 export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promise<HindsightServer> {
   const { logger } = deps;
@@ -40,7 +43,13 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const httpServer = http.createServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // First match wins (see Route): /graphql is first, as nearly every request is one.
-  const routes: Route[] = [graphql, metricsRoute(graphql, deps.database.client), healthRoute(deps), readyRoute(deps)];
+  const routes: Route[] = [
+    graphql,
+    mcpRoute(deps, graphql.apollo, graphql.rateLimiter, defineTools(schema, rootFieldRoles(schema, resolvers))),
+    metricsRoute(graphql, deps.database.client),
+    healthRoute(deps),
+    readyRoute(deps),
+  ];
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
