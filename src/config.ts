@@ -50,6 +50,8 @@ export interface Config {
   idempotencyTtlHours: number;
   maxMetadataKeys: number;
   requestTimeoutMs: number;
+  hindsightUrl: string | undefined;
+  hindsightApiKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -495,6 +497,28 @@ export const VARIABLES = [
     defaultText: '30000',
     expected: 'an integer from 100 to 3600000',
     parse: (raw) => integer(100, 3_600_000, 30_000)('REQUEST_TIMEOUT_MS', raw),
+  }),
+  define({
+    name: 'HINDSIGHT_URL',
+    key: 'hindsightUrl',
+    description:
+      'npm run mcp (stdio): the Hindsight server to serve, e.g. http://127.0.0.1:4000; unset: an embedded server on DATA_DIR in the same process.',
+    expected: 'an http:// or https:// URL',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^https?:\/\/[^\s]+$/i.test(value)) {
+        throw new ConfigError('HINDSIGHT_URL', 'an http:// or https:// URL', value);
+      }
+      return value;
+    },
+  }),
+  define({
+    name: 'HINDSIGHT_API_KEY',
+    secret: true,
+    key: 'hindsightApiKey',
+    description: 'npm run mcp (stdio): the API key its tools act with (sent as `Authorization: Bearer`).',
+    expected: 'an API key',
+    parse: (raw) => optional(raw),
   }),
 ] as const;
 

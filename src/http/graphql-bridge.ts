@@ -79,7 +79,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     readonly apollo: ApolloServer<Context>,
     private readonly fastPath: FastPath,
     private readonly deps: AppDeps,
-    private readonly rateLimiter: RateLimiter | null,
+    /** RATE_LIMIT_PER_MIN's buckets; /mcp takes from the same ones. */
+    readonly rateLimiter: RateLimiter | null,
   ) {}
 
   /** Starts Apollo for `schema`; its drain plugin stops `httpServer` gracefully on `apollo.stop()`. */

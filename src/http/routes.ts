@@ -1,8 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApolloServer } from '@apollo/server';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { MongoClient } from 'mongodb';
 import type { AppDeps } from '../app';
+import { createContext, type Context } from '../context';
 import type { DatabaseKind } from '../db/connection';
 import { unavailableReason, type HealthSource } from '../db/health';
+import { RequestLifetime } from '../db/request-bound';
+import { createMcpServer, type RunOperation } from '../mcp/mcp.server';
+import type { ToolDefinition } from '../mcp/mcp.tools';
+import type { RateLimiter } from '../auth/rate-limit';
+import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
+import { parseJsonBody, readBody } from './body';
 import { sendJson } from './reply';
 
 /**
@@ -97,6 +106,46 @@ export function metricsRoute(graphql: GraphQLCounters, client: MongoClient): Rou
     },
     close() {
       client.off('connectionCheckedOut', countCommand);
+    },
+  };
+}
+
+/**
+ * /mcp: the Model Context Protocol over Streamable HTTP, stateless (a server and transport per request, JSON answers).
+ * Each tool runs its GraphQL operation through `apollo` with the context of the request's key, as /graphql would; a
+ * request takes from the key's RATE_LIMIT_PER_MIN bucket as a GraphQL request does.
+ */
+export function mcpRoute(
+  deps: AppDeps,
+  apollo: ApolloServer<Context>,
+  rateLimiter: RateLimiter | null,
+  tools: readonly ToolDefinition[],
+): Route {
+  return {
+    path: '/mcp',
+    async handle(req, res) {
+      const caller = await authenticate(req, deps.keys);
+      if (!caller) return sendUnauthenticated(res);
+      const retryAfter = rateLimiter?.admit(caller.keyId, req.socket.remoteAddress) ?? 0;
+      if (retryAfter > 0) return sendRateLimited(res, retryAfter);
+      const db = await deps.tenantDb(caller.tenant);
+      const lifetime = new RequestLifetime(deps.config.requestTimeoutMs);
+      const run: RunOperation = async (query, variables) => {
+        const contextValue = createContext(deps, { caller, db, lifetime });
+        const response = await apollo.executeOperation({ query, variables }, { contextValue });
+        if (response.body.kind !== 'single') throw new Error('MCP tools run single-result operations only');
+        return response.body.singleResult;
+      };
+      const server = createMcpServer(tools, run, deps.version);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.once('close', () => {
+        if (!res.writableFinished) lifetime.cancel();
+        lifetime.release();
+        void server.close();
+      });
+      await server.connect(transport);
+      const body = req.method === 'POST' ? parseJsonBody(await readBody(req)) : undefined;
+      await transport.handleRequest(req, res, body);
     },
   };
 }

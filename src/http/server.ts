@@ -8,7 +8,10 @@ import { Cors } from './cors';
 import { GraphQLBridge } from './graphql-bridge';
 import { playgroundRoutes } from './playground';
 import { HttpError, sendJson } from './reply';
-import { healthRoute, matchRoute, metricsRoute, readyRoute, type Route } from './routes';
+import { rootFieldRoles } from '../auth/auth-checker';
+import { defineTools } from '../mcp/mcp.tools';
+import { resolvers } from '../schema';
+import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route } from './routes';
 
 export interface HindsightServer {
   apollo: ApolloServer<Context>;
@@ -32,7 +35,7 @@ async function hostAllowed(deps: AppDeps, host: string | undefined): Promise<boo
 }
 
 /**
- * Builds the HTTP server: /graphql (graphql-bridge.ts), GET /health, GET /ready and GET /metrics (routes.ts), the
+ * Builds the HTTP server: /graphql (graphql-bridge.ts), /mcp, GET /health, GET /ready and GET /metrics (routes.ts), the
  * playground's assets (playground.ts), a JSON 404 for anything else; CORS (cors.ts) for all of them. Reused by main
  * and by the tests.
  */
@@ -45,6 +48,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   // First match wins (see Route): /graphql is first, as nearly every request is one.
   const routes: Route[] = [
     graphql,
+    mcpRoute(deps, graphql.apollo, graphql.rateLimiter, defineTools(schema, rootFieldRoles(schema, resolvers))),
     metricsRoute(graphql, deps.database.client),
     healthRoute(deps),
     readyRoute(deps),

@@ -42,7 +42,9 @@ describe('rate limits', () => {
     let app: TestApp;
     let url: string;
     beforeAll(async () => {
-      app = await createTestApp({ config: { apiKeys: ['key-a:reader', 'key-b:reader'], rateLimitPerMin: 3 } });
+      app = await createTestApp({
+        config: { apiKeys: ['key-a:reader', 'key-b:reader', 'key-c:reader'], rateLimitPerMin: 3 },
+      });
       url = await app.server.listen(0, '127.0.0.1');
     });
     afterAll(() => app.close());
@@ -55,6 +57,16 @@ describe('rate limits', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(limited.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
       expect((await postGraphQL(url, query, 'key-b')).status).toBe(200);
+    });
+
+    it('/mcp takes from the same bucket as /graphql', async () => {
+      const query = { query: '{ serverInfo { version } }' };
+      for (let i = 0; i < 3; i++) expect((await postGraphQL(url, query, 'key-c')).status).toBe(200);
+      const mcp = await postGraphQL(new URL('/mcp', url).href, { jsonrpc: '2.0', id: 1, method: 'ping' }, 'key-c', {
+        accept: 'application/json, text/event-stream',
+      });
+      expect(mcp.status).toBe(429);
+      expect(mcp.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
     });
   });
 

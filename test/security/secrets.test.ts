@@ -14,6 +14,8 @@ const PUBLIC_TEXT = new Set([
   'EMBEDDING_MODEL',
   'CHAT_MODEL',
   'METADATA_INDEX_FIELDS',
+  // npm run mcp's server: its origin (no userinfo) is named in the relay's errors.
+  'HINDSIGHT_URL',
 ]);
 
 const MARK = 'Zq9PlantedText';
@@ -66,6 +68,7 @@ describe('secrets never appear in replies or logs', () => {
       OPENAI_API_KEY: 'sk-planted-openai-key-0815',
       OPENAI_BASE_URL: fake.baseURL,
       API_KEYS: 'apikey-planted-one-1234,apikey-planted-two-5678',
+      HINDSIGHT_API_KEY: 'hs-planted-mcp-key-2468',
     };
     planted = plants;
     const config = loadConfig({ ...plants, EMBEDDINGS_PROVIDER: 'openai', EMBEDDING_DIMENSIONS: '8' });
