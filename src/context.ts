@@ -18,6 +18,7 @@ import { RunService } from './modules/runs/run.service';
 import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
 import { SessionRepository } from './modules/sessions/session.repository';
 import { SessionService } from './modules/sessions/session.service';
+import { SubscriptionService } from './modules/subscriptions/subscription.service';
 import type { LoaderSettings } from './modules/shared/loaders';
 import { LearningService } from './modules/tasks/task.learning.service';
 import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loaders';
@@ -59,6 +60,7 @@ export interface Services {
   insights: InsightService;
   learning: LearningService;
   runs: RunService;
+  subscriptions: SubscriptionService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -168,6 +170,9 @@ class RequestServices implements Services {
       'learning',
       () => new LearningService(this.db, this.deps, this.loaders, this.insights, this.tools),
     );
+  }
+  get subscriptions() {
+    return this.once('subscriptions', () => new SubscriptionService(this.db, this.deps.changes));
   }
   get runs() {
     return this.once(

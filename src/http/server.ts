@@ -6,6 +6,7 @@ import type { AppDeps } from '../app';
 import type { Context } from '../context';
 import { GraphQLBridge } from './graphql-bridge';
 import { HttpError, sendJson } from './reply';
+import { acceptUpgrades, SubscriptionServer } from './subscriptions';
 import { healthRoute, matchRoute, metricsRoute, readyRoute, type Route } from './routes';
 
 export interface HindsightServer {
@@ -41,6 +42,8 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // First match wins (see Route): /graphql is first, as nearly every request is one.
   const routes: Route[] = [graphql, metricsRoute(graphql, deps.database.client), healthRoute(deps), readyRoute(deps)];
+  const subscriptions = new SubscriptionServer(deps, schema);
+  acceptUpgrades(httpServer, subscriptions, (req) => hostAllowed(deps, req.headers.host));
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -93,6 +96,8 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       // The drain plugin stops accepting and waits for in-flight requests before closing idle connections.
       await graphql.apollo.stop();
       for (const route of routes) route.close?.();
+      await subscriptions.close();
+      await deps.changes.close();
       if (httpServer.listening) await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },
   };
