@@ -28,6 +28,7 @@ import { USAGE, parseOptions, type BenchOptions, type Target } from './options';
 import { ROOT, startBaseline, startEngine, startServer, type Child } from './processes';
 import { describeMachine, loadAverage, markdownTable, tableRows, type Machine, type OperationResult } from './report';
 import { seedDatabase, writeBehindTheServer, type SeedManifest, type SeedSizes, type WrittenBehind } from './seed';
+import { measureSubscriptions, type SubscriptionFigures } from './subscriptions';
 import { measureVectors, type VectorFigures } from './vector';
 
 const DATABASE = 'hindsight';
@@ -72,6 +73,8 @@ interface Results {
   coldStarts: ColdStart[];
   vector: VectorFigures | null;
   batching: BatchingFigures[] | null;
+  /** Event latency of graphql-ws subscriptions (bench/subscriptions.ts). */
+  subscriptions: SubscriptionFigures | null;
   notes: string[];
   totalSeconds: number;
 }
@@ -337,6 +340,7 @@ async function main(): Promise<void> {
     coldStarts: [],
     vector: null,
     batching: null,
+    subscriptions: null,
     notes: [],
     totalSeconds: 0,
   };
@@ -405,6 +409,8 @@ async function main(): Promise<void> {
     results.vector = await measureVectors(manifest.primaryGoals, manifest.experienceQueries, log);
     log('batching: nested queries with and without DataLoader batching');
     results.batching = await measureBatchingRatio();
+    log('subscriptions: event latency, 100 subscribers, appendMessage at 500/s');
+    results.subscriptions = await measureSubscriptions(log);
   } finally {
     if (options.keep) log(`kept ${root}`);
     else await rm(root, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
+import { ChangeFollower } from './db/change-follower';
 import { DatabaseHealth } from './db/health';
 import { createIndexes, type CollectionIndexes } from './db/indexes';
 import type { EmbeddingProvider } from './embeddings/provider';
@@ -78,6 +79,8 @@ export interface AppDeps {
   embedder: EmbeddingService;
   /** Vector (HNSW or Atlas) and keyword (BM25) search: spaces defined once, `search.forDb(ctx.db)` per database. */
   search: SearchIndexes;
+  /** The collections' change streams, shared by every subscription (one stream per followed collection). */
+  changes: ChangeFollower;
   /** API keys (API_KEYS and the default database's api_keys collection). */
   keys: KeyStore;
   /** A tenant's database, prepared (`prepareDatabase`) on its first request; the default tenant's is `database.db`. */
@@ -112,6 +115,7 @@ export function createAppDeps(
     version: VERSION,
     embedder: createEmbeddingService(embeddings, database.db, config),
     search,
+    changes: new ChangeFollower(database.db, logger),
     keys: new KeyStore(database.db, config.apiKeys),
     tenantDb(tenant) {
       const name = tenantDatabaseName(database.db.databaseName, tenant);

@@ -20,6 +20,7 @@ import { RunService } from './modules/runs/run.service';
 import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
 import { SessionRepository } from './modules/sessions/session.repository';
 import { SessionService } from './modules/sessions/session.service';
+import { SubscriptionService } from './modules/subscriptions/subscription.service';
 import type { LoaderSettings } from './modules/shared/loaders';
 import { LearningService } from './modules/tasks/task.learning.service';
 import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loaders';
@@ -62,6 +63,7 @@ export interface Services {
   learning: LearningService;
   runs: RunService;
   nodes: NodeService;
+  subscriptions: SubscriptionService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -180,6 +182,9 @@ class RequestServices implements Services {
       'learning',
       () => new LearningService(this.db, this.deps, this.loaders, this.insights, this.tools),
     );
+  }
+  get subscriptions() {
+    return this.once('subscriptions', () => new SubscriptionService(this.db, this.deps.changes));
   }
   get runs() {
     return this.once(

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type PubSub } from 'type-graphql';
 import { DateTimeISO } from './graphql/date-time';
 import { ServerInfoResolver } from './modules/server-info/server-info.resolver';
 import { ExperienceResolver } from './modules/experiences/experience.resolver';
@@ -15,6 +15,7 @@ import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { BackupResolver } from './modules/backup/backup.resolver';
 import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
 import { resolveNodeTypes } from './modules/shared/node';
+import { SubscriptionResolver } from './modules/subscriptions/subscription.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 import { renderWideNumbers } from './modules/shared/json-output';
@@ -50,7 +51,17 @@ export const resolvers = [
   ApiKeyResolver,
   BackupResolver,
   ...NODE_RESOLVERS,
+  SubscriptionResolver,
 ] as const;
+
+const NO_PUBSUB: PubSub = {
+  publish: () => {
+    throw new Error('Subscriptions read change streams; nothing is published in process.');
+  },
+  subscribe: () => {
+    throw new Error('Subscriptions read change streams; nothing is published in process.');
+  },
+};
 
 /** Builds the executable schema from the type-graphql classes; refuses one whose root fields lack a role. */
 export async function buildAppSchema(): Promise<GraphQLSchema> {
@@ -61,6 +72,8 @@ export async function buildAppSchema(): Promise<GraphQLSchema> {
     validate: false,
     scalarsMap: [{ type: Date, scalar: DateTimeISO }],
     authChecker,
+    // Every subscription has its own `subscribe` (the change follower's events); type-graphql still wants a PubSub.
+    pubSub: NO_PUBSUB,
   });
   rootFieldRoles(schema, resolvers);
   reportStoredValues(schema, STORED_TYPES);

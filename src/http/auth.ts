@@ -7,9 +7,14 @@ import { sendJson } from './reply';
  * Resolves the caller from `Authorization: Bearer <key>`: anonymous (admin of the default tenant) while no key is
  * configured at all, else the key's role and tenant; null when a key is required and missing, unknown or revoked.
  */
-export async function authenticate(req: IncomingMessage, keys: KeyStore): Promise<Caller | null> {
+export function authenticate(req: IncomingMessage, keys: KeyStore): Promise<Caller | null> {
+  return callerOf(req.headers.authorization, keys);
+}
+
+/** The caller an `Authorization` value (`Bearer <key>`) names, as `authenticate` resolves it; also for WebSockets. */
+export async function callerOf(authorization: string | undefined, keys: KeyStore): Promise<Caller | null> {
   if (!(await keys.required())) return ANONYMOUS_CALLER;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   return match ? keys.find(match[1]) : null;
 }
 

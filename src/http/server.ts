@@ -11,6 +11,7 @@ import { HttpError, sendJson } from './reply';
 import { rootFieldRoles } from '../auth/auth-checker';
 import { defineTools } from '../mcp/mcp.tools';
 import { resolvers } from '../schema';
+import { acceptUpgrades, SubscriptionServer } from './subscriptions';
 import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route } from './routes';
 
 export interface HindsightServer {
@@ -55,6 +56,8 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     ...(deps.config.playground ? playgroundRoutes() : []),
   ];
   const cors = new Cors(deps.config.corsOrigins);
+  const subscriptions = new SubscriptionServer(deps, schema);
+  acceptUpgrades(httpServer, subscriptions, (req) => hostAllowed(deps, req.headers.host));
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -109,6 +112,8 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       // The drain plugin stops accepting and waits for in-flight requests before closing idle connections.
       await graphql.apollo.stop();
       for (const route of routes) route.close?.();
+      await subscriptions.close();
+      await deps.changes.close();
       if (httpServer.listening) await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },
   };

@@ -1,7 +1,8 @@
 import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { unavailableReason, type DatabaseHealthState } from '../../db/health';
+import type { ChangeFollower } from '../../db/change-follower';
 import type { EmbeddingProvider } from '../../embeddings/provider';
-import { DatabaseKind, ServerInfo, StorageStatus, type StorageInfo } from './server-info.type';
+import { DatabaseKind, ServerInfo, StorageStatus, SubscriptionSource, type StorageInfo } from './server-info.type';
 
 /** What `serverInfo` reads: a request's Context, or the degraded server's stand-in when the data dir is damaged. */
 export interface ServerInfoContext {
@@ -9,6 +10,8 @@ export interface ServerInfoContext {
     version: string;
     database: { kind: keyof typeof DatabaseKind; version: string; health: { readonly state: DatabaseHealthState } };
     embeddings: Pick<EmbeddingProvider, 'id' | 'model' | 'dimensions'>;
+    /** Absent on the degraded server. */
+    changes?: Pick<ChangeFollower, 'source'>;
   };
 }
 
@@ -18,7 +21,7 @@ export class ServerInfoResolver {
   @Query(() => ServerInfo, {
     description: 'Version of the server, its database (and whether it can serve) and its embedding provider.',
   })
-  serverInfo(@Ctx() { deps }: ServerInfoContext): ServerInfo {
+  async serverInfo(@Ctx() { deps }: ServerInfoContext): Promise<ServerInfo> {
     return {
       version: deps.version,
       database: {
@@ -31,6 +34,7 @@ export class ServerInfoResolver {
         model: deps.embeddings.model,
         dimensions: deps.embeddings.dimensions,
       },
+      subscriptions: deps.changes ? { source: SubscriptionSource[await deps.changes.source()] } : null,
     };
   }
 }

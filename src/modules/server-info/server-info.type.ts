@@ -59,6 +59,22 @@ export class EmbeddingsInfo {
   dimensions!: number;
 }
 
+export enum SubscriptionSource {
+  CHANGE_STREAM = 'CHANGE_STREAM',
+  LOCAL_WRITES = 'LOCAL_WRITES',
+}
+registerEnumType(SubscriptionSource, {
+  name: 'SubscriptionSource',
+  description:
+    "CHANGE_STREAM: subscriptions see every write to the database, by any process or tool; LOCAL_WRITES: the database has no change streams (a standalone mongod), so they see only this server's own writes.",
+});
+
+@ObjectType({ simpleResolvers: true, description: 'Where subscription events come from.' })
+export class SubscriptionsInfo {
+  @Field(() => SubscriptionSource)
+  source!: SubscriptionSource;
+}
+
 @ObjectType({ simpleResolvers: true })
 export class ServerInfo {
   @Field({ description: 'Hindsight version.' })
@@ -69,4 +85,7 @@ export class ServerInfo {
 
   @Field(() => EmbeddingsInfo)
   embeddings!: EmbeddingsInfo;
+
+  @Field(() => SubscriptionsInfo, { nullable: true, description: 'Null while the data directory is damaged.' })
+  subscriptions!: SubscriptionsInfo | null;
 }

@@ -1,0 +1,289 @@
+import type { ChangeStream, Collection, Db, Document, ResumeToken } from 'mongodb';
+import type { Logger } from '../logger';
+
+/** Where events come from: the database's change streams, or (a standalone mongod) this process's own writes. */
+export type ChangeSource = 'CHANGE_STREAM' | 'LOCAL_WRITES';
+
+/** mongod's answer to `$changeStream` when it is not part of a replica set. */
+const NO_CHANGE_STREAMS = 40573;
+
+/** How long a failed stream waits before it is opened again from its resume token. */
+const REOPEN_DELAY_MS = 200;
+
+/** One change of one document, shared by every consumer of its collection's stream. */
+export interface ChangeEvent {
+  operationType: string;
+  /** The document's `_id`. */
+  id: unknown;
+  /**
+   * The document as it is now, read once by `_id` for all consumers of this event (the engine's events carry no
+   * `fullDocument`); null once it is deleted.
+   */
+  document<T extends Document = Document>(): Promise<T | null>;
+}
+
+/** A consumer's view of a collection's events: an async iterator whose `return()` leaves at once. */
+export interface ChangeFeed extends AsyncIterableIterator<ChangeEvent> {
+  return(): Promise<IteratorResult<ChangeEvent>>;
+}
+
+/**
+ * Follows collections' change streams for every consumer in this process (subscriptions, live search): one stream
+ * per collection of a database, opened for its first consumer and closed when its last one leaves, reopened from its
+ * resume token after a stream error. Where the deployment has no change streams, consumers get this process's own
+ * writes, which writers report through `localWrite`.
+ */
+export class ChangeFollower {
+  private readonly streams = new Map<string, FollowedCollection>();
+  private detected: ChangeSource | undefined;
+
+  constructor(
+    private readonly defaultDb: Db,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Events of `collection` in `db` from now on, until the feed's `return()`. Resolves once the stream is open. */
+  async follow(db: Db, collection: string): Promise<ChangeFeed> {
+    const key = `${db.databaseName}.${collection}`;
+    let followed = this.streams.get(key);
+    if (!followed) {
+      followed = new FollowedCollection(
+        db.collection(collection),
+        this.logger,
+        (source) => this.detect(source),
+        () => {
+          if (this.streams.get(key) === followed) this.streams.delete(key);
+        },
+      );
+      this.streams.set(key, followed);
+    }
+    return followed.add(this.detected === 'LOCAL_WRITES');
+  }
+
+  /** Tells consumers of a collection about a write this process made (only needed without change streams). */
+  localWrite(db: Db, collection: string, id: unknown, operationType = 'update'): void {
+    if (this.detected !== 'LOCAL_WRITES') return;
+    this.streams.get(`${db.databaseName}.${collection}`)?.dispatch({ operationType, documentKey: { _id: id } });
+  }
+
+  /** Whether events come from change streams; found by opening one on the default database the first time. */
+  async source(): Promise<ChangeSource> {
+    if (this.detected) return this.detected;
+    const stream = this.defaultDb.watch([], { maxAwaitTimeMS: 1 });
+    try {
+      await stream.tryNext();
+      return this.detect('CHANGE_STREAM');
+    } catch (error) {
+      return this.detect(errorCode(error) === NO_CHANGE_STREAMS ? 'LOCAL_WRITES' : 'CHANGE_STREAM');
+    } finally {
+      await stream.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Feeds being read across all collections (a subscription's counts once it has set up and waits for its first
+   * event), for tests and metrics.
+   */
+  get consumers(): number {
+    return [...this.streams.values()].reduce((sum, followed) => sum + followed.consumerCount, 0);
+  }
+
+  /** Open change streams (one per followed collection), for tests and metrics. */
+  get openStreams(): number {
+    return [...this.streams.values()].filter((followed) => followed.streaming).length;
+  }
+
+  /** Ends every feed and closes every stream (server shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.streams.values()].map((followed) => followed.close()));
+    this.streams.clear();
+  }
+
+  private detect(source: ChangeSource): ChangeSource {
+    if (source === 'LOCAL_WRITES' && this.detected !== 'LOCAL_WRITES')
+      this.logger.warn('subscriptions: the database has no change streams; only this process’s writes are followed');
+    return (this.detected ??= source);
+  }
+}
+
+interface RawEvent {
+  operationType: string;
+  documentKey?: { _id: unknown };
+}
+
+/** One collection's stream and its consumers. */
+class FollowedCollection {
+  private readonly consumers = new Set<Consumer>();
+  private stream: ChangeStream<Document, RawEvent> | null = null;
+  private token: ResumeToken | undefined;
+  private running: Promise<void> | null = null;
+  private opened: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly collection: Collection,
+    private readonly logger: Logger,
+    private readonly detect: (source: ChangeSource) => ChangeSource,
+    private readonly onEmpty: () => void,
+  ) {}
+
+  get consumerCount(): number {
+    return [...this.consumers].filter((consumer) => consumer.reading).length;
+  }
+
+  get streaming(): boolean {
+    return this.stream !== null;
+  }
+
+  async add(localOnly: boolean): Promise<ChangeFeed> {
+    const consumer = new Consumer(() => this.remove(consumer));
+    this.consumers.add(consumer);
+    if (!localOnly) {
+      this.opened ??= new Promise<void>((resolve) => {
+        this.running = this.run(resolve);
+      });
+      await this.opened;
+    }
+    return consumer;
+  }
+
+  dispatch(raw: RawEvent): void {
+    let read: Promise<Document | null> | undefined;
+    const id = raw.documentKey?._id;
+    const event: ChangeEvent = {
+      operationType: raw.operationType,
+      id,
+      document: <T extends Document>() => {
+        read ??= raw.operationType === 'delete' ? Promise.resolve(null) : this.collection.findOne({ _id: id as never });
+        return read as Promise<T | null>;
+      },
+    };
+    for (const consumer of this.consumers) consumer.push(event);
+  }
+
+  /** Reads the stream until the last consumer leaves, reopening it from its token after an error. */
+  private async run(opened: () => void): Promise<void> {
+    while (!this.closed) {
+      const stream = this.collection.watch<Document, RawEvent>([{ $project: { operationType: 1, documentKey: 1 } }], {
+        ...(this.token ? { resumeAfter: this.token } : {}),
+        maxAwaitTimeMS: 500,
+      });
+      this.stream = stream;
+      try {
+        for (;;) {
+          const raw = await stream.tryNext();
+          opened();
+          if (this.closed) break;
+          this.token = stream.resumeToken ?? this.token;
+          if (raw?.documentKey) this.dispatch(raw);
+        }
+      } catch (error) {
+        if (this.closed) break;
+        if (errorCode(error) === NO_CHANGE_STREAMS) {
+          this.detect('LOCAL_WRITES');
+          opened();
+          break;
+        }
+        this.logger.warn('subscriptions: change stream failed; reopening from its resume token', {
+          collection: this.collection.collectionName,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        await new Promise((resolve) => setTimeout(resolve, REOPEN_DELAY_MS));
+      } finally {
+        await stream.close().catch(() => undefined);
+      }
+    }
+    this.stream = null;
+  }
+
+  private remove(consumer: Consumer): void {
+    this.consumers.delete(consumer);
+    if (this.consumers.size === 0) void this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onEmpty();
+    for (const consumer of this.consumers) consumer.end();
+    this.consumers.clear();
+    await this.stream?.close().catch(() => undefined);
+    await this.running;
+  }
+}
+
+/** A queue of events for one consumer; `return()` resolves a pending `next()` as done and leaves the stream. */
+class Consumer implements ChangeFeed {
+  private readonly queue: ChangeEvent[] = [];
+  private waiting: ((result: IteratorResult<ChangeEvent>) => void) | null = null;
+  private done = false;
+  /** Whether `next()` was called: its consumer has set up. */
+  reading = false;
+
+  constructor(private readonly leave: () => void) {}
+
+  push(event: ChangeEvent): void {
+    if (this.done) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ value: event, done: false });
+    } else this.queue.push(event);
+  }
+
+  end(): void {
+    this.done = true;
+    this.queue.length = 0;
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = null;
+  }
+
+  next(): Promise<IteratorResult<ChangeEvent>> {
+    this.reading = true;
+    const event = this.queue.shift();
+    if (event) return Promise.resolve({ value: event, done: false });
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<ChangeEvent>> {
+    if (!this.done) {
+      this.end();
+      this.leave();
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): ChangeFeed {
+    return this;
+  }
+}
+
+function errorCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * The values `select` makes of each event of `feed` (none, one or several), in order. Its `return()` leaves the feed
+ * at once, even while waiting for an event.
+ */
+export function selectFromFeed<T>(
+  feed: ChangeFeed,
+  select: (event: ChangeEvent) => Promise<T[]>,
+): AsyncIterableIterator<T> {
+  const ready: T[] = [];
+  const iterator: AsyncIterableIterator<T> = {
+    async next() {
+      while (ready.length === 0) {
+        const result = await feed.next();
+        if (result.done) return { value: undefined, done: true };
+        ready.push(...(await select(result.value)));
+      }
+      return { value: ready.shift() as T, done: false };
+    },
+    return: () => feed.return().then(() => ({ value: undefined, done: true as const })),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}

@@ -1,0 +1,191 @@
+import { MongoClient } from 'mongodb';
+import { createAppDeps, prepareDatabase } from '../../src/app';
+import { createContext } from '../../src/context';
+import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
+import { silentLogger } from '../../src/logger';
+import { loadConfig } from '../../src/config';
+import { createTestApp, type TestApp } from '../support/app';
+import {
+  AppendMessageDocument,
+  CreateSessionDocument,
+  MessageAppendedDocument,
+  SessionUpdatedDocument,
+  SubscriptionsSourceDocument,
+  UpdateSessionMetadataDocument,
+  UpsertAgentDocument,
+} from '../support/generated/graphql';
+import { subscribe, waitUntil, wsClient } from '../support/subscriptions';
+import { startFailPointEngine } from '../support/fail-point';
+
+async function sessionWithAgent(app: TestApp, sessionId: string, caller?: Parameters<TestApp['run']>[2]) {
+  await app.run(CreateSessionDocument, { input: { sessionId } }, caller);
+  await app.run(UpsertAgentDocument, { sessionId, input: { agentId: 'a1', agentData: {} } }, caller);
+}
+
+describe('subscriptions over graphql-ws', () => {
+  let app: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    url = await app.server.listen(0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('delivers an append to a messageAppended subscriber within 1 s', async () => {
+    await sessionWithAgent(app, 'live-1');
+    await app.run(AppendMessageDocument, {
+      sessionId: 'live-1',
+      agentId: 'a1',
+      input: { role: 'USER', content: 'old' },
+    });
+    const client = wsClient(url);
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-1', agentId: 'a1' });
+    await waitUntil(() => app.deps.changes.consumers === 1);
+    const written = Date.now();
+    await app.run(AppendMessageDocument, {
+      sessionId: 'live-1',
+      agentId: 'a1',
+      input: { role: 'USER', content: 'hi' },
+    });
+    const result = await sub.next(1000);
+    expect(Date.now() - written).toBeLessThan(1000);
+    expect(result).toEqual({ data: { messageAppended: { messageId: 2, role: 'USER', text: 'hi' } } });
+    sub.unsubscribe();
+    await client.dispose();
+  });
+
+  it('delivers each selected entity in a fresh context: a second update shows the new metadata', async () => {
+    await sessionWithAgent(app, 'live-2');
+    const client = wsClient(url);
+    const sub = subscribe(client, SessionUpdatedDocument, { id: 'live-2' });
+    await waitUntil(() => app.deps.changes.consumers === 1);
+    await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-2', metadata: { step: 1 } });
+    expect((await sub.next()).data?.sessionUpdated.metadata).toEqual({ step: 1 });
+    await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-2', metadata: { step: 2 } });
+    expect((await sub.next()).data?.sessionUpdated.metadata).toEqual({ step: 2 });
+    sub.unsubscribe();
+    await client.dispose();
+  });
+
+  it('shares one change stream among subscribers and closes it when the last leaves', async () => {
+    await sessionWithAgent(app, 'live-3');
+    const client = wsClient(url);
+    const subs = [1, 2, 3].map(() => subscribe(client, SessionUpdatedDocument, { id: 'live-3' }));
+    await waitUntil(() => app.deps.changes.consumers === 3);
+    expect(app.deps.changes.openStreams).toBe(1);
+    subs.forEach((sub) => sub.unsubscribe());
+    await waitUntil(() => app.deps.changes.consumers === 0 && app.deps.changes.openStreams === 0);
+    // And the engine holds no change stream cursor for it either.
+    const open = await app.client
+      .db('admin')
+      .aggregate([{ $currentOp: {} }])
+      .toArray()
+      .catch(() => null);
+    if (open) expect(open.filter((op) => JSON.stringify(op).includes('$changeStream'))).toEqual([]);
+    await client.dispose();
+  });
+
+  it('reaches a subscriber on this server when a second server on the same database writes', async () => {
+    await sessionWithAgent(app, 'live-4');
+    const client = wsClient(url);
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-4', agentId: 'a1' });
+    await waitUntil(() => app.deps.changes.consumers === 1);
+
+    const otherClient = new MongoClient(app.uri);
+    await otherClient.connect();
+    const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1' });
+    const db = otherClient.db(app.db.databaseName);
+    const other = createAppDeps({
+      config,
+      logger: silentLogger,
+      embeddings: new HashEmbeddingProvider(384),
+      database: { kind: 'EMBEDDED', version: '', client: otherClient, db },
+    });
+    await prepareDatabase(other, db);
+    const { createServer } = await import('../../src/http/server');
+    const { buildAppSchema } = await import('../../src/schema');
+    const otherServer = await createServer(other, await buildAppSchema());
+    try {
+      const response = await otherServer.apollo.executeOperation(
+        {
+          query:
+            'mutation { appendMessage(sessionId: "live-4", agentId: "a1", input: { role: USER, content: "from B" }) { messageId } }',
+        },
+        { contextValue: createContext(other) },
+      );
+      expect(response.body.kind === 'single' && response.body.singleResult.errors).toBeFalsy();
+      expect((await sub.next(1000)).data?.messageAppended).toMatchObject({ messageId: 1, text: 'from B' });
+    } finally {
+      sub.unsubscribe();
+      await client.dispose();
+      await otherServer.stop();
+      await otherClient.close();
+    }
+  });
+
+  it('serverInfo says events come from change streams', async () => {
+    expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'CHANGE_STREAM' });
+  });
+});
+
+describe('subscriptions and API keys', () => {
+  let app: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await createTestApp({ config: { apiKeys: ['alpha-key:reader:alpha', 'beta-key:writer:beta'] } });
+    url = await app.server.listen(0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['an unknown key', 'nope'],
+  ])('closes a connection with %s with 4401', async (_name, key) => {
+    const client = wsClient(url, key);
+    expect(await client.closed).toBe(4401);
+    await client.dispose();
+  });
+
+  it("a tenant's subscriber sees its tenant's writes and not another's", async () => {
+    const alpha = { caller: { role: 'admin' as const, tenant: 'alpha', keyId: null } };
+    const beta = { caller: { role: 'admin' as const, tenant: 'beta', keyId: null } };
+    await sessionWithAgent(app, 'shared-id', alpha);
+    await sessionWithAgent(app, 'shared-id', beta);
+    const client = wsClient(url, 'alpha-key');
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'shared-id', agentId: 'a1' });
+    await waitUntil(() => app.deps.changes.consumers === 1);
+    await app.run(
+      AppendMessageDocument,
+      { sessionId: 'shared-id', agentId: 'a1', input: { role: 'USER', content: 'beta' } },
+      beta,
+    );
+    await app.run(
+      AppendMessageDocument,
+      { sessionId: 'shared-id', agentId: 'a1', input: { role: 'USER', content: 'alpha' } },
+      alpha,
+    );
+    expect((await sub.next()).data?.messageAppended.text).toBe('alpha');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sub.results).toHaveLength(1);
+    sub.unsubscribe();
+    await client.dispose();
+  });
+});
+
+describe('subscriptions without change streams', () => {
+  it('serverInfo says only local writes are followed when the database refuses change streams (40573)', async () => {
+    const engine = await startFailPointEngine();
+    const app = await createTestApp({ databaseUri: engine.uri });
+    try {
+      await engine.failNext(['aggregate'], 1, 40573);
+      expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'LOCAL_WRITES' });
+    } finally {
+      await app.close();
+      await engine.close();
+    }
+  });
+});
