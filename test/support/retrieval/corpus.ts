@@ -5,7 +5,7 @@
  * seeded generator, so the set is the same on every run. Queries alternate between the tuning half (even index)
  * and the held-out half (odd index).
  */
-import { seededRandom } from '../../test/support/vectors';
+import { seededRandom } from '../vectors';
 import { ACTIONS, COMPONENTS, PROBLEMS, type Facet } from './facets';
 
 export const SLICES = ['paraphrase', 'synonym', 'word-form', 'short', 'long'] as const;
