@@ -48,7 +48,7 @@ export function keywordTerms(text: string): string[] {
 /**
  * Weight of a query term that only a synonym brought in, against 1 for the query's own words: a synonym widens recall
  * ("bill" finds "invoice") but may be of another sense, so a document with the words asked for ranks first.
- * Chosen on the tuning half of the retrieval set (bench/retrieval).
+ * Set before measuring; not yet tuned on the retrieval set (docs/retrieval.md).
  */
 export const SYNONYM_WEIGHT = 0.3;
 
