@@ -1,9 +1,9 @@
 import { DocumentIds, RowIds } from './document-ids';
 import type { SnapshotReader, SnapshotWriter } from './snapshot';
-import { keywordTerms } from './tokenize';
+import { keywordTerms, queryTerms } from './tokenize';
 
 /** How texts become terms (see keywordTerms); a snapshot made with another is rebuilt. */
-const ANALYZER = 'tokens-without-english-stop-words';
+const ANALYZER = 'porter2-stems-without-english-stop-words';
 import { TopK } from './top-k';
 
 /** BM25 parameters (the usual Lucene/Elasticsearch defaults). */
@@ -159,7 +159,7 @@ interface QueryTerm {
 /** A query against the index's current statistics: its terms, rarest (highest idf) first. */
 interface Plan {
   terms: QueryTerm[];
-  /** Σ idf over the query's distinct terms, found or not: the normaliser of the [0, 1] score. */
+  /** Σ idf over the query's own distinct terms (not synonyms), found or not: the normaliser of the [0, 1] score. */
   maxScore: number;
   /** b / avgdl. */
   lengthWeight: number;
@@ -169,7 +169,9 @@ interface Plan {
  * An in-process BM25 inverted index over the text fields of one space, kept current by `upsert`/`remove`.
  *
  * A document is the concatenation of its fields: tf(t, d) sums the term's occurrences over the fields and |d| is
- * the total token count. Terms are {@link keywordTerms}: tokens without stop words. Scoring (k1 = 1.2, b = 0.75):
+ * the total token count. Terms are {@link keywordTerms}: stems of the tokens without stop words; a query's terms
+ * ({@link queryTerms}) add the stems of its words' synonyms, each with its idf scaled by SYNONYM_WEIGHT and left out of
+ * the normaliser below. Scoring (k1 = 1.2, b = 0.75):
  *
  *   bm25(q, d) = Σ_{t ∈ distinct terms of q} idf(t) · tf(t,d)·(k1 + 1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
  *   idf(t)     = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))        (always > 0)
@@ -621,19 +623,20 @@ export class KeywordIndex {
 
   /** The query's terms with their idf and bounds, or null when it has no term or the index no document. */
   private plan(text: string): Plan | null {
-    const words = [...new Set(keywordTerms(text))];
+    const words = queryTerms(text);
     const documents = this.rows.size;
     if (!words.length || !documents) return null;
     const avgdl = this.totalLength / documents;
     const lengthWeight = BM25.b / avgdl;
     let maxScore = 0;
     const terms: QueryTerm[] = [];
-    for (const word of words) {
-      const termId = this.termIds.get(word);
+    for (const { term, weight } of words) {
+      const termId = this.termIds.get(term);
       const list = termId === undefined ? undefined : this.lists[termId];
       const df = list?.df ?? 0;
-      const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-      maxScore += idf;
+      // A synonym's idf is scaled by its weight; the normaliser counts the query's own terms only.
+      const idf = weight * Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+      if (weight === 1) maxScore += idf;
       if (!list || df === 0) continue;
       const tf = list.maxTf;
       terms.push({

@@ -3,7 +3,7 @@
  *
  *   score(d) = Σ_i w_i · clamp(s_i(d), 0, 1) / Σ_i w_i
  *
- * over the lists i given (e.g. `vector` with w = 0.7 and `keyword` with w = 0.3), where s_i(d) is d's score in list
+ * over the lists i given (e.g. `vector` and `keyword`, w = 0.5 each), where s_i(d) is d's score in list
  * i, or 0 when d is not in it. Vector parts are cosines (negative ones count as 0); keyword parts are the normalised
  * BM25 scores of `searchKeyword`, already in [0, 1]. Dividing by Σ w keeps the result in [0, 1], so a caller's
  * threshold (e.g. `minSimilarity` 0.7) means the same whichever parts are present; with a single list the fused
@@ -40,8 +40,12 @@ export interface FusionOptions {
   minScore?: number;
 }
 
-/** Default weights of hybrid search: semantic similarity leads, keyword relevance refines. */
-export const HYBRID_WEIGHTS = { vector: 0.7, keyword: 0.3 } as const;
+/**
+ * Weights of hybrid search: equal. On the retrieval set (bench/retrieval, docs/retrieval.md), with stemmed and
+ * synonym-expanded keywords, 0.5/0.5 ranked best of the weighted sums 0.5 to 0.8, min-max-normalised sums and
+ * reciprocal-rank fusion on the tuning half, and on the held-out half too.
+ */
+export const HYBRID_WEIGHTS = { vector: 0.5, keyword: 0.5 } as const;
 
 /** Fuses ranked lists into one ranking, best first (ties: smaller id first). See the module comment for the formula. */
 export function fuse(lists: readonly FusionList[], options: FusionOptions = {}): FusedHit[] {

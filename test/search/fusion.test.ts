@@ -1,4 +1,4 @@
-import { HYBRID_WEIGHTS, fuse } from '../../src/search/fusion';
+import { fuse } from '../../src/search/fusion';
 
 describe('fuse (weighted sum of normalised parts)', () => {
   it('scores each hit Σ w·s / Σ w over the lists, keeping every part', () => {
@@ -81,7 +81,7 @@ describe('fuse (weighted sum of normalised parts)', () => {
     const fused = fuse([
       {
         name: 'vector',
-        weight: HYBRID_WEIGHTS.vector,
+        weight: 0.7,
         hits: [
           { id: 'a', score: 0.2, field: 'goal' },
           { id: 'b', score: 0.9, field: 'goal' },
@@ -89,7 +89,7 @@ describe('fuse (weighted sum of normalised parts)', () => {
       },
       {
         name: 'keyword',
-        weight: HYBRID_WEIGHTS.keyword,
+        weight: 0.3,
         hits: [
           { id: 'a', score: 1, field: 'summary' },
           { id: 'b', score: 1, field: 'summary' },

@@ -148,7 +148,7 @@ export class ExperienceSearchHit {
 
   @Field(() => Float, {
     description:
-      'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.7 × vector + 0.3 × keyword (a missing part counts 0).',
+      'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.5 × vector + 0.5 × keyword (a missing part counts 0).',
   })
   score!: number;
 

@@ -202,7 +202,7 @@ describe('searchExperiences', () => {
     expect(hybrid[0].vectorScore).not.toBeNull();
     expect(hybrid[0].keywordScore).not.toBeNull();
     for (const hit of hybrid) {
-      expect(hit.score).toBeCloseTo(0.7 * Math.max(0, hit.vectorScore ?? 0) + 0.3 * (hit.keywordScore ?? 0), 10);
+      expect(hit.score).toBeCloseTo(0.5 * Math.max(0, hit.vectorScore ?? 0) + 0.5 * (hit.keywordScore ?? 0), 10);
     }
     for (const hits of [keyword, vector, hybrid]) {
       expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));

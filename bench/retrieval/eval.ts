@@ -1,0 +1,69 @@
+/**
+ * Retrieval quality (`npm run eval:retrieval`): the evaluation of test/support/retrieval (the labelled set, recorded
+ * through the GraphQL API) once per embedding provider (`local`, the offline model, and `hash`); prints hit@1, hit@3
+ * and MRR (over the top 10) per provider, corpus, mode, slice and half and writes them to bench/retrieval.json.
+ * RETRIEVAL_PROVIDERS (default `local,hash`) picks providers; RETRIEVAL_PER_SLICE (default 40) queries per slice;
+ * RETRIEVAL_CACHE (default data/retrieval-embeddings) keeps the local model's vectors between runs.
+ */
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
+import { LocalEmbeddingProvider } from '../../src/embeddings/local.provider';
+import type { EmbeddingProvider } from '../../src/embeddings/provider';
+import { FileCachedProvider } from './cached-provider';
+import { buildEvalSet } from '../../test/support/retrieval/corpus';
+import { evaluate, type ProviderResults } from '../../test/support/retrieval/evaluate';
+
+async function providerNamed(name: string): Promise<EmbeddingProvider> {
+  if (name === 'hash') return new HashEmbeddingProvider(384);
+  if (name === 'local')
+    return new FileCachedProvider(
+      await LocalEmbeddingProvider.create({ batchSize: 64 }),
+      process.env.RETRIEVAL_CACHE ?? path.join('data', 'retrieval-embeddings'),
+    );
+  throw new Error(`unknown provider ${name}`);
+}
+
+async function main(): Promise<void> {
+  const set = buildEvalSet(Number(process.env.RETRIEVAL_PER_SLICE ?? 40));
+  const providers = (process.env.RETRIEVAL_PROVIDERS ?? 'local,hash').split(',');
+  const output: Record<string, ProviderResults> = {};
+  for (const name of providers) {
+    const started = performance.now();
+    const embeddings = await providerNamed(name);
+    try {
+      output[name] = await evaluate(set, embeddings);
+    } finally {
+      await embeddings.close?.();
+    }
+    const seconds = Math.round((performance.now() - started) / 1000);
+    console.log(`\n${name} (${seconds} s)`);
+    console.log('corpus.mode               half/slice   hit@1  hit@3  MRR');
+    for (const [key, rows] of Object.entries(output[name]))
+      for (const [row, m] of Object.entries(rows))
+        console.log(
+          `${key.padEnd(26)}${row.padEnd(13)}${m.hit1.toFixed(3).padStart(5)}  ${m.hit3.toFixed(3).padStart(5)}  ${m.mrr.toFixed(3)}`,
+        );
+  }
+  const file = process.env.RETRIEVAL_OUT ?? path.join('bench', 'retrieval.json');
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        set: { experiences: set.experiences.length, tasks: set.tasks.length, queries: set.experienceQueries.length },
+        results: output,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`\nwrote ${file}`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

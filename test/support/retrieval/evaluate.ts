@@ -1,0 +1,229 @@
+/**
+ * The retrieval evaluation (`npm run eval:retrieval`, bench/retrieval/eval.ts): records the set of corpus.ts through
+ * the GraphQL API into a fresh embedded engine and measures every query (searchExperiences in each mode, HYBRID's
+ * candidates re-fused by each variant of FUSIONS, similarTasks): hit@1, hit@3 and MRR over the top 10, per slice
+ * and half.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { startEmbeddedServer } from '@hindsight/engine';
+import { createAppDeps, prepareDatabase } from '../../../src/app';
+import { loadConfig } from '../../../src/config';
+import { createContext } from '../../../src/context';
+import type { EmbeddingProvider } from '../../../src/embeddings/provider';
+import { silentLogger } from '../../../src/logger';
+import { buildAppSchema } from '../../../src/schema';
+import { createServer } from '../../../src/http/server';
+import { SLICES, type EvalQuery, type EvalSet } from './corpus';
+
+export const MODES = ['HYBRID', 'VECTOR', 'KEYWORD'] as const;
+const LIMIT = 10;
+const CANDIDATE_LIMIT = 50;
+
+interface Candidate {
+  id: string;
+  vector: number;
+  keyword: number;
+}
+
+/** Each part's rank (1-based, best first) among the candidates. */
+function ranksBy(candidates: Candidate[], part: 'vector' | 'keyword'): Map<string, number> {
+  const sorted = [...candidates].sort((a, b) => b[part] - a[part]);
+  return new Map(sorted.map((c, i) => [c.id, i + 1]));
+}
+
+/** Scales a part to [0, 1] over the candidates (min-max). */
+function minMax(candidates: Candidate[], part: 'vector' | 'keyword'): (c: Candidate) => number {
+  const values = candidates.map((c) => c[part]);
+  const low = Math.min(...values);
+  const span = Math.max(...values) - low;
+  return (c) => (span > 0 ? (c[part] - low) / span : 0);
+}
+
+/** Fusion variants compared on HYBRID's candidates: each scores every candidate from its two parts. */
+export const FUSIONS: Record<string, (candidates: Candidate[]) => (c: Candidate) => number> = Object.fromEntries([
+  ...[0.5, 0.6, 0.7, 0.8].map((w) => [
+    `weighted ${w}/${(1 - w).toFixed(1)}`,
+    () => (c: Candidate) => w * c.vector + (1 - w) * c.keyword,
+  ]),
+  ...[0.5, 0.7].map((w) => [
+    `min-max ${w}/${(1 - w).toFixed(1)}`,
+    (all: Candidate[]) => {
+      const v = minMax(all, 'vector');
+      const k = minMax(all, 'keyword');
+      return (c: Candidate) => w * v(c) + (1 - w) * k(c);
+    },
+  ]),
+  [
+    'rrf k=60',
+    (all: Candidate[]) => {
+      const v = ranksBy(all, 'vector');
+      const k = ranksBy(all, 'keyword');
+      return (c: Candidate) => 1 / (60 + v.get(c.id)!) + 1 / (60 + k.get(c.id)!);
+    },
+  ],
+]);
+
+export interface Metrics {
+  queries: number;
+  hit1: number;
+  hit3: number;
+  mrr: number;
+}
+
+/** hit@1, hit@3 and MRR of the 1-based ranks (null: not in the top LIMIT). */
+export function metrics(ranks: Array<number | null>): Metrics {
+  const n = ranks.length || 1;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    queries: ranks.length,
+    hit1: round(ranks.filter((r) => r === 1).length / n),
+    hit3: round(ranks.filter((r) => r !== null && r <= 3).length / n),
+    mrr: round(ranks.reduce<number>((sum, r) => sum + (r === null ? 0 : 1 / r), 0) / n),
+  };
+}
+
+/** The metrics of all queries, of each half and of each slice. */
+function breakdown(queries: EvalQuery[], ranks: Array<number | null>): Record<string, Metrics> {
+  const of = (keep: (q: EvalQuery) => boolean) => metrics(ranks.filter((_, i) => keep(queries[i])));
+  return {
+    all: of(() => true),
+    tuning: of((q) => q.half === 'tuning'),
+    'held-out': of((q) => q.half === 'held-out'),
+    ...Object.fromEntries(SLICES.map((slice) => [slice, of((q) => q.slice === slice)])),
+  };
+}
+
+const RECORD = `mutation Record($inputs: [RecordExperienceInput!]!) { recordExperiences(inputs: $inputs) { experienceId } }`;
+const RECORD_TASK = `mutation RecordTask($input: RecordTaskInput!) { recordTask(input: $input) { taskId } }`;
+const SEARCH = `query Search($query: String!, $mode: SearchMode!) {
+  searchExperiences(query: $query, mode: $mode, limit: ${LIMIT}) { experience { experienceId } }
+}`;
+/** HYBRID's candidates with their parts, re-fused by each variant of FUSIONS. */
+const CANDIDATES = `query Candidates($query: String!) {
+  searchExperiences(query: $query, mode: HYBRID, limit: ${CANDIDATE_LIMIT}) { vectorScore keywordScore experience { experienceId } }
+}`;
+const SIMILAR = `query Similar($query: String!) {
+  similarTasks(query: $query, limit: ${LIMIT}, minSimilarity: 0) { tasks { taskId } }
+}`;
+
+export type ProviderResults = Record<string, Record<string, Metrics>>;
+
+/** Records `set` with `embeddings` through the API and measures every query; results by `experiences.<MODE>` and `tasks.similarTasks`. */
+export async function evaluate(set: EvalSet, embeddings: EmbeddingProvider): Promise<ProviderResults> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-retrieval-'));
+  const engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port: 0 });
+  const client = new MongoClient(engine.uri, { ignoreUndefined: true });
+  try {
+    await client.connect();
+    const db = client.db('retrieval');
+    const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
+    const deps = createAppDeps({
+      config,
+      logger: silentLogger,
+      database: { kind: 'EMBEDDED', version: 'eval', client, db },
+      embeddings,
+    });
+    await prepareDatabase(deps, db);
+    const server = await createServer(deps, await buildAppSchema());
+    const run = async <T>(query: string, variables: Record<string, unknown>): Promise<T> => {
+      const response = await server.apollo.executeOperation(
+        { query, variables },
+        { contextValue: createContext(deps) },
+      );
+      if (response.body.kind !== 'single') throw new Error('unexpected incremental response');
+      const { data, errors } = response.body.singleResult;
+      if (errors?.length) throw new Error(JSON.stringify(errors));
+      return data as T;
+    };
+    try {
+      for (let start = 0; start < set.experiences.length; start += 500) {
+        const inputs = set.experiences.slice(start, start + 500).map((e) => ({
+          experienceId: e.id,
+          primaryGoalDescription: e.primaryGoalDescription,
+          subTaskDescription: e.subTaskDescription,
+          inputContextSummary: e.inputContextSummary,
+          outputSummary: e.outputSummary,
+          initiatingAgentId: 'eval',
+          finalOutcome: 'SUCCESS',
+        }));
+        await run(RECORD, { inputs });
+      }
+      for (const task of set.tasks) {
+        await run(RECORD_TASK, {
+          input: { taskId: task.id, originalQuery: task.originalQuery, goal: task.goal, status: 'COMPLETED' },
+        });
+      }
+      const results: ProviderResults = {};
+      const rank = (ids: string[], target: string) => {
+        const i = ids.indexOf(target);
+        return i === -1 ? null : i + 1;
+      };
+      for (const mode of MODES) {
+        const ranks: Array<number | null> = [];
+        for (const q of set.experienceQueries) {
+          const data = await run<{ searchExperiences: Array<{ experience: { experienceId: string } }> }>(SEARCH, {
+            query: q.text,
+            mode,
+          });
+          ranks.push(
+            rank(
+              data.searchExperiences.map((hit) => hit.experience.experienceId),
+              q.target,
+            ),
+          );
+        }
+        results[`experiences.${mode}`] = breakdown(set.experienceQueries, ranks);
+      }
+      const candidates: Candidate[][] = [];
+      for (const q of set.experienceQueries) {
+        const data = await run<{
+          searchExperiences: Array<{
+            vectorScore: number | null;
+            keywordScore: number | null;
+            experience: { experienceId: string };
+          }>;
+        }>(CANDIDATES, { query: q.text });
+        candidates.push(
+          data.searchExperiences.map((hit) => ({
+            id: hit.experience.experienceId,
+            vector: hit.vectorScore ?? 0,
+            keyword: hit.keywordScore ?? 0,
+          })),
+        );
+      }
+      for (const [name, fusion] of Object.entries(FUSIONS)) {
+        const ranks = set.experienceQueries.map((q, i) => {
+          const score = fusion(candidates[i]);
+          const ordered = [...candidates[i]].sort((a, b) => score(b) - score(a) || (a.id < b.id ? -1 : 1));
+          return rank(
+            ordered.slice(0, LIMIT).map((c) => c.id),
+            q.target,
+          );
+        });
+        results[`fusion.${name}`] = breakdown(set.experienceQueries, ranks);
+      }
+      const taskRanks: Array<number | null> = [];
+      for (const q of set.taskQueries) {
+        const data = await run<{ similarTasks: { tasks: Array<{ taskId: string }> } }>(SIMILAR, { query: q.text });
+        taskRanks.push(
+          rank(
+            data.similarTasks.tasks.map((t) => t.taskId),
+            q.target,
+          ),
+        );
+      }
+      results['tasks.similarTasks'] = breakdown(set.taskQueries, taskRanks);
+      return results;
+    } finally {
+      await server.stop();
+      await deps.search.close();
+    }
+  } finally {
+    await client.close();
+    await engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
