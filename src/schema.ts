@@ -17,7 +17,20 @@ import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 
 /** The object types mapped from stored documents through a StoredReader, whose substitutes are reported. */
-const STORED_TYPES = ['Experience', 'Task', 'SuccessMetrics', 'Session', 'Agent', 'PlanPattern', 'AgentInsight'];
+const STORED_TYPES = [
+  'Experience',
+  'EmbeddingsInfo',
+  'Task',
+  'SuccessMetrics',
+  'PlanStep',
+  'Action',
+  'ToolCall',
+  'Hypothesis',
+  'Session',
+  'Agent',
+  'PlanPattern',
+  'AgentInsight',
+];
 
 /** Every resolver class of the API; a feature adds its resolvers here. */
 export const resolvers = [

@@ -85,7 +85,7 @@ export class RunService {
           await this.tools.recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls', toolsWriteId);
         }
         if (appendedNow) this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
-        return { taskId: id, action: toAction(stored), task: toTask(document) };
+        return { taskId: id, action: toAction(stored, id), task: toTask(document) };
       },
     });
   }
@@ -155,7 +155,7 @@ export class RunService {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
     }
     const actions = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
-    return (actions ?? []).map(toAction);
+    return (actions ?? []).map((action) => toAction(action, taskId));
   }
 
   /** The attempts of a task (seed 004 compress_actions), derived from its stored actions. */

@@ -74,6 +74,10 @@ export function storedFloatOrNull(value: unknown): number | null {
   return finiteFigure(value);
 }
 
+export function storedBoolean(value: unknown, fallback?: boolean): boolean {
+  return read(value, typeof value === 'boolean', fallback !== undefined) ? (value as boolean) : (fallback ?? false);
+}
+
 /** A valid date: a Date, or a string or number that parses as one; anything else `fallback`. */
 export function storedDate(value: unknown, fallback?: Date): Date {
   const date =
