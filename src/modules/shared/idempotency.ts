@@ -17,8 +17,8 @@ export const IDEMPOTENCY_KEY =
  * a retry takes the key over and finishes the plan: a crash delays a retry by at most this long.
  */
 export const LEASE_MS = 5_000;
-/** A retry waiting this long for a live attempt gives up with SERVICE_UNAVAILABLE rather than writing beside it. */
-const MAX_WAIT_MS = 60_000;
+/** A retry waiting this many leases (60 s) for a live attempt answers SERVICE_UNAVAILABLE rather than writing beside it. */
+const MAX_WAIT_LEASES = 12;
 const POLL_MS = 20;
 
 /** Codes that promise nothing was written: the key is released so that a corrected retry starts afresh. */
@@ -103,7 +103,7 @@ export class Idempotency {
     hash: string,
     newPlan: () => Plan,
   ): Promise<{ plan: Plan; resumed: boolean; done: boolean; lease: Date }> {
-    const deadline = Date.now() + MAX_WAIT_MS;
+    const deadline = Date.now() + MAX_WAIT_LEASES * this.leaseMs;
     for (;;) {
       const now = new Date();
       const plan = newPlan();

@@ -213,6 +213,24 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
       expect(await app.db.collection('lease_test').countDocuments({ key: 'live' })).toBe(1);
     });
 
+    it('a retry waiting 12 leases for a live attempt answers SERVICE_UNAVAILABLE and writes nothing', async () => {
+      const calls: string[] = [];
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const first = new Idempotency(app.db, 24, LEASE).run(keyedWrite('slow', calls, () => finished));
+      await sleep(LEASE / 3);
+      const started = Date.now();
+      const retry = new Idempotency(app.db, 24, LEASE).run(keyedWrite('slow', calls, async () => undefined));
+      await expect(retry).rejects.toMatchObject({
+        extensions: { code: 'SERVICE_UNAVAILABLE', idempotencyKey: 'slow' },
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(12 * LEASE);
+      expect(calls).toEqual(['new']);
+      finish();
+      expect(await first).toMatch(/^slow-/);
+      expect(await app.db.collection('lease_test').countDocuments({ key: 'slow' })).toBe(1);
+    });
+
     it("a dead attempt's key is taken over within the lease and its plan finished once", async () => {
       // The dead process: its own connection, closed after its write, so its lease is never renewed again.
       const dead = new MongoClient(engine.uri);
