@@ -156,9 +156,9 @@ export function planPatternId(goalPattern: string, stepSequence: readonly string
  * The stored `steps` of a plan pattern or task, each step read through stored-values.ts; `read` is the document's
  * reader (for the list itself), and each step reports its own substituted fields as `steps.<index>.<field>`.
  */
-export function toPlanSteps(read: StoredReader, collection: string, id: unknown, stored: unknown): PlanStep[] {
+export function toPlanSteps(read: StoredReader, stored: unknown): PlanStep[] {
   return read.field('steps', 'steps', storedObjects<Record<string, unknown>>(stored)).map((step, index) => {
-    const readStep = new StoredReader(collection, id);
+    const readStep = read.part();
     const field = <T>(name: keyof PlanStep, value: T) => readStep.field(name, `steps.${index}.${name}`, value);
     return readStep.attach({
       id: field('id', storedText(step.id, `step-${index + 1}`)),
@@ -175,7 +175,7 @@ export function toPlanPattern(document: PlanPatternDocument): PlanPattern {
     patternId: read.field('patternId', 'patternId', storedText(document.patternId)),
     goalPattern: read.field('goalPattern', 'goalPattern', storedText(document.goalPattern)),
     stepSequence: read.field('stepSequence', 'stepSequence', storedTextList(document.stepSequence)),
-    steps: toPlanSteps(read, PLAN_PATTERNS_COLLECTION, document.patternId, document.steps),
+    steps: toPlanSteps(read, document.steps),
     exampleGoal: read.field('exampleGoal', 'exampleGoal', storedText(document.exampleGoal, '')),
     successRate: read.field('successRate', 'successRate', storedFloat(document.successRate)),
     avgExecutionTime: read.field('avgExecutionTime', 'avgExecutionTime', storedFloat(document.avgExecutionTime)),

@@ -163,6 +163,11 @@ export class StoredReader {
     return value;
   }
 
+  /** A reader for a sub-object of the same document (its own GraphQL fields, e.g. a step of `steps`). */
+  part(): StoredReader {
+    return new StoredReader(this.collection, this.id);
+  }
+
   /** `mapped`, carrying what was recorded for the field resolvers ({@link reportStoredValues}). */
   attach<T extends object>(mapped: T): T {
     if (this.invalid) Object.defineProperty(mapped, INVALID_FIELDS, { value: this.invalid });

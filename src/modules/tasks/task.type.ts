@@ -219,7 +219,7 @@ export function toTask(document: TaskDocument): Task {
       typeof document.goal === 'string' ? taskGoalPattern(document) : storedText(document.goalPattern),
     ),
     planId: read.field('planId', 'planId', storedTextOrNull(document.planId)),
-    steps: toPlanSteps(read, TASKS_COLLECTION, document.taskId, document.steps),
+    steps: toPlanSteps(read, document.steps),
     status: read.field('status', 'status', storedEnum(document.status, TASK_STATUSES, TaskStatus.PAUSED)),
     successMetrics: metrics,
     executionTime: read.field('executionTime', 'successMetrics.executionTime', storedFloat(stored.executionTime)),
