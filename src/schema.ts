@@ -23,8 +23,13 @@ import { renderWideNumbers } from './modules/shared/json-output';
 /** The object types mapped from stored documents through a StoredReader, whose substitutes are reported. */
 const STORED_TYPES = [
   'Experience',
+  'EmbeddingsInfo',
   'Task',
   'SuccessMetrics',
+  'PlanStep',
+  'Action',
+  'ToolCall',
+  'Hypothesis',
   'Session',
   'Agent',
   'Message',

@@ -10,6 +10,8 @@ import { buildAppSchema } from '../../src/schema';
  */
 const NOW = new Date('2025-01-01T00:00:00Z');
 const DEEP = nested(95);
+/** Nesting near the limit for values stored a few levels down (a tool call's args, a step). */
+const DEEP_INSIDE = nested(90);
 /** The test app's embedder: searches compare only vectors recorded as made by it. */
 const MODEL = { provider: 'hash', model: 'feature-hash-v1-384', dimensions: 384 };
 
@@ -38,6 +40,8 @@ const EXPERIENCES: Array<[string, Document]> = [
   ['deep key decisions', { key_decisions_made: DEEP, feedback_signals: { extra: DEEP } }],
   ['feedback not an object', { feedback_signals: 'bad' }],
   ['embedding model of the wrong shape', { embedding_model: { provider: 1 } }],
+  ['embedding model with huge and deep parts', { embedding_model: { provider: DEEP, model: 5, dimensions: 1e308 } }],
+  ['embedding model not an object', { embedding_model: 'hash' }],
   ['id a number', { experience_id: 12345 }],
 ];
 
@@ -122,6 +126,34 @@ const task = (id: string, poison: Document): Document => ({
   ...poison,
 });
 
+const toolCall = (poison: Document): Document => ({
+  name: 'tool1',
+  args: {},
+  result: 'ok',
+  result_truncated: false,
+  outcome: 'success',
+  execution_time: 5,
+  insights: '',
+  learning: '',
+  relevance: '',
+  ...poison,
+});
+
+const action = (poison: Document): Document => ({
+  iteration: 0,
+  timestamp: NOW,
+  mode: 'fast',
+  thinking: 'think',
+  planning: '',
+  reflection: '',
+  approach: '',
+  tool_calls: [toolCall({})],
+  synthesis: '',
+  progress: '',
+  hypothesis: { belief: '', test: '' },
+  ...poison,
+});
+
 const TASKS: Array<[string, Document]> = [
   ['missing goal, query and pattern', { goal: undefined, originalQuery: undefined, goalPattern: undefined }],
   ['numbers for strings', { goal: 7, originalQuery: 1e308, taskId: 99 }],
@@ -131,6 +163,37 @@ const TASKS: Array<[string, Document]> = [
   ['steps of the wrong shape', { steps: [{ order: 'first' }, 'x', null] }],
   ['steps not a list', { steps: { a: 1 } }],
   ['dates that are no dates', { createdAt: 'yesterday', learning: { learnedAt: 'never' } }],
+  ['steps with huge and deep values', { steps: [{ id: DEEP_INSIDE, action: 5, order: 1e308 }, { order: -1e308 }] }],
+  [
+    'actions of the wrong types',
+    {
+      actions: [
+        action({ iteration: 'one', mode: 'warp', timestamp: 'x', thinking: 5, hypothesis: 'x', progress: 'sideways' }),
+        action({ iteration: 1e308, hypothesis: { belief: DEEP_INSIDE }, tool_calls: 'x' }),
+        'x',
+        null,
+      ],
+    },
+  ],
+  [
+    'tool calls of the wrong types',
+    {
+      actions: [
+        action({
+          tool_calls: [
+            toolCall({ name: 5, args: 'x', outcome: 'exploded', execution_time: 'slow', result_truncated: 'yes' }),
+            toolCall({ insights: 7, relevance: 'very', learning: DEEP_INSIDE, execution_time: -1e308 }),
+            toolCall({ name: undefined, outcome: undefined, args: { deep: DEEP_INSIDE } }),
+            'x',
+            null,
+          ],
+        }),
+      ],
+    },
+  ],
+  ['actions not a list', { actions: { a: 1 } }],
+  ['embedding model of the wrong shape', { embedding_model: { provider: DEEP, model: 5, dimensions: 1e308 } }],
+  ['embedding model not an object', { embedding_model: 'hash' }],
 ];
 
 const plan = (id: string, poison: Document): Document => ({
@@ -161,6 +224,9 @@ const PLANS: Array<[string, Document]> = [
   ['lists not lists', { stepSequence: 'a,b', commonIssues: { a: 1 }, issues: 'x', steps: { a: 1 } }],
   ['steps and issues of the wrong shape', { steps: [{ order: 'first' }, 'x', null], issues: [{ count: 'x' }, 3] }],
   ['dates that are no dates', { createdAt: 'yesterday', lastUsed: 12e20 }],
+  ['steps with huge and deep values', { steps: [{ id: DEEP_INSIDE, action: 5, order: 1e308 }, { order: -1e308 }] }],
+  ['embedding model of the wrong shape', { embedding_model: { provider: DEEP, model: 5, dimensions: 1e308 } }],
+  ['embedding model not an object', { embedding_model: 'hash' }],
 ];
 
 const insight = (id: string, poison: Document): Document => ({
@@ -297,6 +363,13 @@ describe('reads survive any stored document', () => {
     try {
       expect(unexpectedErrors(await readAll(), poison.taskId ?? 'poison')).toEqual([]);
       expect((await list('{ tasks(first: 10) { totalCount } }')).tasks.totalCount).toBe(2);
+      const actions = await postOperation(
+        url,
+        '{ tasks(first: 10) { edges { node { taskId attempts actions { iteration toolCalls { name } } } } } }',
+        {},
+      );
+      expect(unexpectedErrors(actions, poison.taskId ?? 'poison')).toEqual([]);
+      expect((actions.body.data!.tasks as any).edges).toHaveLength(2);
     } finally {
       await app.db.collection('tasks').deleteOne({ _id: insertedId });
     }
@@ -355,18 +428,42 @@ describe('a stored value the API cannot render fails only its own field', () => 
       '{ planPatterns(first: 5) { edges { node { successRate } } } }',
     ],
     [
+      'tasks',
+      task('poison-step', { steps: [{ id: 's1', action: { not: 'text' }, order: 1 }] }),
+      'steps.0.action',
+      '{ tasks(first: 5) { edges { node { steps { id action order } } } } }',
+    ],
+    [
+      'tasks',
+      task('poison-call', {
+        actions: [action({ iteration: 0 }), action({ iteration: 1, tool_calls: [toolCall({ outcome: 'exploded' })] })],
+      }),
+      'actions.1.tool_calls.0.outcome',
+      '{ tasks(first: 5) { edges { node { actions { iteration toolCalls { name outcome } } } } } }',
+    ],
+    [
+      'eat_agent_experiences',
+      experience('poison-model', { embedding_model: { ...MODEL, dimensions: 1e308 } }),
+      'embedding_model.dimensions',
+      '{ experiences(first: 5) { edges { node { embeddingModel { provider model dimensions } } } } }',
+    ],
+    [
       'agent_insights',
       insight('poison', { type: 'rumours' }),
       'type',
       '{ agentInsights(agentType: EXECUTOR) { insights { type } } }',
     ],
   ])('a %s document reports its substituted field', async (collection, document, storedField, query) => {
-    await app.db.collection(collection).insertOne(document);
-    const reply = await postOperation(url, query, {});
-    expect(reply.body.errors?.map((error) => [error.extensions.code, error.extensions.storedField])).toEqual([
-      ['STORED_VALUE_INVALID', storedField],
-    ]);
-    expect(reply.body.data).not.toBeNull();
+    const { insertedId } = await app.db.collection(collection).insertOne(document);
+    try {
+      const reply = await postOperation(url, query, {});
+      expect(reply.body.errors?.map((error) => [error.extensions.code, error.extensions.storedField])).toEqual([
+        ['STORED_VALUE_INVALID', storedField],
+      ]);
+      expect(reply.body.data).not.toBeNull();
+    } finally {
+      await app.db.collection(collection).deleteOne({ _id: insertedId });
+    }
   });
 
   const fastPathAnswered = async () =>

@@ -215,18 +215,21 @@ export function toExperience(doc: ExperienceDocument): Experience {
     workflowId: read.field('workflowId', 'workflow_id', storedTextOrNull(doc.workflow_id)),
     sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
-    embeddingModel: toEmbeddingModel(doc.embedding_model),
+    embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
   });
 }
 
-function toEmbeddingModel(stored: unknown): EmbeddingsInfo | null {
-  if (!stored) return null;
-  const model = storedObject(stored);
-  return {
-    provider: storedText(model.provider),
-    model: storedText(model.model),
-    dimensions: storedInt(model.dimensions),
-  };
+/** The stored `embedding_model`; each substituted part is reported as `embedding_model.<part>`. */
+function toEmbeddingModel(read: StoredReader, id: unknown, stored: unknown): EmbeddingsInfo | null {
+  if (stored === null || stored === undefined) return null;
+  const model = read.field('embeddingModel', 'embedding_model', storedObject(stored));
+  const readModel = new StoredReader(EXPERIENCES_COLLECTION, id);
+  const part = <T>(name: keyof EmbeddingsInfo, value: T) => readModel.field(name, `embedding_model.${name}`, value);
+  return readModel.attach({
+    provider: part('provider', storedText(model.provider)),
+    model: part('model', storedText(model.model)),
+    dimensions: part('dimensions', storedInt(model.dimensions)),
+  });
 }
 
 /** Tolerates imported spellings of the seed's outcomes ('Success', 'partial-success'). */

@@ -154,6 +154,22 @@ export function planPatternId(goalPattern: string, stepSequence: readonly string
     .slice(0, 24)}`;
 }
 
+/**
+ * The stored `steps` of a plan pattern or task, each step read through stored-values.ts; `read` is the document's
+ * reader (for the list itself), and each step reports its own substituted fields as `steps.<index>.<field>`.
+ */
+export function toPlanSteps(read: StoredReader, stored: unknown): PlanStep[] {
+  return read.field('steps', 'steps', storedObjects<Record<string, unknown>>(stored)).map((step, index) => {
+    const readStep = read.part();
+    const field = <T>(name: keyof PlanStep, value: T) => readStep.field(name, `steps.${index}.${name}`, value);
+    return readStep.attach({
+      id: field('id', storedText(step.id, `step-${index + 1}`)),
+      action: field('action', storedText(step.action)),
+      order: field('order', storedInt(step.order, index + 1)),
+    });
+  });
+}
+
 /** Maps a stored plan pattern to the GraphQL shape, each field read through stored-values.ts. */
 export function toPlanPattern(document: PlanPatternDocument): PlanPattern {
   const read = new StoredReader(PLAN_PATTERNS_COLLECTION, document.patternId);
@@ -161,11 +177,7 @@ export function toPlanPattern(document: PlanPatternDocument): PlanPattern {
     patternId: read.field('patternId', 'patternId', storedText(document.patternId)),
     goalPattern: read.field('goalPattern', 'goalPattern', storedText(document.goalPattern)),
     stepSequence: read.field('stepSequence', 'stepSequence', storedTextList(document.stepSequence)),
-    steps: read.field('steps', 'steps', storedObjects<Record<string, unknown>>(document.steps)).map((step, index) => ({
-      id: storedText(step.id, `step-${index + 1}`),
-      action: storedText(step.action),
-      order: storedInt(step.order, index + 1),
-    })),
+    steps: toPlanSteps(read, document.steps),
     exampleGoal: read.field('exampleGoal', 'exampleGoal', storedText(document.exampleGoal, '')),
     successRate: read.field('successRate', 'successRate', storedFloat(document.successRate)),
     avgExecutionTime: read.field('avgExecutionTime', 'avgExecutionTime', storedFloat(document.avgExecutionTime)),

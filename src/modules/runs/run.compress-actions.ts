@@ -1,3 +1,5 @@
+import { storedObjects } from '../shared/stored-values';
+
 /**
  * Seed 004's `compress_actions`: the `attempts` of a run, derived from its stored actions on every read (never
  * stored). Pure functions over the stored shape (snake_case, lower-case enum strings).
@@ -70,9 +72,11 @@ export function compressActions(
   minRelevance: 'high' | 'medium' | 'low' = 'medium',
 ): string[] {
   const attempts: string[] = [];
-  for (const action of actions) {
-    for (const call of action.tool_calls ?? []) {
-      const insights = call.insights?.trim();
+  // Stored actions may hold anything (src/modules/shared/stored-values.ts): what is not a call is skipped here, and
+  // the `actions` field reports it.
+  for (const action of storedObjects<CompressibleAction>(actions)) {
+    for (const call of storedObjects<CompressibleCall>(action.tool_calls)) {
+      const insights = typeof call.insights === 'string' ? call.insights.trim() : '';
       if (!insights) attempts.push(toolCallLine(call));
       else if (relevanceAtLeast(call.relevance, minRelevance)) attempts.push(insights);
     }

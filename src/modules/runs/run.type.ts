@@ -1,8 +1,27 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { ActionMode, ActionProgress, Relevance, ToolOutcome, type ActionDocument } from '../tasks/task.document';
+import {
+  ActionMode,
+  ActionProgress,
+  Relevance,
+  TASKS_COLLECTION,
+  ToolOutcome,
+  type ActionDocument,
+} from '../tasks/task.document';
 import { Task } from '../tasks/task.type';
 import { Node } from '../shared/node';
+import {
+  storedBoolean,
+  storedDate,
+  storedEnum,
+  storedEnumOrNull,
+  storedFloatOrNull,
+  storedInt,
+  storedObject,
+  storedObjects,
+  storedText,
+  StoredReader,
+} from '../shared/stored-values';
 
 export { ActionMode, ActionProgress, Relevance, ToolOutcome };
 
@@ -176,29 +195,62 @@ export class StuckTask {
   lastActionAt!: Date;
 }
 
-export function toAction(document: ActionDocument, taskId: string): Action {
-  return {
+/**
+ * Maps a stored iteration of task `taskId` to the GraphQL shape, each field read through stored-values.ts and each
+ * substitute reported as `actions.<iteration>.<field>` (tool calls as `actions.<iteration>.tool_calls.<index>.<field>`).
+ */
+export function toAction(stored: unknown, taskId: string): Action {
+  const document = storedObject(stored) as Partial<Record<keyof ActionDocument, unknown>>;
+  const read = new StoredReader(TASKS_COLLECTION, taskId);
+  const iteration = read.field('iteration', 'actions.iteration', storedInt(document.iteration));
+  const at = `actions.${iteration}`;
+  const field = <T>(name: keyof Action, storedField: string, value: T) =>
+    read.field(name, `${at}.${storedField}`, value);
+  const hypothesis = field('hypothesis', 'hypothesis', storedObject(document.hypothesis));
+  const readHypothesis = new StoredReader(TASKS_COLLECTION, taskId);
+  const calls = field('toolCalls', 'tool_calls', storedObjects<Record<string, unknown>>(document.tool_calls));
+  return read.attach({
     taskId,
-    iteration: document.iteration,
-    timestamp: document.timestamp,
-    mode: document.mode,
-    thinking: document.thinking ?? '',
-    planning: document.planning ?? '',
-    reflection: document.reflection ?? '',
-    approach: document.approach ?? '',
-    toolCalls: (document.tool_calls ?? []).map((call) => ({
-      name: call.name,
-      args: call.args ?? {},
-      result: call.result ?? '',
-      resultTruncated: call.result_truncated ?? false,
-      outcome: call.outcome,
-      executionTimeMs: call.execution_time ?? null,
-      insights: call.insights ?? '',
-      learning: call.learning ?? '',
-      relevance: call.relevance || null,
-    })),
-    synthesis: document.synthesis ?? '',
-    progress: document.progress || null,
-    hypothesis: { belief: document.hypothesis?.belief ?? '', test: document.hypothesis?.test ?? '' },
-  };
+    iteration,
+    timestamp: field('timestamp', 'timestamp', storedDate(document.timestamp)),
+    mode: field('mode', 'mode', storedEnum(document.mode, ACTION_MODES, ActionMode.FAST)),
+    thinking: field('thinking', 'thinking', storedText(document.thinking, '')),
+    planning: field('planning', 'planning', storedText(document.planning, '')),
+    reflection: field('reflection', 'reflection', storedText(document.reflection, '')),
+    approach: field('approach', 'approach', storedText(document.approach, '')),
+    toolCalls: calls.map((call, index) => toToolCall(call, taskId, `${at}.tool_calls.${index}`)),
+    synthesis: field('synthesis', 'synthesis', storedText(document.synthesis, '')),
+    progress: field('progress', 'progress', storedEnumOrNull(notAssessed(document.progress), PROGRESSES)),
+    hypothesis: readHypothesis.attach({
+      belief: readHypothesis.field('belief', `${at}.hypothesis.belief`, storedText(hypothesis.belief, '')),
+      test: readHypothesis.field('test', `${at}.hypothesis.test`, storedText(hypothesis.test, '')),
+    }),
+  });
 }
+
+function toToolCall(call: Record<string, unknown>, taskId: unknown, at: string): ToolCall {
+  const read = new StoredReader(TASKS_COLLECTION, taskId);
+  const field = <T>(name: keyof ToolCall, storedField: string, value: T) =>
+    read.field(name, `${at}.${storedField}`, value);
+  return read.attach({
+    name: field('name', 'name', storedText(call.name)),
+    args: field('args', 'args', storedObject(call.args)),
+    result: field('result', 'result', storedText(call.result, '')),
+    resultTruncated: field('resultTruncated', 'result_truncated', storedBoolean(call.result_truncated, false)),
+    outcome: field('outcome', 'outcome', storedEnum(call.outcome, TOOL_OUTCOMES, ToolOutcome.ERROR)),
+    executionTimeMs: field('executionTimeMs', 'execution_time', storedFloatOrNull(call.execution_time)),
+    insights: field('insights', 'insights', storedText(call.insights, '')),
+    learning: field('learning', 'learning', storedText(call.learning, '')),
+    relevance: field('relevance', 'relevance', storedEnumOrNull(notAssessed(call.relevance), RELEVANCES)),
+  });
+}
+
+/** '' is how the seed stores "not assessed" (null here). */
+function notAssessed(value: unknown): unknown {
+  return value === '' ? null : value;
+}
+
+const ACTION_MODES = Object.values(ActionMode);
+const TOOL_OUTCOMES = Object.values(ToolOutcome);
+const PROGRESSES = Object.values(ActionProgress);
+const RELEVANCES = Object.values(Relevance);

@@ -27,8 +27,11 @@ export class IdempotencyRepository {
     return this.collection.findOne({ _id: key }) as Promise<IdempotencyDocument<Plan> | null>;
   }
 
-  /** Takes over a pending key whose lease is still `leaseUntil` (no one else took it meanwhile); true when taken. */
-  async takeOver(key: string, leaseUntil: Date, newLease: Date): Promise<boolean> {
+  /**
+   * Moves the lease of a pending key from `leaseUntil` to `newLease` unless someone moved it meanwhile: a retry taking
+   * over an expired lease, or the holder renewing its own. True when moved.
+   */
+  async moveLease(key: string, leaseUntil: Date, newLease: Date): Promise<boolean> {
     const taken = await this.collection.updateOne(
       { _id: key, state: 'pending', lease_until: leaseUntil },
       { $set: { lease_until: newLease } },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { GraphQLError } from 'graphql';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../../errors';
 import { IdempotencyRepository } from './idempotency.repository';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
@@ -11,10 +11,14 @@ export const IDEMPOTENCY_KEY =
   'A client-chosen key (up to 200 characters) making a retry safe: the same key with the same input returns the first result and writes nothing; with other input it is CONFLICT. Kept IDEMPOTENCY_TTL_HOURS (at least 24 h).';
 
 /**
- * How long an attempt owns its key: a retry arriving meanwhile waits for it (the first may still be writing), and one
- * arriving later takes the key over and finishes the plan (the first died between its write and marking the key done).
+ * How long an attempt owns its key without renewing it. The attempt renews its lease every third of it while it is
+ * writing, so a retry arriving meanwhile waits for it (the first may still be writing, however long it takes); once the
+ * lease runs out unrenewed, the attempt is dead (the process crashed between its write and marking the key done) and
+ * a retry takes the key over and finishes the plan: a crash delays a retry by at most this long.
  */
-const LEASE_MS = 60_000;
+export const LEASE_MS = 5_000;
+/** A retry waiting this many leases (60 s) for a live attempt answers SERVICE_UNAVAILABLE rather than writing beside it. */
+const MAX_WAIT_LEASES = 12;
 const POLL_MS = 20;
 
 /** Codes that promise nothing was written: the key is released so that a corrected retry starts afresh. */
@@ -67,6 +71,7 @@ export class Idempotency {
   constructor(
     db: Db,
     private readonly ttlHours: number,
+    private readonly leaseMs = LEASE_MS,
   ) {
     this.repository = new IdempotencyRepository(db);
   }
@@ -75,14 +80,17 @@ export class Idempotency {
     if (write.key == null) return write.perform(write.plan(), false, false);
     checkKey(write.key);
     const hash = inputHash(write.operation, write.input);
-    const { plan, resumed, done } = await this.claim<Plan>(write.key, write.operation, hash, write.plan);
+    const { plan, resumed, done, lease } = await this.claim<Plan>(write.key, write.operation, hash, write.plan);
+    const heartbeat = this.keepLease(write.key, lease);
     let result: Result;
     try {
       result = await write.perform(plan, resumed, done);
     } catch (error) {
+      await heartbeat.stop();
       await this.release(write.key, error).catch(() => undefined);
       throw error;
     }
+    await heartbeat.stop();
     // If this update is lost, the key stays pending and a retry finds the write through its plan.
     await this.repository.markDone(write.key).catch(() => undefined);
     return result;
@@ -94,22 +102,23 @@ export class Idempotency {
     operation: string,
     hash: string,
     newPlan: () => Plan,
-  ): Promise<{ plan: Plan; resumed: boolean; done: boolean }> {
-    const deadline = Date.now() + LEASE_MS;
+  ): Promise<{ plan: Plan; resumed: boolean; done: boolean; lease: Date }> {
+    const deadline = Date.now() + MAX_WAIT_LEASES * this.leaseMs;
     for (;;) {
       const now = new Date();
       const plan = newPlan();
+      const lease = new Date(now.getTime() + this.leaseMs);
       const claimed = await this.repository.claim({
         _id: key,
         operation,
         input_hash: hash,
         plan,
         state: 'pending',
-        lease_until: new Date(now.getTime() + LEASE_MS),
+        lease_until: lease,
         created_at: now,
         expires_at: new Date(now.getTime() + this.ttlHours * 3_600_000),
       });
-      if (claimed) return { plan, resumed: false, done: false };
+      if (claimed) return { plan, resumed: false, done: false, lease };
       const record = await this.repository.find<Plan>(key);
       if (!record) continue; // released or expired meanwhile
       if (record.input_hash !== hash) {
@@ -118,12 +127,45 @@ export class Idempotency {
           { idempotencyKey: key },
         );
       }
-      if (record.state === 'done') return { plan: record.plan, resumed: true, done: true };
-      const expired = record.lease_until.getTime() <= now.getTime() || now.getTime() > deadline;
-      if (expired && (await this.repository.takeOver(key, record.lease_until, new Date(now.getTime() + LEASE_MS))))
-        return { plan: record.plan, resumed: true, done: false };
+      if (record.state === 'done') return { plan: record.plan, resumed: true, done: true, lease: record.lease_until };
+      if (record.lease_until.getTime() <= now.getTime()) {
+        const lease = new Date(now.getTime() + this.leaseMs);
+        if (await this.repository.moveLease(key, record.lease_until, lease))
+          return { plan: record.plan, resumed: true, done: false, lease };
+      } else if (now.getTime() > deadline) {
+        throw new UnavailableError(
+          `idempotencyKey ${JSON.stringify(key)} is still being written by an earlier call; retry later.`,
+          { idempotencyKey: key },
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
+  }
+
+  /**
+   * Renews the lease `lease` of `key` every third of the lease while the attempt writes. A renewal matches only the
+   * lease this attempt set last, so it never takes back a key another attempt took over (after a stall longer than
+   * the lease). `stop` ends the renewals and waits for one under way, so that it cannot follow markDone or release.
+   */
+  private keepLease(key: string, lease: Date): { stop: () => Promise<void> } {
+    let current = lease;
+    let renewing: Promise<unknown> = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = renewing.then(() => {
+        const next = new Date(Date.now() + this.leaseMs);
+        return this.repository.moveLease(key, current, next).then(
+          (renewed) => renewed && (current = next),
+          () => undefined, // the next beat tries again; an unrenewed lease only lets a retry take over
+        );
+      });
+    }, this.leaseMs / 3);
+    timer.unref();
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await renewing;
+      },
+    };
   }
 
   /**

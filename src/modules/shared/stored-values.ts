@@ -97,6 +97,10 @@ export function storedFloatOrNull(value: unknown): number | null {
   return finiteFigure(value);
 }
 
+export function storedBoolean(value: unknown, fallback?: boolean): boolean {
+  return read(value, typeof value === 'boolean', fallback !== undefined) ? (value as boolean) : (fallback ?? false);
+}
+
 /** A valid date: a Date, or a string or number that parses as one; anything else `fallback`. */
 export function storedDate(value: unknown, fallback?: Date): Date {
   const date =
@@ -180,6 +184,11 @@ export class StoredReader {
       substituted = false;
     }
     return value;
+  }
+
+  /** A reader for a sub-object of the same document (its own GraphQL fields, e.g. a step of `steps`). */
+  part(): StoredReader {
+    return new StoredReader(this.collection, this.id);
   }
 
   /** `mapped`, carrying what was recorded for the field resolvers ({@link reportStoredValues}). */

@@ -44,8 +44,16 @@ export function taskFilterQuery(filter: TaskFilter | null | undefined): Filter<T
 /** The iteration after the highest stored one (0 for none). `$ifNull` on the path keeps `$max` an array operator. */
 const NEXT_ITERATION: Document = { $add: [{ $ifNull: [{ $max: { $ifNull: ['$actions.iteration', []] } }, -1] }, 1] };
 
+/**
+ * The list at `path`, or [] when it is missing or not a list: a document written by another tool may hold anything
+ * (src/modules/shared/stored-values.ts), and a list operator over a non-list fails the whole read.
+ */
+function storedList(path: string): Document {
+  return { $cond: [{ $isArray: path }, path, []] };
+}
+
 /** The stored actions sorted by iteration (actions appended here are in order already; imported ones may not be). */
-const SORTED_ACTIONS: Document = { $sortArray: { input: { $ifNull: ['$actions', []] }, sortBy: { iteration: 1 } } };
+const SORTED_ACTIONS: Document = { $sortArray: { input: storedList('$actions'), sortBy: { iteration: 1 } } };
 
 /** What appending an action adds to the run summary: its failing calls, and whether it reports progress 'stuck'. */
 export interface AppendedAction {
@@ -388,7 +396,7 @@ export class TaskRepository {
                   $sortArray: {
                     input: {
                       $filter: {
-                        input: { $ifNull: ['$actions', []] },
+                        input: storedList('$actions'),
                         as: 'a',
                         cond: { $gte: ['$$a.iteration', fromIteration] },
                       },
@@ -423,7 +431,7 @@ export class TaskRepository {
                 in: {
                   tool_calls: {
                     $map: {
-                      input: { $ifNull: ['$$a.tool_calls', []] },
+                      input: storedList('$$a.tool_calls'),
                       as: 'c',
                       in: {
                         name: '$$c.name',

@@ -1,7 +1,7 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { AgentType } from '../insights/insight.type';
 import { goalPattern } from '../plans/plan.goal-pattern';
-import { PlanStep } from '../plans/plan.type';
+import { PlanStep, toPlanSteps } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
 import {
   storedDate,
@@ -11,7 +11,6 @@ import {
   storedFloat,
   storedInt,
   storedObject,
-  storedObjects,
   storedText,
   storedTextOrNull,
   StoredReader,
@@ -222,11 +221,7 @@ export function toTask(document: TaskDocument): Task {
       typeof document.goal === 'string' ? taskGoalPattern(document) : storedText(document.goalPattern),
     ),
     planId: read.field('planId', 'planId', storedTextOrNull(document.planId)),
-    steps: read.field('steps', 'steps', storedObjects<Record<string, unknown>>(document.steps)).map((step, index) => ({
-      id: storedText(step.id, `step-${index + 1}`),
-      action: storedText(step.action),
-      order: storedInt(step.order, index + 1),
-    })),
+    steps: toPlanSteps(read, document.steps),
     status: read.field('status', 'status', storedEnum(document.status, TASK_STATUSES, TaskStatus.PAUSED)),
     successMetrics: metrics,
     executionTime: read.field('executionTime', 'successMetrics.executionTime', storedFloat(stored.executionTime)),

@@ -12,7 +12,9 @@ import {
   UpsertAgentDocument,
   type RecordExperienceInput,
 } from '../../support/generated/graphql';
+import { MongoClient } from 'mongodb';
 import { IDEMPOTENCY_COLLECTION } from '../../../src/modules/shared/idempotency.document';
+import { Idempotency } from '../../../src/modules/shared/idempotency';
 
 const EXPERIENCES = 'eat_agent_experiences';
 
@@ -178,5 +180,78 @@ describe('idempotency keys: a retry returns the first result and writes nothing 
     const again = await app.execute(CreateSessionDocument, { input, idempotencyKey: 'session-deleted' });
     expect(again.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     expect(await app.db.collection('sessions').countDocuments({ session_type: 'deleted-later' })).toBe(0);
+  });
+
+  describe('the lease: a live attempt keeps its key, a dead one loses it within the lease', () => {
+    const LEASE = 300;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** A keyed write of one document whose `_id` is planned; `calls` lists how each attempt was performed. */
+    const keyedWrite = (key: string, calls: string[], writing: () => Promise<unknown>, db = app.db) => ({
+      key,
+      operation: 'leaseTest',
+      input: { key },
+      plan: () => ({ id: `${key}-${calls.length}-${Math.random()}` }),
+      perform: async (plan: { id: string }, resumed: boolean, done: boolean) => {
+        calls.push(done ? 'done' : resumed ? 'resumed' : 'new');
+        if (done) return plan.id;
+        if (!(await db.collection('lease_test').findOne({ _id: plan.id as never })))
+          await db.collection('lease_test').insertOne({ _id: plan.id as never, key });
+        await writing();
+        return plan.id;
+      },
+    });
+
+    it('a write running for many leases keeps its key: a retry waits for it and answers alike, written once', async () => {
+      const calls: string[] = [];
+      const first = new Idempotency(app.db, 24, LEASE).run(keyedWrite('live', calls, () => sleep(5 * LEASE)));
+      await sleep(LEASE / 3);
+      const started = Date.now();
+      const retry = await new Idempotency(app.db, 24, LEASE).run(keyedWrite('live', calls, async () => undefined));
+      expect(Date.now() - started).toBeGreaterThan(4 * LEASE);
+      expect(retry).toBe(await first);
+      expect(calls).toEqual(['new', 'done']);
+      expect(await app.db.collection('lease_test').countDocuments({ key: 'live' })).toBe(1);
+    });
+
+    it('a retry waiting 12 leases for a live attempt answers SERVICE_UNAVAILABLE and writes nothing', async () => {
+      const calls: string[] = [];
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const first = new Idempotency(app.db, 24, LEASE).run(keyedWrite('slow', calls, () => finished));
+      await sleep(LEASE / 3);
+      const started = Date.now();
+      const retry = new Idempotency(app.db, 24, LEASE).run(keyedWrite('slow', calls, async () => undefined));
+      await expect(retry).rejects.toMatchObject({
+        extensions: { code: 'SERVICE_UNAVAILABLE', idempotencyKey: 'slow' },
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(12 * LEASE);
+      expect(calls).toEqual(['new']);
+      finish();
+      expect(await first).toMatch(/^slow-/);
+      expect(await app.db.collection('lease_test').countDocuments({ key: 'slow' })).toBe(1);
+    });
+
+    it("a dead attempt's key is taken over within the lease and its plan finished once", async () => {
+      // The dead process: its own connection, closed after its write, so its lease is never renewed again.
+      const dead = new MongoClient(engine.uri);
+      const calls: string[] = [];
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => (wrote = resolve));
+      let resume!: () => void;
+      const hang = new Promise<void>((resolve) => (resume = resolve));
+      const write = keyedWrite('dead', calls, () => (wrote(), hang), dead.db(app.db.databaseName));
+      const firstAttempt = new Idempotency(dead.db(app.db.databaseName), 24, LEASE).run(write).catch(() => undefined);
+      await written;
+      await dead.close(true);
+      const started = Date.now();
+      const retry = await new Idempotency(app.db, 24, LEASE).run(keyedWrite('dead', calls, async () => undefined));
+      expect(Date.now() - started).toBeLessThan(LEASE + 1_000);
+      expect(calls).toEqual(['new', 'resumed']);
+      expect(await app.db.collection('lease_test').find({ key: 'dead' }).toArray()).toEqual([
+        { _id: retry, key: 'dead' },
+      ]);
+      resume();
+      await firstAttempt;
+    });
   });
 });
