@@ -104,12 +104,6 @@ export function messageText(content: unknown): string {
     .join('\n');
 }
 
-/** Where a message is stored, for the STORED_VALUE_INVALID errors of its fields. */
-export interface MessageSource {
-  sessionId: string;
-  agentId: string;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
@@ -155,7 +149,7 @@ export class Message {
   // 20 sessions builds about 500 objects, and these builders led the server's own code in a heap allocation profile
   // of the benchmark's sessionsPage; without the literals and closures it allocates 359 KB per request, not 380. For
   // the same reason a message's StoredReader is created only when one of its fields needs a substitute.
-  static fromDocument(doc: MessageDocument, source: MessageSource): Message {
+  static fromDocument(doc: MessageDocument, source: AgentRef): Message {
     const metrics = doc.event_loop_metrics;
     const message = new Message();
     message.sessionId = source.sessionId;
@@ -193,7 +187,7 @@ const EMPTY_BODY: { role?: unknown; content?: unknown } = {};
 /** Records the substitution just made for a message field, creating the message's reader on the first one. */
 function noteMessageField(
   read: StoredReader | undefined,
-  source: MessageSource | undefined,
+  source: AgentRef | undefined,
   field: string,
   storedField: string,
 ): StoredReader {
