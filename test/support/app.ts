@@ -75,7 +75,11 @@ export interface TestAppOptions {
 /** The app over this test file's own database, with the hash embedder unless another provider is given. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase(options.databaseUri);
-  const config = loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...options.config });
+  // VECTOR_SEARCH=atlas runs the app's tests on the engine's $vectorSearch (as against Atlas).
+  const config = loadConfig(
+    { VECTOR_SEARCH: process.env.VECTOR_SEARCH },
+    { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...options.config },
+  );
   const embeddings = options.embeddings ?? new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
   const logger = options.logger ?? silentLogger;
   const deps = createAppDeps({

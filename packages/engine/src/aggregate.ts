@@ -9,9 +9,12 @@ import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
 import { compileUpdate } from './update';
 import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
+import { listSearchIndexes, vectorSearch, withScoreReferences, withoutScore } from './vector-search';
 
 /** Stages that only exist on Atlas: mongod without Atlas Search rejects them the same way. */
-const ATLAS_STAGES = new Set(['$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes']);
+const ATLAS_STAGES = new Set(['$search', '$searchMeta']);
+/** Atlas stages the engine answers (vector-search.ts); each must open the pipeline. */
+const SEARCH_STAGES = new Set(['$vectorSearch', '$listSearchIndexes']);
 /** Stages mingo does not implement or that need server internals. */
 const UNSUPPORTED_STAGES = new Set([
   '$changeStream',
@@ -133,9 +136,28 @@ export function runAggregate(
   collation?: Doc,
 ): Doc[] {
   const stages = pipeline.map((stage, index) => {
-    stageName(stage, index);
+    const name = stageName(stage, index);
+    if (index > 0 && SEARCH_STAGES.has(name))
+      throw new CommandError(40602, `${name} is only valid as the first stage in a pipeline`);
     return stage as Doc;
   });
+  const first = stages[0] ? Object.keys(stages[0])[0] : undefined;
+  if (first !== undefined && SEARCH_STAGES.has(first)) {
+    if (collation) checkCollatedPipeline(stages.slice(1), collation);
+    const source = collection === undefined ? undefined : store.collection(db, collection);
+    if (collection === undefined) throw badValue(`${first} must be run against a collection`);
+    const found =
+      first === '$vectorSearch'
+        ? vectorSearch(source, stages[0].$vectorSearch)
+        : listSearchIndexes(source, stages[0][first]);
+    const rest = withScoreReferences(stages.slice(1)) as Doc[];
+    if (rest.some((stage) => '$out' in stage || '$merge' in stage))
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        `$out and $merge after ${first} are not supported by the embedded engine`,
+      );
+    return withoutScore(rest.length ? runStages(store, db, rest, found, variables, collation) : found);
+  }
   if (collation) checkCollatedPipeline(stages, collation);
   let output: { stage: '$out' | '$merge'; spec: unknown } | undefined;
   const last = stages[stages.length - 1];
@@ -179,36 +201,43 @@ export function runAggregate(
       if (!(error instanceof NotCompiled)) throw error;
     }
   }
-  let results: Doc[];
-  if (!rest.length) {
-    results = input;
-  } else {
-    if (mayMutateInput(rest)) input = input.map((doc) => forMingo(doc) as Doc);
-    else if (rest.some((stage) => '$project' in stage))
-      input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
-    try {
-      const aggregator = new Aggregator(withMongoRegexes(rest), {
-        ...MINGO_OPTIONS,
-        variables: isPlainObject(variables) ? variables : undefined,
-        collation: collation as never,
-        collectionResolver: (name: string) =>
-          store.collection(db, name)
-            ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc)
-            : [],
-      });
-      results = aggregator.run(paced(input)) as Doc[];
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const unknownStage = /unregistered pipeline operator (\$\w+)/.exec(message);
-      if (unknownStage) throw new CommandError(40324, `Unrecognized pipeline stage name: '${unknownStage[1]}'`);
-      throw mingoError(error);
-    }
-  }
+  const results = rest.length ? runStages(store, db, rest, input, variables, collation) : input;
   if (!output) return results;
   const target = outputTarget(db, output.spec, output.stage);
   if (output.stage === '$out') writeOut(store, target, results, ops);
   else merge(store, target, output.spec as Doc, results, ops);
   return [];
+}
+
+/** Runs `stages` over `input` in mingo. */
+function runStages(
+  store: Store,
+  db: string,
+  stages: Doc[],
+  input: Doc[],
+  variables: unknown,
+  collation: Doc | undefined,
+): Doc[] {
+  if (mayMutateInput(stages)) input = input.map((doc) => forMingo(doc) as Doc);
+  else if (stages.some((stage) => '$project' in stage))
+    input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
+  try {
+    const aggregator = new Aggregator(withMongoRegexes(stages), {
+      ...MINGO_OPTIONS,
+      variables: isPlainObject(variables) ? variables : undefined,
+      collation: collation as never,
+      collectionResolver: (name: string) =>
+        store.collection(db, name)
+          ? [...store.collection(db, name)!.docs.values()].map((doc) => forMingo(doc) as Doc)
+          : [],
+    });
+    return aggregator.run(paced(input)) as Doc[];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const unknownStage = /unregistered pipeline operator (\$\w+)/.exec(message);
+    if (unknownStage) throw new CommandError(40324, `Unrecognized pipeline stage name: '${unknownStage[1]}'`);
+    throw mingoError(error);
+  }
 }
 
 /** The pipeline's input, stopping when the command's maxTimeMS is up. */

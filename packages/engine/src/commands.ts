@@ -13,6 +13,7 @@ import { findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
 import { MAX_MESSAGE_SIZE } from './wire';
+import { createSearchIndexes, dropSearchIndex, updateSearchIndex } from './vector-search';
 import {
   bsonTypeName,
   canonicalKey,
@@ -1261,6 +1262,9 @@ const HANDLERS: Record<string, Handler> = {
   listIndexes,
   dropIndexes,
   deleteIndexes: dropIndexes,
+  createSearchIndexes: (command, { db, engine, ops }) => ok(createSearchIndexes(engine.store, db, command, ops)),
+  updateSearchIndex: (command, { db, engine, ops }) => ok(updateSearchIndex(engine.store, db, command, ops)),
+  dropSearchIndex: (command, { db, engine, ops }) => ok(dropSearchIndex(engine.store, db, command, ops)),
   commitTransaction: transactionCommand,
   abortTransaction: transactionCommand,
 };

@@ -39,10 +39,20 @@ export interface IndexSpec {
   expireAfterSeconds?: number;
   [option: string]: unknown;
 }
+/** An Atlas search index (see vector-search.ts): its definition is kept, its vectors are read from the documents. */
+export interface SearchIndexSpec {
+  id: string;
+  name: string;
+  type: 'vectorSearch';
+  definition: Document;
+  version: number;
+  createdAt: Date;
+}
 export interface CollectionImage {
   name: string;
   options: Document;
   indexes: IndexSpec[];
+  searchIndexes?: SearchIndexSpec[];
   docs: Iterable<Document>;
 }
 export interface DatabaseImage {
@@ -65,7 +75,9 @@ export type JournalOp =
   | { t: 'clock'; wall: number }
   | { t: 'dropDb'; db: string }
   | { t: 'createIndex'; db: string; coll: string; spec: IndexSpec }
-  | { t: 'dropIndex'; db: string; coll: string; name: string };
+  | { t: 'dropIndex'; db: string; coll: string; name: string }
+  | { t: 'searchIndex'; db: string; coll: string; spec: SearchIndexSpec }
+  | { t: 'dropSearchIndex'; db: string; coll: string; name: string };
 
 /** What the engine gives the log: how to rebuild state on recovery and how to read a consistent image for a snapshot. */
 export interface DurableState {
@@ -653,7 +665,13 @@ function freeze(image: DatabaseImage[], sidecar: Document[]): FrozenImage {
     databases: image.map((db) => ({
       header: toBson({ name: db.name }),
       collections: db.collections.map((coll) => ({
-        header: toBson({ db: db.name, name: coll.name, options: coll.options, indexes: coll.indexes }),
+        header: toBson({
+          db: db.name,
+          name: coll.name,
+          options: coll.options,
+          indexes: coll.indexes,
+          ...(coll.searchIndexes?.length ? { searchIndexes: coll.searchIndexes } : {}),
+        }),
         docs: Array.from(coll.docs),
       })),
     })),
@@ -714,6 +732,7 @@ export function snapshotLoader(
           name: meta.name as string,
           options: meta.options as Document,
           indexes: meta.indexes as IndexSpec[],
+          searchIndexes: meta.searchIndexes as SearchIndexSpec[] | undefined,
           docs: [],
         };
         state.loadImage([{ name: meta.db as string, collections: [collection] }]);

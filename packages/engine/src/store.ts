@@ -1,6 +1,6 @@
 import { ObjectId, UUID, type Document } from 'bson';
 import { ChangeLog } from './changes';
-import type { DatabaseImage, DurableState, IndexSpec, JournalOp } from './durability';
+import type { DatabaseImage, DurableState, IndexSpec, JournalOp, SearchIndexSpec } from './durability';
 import { CommandError, ErrorCode } from './errors';
 import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './filter';
@@ -226,6 +226,10 @@ export class Collection {
   readonly docs = new Map<string, Doc>();
   /** Secondary indexes by name; the `_id` index is implicit in `docs`. */
   readonly indexes = new Map<string, Index>();
+  /** Atlas search indexes by name (vector-search.ts). */
+  readonly searchIndexes = new Map<string, SearchIndexSpec>();
+  /** Bumped by every stored or removed document, so derived structures (vector graphs) know when to catch up. */
+  version = 0;
   /**
    * Record number of each document by canonical `_id`: its rank in insertion order, kept across updates like mongod's
    * RecordId. Index walks break ties with it.
@@ -320,6 +324,7 @@ export class Collection {
 
   /** Stores a document under its canonical `_id`: from now on it is immutable (see markStored). */
   keep(id: string, doc: Doc): void {
+    this.version++;
     markStored(doc);
     this.spill?.spillDocument(doc);
     this.docs.set(id, doc);
@@ -328,6 +333,7 @@ export class Collection {
   remove(doc: Doc, ops: JournalOp[] | null): void {
     const id = canonicalKey(doc._id);
     if (!this.docs.delete(id)) return;
+    this.version++;
     this.indexKeys(this.keysFor(doc), id, 'remove');
     this.records.delete(id);
     ops?.push({ t: 'del', db: this.db, coll: this.name, id: doc._id });
@@ -346,6 +352,16 @@ export class Collection {
     }
     this.indexes.set(spec.name, index);
     ops?.push({ t: 'createIndex', db: this.db, coll: this.name, spec });
+  }
+
+  /** Adds or replaces a search index. */
+  putSearchIndex(spec: SearchIndexSpec, ops: JournalOp[] | null): void {
+    this.searchIndexes.set(spec.name, spec);
+    ops?.push({ t: 'searchIndex', db: this.db, coll: this.name, spec });
+  }
+
+  dropSearchIndex(name: string, ops: JournalOp[] | null): void {
+    if (this.searchIndexes.delete(name)) ops?.push({ t: 'dropSearchIndex', db: this.db, coll: this.name, name });
   }
 
   dropIndex(name: string, ops: JournalOp[] | null): void {
@@ -457,6 +473,7 @@ export class Store implements DurableState {
           this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
         for (const spec of coll.indexes)
           if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
+        for (const spec of coll.searchIndexes ?? []) collection.putSearchIndex(spec, null);
         for (const doc of coll.docs) this.put(collection, doc);
       }
     }
@@ -500,6 +517,12 @@ export class Store implements DurableState {
       case 'dropIndex':
         this.collection(op.db, op.coll)?.dropIndex(op.name, null);
         break;
+      case 'searchIndex':
+        this.ensureCollection(op.db, op.coll, null).putSearchIndex(op.spec, null);
+        break;
+      case 'dropSearchIndex':
+        this.collection(op.db, op.coll)?.dropSearchIndex(op.name, null);
+        break;
     }
     this.changes.replay(op);
   }
@@ -519,6 +542,7 @@ export class Store implements DurableState {
         name: collection.name,
         options: collection.options,
         indexes: collection.indexSpecs(),
+        searchIndexes: [...collection.searchIndexes.values()],
         // Copied now: the map keeps changing while the snapshot is written; the documents themselves never do.
         docs: [...collection.docs.values()],
       })),
