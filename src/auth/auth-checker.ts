@@ -50,5 +50,14 @@ export function rootFieldRoles(schema: GraphQLSchema, resolverClasses: readonly 
       `Root fields without exactly one @Authorized(role) (reader, writer or admin): ${missing.join(', ')}`,
     );
   }
+  checkedRoles.set(schema, result);
   return result;
+}
+
+/** What {@link rootFieldRoles} found for each schema it checked. */
+const checkedRoles = new WeakMap<GraphQLSchema, ReadonlyMap<string, Role>>();
+
+/** The roles of `schema`'s root fields, when `rootFieldRoles` checked it (the app's schema always is). */
+export function checkedRootFieldRoles(schema: GraphQLSchema): ReadonlyMap<string, Role> | undefined {
+  return checkedRoles.get(schema);
 }

@@ -8,9 +8,8 @@ import { Cors } from './cors';
 import { GraphQLBridge } from './graphql-bridge';
 import { playgroundRoutes } from './playground';
 import { HttpError, sendJson } from './reply';
-import { rootFieldRoles } from '../auth/auth-checker';
+import { checkedRootFieldRoles } from '../auth/auth-checker';
 import { defineTools } from '../mcp/mcp.tools';
-import { resolvers } from '../schema';
 import { acceptUpgrades, SubscriptionServer } from './subscriptions';
 import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route } from './routes';
 
@@ -46,10 +45,12 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   await deps.keys.required();
   const httpServer = http.createServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
+  // The MCP tools take their roles from the schema's root fields: a schema built without them (tests) has no /mcp.
+  const roles = checkedRootFieldRoles(schema);
   // First match wins (see Route): /graphql is first, as nearly every request is one.
   const routes: Route[] = [
     graphql,
-    mcpRoute(deps, graphql.apollo, graphql.rateLimiter, defineTools(schema, rootFieldRoles(schema, resolvers))),
+    ...(roles ? [mcpRoute(deps, graphql.apollo, graphql.rateLimiter, defineTools(schema, roles))] : []),
     metricsRoute(graphql, deps.database.client),
     healthRoute(deps),
     readyRoute(deps),

@@ -14,7 +14,7 @@ const BACKUP = `mutation($directory: String!) { backupDataDir(directory: $direct
 const WRITE = `mutation($content: JSON!, $key: String) {
   appendMessage(sessionId: "s1", agentId: "agent", input: { role: USER, content: $content }, idempotencyKey: $key) {
     messageId } }`;
-const READ = `{ session(id: "s1") { agent(agentId: "agent") { messages(first: 10) { edges { node { content } } } } } }`;
+const READ = `{ session(id: "s1") { agent(agentId: "agent") { messages(first: 10) { edges { node { text } } } } } }`;
 
 async function gql(server: StartedServer, query: string, variables: Record<string, unknown> = {}, key = 'admin-key') {
   const response = await fetch(server.graphqlUrl, {
@@ -64,7 +64,7 @@ it('backs up the running engine at one instant; a server on the copy finds the d
   const restored = await startBuiltServer(target, ENV);
   try {
     const read = await gql(restored, READ);
-    expect(read.data.session.agent.messages.edges.map((edge: any) => edge.node.content)).toEqual(['before']);
+    expect(read.data.session.agent.messages.edges.map((edge: any) => edge.node.text)).toEqual(['before']);
   } finally {
     await stop(restored);
   }

@@ -10,6 +10,7 @@ import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '@hindsight/engine';
 import { spawnServer, type SpawnedServer } from '../support/build';
 import { post } from './data-dir';
+import { messageText } from '../../src/modules/sessions/session.type';
 
 const WRITERS = 8;
 const KILLS = 3;
@@ -123,7 +124,7 @@ it('3 SIGKILLs under 8 retrying writers: every acknowledged write stored once, n
       expect(await db.collection('sessions').countDocuments({ _id: sessionId as never })).toBe(1);
       const session = await db.collection('sessions').findOne({ _id: sessionId as never });
       const stored = (session!.agents.agent.messages as { message?: { content: unknown }; content?: unknown }[]).map(
-        (m) => m.message?.content ?? m.content,
+        (m) => messageText(m.message?.content ?? m.content),
       );
       const expected = Array.from({ length: messages }, (_, i) => `${sessionId} message ${i}`);
       duplicates += stored.length - new Set(stored).size;

@@ -76,5 +76,5 @@ describe('npm start process', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // three starts in a row
 });

@@ -8,6 +8,7 @@ import { spawnServer } from '../support/build';
 const PLANTS: Record<string, string> = {
   MONGODB_URI: 'mongodb://hindsight:DbPass-planted-4711@127.0.0.1:9/hindsight',
   OPENAI_API_KEY: 'sk-planted-openai-key-0815',
+  HINDSIGHT_API_KEY: 'hs-planted-mcp-key-2468',
   OPENAI_BASE_URL: 'http://user:BaseUrlPass-planted-42@127.0.0.1:9/v1',
   API_KEYS: 'apikey-planted-one-1234:admin,apikey-planted-two-5678:reader',
   DB_PASSWORD: 'DbPassword-planted-99',

@@ -51,7 +51,7 @@ describe('subscriptions over graphql-ws', () => {
     });
     const result = await sub.next(1000);
     expect(Date.now() - written).toBeLessThan(1000);
-    expect(result).toEqual({ data: { messageAppended: { messageId: 2, role: 'USER', text: 'hi' } } });
+    expect(result).toEqual({ data: { messageAppended: { messageId: 1, role: 'USER', text: 'hi' } } });
     sub.unsubscribe();
     await client.dispose();
   });
@@ -116,7 +116,7 @@ describe('subscriptions over graphql-ws', () => {
         { contextValue: createContext(other) },
       );
       expect(response.body.kind === 'single' && response.body.singleResult.errors).toBeFalsy();
-      expect((await sub.next(1000)).data?.messageAppended).toMatchObject({ messageId: 1, text: 'from B' });
+      expect((await sub.next(1000)).data?.messageAppended).toMatchObject({ messageId: 0, text: 'from B' });
     } finally {
       sub.unsubscribe();
       await client.dispose();

@@ -30,8 +30,8 @@ export class SubscriptionService {
     return selectFromFeed(feed, async (event) => {
       if (event.id !== sessionId) return [];
       const messages = (await event.document<SessionDocument>())?.agents?.[agentId]?.messages ?? [];
-      const appended = messages.filter((message) => message.message_id > last);
-      last = Math.max(last, ...appended.map((message) => message.message_id));
+      const appended = messages.filter((message) => Number(message.message_id) > last);
+      last = Math.max(last, ...appended.map((message) => Number(message.message_id)));
       return appended.map((message) => Message.fromDocument(message, { sessionId, agentId }));
     });
   }
@@ -96,5 +96,6 @@ function isWrite(event: ChangeEvent): boolean {
 
 function lastMessageId(session: SessionDocument | null, agentId: string): number {
   const messages = session?.agents?.[agentId]?.messages ?? [];
-  return messages.reduce((max, message) => Math.max(max, message.message_id), 0);
+  // -1: an agent's first message may have id 0 (the SDK's shape).
+  return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
 }

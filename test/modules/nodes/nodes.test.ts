@@ -75,7 +75,8 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     const expected: Record<string, unknown> = {
       'Session 1': { __typename: 'Session', sessionId: sessionId(1) },
       'Agent 1 writer': { __typename: 'Agent', agentId: 'writer' },
-      'Message 1 writer 2': { __typename: 'Message', messageId: 2, text: 'writer of session 1, message 2' },
+      // New agents get the SDK's shape: message ids from 0.
+      'Message 1 writer 1': { __typename: 'Message', messageId: 1, text: 'writer of session 1, message 2' },
       'Experience 1': { __typename: 'Experience', experienceId: experienceId(1) },
       'Task 1': { __typename: 'Task', taskId: taskId(1) },
       'PlanPattern 1': { __typename: 'PlanPattern', patternId: patternId(1) },
