@@ -5,6 +5,7 @@ import type { Logger } from './logger';
 import type { DatabaseKind } from './db/connection';
 import { ChangeFollower } from './db/change-follower';
 import { DatabaseHealth } from './db/health';
+import { reportingWrites } from './db/local-writes';
 import { createIndexes, type CollectionIndexes } from './db/indexes';
 import type { EmbeddingProvider } from './embeddings/provider';
 import type { EmbeddingService } from './embeddings/embedding.service';
@@ -95,8 +96,11 @@ export function createAppDeps(
 ): AppDeps {
   const { config, logger, embeddings } = options;
   setMaxJsonKeys(config.maxMetadataKeys);
+  const changes = new ChangeFollower(options.database.db, logger);
   const database = {
     ...options.database,
+    // Every handle the app works on reports its writes, so subscribers get them where there are no change streams.
+    db: reportingWrites(options.database.db, changes),
     health: new DatabaseHealth(options.database.client, options.database.db, config.dbTimeoutMs),
   };
   const search = new SearchIndexes({
@@ -115,14 +119,14 @@ export function createAppDeps(
     version: VERSION,
     embedder: createEmbeddingService(embeddings, database.db, config),
     search,
-    changes: new ChangeFollower(database.db, logger),
+    changes,
     keys: new KeyStore(database.db, config.apiKeys),
     tenantDb(tenant) {
       const name = tenantDatabaseName(database.db.databaseName, tenant);
       if (name === database.db.databaseName) return Promise.resolve(database.db);
       let prepared = tenants.get(tenant);
       if (!prepared) {
-        const db = database.client.db(name);
+        const db = reportingWrites(database.client.db(name), changes);
         prepared = prepareDatabase(deps, db).then(() => db);
         prepared.catch(() => tenants.delete(tenant));
         tenants.set(tenant, prepared);

@@ -7,6 +7,7 @@ import { boundToRequest, type RequestLifetime } from './db/request-bound';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
+import { AgentInsightRepository } from './modules/insights/insight.repository';
 import { InsightService } from './modules/insights/insight.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
 import { PlanPatternRepository } from './modules/plans/plan.repository';
@@ -26,6 +27,7 @@ import { LearningService } from './modules/tasks/task.learning.service';
 import { createTaskLoaders, type TaskLoaders } from './modules/tasks/task.loaders';
 import { TaskRepository } from './modules/tasks/task.repository';
 import { TaskService } from './modules/tasks/task.service';
+import { ToolPerformanceRepository } from './modules/tools/tool.repository';
 import { ToolService } from './modules/tools/tool.service';
 import { StoredValueReport } from './modules/shared/stored-values';
 
@@ -123,8 +125,12 @@ class RequestLoaders implements Loaders {
   }
   get nodes(): NodeLoaders {
     return (this.nodeLoaders ??= createNodeLoaders(
-      new SessionRepository(this.db),
-      new TaskRepository(this.db),
+      {
+        sessions: new SessionRepository(this.db),
+        tasks: new TaskRepository(this.db),
+        tools: new ToolPerformanceRepository(this.db),
+        insights: new AgentInsightRepository(this.db),
+      },
       this.settings,
     ));
   }

@@ -31,7 +31,7 @@ export interface ChangeFeed extends AsyncIterableIterator<ChangeEvent> {
  * Follows collections' change streams for every consumer in this process (subscriptions, live search): one stream
  * per collection of a database, opened for its first consumer and closed when its last one leaves, reopened from its
  * resume token after a stream error. Where the deployment has no change streams, consumers get this process's own
- * writes, which writers report through `localWrite`.
+ * writes, which the app's database handles report through `localWrite` (src/db/local-writes.ts).
  */
 export class ChangeFollower {
   private readonly streams = new Map<string, FollowedCollection>();
@@ -60,7 +60,15 @@ export class ChangeFollower {
     return followed.add(this.detected === 'LOCAL_WRITES');
   }
 
-  /** Tells consumers of a collection about a write this process made (only needed without change streams). */
+  /** Whether writes to the collection must be reported through `localWrite`: no change streams, and someone follows. */
+  followsLocally(db: Db, collection: string): boolean {
+    return this.detected === 'LOCAL_WRITES' && this.streams.has(`${db.databaseName}.${collection}`);
+  }
+
+  /**
+   * Tells consumers of a collection about a write this process made (only needed without change streams); the
+   * handles of `reportingWrites` (src/db/local-writes.ts) call it for every write.
+   */
   localWrite(db: Db, collection: string, id: unknown, operationType = 'update'): void {
     if (this.detected !== 'LOCAL_WRITES') return;
     this.streams.get(`${db.databaseName}.${collection}`)?.dispatch({ operationType, documentKey: { _id: id } });

@@ -41,7 +41,7 @@ describe('many subscribers', () => {
     await Promise.all(subs.map((sub) => sub.next(10_000)));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(subs.map((sub) => sub.results)).toEqual(
-      subs.map(() => [{ data: { messageAppended: { messageId: 1, role: 'USER', text: 'all' } } }]),
+      subs.map(() => [{ data: { messageAppended: { messageId: 0, role: 'USER', text: 'all' } } }]),
     );
 
     subs.forEach((sub) => sub.unsubscribe());

@@ -177,6 +177,48 @@ describe('subscriptions and API keys', () => {
 });
 
 describe('subscriptions without change streams', () => {
+  it("delivers this process's own writes within 1 s: an append, and an update by filter", async () => {
+    const engine = await startFailPointEngine();
+    const app = await createTestApp({ databaseUri: engine.uri });
+    const url = await app.server.listen(0, '127.0.0.1');
+    const client = wsClient(url);
+    try {
+      await sessionWithAgent(app, 'local-1');
+      await app.run(AppendMessageDocument, {
+        sessionId: 'local-1',
+        agentId: 'a1',
+        input: { role: 'USER', content: 'old' },
+      });
+      await engine.failNext(['aggregate'], 1, 40573);
+      expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'LOCAL_WRITES' });
+      const appended = subscribe(client, MessageAppendedDocument, { sessionId: 'local-1', agentId: 'a1' });
+      const updated = subscribe(client, SessionUpdatedDocument, { id: 'local-1' });
+      await waitUntil(() => app.deps.changes.consumers === 2);
+      expect(app.deps.changes.openStreams).toBe(0);
+
+      const written = Date.now();
+      await app.run(AppendMessageDocument, {
+        sessionId: 'local-1',
+        agentId: 'a1',
+        input: { role: 'USER', content: 'hi' },
+      });
+      expect(await appended.next(1000)).toEqual({
+        data: { messageAppended: { messageId: 1, role: 'USER', text: 'hi' } },
+      });
+      expect(Date.now() - written).toBeLessThan(1000);
+      // The append's own session update, then the metadata update (an updateOne by filter).
+      expect((await updated.next(1000)).data?.sessionUpdated).toBeDefined();
+      await app.run(UpdateSessionMetadataDocument, { sessionId: 'local-1', metadata: { step: 1 } });
+      expect((await updated.next(1000)).data?.sessionUpdated.metadata).toEqual({ step: 1 });
+      appended.unsubscribe();
+      updated.unsubscribe();
+    } finally {
+      await client.dispose();
+      await app.close();
+      await engine.close();
+    }
+  });
+
   it('serverInfo says only local writes are followed when the database refuses change streams (40573)', async () => {
     const engine = await startFailPointEngine();
     const app = await createTestApp({ databaseUri: engine.uri });

@@ -34,6 +34,11 @@ export function insightId(agentType: AgentType, type: InsightType, key: string):
   return `ins_${createHash('sha256').update(`${agentType}\0${type}\0${key}`).digest('hex').slice(0, 24)}`;
 }
 
+/** Whether `id` has the shape `insightId` gives (such ids are also the insights' global ids, see `node(id)`). */
+export function isInsightId(id: string): boolean {
+  return /^ins_[0-9a-f]{24}$/.test(id);
+}
+
 export interface InsightReport {
   agentType: AgentType;
   type: InsightType;
@@ -143,6 +148,11 @@ export class AgentInsightRepository {
 
   delete(id: string): Promise<AgentInsightDocument | null> {
     return this.collection.findOneAndDelete({ insightId: id });
+  }
+
+  /** The insights of the ids (those that exist), in any order: one read. */
+  findByIds(ids: readonly string[]): Promise<AgentInsightDocument[]> {
+    return this.collection.find({ insightId: { $in: [...ids] } }).toArray();
   }
 
   /** The most confident insights matching `filter` (newest first among equals). */

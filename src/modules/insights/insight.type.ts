@@ -9,6 +9,7 @@ import {
   storedText,
   StoredReader,
 } from '../shared/stored-values';
+import { Node } from '../shared/node';
 import { AGENT_INSIGHTS_COLLECTION, AgentType, InsightType, type AgentInsightDocument } from './insight.document';
 
 export { AgentType, InsightType };
@@ -33,11 +34,14 @@ export class InsightEvidence {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description:
     'Something an agent learned, with how sure it is and the tasks that show it (collection agent_insights).',
 })
 export class AgentInsight {
-  @Field(() => ID, { description: 'insightId: derived from (agentType, type, normalised text).' })
+  @Field(() => ID, {
+    description: 'insightId: derived from (agentType, type, normalised text); also its global id (`node(id)`).',
+  })
   id!: string;
 
   @Field(() => AgentType)

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../errors';
+import { isInsightId } from '../insights/insight.repository';
 
 /** The entity types with a global id, and their keys (unique only together, e.g. an agent in a session). */
 interface NodeKeys {
@@ -9,12 +10,21 @@ interface NodeKeys {
   Task: [taskId: string];
   PlanPattern: [patternId: string];
   Action: [taskId: string, iteration: number];
+  ToolPerformance: [toolName: string, context: string | null];
 }
 
 export type NodeType = keyof NodeKeys;
 
+type KeyPart = 'string' | 'number' | 'string or null';
+
+const isKeyPart: Record<KeyPart, (part: unknown) => boolean> = {
+  string: (part) => typeof part === 'string',
+  number: (part) => Number.isSafeInteger(part),
+  'string or null': (part) => part === null || typeof part === 'string',
+};
+
 /** The JSON type of each key part, to check decoded ids. */
-const KEY_PARTS: { [T in NodeType]: ReadonlyArray<'string' | 'number'> } = {
+const KEY_PARTS: { [T in NodeType]: ReadonlyArray<KeyPart> } = {
   Session: ['string'],
   Agent: ['string', 'string'],
   Message: ['string', 'string', 'number'],
@@ -22,10 +32,15 @@ const KEY_PARTS: { [T in NodeType]: ReadonlyArray<'string' | 'number'> } = {
   Task: ['string'],
   PlanPattern: ['string'],
   Action: ['string', 'number'],
+  ToolPerformance: ['string', 'string or null'],
 };
 
-/** A decoded global id: the type and its key. */
-export type NodeKey = { [T in NodeType]: { type: T; key: NodeKeys[T] } }[NodeType];
+/**
+ * A decoded global id: the type and its key. An insight's global id is its `id` (insightId) itself: those ids predate
+ * Node, clients already hold them, and their fixed shape sets them apart from the base64url ids.
+ */
+export type NodeKey =
+  { [T in NodeType]: { type: T; key: NodeKeys[T] } }[NodeType] | { type: 'AgentInsight'; key: [insightId: string] };
 
 /** Ids longer than this are never ours (the longest keys are bounded far below it). */
 const MAX_ID_CHARS = 2_000;
@@ -41,6 +56,7 @@ export function globalId<T extends NodeType>(type: T, ...key: NodeKeys[T]): stri
 /** Decodes a global id; BAD_USER_INPUT naming `field` when it is not one this server made. */
 export function parseGlobalId(id: string, field: string): NodeKey {
   const invalid = () => new ValidationError('Not a node id of this API.', field);
+  if (isInsightId(id)) return { type: 'AgentInsight', key: [id] };
   if (id.length > MAX_ID_CHARS) throw invalid();
   const text = Buffer.from(id, 'base64url').toString('utf8');
   // Buffer decoding skips characters outside the alphabet: only the canonical encoding is accepted.
@@ -55,11 +71,7 @@ export function parseGlobalId(id: string, field: string): NodeKey {
     throw invalid();
   }
   const parts = KEY_PARTS[type as NodeType];
-  if (
-    !Array.isArray(key) ||
-    key.length !== parts.length ||
-    key.some((part, index) => (parts[index] === 'number' ? !Number.isSafeInteger(part) : typeof part !== 'string'))
-  ) {
+  if (!Array.isArray(key) || key.length !== parts.length || key.some((part, index) => !isKeyPart[parts[index]](part))) {
     throw invalid();
   }
   return { type, key } as unknown as NodeKey;

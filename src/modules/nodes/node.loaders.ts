@@ -1,5 +1,9 @@
 import type DataLoader from 'dataloader';
-import { createLoader, type LoaderSettings } from '../shared/loaders';
+import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
+import type { AgentInsightDocument } from '../insights/insight.document';
+import type { AgentInsightRepository } from '../insights/insight.repository';
+import type { ToolPerformanceDocument } from '../tools/tool.document';
+import type { ToolPerformanceRepository } from '../tools/tool.repository';
 import type { MessageRef, SessionRepository } from '../sessions/session.repository';
 import { Message } from '../sessions/session.type';
 import { toAction } from '../runs/run.type';
@@ -11,6 +15,10 @@ export interface NodeLoaders {
   messageById: DataLoader<MessageRef, Message | null, string>;
   /** Actions by task and iteration (null for a miss); every load of a tick is one aggregate. */
   actionById: DataLoader<ActionRef, Action | null, string>;
+  /** Tools' stored figures by tool name (null for a tool that never ran); every load of a tick is one find. */
+  toolByName: DataLoader<string, ToolPerformanceDocument | null, string>;
+  /** Insights by insightId (null for a miss); every load of a tick is one find. */
+  insightById: DataLoader<string, AgentInsightDocument | null, string>;
 }
 
 /** An iteration of a task's run. */
@@ -24,11 +32,26 @@ const messageKey = (ref: MessageRef) => JSON.stringify([ref.sessionId, ref.agent
 
 /** Per-request loaders of what `node(id)` reads that no feature loads by id. */
 export function createNodeLoaders(
-  sessions: SessionRepository,
-  tasks: TaskRepository,
+  repositories: {
+    sessions: SessionRepository;
+    tasks: TaskRepository;
+    tools: ToolPerformanceRepository;
+    insights: AgentInsightRepository;
+  },
   settings: LoaderSettings,
 ): NodeLoaders {
+  const { sessions, tasks, tools, insights } = repositories;
   return {
+    toolByName: createByIdLoader(
+      settings,
+      (names) => tools.findByNames(names),
+      (row) => row.toolName,
+    ),
+    insightById: createByIdLoader(
+      settings,
+      (ids) => insights.findByIds(ids),
+      (row) => row.insightId,
+    ),
     messageById: createLoader<MessageRef, Message | null, string>(
       settings,
       async (refs) => {

@@ -5,6 +5,7 @@ import { PlanPattern } from '../plans/plan.type';
 import { Action } from '../runs/run.type';
 import { Agent, Feedback, Message, Session } from '../sessions/session.type';
 import { Task } from '../tasks/task.type';
+import { ToolPerformance } from '../tools/tool.type';
 import { globalId } from './node.id';
 import { MAX_NODES } from './node.service';
 import { Node } from '../shared/node';
@@ -117,6 +118,14 @@ export class ActionNodeResolver {
   }
 }
 
+@Resolver(() => ToolPerformance)
+export class ToolPerformanceNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() performance: ToolPerformance): string {
+    return globalId('ToolPerformance', performance.toolName, performance.context);
+  }
+}
+
 /** The resolvers of this module, for the schema's list. */
 export const NODE_RESOLVERS = [
   NodeResolver,
@@ -128,4 +137,5 @@ export const NODE_RESOLVERS = [
   TaskNodeResolver,
   PlanPatternNodeResolver,
   ActionNodeResolver,
+  ToolPerformanceNodeResolver,
 ] as const;

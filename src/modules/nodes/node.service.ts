@@ -5,7 +5,9 @@ import type { SessionLoaders } from '../sessions/session.loaders';
 import type { TaskLoaders } from '../tasks/task.loaders';
 import type { NodeLoaders } from './node.loaders';
 import { toExperience } from '../experiences/experience.type';
+import { toAgentInsight } from '../insights/insight.type';
 import { toPlanPattern } from '../plans/plan.type';
+import { toToolPerformance } from '../tools/tool.service';
 import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
 import type { Agent, Session } from '../sessions/session.type';
 import { toTask, type Task } from '../tasks/task.type';
@@ -78,6 +80,14 @@ export class NodeService {
         return this.task(key[0]);
       case 'Action':
         return this.loaders.nodes.actionById.load({ taskId: key[0], iteration: key[1] });
+      case 'ToolPerformance': {
+        const document = await this.loaders.nodes.toolByName.load(key[0]);
+        return document && toToolPerformance(key[0], document, key[1]);
+      }
+      case 'AgentInsight': {
+        const document = await this.loaders.nodes.insightById.load(key[0]);
+        return document && toAgentInsight(document);
+      }
       case 'PlanPattern': {
         const document = await this.loaders.plans.planPatternById.load(key[0]);
         return document && toPlanPattern(document);

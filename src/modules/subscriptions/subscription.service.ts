@@ -94,8 +94,8 @@ function isWrite(event: ChangeEvent): boolean {
   return event.operationType === 'insert' || event.operationType === 'update' || event.operationType === 'replace';
 }
 
+/** The agent's highest message id; -1 without messages (ids count from 0, the Strands SDK's numbering). */
 function lastMessageId(session: SessionDocument | null, agentId: string): number {
   const messages = session?.agents?.[agentId]?.messages ?? [];
-  // -1: an agent's first message may have id 0 (the SDK's shape).
   return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
 }

@@ -58,6 +58,13 @@ export class ToolPerformanceRepository {
     await this.collection.deleteOne({ toolName: delta.toolName, totalExecutions: { $lte: 0 } });
   }
 
+  /** The documents of the named tools (those that exist), in any order: one read. */
+  findByNames(toolNames: readonly string[]): Promise<ToolPerformanceDocument[]> {
+    return findDocuments<ToolPerformanceDocument>(this.db, TOOL_PERFORMANCE_COLLECTION, {
+      toolName: { $in: [...toolNames] },
+    });
+  }
+
   async findByName(toolName: string): Promise<ToolPerformanceDocument | null> {
     const [document] = await findDocuments<ToolPerformanceDocument>(
       this.db,

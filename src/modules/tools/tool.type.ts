@@ -1,4 +1,5 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { Node } from '../shared/node';
 
 // simpleResolvers: fields read without type-graphql's per-field middleware wrapper (see shared/connection.ts).
 @ObjectType({ simpleResolvers: true, description: 'An error of a tool in one context, with how often it occurred.' })
@@ -21,6 +22,7 @@ export class ToolError {
 
 @ObjectType({
   simpleResolvers: true,
+  implements: Node,
   description: 'How a tool performs (seed 002 get_tool_performance), from aggregates kept current on every write.',
 })
 export class ToolPerformance {

@@ -3,6 +3,7 @@ const sessionId = (index: number) => `ns-${index}`;
 const experienceId = (index: number) => `ne-${index}`;
 const taskId = (index: number) => `nt-${index}`;
 const patternId = (index: number) => `np-${index}`;
+const toolName = (index: number) => `nl-${index}`;
 
 /** Two of each type: sessions with agents planner and writer (the same agentIds in both) of three messages each. */
 async function seed(app: TestApp): Promise<void> {
@@ -23,6 +24,10 @@ async function seed(app: TestApp): Promise<void> {
         subTaskDescription: "s", initiatingAgentId: "planner", finalOutcome: SUCCESS }) { experienceId } }`,
     );
     await app.run(
+      `mutation { recordToolExecution(input: { toolName: "${toolName(index)}", success: true, durationMs: 5, context: "ctx" }) { toolName }
+        recordInsight(input: { agentType: PLANNER, type: PATTERNS, insight: "insight ${index}" }) { id } }`,
+    );
+    await app.run(
       `mutation { recordTask(input: { taskId: "${taskId(index)}", originalQuery: "q", goal: "g", status: COMPLETED }) { taskId }
         recordAction(taskId: "${taskId(index)}", input: { mode: FAST, thinking: "Look the facility up first", toolCalls: [] }) { taskId } }`,
     );
@@ -38,7 +43,9 @@ const NODE_FIELDS = `__typename id
   ... on Experience { experienceId }
   ... on Task { taskId }
   ... on PlanPattern { patternId }
-  ... on Action { iteration thinking }`;
+  ... on Action { iteration thinking }
+  ... on ToolPerformance { toolName context totalExecutions }
+  ... on AgentInsight { insight }`;
 
 const encode = (text: string) => Buffer.from(text).toString('base64url');
 
@@ -67,6 +74,15 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       ids.set(`Task ${index}`, task.id);
       ids.set(`Action ${index} 0`, task.actions[0].id);
       ids.set(`PlanPattern ${index}`, planPattern.id);
+      const { all, inContext, agentInsights } = await app.run(
+        `query { all: toolPerformance(toolName: "${toolName(index)}") { id }
+          inContext: toolPerformance(toolName: "${toolName(index)}", context: "ctx") { id }
+          agentInsights(agentType: PLANNER) { insights { id insight } } }`,
+      );
+      ids.set(`ToolPerformance ${index}`, all.id);
+      ids.set(`ToolPerformance ${index} ctx`, inContext.id);
+      const insight = agentInsights.insights.find((found: { insight: string }) => found.insight === `insight ${index}`);
+      ids.set(`AgentInsight ${index}`, insight.id);
     }
   });
   afterAll(() => app.close());
@@ -75,12 +91,20 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     const expected: Record<string, unknown> = {
       'Session 1': { __typename: 'Session', sessionId: sessionId(1) },
       'Agent 1 writer': { __typename: 'Agent', agentId: 'writer' },
-      // New agents get the SDK's shape: message ids from 0.
+      // Message ids count from 0 (the Strands SDK's numbering).
       'Message 1 writer 1': { __typename: 'Message', messageId: 1, text: 'writer of session 1, message 2' },
       'Experience 1': { __typename: 'Experience', experienceId: experienceId(1) },
       'Task 1': { __typename: 'Task', taskId: taskId(1) },
       'PlanPattern 1': { __typename: 'PlanPattern', patternId: patternId(1) },
       'Action 1 0': { __typename: 'Action', iteration: 0, thinking: 'Look the facility up first' },
+      'ToolPerformance 1': { __typename: 'ToolPerformance', toolName: toolName(1), context: null, totalExecutions: 1 },
+      'ToolPerformance 1 ctx': {
+        __typename: 'ToolPerformance',
+        toolName: toolName(1),
+        context: 'ctx',
+        totalExecutions: 1,
+      },
+      'AgentInsight 1': { __typename: 'AgentInsight', insight: 'insight 1' },
     };
     for (const [name, fields] of Object.entries(expected)) {
       const id = ids.get(name)!;
@@ -100,9 +124,11 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     app.commands.reset();
     const { nodes } = await app.run(`query ($ids: [ID!]!) { nodes(ids: $ids) { ${NODE_FIELDS} } }`, { ids: all });
     expect(nodes.map((node: { id: string }) => node.id)).toEqual(all);
-    // sessions: one summary read (sessions and agents) and one message read; one each for the four other types.
+    // sessions: one summary read (sessions and agents) and one message read; one each for the six other types.
     expect(app.commands.count('aggregate', 'sessions') + app.commands.count('find', 'sessions')).toBe(2);
-    expect(app.commands.count()).toBe(6);
+    expect(app.commands.count('find', 'tool_performance')).toBe(1);
+    expect(app.commands.count('find', 'agent_insights')).toBe(1);
+    expect(app.commands.count()).toBe(8);
 
     app.commands.reset();
     const unbatched = await app.execute(
@@ -114,6 +140,19 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     expect(app.commands.count()).toBe(all.length);
   });
 
+  it("an insight's global id is the id validateInsight and deleteInsight take", async () => {
+    const { recordInsight } = await app.run(
+      `mutation { recordInsight(input: { agentType: EXECUTOR, type: WARNINGS, insight: "to delete" }) { id } }`,
+    );
+    expect(recordInsight.id).toMatch(/^ins_/);
+    const query = `query ($id: ID!) { node(id: $id) { id ... on AgentInsight { insight } } }`;
+    expect(await app.run(query, { id: recordInsight.id })).toEqual({
+      node: { id: recordInsight.id, insight: 'to delete' },
+    });
+    await app.run(`mutation ($id: ID!) { deleteInsight(id: $id) { id } }`, { id: recordInsight.id });
+    expect(await app.run(query, { id: recordInsight.id })).toEqual({ node: null });
+  });
+
   it('an id of nothing (deleted, or never there) is null', async () => {
     const missing = [
       encode('Session:["no-such-session"]'),
@@ -121,6 +160,8 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       encode(`Message:["${sessionId(1)}","writer",999]`),
       encode('Task:["no-such-task"]'),
       encode(`Action:["${taskId(1)}",7]`),
+      encode('ToolPerformance:["never-ran",null]'),
+      'ins_000000000000000000000000',
     ];
     const { node, nodes } = await app.run(
       `query ($id: ID!, $ids: [ID!]!) { node(id: $id) { id } nodes(ids: $ids) { id } }`,
@@ -130,7 +171,7 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       },
     );
     expect(node).toBeNull();
-    expect(nodes).toEqual([{ id: ids.get('Task 1') }, null, null, null, null, null]);
+    expect(nodes).toEqual([{ id: ids.get('Task 1') }, ...missing.map(() => null)]);
   });
 
   it.each([
@@ -139,6 +180,8 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     ['a key of the wrong type', encode('Session:[1]')],
     ['a key of the wrong length', encode('Agent:["s"]')],
     ['a fractional message id', encode('Message:["s","a",1.5]')],
+    ['a tool context of the wrong type', encode('ToolPerformance:["t",1]')],
+    ['an insight id of the wrong shape', 'ins_XYZ'],
     ['not JSON', encode('Task:[x')],
     ['a per-type id', sessionId(1)],
     ['too long', encode(`Task:["${'x'.repeat(3_000)}"]`)],
