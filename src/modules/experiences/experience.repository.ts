@@ -6,6 +6,7 @@ import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
+import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
@@ -177,5 +178,19 @@ export class ExperienceRepository {
   /** Deletes one experience; returns it (without vectors), or null when absent. */
   delete(id: string): Promise<ExperienceDocument | null> {
     return this.collection.findOneAndDelete({ experience_id: id }, WITHOUT_VECTORS);
+  }
+
+  /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
+  followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
+    return changes.follow(this.db, EXPERIENCES_COLLECTION);
+  }
+
+  /** The experienceId of the document stored under `_id` when it passes `filter` (as `experiences(filter)` reads it). */
+  async experienceIdIfMatching(id: unknown, filter: ExperienceFilter | null): Promise<string | null> {
+    const found = await this.collection.findOne(
+      { $and: [{ _id: id as never }, experienceFilterQuery(filter)] },
+      { projection: { experience_id: 1 } },
+    );
+    return found?.experience_id ?? null;
   }
 }

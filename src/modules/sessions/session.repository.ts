@@ -13,6 +13,7 @@ import {
   type AppliedAppend,
   type SessionDocument,
 } from './session.document';
+import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 
 /**
  * An agent without its messages: counts, token sums, the last message and pages of messages, computed in the
@@ -854,5 +855,20 @@ export class SessionRepository {
         },
       ])
       .toArray();
+  }
+
+  /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
+  followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
+    return changes.follow(this.db, SESSIONS_COLLECTION);
+  }
+
+  /** The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). */
+  async lastMessageId(sessionId: string, agentId: string): Promise<number> {
+    const session = await this.collection.findOne(
+      { _id: sessionId },
+      { projection: { [`agents.${agentId}.messages.message_id`]: 1 } },
+    );
+    const messages = session?.agents?.[agentId]?.messages ?? [];
+    return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
   }
 }

@@ -1,14 +1,16 @@
 import type { Db } from 'mongodb';
 import { selectFromFeed, type ChangeEvent, type ChangeFollower } from '../../db/change-follower';
-import { experienceFilterQuery } from '../experiences/experience.repository';
-import { EXPERIENCES_COLLECTION, type ExperienceDocument } from '../experiences/experience.document';
+import { ExperienceRepository } from '../experiences/experience.repository';
 import type { ExperienceFilter } from '../experiences/experience.input';
 import { toAction } from '../runs/run.type';
 import type { Action } from '../runs/run.type';
-import { SESSIONS_COLLECTION, type SessionDocument } from '../sessions/session.document';
+import type { SessionDocument } from '../sessions/session.document';
+import { SessionRepository } from '../sessions/session.repository';
 import { Message } from '../sessions/session.type';
-import { TASKS_COLLECTION, type TaskDocument } from '../tasks/task.document';
-import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from '../tools/tool.document';
+import type { TaskDocument } from '../tasks/task.document';
+import { TaskRepository } from '../tasks/task.repository';
+import type { ToolPerformanceDocument } from '../tools/tool.document';
+import { ToolPerformanceRepository } from '../tools/tool.repository';
 
 /**
  * The events each subscription delivers, read from the collections' change streams (src/db/change-follower.ts) of
@@ -16,17 +18,26 @@ import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from '../to
  * through the normal loaders of a context made for the event.
  */
 export class SubscriptionService {
+  private readonly sessions: SessionRepository;
+  private readonly tasks: TaskRepository;
+  private readonly experiences: ExperienceRepository;
+  private readonly tools: ToolPerformanceRepository;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly changes: ChangeFollower,
-  ) {}
+  ) {
+    this.sessions = new SessionRepository(db);
+    this.tasks = new TaskRepository(db);
+    this.experiences = new ExperienceRepository(db);
+    this.tools = new ToolPerformanceRepository(db);
+  }
 
   /** Each message appended to the agent from now on, once, in order. */
   async messagesAppended(sessionId: string, agentId: string): Promise<AsyncIterableIterator<Message>> {
-    const feed = await this.changes.follow(this.db, SESSIONS_COLLECTION);
+    const feed = await this.sessions.followChanges(this.changes);
     // Read after the stream is open, so no message falls between the two.
-    const current = await this.db.collection<SessionDocument>(SESSIONS_COLLECTION).findOne({ _id: sessionId });
-    let last = lastMessageId(current, agentId);
+    let last = await this.sessions.lastMessageId(sessionId, agentId);
     return selectFromFeed(feed, async (event) => {
       if (event.id !== sessionId) return [];
       const messages = (await event.document<SessionDocument>())?.agents?.[agentId]?.messages ?? [];
@@ -38,13 +49,13 @@ export class SubscriptionService {
 
   /** The session's id each time it is written (not when it is deleted). */
   async sessionUpdated(sessionId: string): Promise<AsyncIterableIterator<string>> {
-    const feed = await this.changes.follow(this.db, SESSIONS_COLLECTION);
+    const feed = await this.sessions.followChanges(this.changes);
     return selectFromFeed(feed, async (event) => (event.id === sessionId && isWrite(event) ? [sessionId] : []));
   }
 
   /** The task's id each time its document is written. */
   async taskUpdated(taskId: string): Promise<AsyncIterableIterator<string>> {
-    const feed = await this.changes.follow(this.db, TASKS_COLLECTION);
+    const feed = await this.tasks.followChanges(this.changes);
     return selectFromFeed(feed, async (event) =>
       isWrite(event) && (await event.document<TaskDocument>())?.taskId === taskId ? [taskId] : [],
     );
@@ -52,11 +63,8 @@ export class SubscriptionService {
 
   /** Each iteration recorded on the task's run from now on, once. */
   async actionsRecorded(taskId: string): Promise<AsyncIterableIterator<Action>> {
-    const feed = await this.changes.follow(this.db, TASKS_COLLECTION);
-    const current = await this.db
-      .collection<TaskDocument>(TASKS_COLLECTION)
-      .findOne({ taskId }, { projection: { 'actions.iteration': 1 } });
-    const seen = new Set((current?.actions ?? []).map((action) => action.iteration));
+    const feed = await this.tasks.followChanges(this.changes);
+    const seen = new Set(await this.tasks.actionIterations(taskId));
     return selectFromFeed(feed, async (event) => {
       const task = isWrite(event) ? await event.document<TaskDocument>() : null;
       if (task?.taskId !== taskId) return [];
@@ -68,22 +76,17 @@ export class SubscriptionService {
 
   /** The id of each experience inserted from now on that matches `filter` (as `experiences(filter)` reads it). */
   async experiencesRecorded(filter: ExperienceFilter | null): Promise<AsyncIterableIterator<string>> {
-    const feed = await this.changes.follow(this.db, EXPERIENCES_COLLECTION);
-    const query = experienceFilterQuery(filter);
-    const experiences = this.db.collection<ExperienceDocument>(EXPERIENCES_COLLECTION);
+    const feed = await this.experiences.followChanges(this.changes);
     return selectFromFeed(feed, async (event) => {
       if (event.operationType !== 'insert') return [];
-      const found = await experiences.findOne(
-        { $and: [{ _id: event.id as never }, query] },
-        { projection: { experience_id: 1 } },
-      );
-      return found ? [found.experience_id] : [];
+      const found = await this.experiences.experienceIdIfMatching(event.id, filter);
+      return found ? [found] : [];
     });
   }
 
   /** The tool's name each time its performance document is written. */
   async toolPerformanceChanged(toolName: string): Promise<AsyncIterableIterator<string>> {
-    const feed = await this.changes.follow(this.db, TOOL_PERFORMANCE_COLLECTION);
+    const feed = await this.tools.followChanges(this.changes);
     return selectFromFeed(feed, async (event) =>
       isWrite(event) && (await event.document<ToolPerformanceDocument>())?.toolName === toolName ? [toolName] : [],
     );
@@ -92,10 +95,4 @@ export class SubscriptionService {
 
 function isWrite(event: ChangeEvent): boolean {
   return event.operationType === 'insert' || event.operationType === 'update' || event.operationType === 'replace';
-}
-
-/** The agent's highest message id; -1 without messages (ids count from 0, the Strands SDK's numbering). */
-function lastMessageId(session: SessionDocument | null, agentId: string): number {
-  const messages = session?.agents?.[agentId]?.messages ?? [];
-  return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
 }

@@ -17,6 +17,7 @@ import {
   type TaskStatus,
   type ToolCallDocument,
 } from './task.document';
+import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 
 export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt'>;
 
@@ -477,5 +478,16 @@ export class TaskRepository {
     });
     if (!Object.keys(set).length) return;
     await this.collection.updateOne({ taskId }, { $set: set }, { arrayFilters: [{ 'a.iteration': iteration }] });
+  }
+
+  /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
+  followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
+    return changes.follow(this.db, TASKS_COLLECTION);
+  }
+
+  /** The iterations recorded on the task's run so far. */
+  async actionIterations(taskId: string): Promise<number[]> {
+    const task = await this.collection.findOne({ taskId }, { projection: { 'actions.iteration': 1 } });
+    return Array.isArray(task?.actions) ? task.actions.map((action) => action.iteration) : [];
   }
 }

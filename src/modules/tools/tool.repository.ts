@@ -4,6 +4,7 @@ import { isDuplicateKeyError } from '../../errors';
 import { markApplied, notApplied, unmarkApplied } from '../shared/idempotency';
 import { negatedDelta, toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
+import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 
 /** Attempts of an upsert that lost the insert race to a concurrent upsert of the same tool (E11000). */
 const UPSERT_ATTEMPTS = 3;
@@ -73,5 +74,10 @@ export class ToolPerformanceRepository {
       { limit: 1 },
     );
     return document ?? null;
+  }
+
+  /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
+  followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
+    return changes.follow(this.db, TOOL_PERFORMANCE_COLLECTION);
   }
 }
