@@ -7,6 +7,7 @@ import { TOOLS } from '../../src/mcp/mcp.tools';
 import { createTestApp, type TestApp } from '../support/app';
 import { compiled } from '../support/build';
 import { callTool, experienceArgs, MCP_API_KEYS, MCP_KEYS, mcpClient, toolText, toolValue } from '../support/mcp';
+import { callEveryTool, createAlphaSession, expectBadArgumentsRefused } from './tool-calls';
 
 let app: TestApp;
 let base: string;
@@ -39,16 +40,21 @@ afterAll(async () => {
 });
 
 describe('MCP over stdio (the built npm run mcp entry)', () => {
-  it('relays to HINDSIGHT_URL with HINDSIGHT_API_KEY: tools, calls, errors and the key’s role', async () => {
+  it('relays to HINDSIGHT_URL with HINDSIGHT_API_KEY: lists the tools and calls each', async () => {
     const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
-    expect((await writer.listTools()).tools).toHaveLength(TOOLS.length);
-    const recorded = await toolValue(writer, 'record_experience', experienceArgs('Stdio experience about invoices'));
-    const hits = await toolValue(writer, 'search_experiences', { query: 'stdio invoices', mode: 'KEYWORD' });
-    expect(hits[0].experience.experienceId).toBe(recorded.experienceId);
-    const bad = await callTool(writer, 'search_experiences', { query: 'x', limit: 0 });
-    expect(bad.isError).toBe(true);
-    expect(toolText(bad)).toMatch(/^BAD_USER_INPUT at limit: /);
+    expect((await writer.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+      TOOLS.map((tool) => tool.name).sort(),
+    );
+    await createAlphaSession(app, 'stdio-s1');
+    await callEveryTool(writer, 'stdio-s1');
+  });
 
+  it('answers bad arguments with a tool error naming the argument, and writes nothing', async () => {
+    const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+    await expectBadArgumentsRefused(writer, await app.deps.tenantDb('alpha'));
+  });
+
+  it('refuses a writing tool to a reader key', async () => {
     const reader = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.readerA });
     const refused = await callTool(reader, 'record_experience', experienceArgs('no'));
     expect(refused.isError).toBe(true);

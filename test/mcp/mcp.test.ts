@@ -3,8 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createTestApp, type TestApp } from '../support/app';
 import { databaseFingerprint } from '../support/fingerprint';
 import { callTool, experienceArgs, MCP_API_KEYS, MCP_KEYS, mcpClient, toolText, toolValue } from '../support/mcp';
-
-const ALPHA = { role: 'writer' as const, tenant: 'alpha', keyId: 'test' };
+import { callEveryTool, createAlphaSession, expectBadArgumentsRefused } from './tool-calls';
 
 let app: TestApp;
 let base: string;
@@ -62,97 +61,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 
   it('calls each tool through the services, for the key’s tenant', async () => {
-    const writer = await connectHttp(MCP_KEYS.writerA);
-    const session = await app.run(
-      'mutation { createSession(input: { sessionId: "mcp-s1" }) { sessionId } }',
-      undefined,
-      { caller: ALPHA },
-    );
-    expect(session.createSession.sessionId).toBe('mcp-s1');
-    await app.run(
-      'mutation { upsertAgent(sessionId: "mcp-s1", input: { agentId: "a1", agentData: {} }) { agentId } }',
-      {},
-      {
-        caller: ALPHA,
-      },
-    );
-
-    const recorded = await toolValue(writer, 'record_experience', experienceArgs('Create shipment for facility'));
-    expect(recorded).toMatchObject({ primaryGoalDescription: 'Create shipment for facility', finalOutcome: 'SUCCESS' });
-    const hits = await toolValue(writer, 'search_experiences', { query: 'shipment facility', limit: 5 });
-    expect(hits[0].experience.experienceId).toBe(recorded.experienceId);
-
-    const task = await toolValue(writer, 'record_task', {
-      input: {
-        originalQuery: 'ship 3 pallets to Berlin',
-        goal: 'Create shipment for facility',
-        status: 'COMPLETED',
-        context: 'facility_management',
-        steps: [{ id: 's1', order: 1, action: 'create_shipment' }],
-      },
-    });
-    const action = await toolValue(writer, 'record_action', {
-      taskId: task.taskId,
-      input: { mode: 'FAST', approach: 'direct', toolCalls: [{ name: 'create_shipment', outcome: 'SUCCESS' }] },
-    });
-    expect(action).toMatchObject({ taskId: task.taskId, action: { iteration: 0 } });
-    const learned = await toolValue(writer, 'learn_from_task', {
-      input: {
-        taskId: task.taskId,
-        status: 'COMPLETED',
-        metrics: { executionTime: 2.5, stepsCompleted: 1 },
-        insights: ['Check the facility id first'],
-      },
-    });
-    expect(learned).toMatchObject({ success: true, alreadyLearned: false });
-
-    const similar = await toolValue(writer, 'similar_tasks', {
-      goal: 'Create shipment for facility',
-      minSimilarity: 0,
-    });
-    expect(similar.tasks.map((hit: any) => hit.taskId)).toContain(task.taskId);
-    const plans = await toolValue(writer, 'successful_plans', {
-      goal: 'Create shipment for facility',
-      minSuccessRate: 0,
-    });
-    expect(plans.count).toBeGreaterThan(0);
-    const tool = await toolValue(writer, 'tool_performance', { toolName: 'create_shipment' });
-    expect(tool.totalExecutions).toBeGreaterThan(0);
-    const insights = await toolValue(writer, 'agent_insights', { agentType: 'EXECUTOR' });
-    expect(insights.insights.map((insight: any) => insight.insight)).toContain('Check the facility id first');
-
-    const message = await toolValue(writer, 'append_message', {
-      sessionId: 'mcp-s1',
-      agentId: 'a1',
-      input: { role: 'USER', content: [{ text: 'ship it' }] },
-    });
-    expect(message).toMatchObject({ role: 'USER', text: 'ship it' });
-    const read = await toolValue(writer, 'get_session', { id: 'mcp-s1' });
-    expect(read.agents[0].messages.edges.map((edge: any) => edge.node.text)).toEqual(['ship it']);
+    await createAlphaSession(app, 'mcp-s1');
+    await callEveryTool(await connectHttp(MCP_KEYS.writerA), 'mcp-s1');
   });
 
   it('answers bad arguments with a tool error naming the argument, and writes nothing', async () => {
-    const writer = await connectHttp(MCP_KEYS.writerA);
-    const db = await app.deps.tenantDb('alpha');
-    const before = await databaseFingerprint(db);
-
-    const missing = await callTool(writer, 'record_experience', {
-      input: { ...experienceArgs('x').input, finalOutcome: 'MAYBE' },
-    });
-    expect(missing.isError).toBe(true);
-    expect(toolText(missing)).toMatch(/BAD_USER_INPUT.*\$input.*finalOutcome/);
-
-    const service = await callTool(writer, 'search_experiences', { query: 'shipment', limit: 1000 });
-    expect(service.isError).toBe(true);
-    expect(toolText(service)).toMatch(/^BAD_USER_INPUT at limit: /);
-
-    const extra = await callTool(writer, 'record_task', { input: {}, priority: 1 });
-    expect(toolText(extra)).toMatch(/^BAD_USER_INPUT at priority: /);
-
-    const absent = await callTool(writer, 'get_session', { id: 'no-such-session' });
-    expect(absent.isError).toBe(true);
-    expect(toolText(absent)).toMatch(/^NOT_FOUND/);
-    expect(await databaseFingerprint(db)).toEqual(before);
+    await expectBadArgumentsRefused(await connectHttp(MCP_KEYS.writerA), await app.deps.tenantDb('alpha'));
   });
 
   it('refuses a reader calling a writing tool, and writes nothing', async () => {

@@ -1,8 +1,9 @@
 import { Aggregator } from 'mingo/aggregator';
 import { evalExpr } from 'mingo/core';
-import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
+import { Decimal128, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
 import { positionalIndex } from './projection';
+import { wideArithmetic } from './wide-numbers';
 import { MINGO_COMPUTE, MINGO_OPTIONS, compileFilter, mingoError } from './filter';
 import {
   bsonTypeName,
@@ -668,7 +669,7 @@ function applyOne(writer: Writer, operation: Operation, target: Target): void {
         return;
       }
       if (!isNumeric(current)) throw nonNumericTarget(operation.op, writer, target, current);
-      setAt(parent, key, arithmetic(current, value, operation.op === '$inc' ? 'add' : 'multiply'));
+      setAt(parent, key, arithmetic(current, value, operation.op));
       return;
     }
     case '$min':
@@ -778,24 +779,18 @@ function zeroLike(value: unknown): unknown {
   return 0;
 }
 
-/** Numeric arithmetic keeping mongod's result types: Long with Long stays exact, Decimal128 wins, doubles otherwise. */
-function arithmetic(a: unknown, b: unknown, op: 'add' | 'multiply'): unknown {
-  if (a instanceof Decimal128 || b instanceof Decimal128) {
-    const x = toNumber(a) as number;
-    const y = toNumber(b) as number;
-    return Decimal128.fromString(String(op === 'add' ? x + y : x * y));
+/** `$inc`/`$mul` with mongod's result types (see wideArithmetic); an int64 overflow fails the update, as in mongod. */
+function arithmetic(current: unknown, value: unknown, op: '$inc' | '$mul'): unknown {
+  const operation = op === '$inc' ? 'add' : 'multiply';
+  if ([current, value].some((v) => v instanceof Long || v instanceof Decimal128)) {
+    const result = wideArithmetic(current, value, operation);
+    if (result === undefined)
+      throw badValue(`Failed to apply ${op} operations to current value (${formatValue(current)})`);
+    return result;
   }
-  const aLong = a instanceof Long;
-  const bLong = b instanceof Long;
-  const fractional = (v: unknown) => (typeof v === 'number' || v instanceof Double) && !Number.isInteger(toNumber(v));
-  if ((aLong || bLong) && !fractional(a) && !fractional(b)) {
-    const x = aLong ? (a as Long) : Long.fromNumber(toNumber(a) as number);
-    const y = bLong ? (b as Long) : Long.fromNumber(toNumber(b) as number);
-    return op === 'add' ? x.add(y) : x.multiply(y);
-  }
-  const x = toNumber(a) as number;
-  const y = toNumber(b) as number;
-  return op === 'add' ? x + y : x * y;
+  const x = toNumber(current) as number;
+  const y = toNumber(value) as number;
+  return operation === 'add' ? x + y : x * y;
 }
 
 function bitwise(a: unknown, b: unknown, op: 'and' | 'or' | 'xor'): unknown {

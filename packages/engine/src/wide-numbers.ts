@@ -2,13 +2,14 @@
  * Expression operators over int64 and decimal values. mingo's arithmetic accepts only JS numbers and dates, and its
  * comparisons order a `Long` or `Decimal128` as an object, so an expression over a value another driver stored as
  * int64 (a counter, an id) failed with "must resolve to array of numbers" or compared wrongly. These operators take
- * over only when an operand is such a value; every other call goes to mingo's own operator unchanged.
+ * over only when an operand is such a value; every other call goes to mingo's own operator unchanged. Update
+ * operators (`$inc`, `$mul`) share the arithmetic: {@link wideArithmetic}.
  */
 import { evalExpr } from 'mingo/core';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
 import { Decimal128, Int32, Long } from 'bson';
-import { compareValues, toNumber, type Doc } from './values';
+import { compareValues, isNumeric, toNumber, type Doc } from './values';
 
 type Options = Parameters<typeof evalExpr>[2];
 type Operator = (doc: Doc, expr: unknown, options: never) => unknown;
@@ -47,26 +48,138 @@ const literal = (value: unknown) => ({ $literal: value });
 /** Plain numbers for mingo; exact only within ±2^53, which is why integral operands take the Long path instead. */
 const narrowed = (values: unknown[]) => values.map((value) => literal(isWide(value) ? toNumber(value) : value));
 
+/** A finite number as coefficient × 10^exponent: decimals computed through doubles were inexact (2.2 + 1.1). */
+interface Exact {
+  coefficient: bigint;
+  exponent: number;
+}
+
+function exact(value: unknown): Exact | undefined {
+  if (value instanceof Long) return { coefficient: BigInt(value.toString()), exponent: 0 };
+  const text = value instanceof Decimal128 ? value.toString() : String(toNumber(value));
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return undefined; // NaN, Infinity
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
+  return { coefficient: BigInt(`${sign}${whole}${fraction}`), exponent: Number(exponent) - fraction.length };
+}
+
+const toDecimal = ({ coefficient, exponent }: Exact): Decimal128 =>
+  Decimal128.fromStringWithRounding(`${coefficient}E${exponent}`);
+
+/** Both coefficients at the smaller exponent. */
+function aligned(a: Exact, b: Exact): [bigint, bigint, number] {
+  const exponent = Math.min(a.exponent, b.exponent);
+  return [
+    a.coefficient * 10n ** BigInt(a.exponent - exponent),
+    b.coefficient * 10n ** BigInt(b.exponent - exponent),
+    exponent,
+  ];
+}
+
+/** Digits kept beyond a decimal's 34 when dividing, so that rounding to 34 sees the true quotient. */
+const DIVISION_DIGITS = 40;
+
+function exactArithmetic(a: Exact, b: Exact, op: WideOperation): Exact {
+  if ((op === 'divide' || op === 'mod') && b.coefficient === 0n) throw new Error(`can't $${op} by zero`);
+  switch (op) {
+    case 'add':
+    case 'subtract': {
+      const [x, y, exponent] = aligned(a, b);
+      return { coefficient: op === 'add' ? x + y : x - y, exponent };
+    }
+    case 'multiply':
+      return { coefficient: a.coefficient * b.coefficient, exponent: a.exponent + b.exponent };
+    case 'mod': {
+      const [x, y, exponent] = aligned(a, b);
+      return { coefficient: x % y, exponent }; // the dividend's sign, as fmod
+    }
+    case 'divide': {
+      let coefficient = (a.coefficient * 10n ** BigInt(DIVISION_DIGITS)) / b.coefficient;
+      let exponent = a.exponent - b.exponent - DIVISION_DIGITS;
+      // Back to the ideal exponent where the quotient is exact (10/4 is 2.5, not 2.500…0).
+      while (exponent < a.exponent - b.exponent && coefficient % 10n === 0n) {
+        coefficient /= 10n;
+        exponent += 1;
+      }
+      return { coefficient, exponent };
+    }
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+export type WideOperation = 'add' | 'subtract' | 'multiply' | 'divide' | 'mod';
+
 /**
- * `$add`/`$subtract`/`$multiply`: int64 with integers stays an exact int64 (as in mongod); a decimal makes the result
- * decimal; with a fractional double or a date the operands are narrowed to numbers and mingo computes.
+ * Two numbers of which one is an int64 or a decimal, with mongod's result type: a decimal makes the result an exact
+ * decimal; integers with an int64 give an exact int64 (a quotient is a double), or `undefined` when it overflows
+ * (expressions then fall back to a double, updates fail); a fractional double makes it a double.
  */
-function arithmetic(name: '$add' | '$subtract' | '$multiply', fold: (a: Long, b: Long) => Long): Operator {
+export function wideArithmetic(a: unknown, b: unknown, op: WideOperation): unknown {
+  const x = exact(a);
+  const y = exact(b);
+  if (x && y && (a instanceof Decimal128 || b instanceof Decimal128)) return toDecimal(exactArithmetic(x, y, op));
+  if (x && y && op !== 'divide' && isIntegral(a) && isIntegral(b)) {
+    const { coefficient } = exactArithmetic(x, y, op);
+    return coefficient < INT64_MIN || coefficient > INT64_MAX ? undefined : Long.fromBigInt(coefficient);
+  }
+  return doubleArithmetic(a, b, op);
+}
+
+function doubleArithmetic(a: unknown, b: unknown, op: WideOperation): number {
+  const [p, q] = [toNumber(a)!, toNumber(b)!];
+  if ((op === 'divide' || op === 'mod') && q === 0) throw new Error(`can't $${op} by zero`);
+  return { add: p + q, subtract: p - q, multiply: p * q, divide: p / q, mod: p % q }[op];
+}
+
+/**
+ * `$add`/`$subtract`/`$multiply`/`$divide`/`$mod` with an int64 or decimal operand (see wideArithmetic); an int64
+ * overflow becomes a double, as in mongod. Dates and every other call are mingo's.
+ */
+function arithmetic(name: string, op: WideOperation): Operator {
   const original = mingo[name];
   return (doc, expr, options) => {
     const values = evalExpr(doc, expr, options as Options);
     if (!Array.isArray(values) || !values.some(isWide)) return original(doc, expr, options);
-    if (values.some((value) => value instanceof Decimal128)) {
-      const result = original(doc, narrowed(values), options);
-      return typeof result === 'number' ? Decimal128.fromString(String(result)) : result;
-    }
-    if (values.every(isIntegral)) {
-      return values
-        .map((value) => (value instanceof Long ? value : Long.fromNumber(toNumber(value)!)))
-        .reduce((a, b) => fold(a, b));
-    }
-    return original(doc, narrowed(values), options);
+    if (values.some((value) => value === null || value === undefined)) return null;
+    if (values.some((value) => value instanceof Date)) return original(doc, narrowed(values), options);
+    if (!values.every(isNumeric)) throw new Error(`${name} only supports numeric types`);
+    return values.reduce((a, b) => wideArithmetic(a, b, op) ?? doubleArithmetic(a, b, op));
   };
+}
+
+/** A decimal's integer part, moved by `step(remainder)` (-1, 0 or 1) for floor and ceiling. */
+function integral(step: (remainder: bigint) => bigint) {
+  return ({ coefficient, exponent }: Exact): Exact => {
+    if (exponent >= 0) return { coefficient, exponent };
+    const scale = 10n ** BigInt(-exponent);
+    return { coefficient: coefficient / scale + step(coefficient % scale), exponent: 0 };
+  };
+}
+
+/**
+ * `$abs`/`$ceil`/`$floor`/`$trunc` of an int64 or decimal keep its type, exact; with a place argument other than 0
+ * the value is narrowed and mingo computes.
+ */
+function rounding(name: string, onDecimal: (value: Exact) => Exact, onLong: (value: Long) => Long): Operator {
+  const original = mingo[name];
+  return (doc, expr, options) => {
+    const operands = Array.isArray(expr) ? expr : [expr];
+    const value = evalExpr(doc, operands[0], options as Options);
+    if (!isWide(value)) return original(doc, expr, options);
+    if (operands.length > 1 && toNumber(evalExpr(doc, operands[1], options as Options)) !== 0) {
+      return original(doc, [literal(toNumber(value)), operands[1]], options);
+    }
+    if (value instanceof Long) return onLong(value);
+    const decimal = exact(value);
+    return decimal ? toDecimal(onDecimal(decimal)) : value; // NaN and infinities stay as they are
+  };
+}
+
+function absolute(value: Long): Long {
+  if (value.equals(Long.MIN_VALUE)) throw new Error("can't take $abs of long long min");
+  return value.isNegative() ? value.negate() : value;
 }
 
 /** `$max`/`$min`: the extreme value by BSON order, kept as it is stored (an int64 stays one). */
@@ -105,9 +218,31 @@ function comparison(name: string, test: (order: number) => boolean | number): Op
 }
 
 export const WIDE_NUMBER_OPERATORS: Record<string, Operator> = {
-  $add: arithmetic('$add', (a, b) => a.add(b)),
-  $subtract: arithmetic('$subtract', (a, b) => a.subtract(b)),
-  $multiply: arithmetic('$multiply', (a, b) => a.multiply(b)),
+  $add: arithmetic('$add', 'add'),
+  $subtract: arithmetic('$subtract', 'subtract'),
+  $multiply: arithmetic('$multiply', 'multiply'),
+  $divide: arithmetic('$divide', 'divide'),
+  $mod: arithmetic('$mod', 'mod'),
+  $abs: rounding(
+    '$abs',
+    ({ coefficient, exponent }) => ({ coefficient: coefficient < 0n ? -coefficient : coefficient, exponent }),
+    absolute,
+  ),
+  $ceil: rounding(
+    '$ceil',
+    integral((remainder) => (remainder > 0n ? 1n : 0n)),
+    (value) => value,
+  ),
+  $floor: rounding(
+    '$floor',
+    integral((remainder) => (remainder < 0n ? -1n : 0n)),
+    (value) => value,
+  ),
+  $trunc: rounding(
+    '$trunc',
+    integral(() => 0n),
+    (value) => value,
+  ),
   $max: accumulatorExpression('$max', extreme(1)),
   $min: accumulatorExpression('$min', extreme(-1)),
   $sum: accumulatorExpression('$sum', sum),
