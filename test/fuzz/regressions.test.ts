@@ -16,7 +16,7 @@ describe('fuzz regressions: bad requests get client codes', () => {
     const inputs = Array.from({ length: 60 }, () => ({
       role: 'USER',
       content: 'x',
-      eventLoopMetrics: { inputTokens: 1.5 },
+      eventLoopMetrics: { inputTokens: 'many' },
     }));
     const reply = await postOperation(
       url,
