@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { TaskLoaders } from '../tasks/task.loaders';
-import { TaskRepository, type AppendedAction, type TaskWithAction } from '../tasks/task.repository';
+import { TaskRepository, type AppendedAction, type StoredActions, type TaskWithAction } from '../tasks/task.repository';
 import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
 import type { ToolService } from '../tools/tool.service';
@@ -98,7 +98,12 @@ export class RunService {
     writeId: string | null,
   ): Promise<TaskWithAction> {
     for (let attempt = 1; ; attempt++) {
-      const task = await this.repository.appendAction(id, iteration, appended, writeId);
+      let task: TaskWithAction | null;
+      try {
+        task = await this.repository.appendAction(id, iteration, appended, writeId);
+      } catch (error) {
+        throw (await this.repository.runDamage(id)) ?? error;
+      }
       if (task) return task;
       // A concurrent duplicate of this keyed call appended it meanwhile.
       const applied = writeId === null ? null : await this.repository.findAppliedAction(id, writeId);
@@ -147,20 +152,27 @@ export class RunService {
     return null;
   }
 
-  /** Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration. */
-  async actions(taskId: string, fromIteration: number, limit: number): Promise<Action[]> {
+  /**
+   * Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration, and where its stored actions are
+   * damaged (items that are not documents are left out).
+   */
+  async actions(taskId: string, fromIteration: number, limit: number): Promise<StoredActions<Action>> {
     if (!Number.isInteger(fromIteration) || fromIteration < 0)
       throw new ValidationError('fromIteration must be an integer ≥ 0.', 'fromIteration');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_LIMIT) {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
     }
-    const actions = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
-    return (actions ?? []).map((action) => toAction(action, taskId));
+    const page = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
+    return {
+      actions: (page?.actions ?? []).map((action) => toAction(action, taskId)),
+      damage: page?.damage ?? null,
+    };
   }
 
-  /** The attempts of a task (seed 004 compress_actions), derived from its stored actions. */
-  async attempts(taskId: string, minRelevance: Relevance): Promise<string[]> {
-    return compressActions((await this.loaders.runs.actionToolCalls.load(taskId)) ?? [], minRelevance);
+  /** The attempts of a task (seed 004 compress_actions), derived from its stored actions, and where those are damaged. */
+  async attempts(taskId: string, minRelevance: Relevance): Promise<StoredActions<string>> {
+    const stored = await this.loaders.runs.actionToolCalls.load(taskId);
+    return { actions: compressActions(stored?.actions ?? [], minRelevance), damage: stored?.damage ?? null };
   }
 
   /**

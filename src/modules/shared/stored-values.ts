@@ -203,6 +203,20 @@ function idText(id: unknown): string {
 }
 
 /**
+ * Reports the value a field resolver returned at `path` as a substitute for the stored field `storedField` (null: it
+ * is not one), for a resolver that serves a stored list cleaned up: no mapped object carries its own field.
+ */
+export function reportStoredField(
+  report: StoredValueReport,
+  path: Path,
+  collection: string,
+  id: unknown,
+  storedField: string | null,
+): void {
+  if (storedField !== null) report.add(responsePathAsArray(path), { collection, id: idText(id), storedField });
+}
+
+/**
  * The STORED_VALUE_INVALID errors of one request (Context.storedValues): both the Apollo path and the fast path append
  * them to the response. Each document is logged once at WARN.
  */
