@@ -466,6 +466,24 @@ describe('a stored value the API cannot render fails only its own field', () => 
       '{ tasks(first: 5) { edges { node { attempts } } } }',
     ],
     [
+      'tool_performance',
+      tool('poison', { totalExecutions: 'two' }),
+      'totalExecutions',
+      '{ toolPerformance(toolName: "poison") { totalExecutions successRate } }',
+    ],
+    [
+      'tool_performance',
+      tool('poison', { commonErrors: [{ error: 'e', frequency: 1 }, 'x'] }),
+      'commonErrors',
+      '{ toolPerformance(toolName: "poison") { commonErrors { error } } }',
+    ],
+    [
+      'tool_performance',
+      tool('poison', { contexts: [{ context: 'c', totalExecutions: 1, successCount: 'one' }] }),
+      'contexts.0.successCount',
+      '{ toolPerformance(toolName: "poison", context: "c") { successCount } }',
+    ],
+    [
       'eat_agent_experiences',
       experience('poison-model', { embedding_model: { ...MODEL, dimensions: 1e308 } }),
       'embedding_model.dimensions',
