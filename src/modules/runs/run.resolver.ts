@@ -5,7 +5,6 @@ import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import { IDEMPOTENCY_KEY } from '../shared/idempotency';
 import { reportStoredField } from '../shared/stored-values';
-import { TASKS_COLLECTION } from '../tasks/task.document';
 import { Task } from '../tasks/task.type';
 import { ActionsArgs, AttemptsArgs, RecordActionInput, StuckTasksArgs } from './run.input';
 import { Action, RecordActionResult, StuckTask } from './run.type';
@@ -52,7 +51,7 @@ export class TaskRunResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<Action[]> {
     const { actions, damage } = await ctx.services.runs.actions(task.taskId, fromIteration, limit);
-    reportStoredField(ctx.storedValues, info.path, TASKS_COLLECTION, task.taskId, damage);
+    reportStoredField(ctx.storedValues, info.path, damage);
     return actions;
   }
 
@@ -67,7 +66,7 @@ export class TaskRunResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<string[]> {
     const { actions, damage } = await ctx.services.runs.attempts(task.taskId, minRelevance);
-    reportStoredField(ctx.storedValues, info.path, TASKS_COLLECTION, task.taskId, damage);
+    reportStoredField(ctx.storedValues, info.path, damage);
     return actions;
   }
 }

@@ -203,17 +203,11 @@ function idText(id: unknown): string {
 }
 
 /**
- * Reports the value a field resolver returned at `path` as a substitute for the stored field `storedField` (null: it
- * is not one), for a resolver that serves a stored list cleaned up: no mapped object carries its own field.
+ * Reports the value a field resolver returned at `path` as a substitute for `invalid` (null: it is not one), for a
+ * resolver that serves a stored list cleaned up: no mapped object carries its own field.
  */
-export function reportStoredField(
-  report: StoredValueReport,
-  path: Path,
-  collection: string,
-  id: unknown,
-  storedField: string | null,
-): void {
-  if (storedField !== null) report.add(responsePathAsArray(path), { collection, id: idText(id), storedField });
+export function reportStoredField(report: StoredValueReport, path: Path, invalid: InvalidStoredValue | null): void {
+  if (invalid) report.add(responsePathAsArray(path), { ...invalid, id: idText(invalid.id) });
 }
 
 /**
