@@ -36,6 +36,7 @@ const STORED_TYPES = [
   'Feedback',
   'PlanPattern',
   'AgentInsight',
+  'ToolPerformance',
 ];
 
 /** Every resolver class of the API; a feature adds its resolvers here. */

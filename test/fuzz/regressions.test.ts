@@ -63,3 +63,97 @@ describe('fuzz regressions: bodies over the size limit', () => {
     expect((await postRaw(url, '{"query": "{ serverInfo { version } }"}')).status).toBe(200);
   });
 });
+
+const NOW = new Date('2025-01-01T00:00:00Z');
+const RECORD_ACTION =
+  'mutation { recordAction(taskId: "damaged", input: { mode: FAST, toolCalls: [{ name: "tool1", result: "ok", outcome: SUCCESS }] }) { action { iteration } } }';
+const APPEND_MESSAGE =
+  'mutation { appendMessage(sessionId: "damaged", agentId: "a", input: { role: USER, content: "hi" }) { messageId } }';
+const RECORD_TOOL =
+  'mutation { recordToolExecution(input: { toolName: "damaged", success: true, durationMs: 5 }) { totalExecutions } }';
+const task = (actions: unknown) => ({ taskId: 'damaged', goal: 'g', originalQuery: 'q', status: 'pending', actions });
+const session = (messages: unknown) => ({
+  _id: 'damaged',
+  session_id: 'damaged',
+  session_type: 'default',
+  created_at: NOW,
+  updated_at: NOW,
+  metadata: {},
+  feedbacks: [],
+  agents: { a: { agent_data: {}, created_at: NOW, updated_at: NOW, messages } },
+});
+const tool = (counts: object) => ({
+  toolName: 'damaged',
+  totalExecutions: 2,
+  successCount: 1,
+  failureCount: 1,
+  timedExecutions: 2,
+  totalDuration: 10,
+  slowCount: 0,
+  avgDuration: 5,
+  commonErrors: [],
+  optimalContext: [],
+  contexts: [],
+  lastUpdated: NOW,
+  createdAt: NOW,
+  ...counts,
+});
+
+describe('fuzz regressions: writes to a damaged stored document', () => {
+  let app: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    url = await app.server.listen(0, '127.0.0.1');
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['a task whose actions are not a list', 'tasks', task({ a: 1 }), RECORD_ACTION, 'actions'],
+    ['a task whose actions are a text', 'tasks', task('x'), RECORD_ACTION, 'actions'],
+    [
+      'a task whose keyed-write record is not a list',
+      'tasks',
+      { ...task([]), run: { applied_actions: 'x' } },
+      RECORD_ACTION.replace('taskId: "damaged"', 'taskId: "damaged", idempotencyKey: "k"'),
+      'run.applied_actions',
+    ],
+    [
+      'a session whose agent messages are not a list',
+      'sessions',
+      session({ a: 1 }),
+      APPEND_MESSAGE,
+      'agents.a.messages',
+    ],
+    [
+      'a tool whose counters are not numbers',
+      'tool_performance',
+      tool({ totalExecutions: 'two' }),
+      RECORD_TOOL,
+      'totalExecutions',
+    ],
+    [
+      'a tool whose duration is not a number',
+      'tool_performance',
+      tool({ totalDuration: 'slow' }),
+      RECORD_TOOL,
+      'totalDuration',
+    ],
+  ])(
+    '%s: CONFLICT naming the stored field, and nothing is written',
+    async (_, collection, document, mutation, storedField) => {
+      await app.db.collection(collection).insertOne(document as never);
+      try {
+        const before = await fingerprint(app.db);
+        const reply = await postOperation(url, mutation, {});
+        expect(reply.body.errors?.map((error) => [error.extensions?.code, error.extensions?.storedField])).toEqual([
+          ['CONFLICT', storedField],
+        ]);
+        expect(reply.body.errors![0].message).toContain(storedField);
+        expect(await fingerprint(app.db)).toEqual(before);
+      } finally {
+        await app.db.collection(collection).deleteMany({});
+      }
+    },
+  );
+});

@@ -442,6 +442,48 @@ describe('a stored value the API cannot render fails only its own field', () => 
       '{ tasks(first: 5) { edges { node { actions { iteration toolCalls { name outcome } } } } } }',
     ],
     [
+      'tasks',
+      task('poison-actions', { actions: { a: 1 } }),
+      'actions',
+      '{ tasks(first: 5) { edges { node { actions { iteration } } } } }',
+    ],
+    [
+      'tasks',
+      task('poison-action', { actions: [action({ iteration: 0 }), 'x', action({ iteration: 1 })] }),
+      'actions.1',
+      '{ tasks(first: 5) { edges { node { actions { iteration } } } } }',
+    ],
+    [
+      'tasks',
+      task('poison-attempts', { actions: [action({ iteration: 0 }), null] }),
+      'actions.1',
+      '{ tasks(first: 5) { edges { node { attempts } } } }',
+    ],
+    [
+      'tasks',
+      task('poison-attempts-list', { actions: 'x' }),
+      'actions',
+      '{ tasks(first: 5) { edges { node { attempts } } } }',
+    ],
+    [
+      'tool_performance',
+      tool('poison', { totalExecutions: 'two' }),
+      'totalExecutions',
+      '{ toolPerformance(toolName: "poison") { totalExecutions successRate } }',
+    ],
+    [
+      'tool_performance',
+      tool('poison', { commonErrors: [{ error: 'e', frequency: 1 }, 'x'] }),
+      'commonErrors',
+      '{ toolPerformance(toolName: "poison") { commonErrors { error } } }',
+    ],
+    [
+      'tool_performance',
+      tool('poison', { contexts: [{ context: 'c', totalExecutions: 1, successCount: 'one' }] }),
+      'contexts.0.successCount',
+      '{ toolPerformance(toolName: "poison", context: "c") { successCount } }',
+    ],
+    [
       'eat_agent_experiences',
       experience('poison-model', { embedding_model: { ...MODEL, dimensions: 1e308 } }),
       'embedding_model.dimensions',

@@ -1,16 +1,16 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
 import type { ActionDocument } from '../tasks/task.document';
-import type { CompressionView, TaskRepository } from '../tasks/task.repository';
+import type { CompressionView, StoredActions, TaskRepository } from '../tasks/task.repository';
 
 export interface RunLoaders {
   /**
    * A page of a task's actions by `actionsKey(taskId, fromIteration, limit)`; null for an unknown task. Loads of one
    * tick with the same page become one aggregation.
    */
-  actionsPage: DataLoader<string, ActionDocument[] | null, string>;
+  actionsPage: DataLoader<string, StoredActions<ActionDocument> | null, string>;
   /** The tool calls of a task's actions (what `attempts` reads), by taskId; null for an unknown task. */
-  actionToolCalls: DataLoader<string, Array<{ tool_calls: CompressionView[] }> | null, string>;
+  actionToolCalls: DataLoader<string, StoredActions<{ tool_calls: CompressionView[] }> | null, string>;
 }
 
 /** The cache key of a page of actions. */
@@ -29,11 +29,11 @@ export function createRunLoaders(repository: TaskRepository, settings: LoaderSet
         if (!pages.has(page)) pages.set(page, { fromIteration, limit, taskIds: [] });
         pages.get(page)!.taskIds.push(taskId);
       }
-      const found = new Map<string, ActionDocument[]>();
+      const found = new Map<string, StoredActions<ActionDocument>>();
       await Promise.all(
         [...pages.values()].map(async ({ fromIteration, limit, taskIds }) => {
           for (const row of await repository.actionsPage(taskIds, fromIteration, limit)) {
-            found.set(actionsKey(row.taskId, fromIteration, limit), row.actions);
+            found.set(actionsKey(row.taskId, fromIteration, limit), row);
           }
         }),
       );
@@ -43,7 +43,6 @@ export function createRunLoaders(repository: TaskRepository, settings: LoaderSet
       settings,
       (ids) => repository.toolCalls(ids),
       (row) => row.taskId,
-      (row) => row.actions,
     ),
   };
 }

@@ -1,8 +1,10 @@
-import { Authorized, Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Authorized, Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { MAX_ACTIONS_LIMIT, MAX_STUCK_LIMIT } from './run.service';
 import { Cost } from '../../graphql/query-limits';
 import type { Context } from '../../context';
 import { IDEMPOTENCY_KEY } from '../shared/idempotency';
+import { reportStoredField } from '../shared/stored-values';
 import { Task } from '../tasks/task.type';
 import { ActionsArgs, AttemptsArgs, RecordActionInput, StuckTasksArgs } from './run.input';
 import { Action, RecordActionResult, StuckTask } from './run.type';
@@ -42,15 +44,29 @@ export class TaskRunResolver {
   @FieldResolver(() => [Action], {
     description: "The run's iterations from fromIteration on, ordered by iteration (seed 004 actions).",
   })
-  actions(@Root() task: Task, @Args() { fromIteration, limit }: ActionsArgs, @Ctx() ctx: Context): Promise<Action[]> {
-    return ctx.services.runs.actions(task.taskId, fromIteration, limit);
+  async actions(
+    @Root() task: Task,
+    @Args() { fromIteration, limit }: ActionsArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Action[]> {
+    const { actions, damage } = await ctx.services.runs.actions(task.taskId, fromIteration, limit);
+    reportStoredField(ctx.storedValues, info.path, damage);
+    return actions;
   }
 
   @FieldResolver(() => [String], {
     description:
       'Seed 004 compress_actions, derived on read: per tool call, its insights when rated at least minRelevance, else (no insights) `name(args_summary) → outcome`.',
   })
-  attempts(@Root() task: Task, @Args() { minRelevance }: AttemptsArgs, @Ctx() ctx: Context): Promise<string[]> {
-    return ctx.services.runs.attempts(task.taskId, minRelevance);
+  async attempts(
+    @Root() task: Task,
+    @Args() { minRelevance }: AttemptsArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<string[]> {
+    const { actions, damage } = await ctx.services.runs.attempts(task.taskId, minRelevance);
+    reportStoredField(ctx.storedValues, info.path, damage);
+    return actions;
   }
 }

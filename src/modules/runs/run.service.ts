@@ -3,6 +3,8 @@ import type { Db } from 'mongodb';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { TaskLoaders } from '../tasks/task.loaders';
+import type { InvalidStoredValue } from '../shared/stored-values';
+import { TASKS_COLLECTION } from '../tasks/task.document';
 import { TaskRepository, type AppendedAction, type TaskWithAction } from '../tasks/task.repository';
 import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
@@ -22,6 +24,16 @@ import {
 import { failingCalls, newAction, toolExecutions, truncate } from './run.validation';
 
 export const MAX_ACTIONS_LIMIT = 1000;
+
+/** Actions as a field serves them, and what it reports when their stored list is damaged. */
+export interface ServedActions<T> {
+  actions: T[];
+  damage: InvalidStoredValue | null;
+}
+
+function damagedActions(taskId: string, storedField: string | null | undefined): InvalidStoredValue | null {
+  return storedField ? { collection: TASKS_COLLECTION, id: taskId, storedField } : null;
+}
 export const MAX_STUCK_LIMIT = 500;
 /** A supplied iteration that became the next one while its append was refused is tried again this often. */
 const APPEND_ATTEMPTS = 3;
@@ -98,7 +110,12 @@ export class RunService {
     writeId: string | null,
   ): Promise<TaskWithAction> {
     for (let attempt = 1; ; attempt++) {
-      const task = await this.repository.appendAction(id, iteration, appended, writeId);
+      let task: TaskWithAction | null;
+      try {
+        task = await this.repository.appendAction(id, iteration, appended, writeId);
+      } catch (error) {
+        throw (await this.repository.runDamage(id)) ?? error;
+      }
       if (task) return task;
       // A concurrent duplicate of this keyed call appended it meanwhile.
       const applied = writeId === null ? null : await this.repository.findAppliedAction(id, writeId);
@@ -147,20 +164,30 @@ export class RunService {
     return null;
   }
 
-  /** Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration. */
-  async actions(taskId: string, fromIteration: number, limit: number): Promise<Action[]> {
+  /**
+   * Up to `limit` iterations of a task from `fromIteration` on, ordered by iteration, and where its stored actions are
+   * damaged (items that are not documents are left out).
+   */
+  async actions(taskId: string, fromIteration: number, limit: number): Promise<ServedActions<Action>> {
     if (!Number.isInteger(fromIteration) || fromIteration < 0)
       throw new ValidationError('fromIteration must be an integer ≥ 0.', 'fromIteration');
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ACTIONS_LIMIT) {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_ACTIONS_LIMIT}.`, 'limit');
     }
-    const actions = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
-    return (actions ?? []).map((action) => toAction(action, taskId));
+    const page = await this.loaders.runs.actionsPage.load(actionsKey(taskId, fromIteration, limit));
+    return {
+      actions: (page?.actions ?? []).map((action) => toAction(action, taskId)),
+      damage: damagedActions(taskId, page?.damage),
+    };
   }
 
-  /** The attempts of a task (seed 004 compress_actions), derived from its stored actions. */
-  async attempts(taskId: string, minRelevance: Relevance): Promise<string[]> {
-    return compressActions((await this.loaders.runs.actionToolCalls.load(taskId)) ?? [], minRelevance);
+  /** The attempts of a task (seed 004 compress_actions), derived from its stored actions, and where those are damaged. */
+  async attempts(taskId: string, minRelevance: Relevance): Promise<ServedActions<string>> {
+    const stored = await this.loaders.runs.actionToolCalls.load(taskId);
+    return {
+      actions: compressActions(stored?.actions ?? [], minRelevance),
+      damage: damagedActions(taskId, stored?.damage),
+    };
   }
 
   /**

@@ -3,6 +3,7 @@ import { aggregateDocuments, findDocuments } from '../../db/bson-reader';
 import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import { MAX_APPLIED_WRITES } from '../shared/idempotency';
+import { storedDamage } from '../shared/stored-damage';
 import {
   MAX_DOCUMENT_BYTES,
   SESSIONS_COLLECTION,
@@ -620,6 +621,13 @@ export class SessionRepository {
       );
       return updated ? updated.agents[agentId].messages : null;
     } catch (error) {
+      const damage = await storedDamage(
+        this.collection,
+        { _id: sessionId },
+        { [`${path}.messages`]: 'list', applied_writes: 'list' },
+        `session ${JSON.stringify(sessionId)}`,
+      );
+      if (damage) throw damage;
       translateWriteError(error, field);
     }
   }

@@ -203,6 +203,14 @@ function idText(id: unknown): string {
 }
 
 /**
+ * Reports the value a field resolver returned at `path` as a substitute for `invalid` (null: it is not one), for a
+ * resolver that serves a stored list cleaned up: no mapped object carries its own field.
+ */
+export function reportStoredField(report: StoredValueReport, path: Path, invalid: InvalidStoredValue | null): void {
+  if (invalid) report.add(responsePathAsArray(path), { ...invalid, id: idText(invalid.id) });
+}
+
+/**
  * The STORED_VALUE_INVALID errors of one request (Context.storedValues): both the Apollo path and the fast path append
  * them to the response. Each document is logged once at WARN.
  */

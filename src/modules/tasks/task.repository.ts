@@ -3,6 +3,7 @@ import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import { MAX_APPLIED_WRITES } from '../shared/idempotency';
+import { storedDamage } from '../shared/stored-damage';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { TaskFilter } from './task.input';
@@ -53,6 +54,29 @@ function storedList(path: string): Document {
   return { $cond: [{ $isArray: path }, path, []] };
 }
 
+/**
+ * Where the stored list at `path` (named `name`) is damaged, for a read that serves it cleaned up by `storedList` and
+ * without its items that are not documents: `name` when it is not a list (missing or null is no list, not damage),
+ * `name.N` for its first item N that is not a document, else null.
+ */
+function listDamage(path: string, name: string): Document {
+  const firstNonDocument = {
+    $indexOfArray: [{ $map: { input: path, as: 'item', in: { $eq: [{ $type: '$$item' }, 'object'] } } }, false],
+  };
+  return {
+    $cond: [
+      { $isArray: path },
+      {
+        $let: {
+          vars: { at: firstNonDocument },
+          in: { $cond: [{ $lt: ['$$at', 0] }, null, { $concat: [`${name}.`, { $toString: '$$at' }] }] },
+        },
+      },
+      { $cond: [{ $in: [{ $type: path }, ['missing', 'null']] }, null, name] },
+    ],
+  };
+}
+
 /** The stored actions sorted by iteration (actions appended here are in order already; imported ones may not be). */
 const SORTED_ACTIONS: Document = { $sortArray: { input: storedList('$actions'), sortBy: { iteration: 1 } } };
 
@@ -64,6 +88,12 @@ export interface AppendedAction {
 
 /** A task as returned by an append: its fields (no vectors) and the appended action as its only `actions` entry. */
 export type TaskWithAction = Omit<TaskDocument, 'embeddings'> & { actions: ActionDocument[] };
+
+/** A task's actions as a read serves them, and where their stored list is damaged (see `listDamage`). */
+export interface StoredActions<T> {
+  actions: T[];
+  damage: string | null;
+}
 
 /** The tool calls of a task's actions, as `attempts` reads them (no results or reasoning). */
 export type CompressionView = Pick<ToolCallDocument, 'name' | 'args' | 'outcome' | 'insights' | 'relevance'>;
@@ -332,6 +362,16 @@ export class TaskRepository {
     ) as Promise<TaskWithAction | null>;
   }
 
+  /** Why an append to the task failed: a stored run field it builds on is damaged (see `storedDamage`); else null. */
+  runDamage(taskId: string): Promise<ConflictError | null> {
+    return storedDamage(
+      this.collection,
+      { taskId },
+      { actions: 'list', 'run.failing_calls': 'list', 'run.stuck_streak': 'number', 'run.applied_actions': 'list' },
+      `task ${JSON.stringify(taskId)}`,
+    );
+  }
+
   /** The task and the action the keyed append `writeId` made; null when none is found (or it is gone since). */
   async findAppliedAction(taskId: string, writeId: string): Promise<TaskWithAction | null> {
     const task = await this.collection.findOne(
@@ -383,14 +423,15 @@ export class TaskRepository {
     taskIds: readonly string[],
     fromIteration: number,
     limit: number,
-  ): Promise<Array<{ taskId: string; actions: ActionDocument[] }>> {
+  ): Promise<Array<{ taskId: string } & StoredActions<ActionDocument>>> {
     return this.collection
-      .aggregate<{ taskId: string; actions: ActionDocument[] }>([
+      .aggregate<{ taskId: string } & StoredActions<ActionDocument>>([
         { $match: { taskId: { $in: [...taskIds] } } },
         {
           $project: {
             _id: 0,
             taskId: 1,
+            damage: listDamage('$actions', 'actions'),
             actions: {
               $slice: [
                 {
@@ -417,14 +458,15 @@ export class TaskRepository {
   /** The tool calls of each task's actions in iteration order, reduced to what compression reads. One aggregation. */
   toolCalls(
     taskIds: readonly string[],
-  ): Promise<Array<{ taskId: string; actions: Array<{ tool_calls: CompressionView[] }> }>> {
+  ): Promise<Array<{ taskId: string } & StoredActions<{ tool_calls: CompressionView[] }>>> {
     return this.collection
-      .aggregate<{ taskId: string; actions: Array<{ tool_calls: CompressionView[] }> }>([
+      .aggregate<{ taskId: string } & StoredActions<{ tool_calls: CompressionView[] }>>([
         { $match: { taskId: { $in: [...taskIds] } } },
         {
           $project: {
             _id: 0,
             taskId: 1,
+            damage: listDamage('$actions', 'actions'),
             actions: {
               $map: {
                 input: SORTED_ACTIONS,

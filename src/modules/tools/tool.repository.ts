@@ -2,9 +2,23 @@ import type { Collection, Db } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
 import { isDuplicateKeyError } from '../../errors';
 import { markApplied, notApplied, unmarkApplied } from '../shared/idempotency';
+import { storedDamage, type StoredKind } from '../shared/stored-damage';
 import { negatedDelta, toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
+
+/** The stored fields every update pipeline builds on (tool.aggregation.ts). */
+const UPDATED_FIELDS: Record<string, StoredKind> = {
+  totalExecutions: 'number',
+  successCount: 'number',
+  failureCount: 'number',
+  timedExecutions: 'number',
+  totalDuration: 'number',
+  slowCount: 'number',
+  commonErrors: 'list',
+  contexts: 'list',
+  appliedWrites: 'list',
+};
 
 /** Attempts of an upsert that lost the insert race to a concurrent upsert of the same tool (E11000). */
 const UPSERT_ATTEMPTS = 3;
@@ -33,7 +47,13 @@ export class ToolPerformanceRepository {
         );
         return updated!;
       } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
+        if (!isDuplicateKeyError(error)) {
+          const { toolName } = delta;
+          throw (
+            (await storedDamage(this.collection, { toolName }, UPDATED_FIELDS, `tool ${JSON.stringify(toolName)}`)) ??
+            error
+          );
+        }
         // The tool exists but the filter missed it: the write was applied before (a retry), so nothing is added.
         if (writeId !== null) {
           const applied = await this.collection.findOne({ toolName: delta.toolName, appliedWrites: writeId });

@@ -11,11 +11,12 @@ import {
   storedText,
   storedTextList,
   storedTextOrNull,
+  StoredReader,
 } from '../shared/stored-values';
 import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
-import type { ToolPerformanceDocument } from './tool.document';
+import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
 import type { ToolPerformance } from './tool.type';
 
 /** At most this many executions per `recordExecutions` call. */
@@ -67,12 +68,17 @@ const NO_COUNTS: ExecutionCounts = {
   slowCount: 0,
 };
 
-function storedCounts(stored: Record<string, unknown>): ExecutionCounts {
+/** The counts of a stored tool or context entry; with `read`, each substitute recorded as `${at}<count>`. */
+function storedCounts(stored: Record<string, unknown>, read: StoredReader | null, at: string): ExecutionCounts {
+  const count = (name: 'totalExecutions' | 'successCount' | 'failureCount' | 'timedExecutions') => {
+    const value = storedInt(stored[name]);
+    return read ? read.field(name, `${at}${name}`, value) : value;
+  };
   return {
-    totalExecutions: storedInt(stored.totalExecutions),
-    successCount: storedInt(stored.successCount),
-    failureCount: storedInt(stored.failureCount),
-    timedExecutions: storedInt(stored.timedExecutions),
+    totalExecutions: count('totalExecutions'),
+    successCount: count('successCount'),
+    failureCount: count('failureCount'),
+    timedExecutions: count('timedExecutions'),
     // Not clamped here: a sum that overflowed to Infinity averages to the largest figure (scopeFigures clamps).
     totalDuration: typeof stored.totalDuration === 'number' ? stored.totalDuration : 0,
     slowCount: storedInt(stored.slowCount),
@@ -81,28 +87,38 @@ function storedCounts(stored: Record<string, unknown>): ExecutionCounts {
 
 /**
  * A stored tool document in the shape the figures are computed from: each value read through stored-values.ts, so a
- * document another tool wrote with odd values still answers (counts that are no numbers count 0).
+ * document another tool wrote with odd values still answers (counts that are no numbers count 0). What the answer
+ * for `scope` (the whole tool, or one context) serves as a substitute is recorded on `read`.
  */
-function storedTool(document: ToolPerformanceDocument): ToolPerformanceDocument {
+function storedTool(
+  document: ToolPerformanceDocument,
+  scope: string | null,
+  read: StoredReader,
+): ToolPerformanceDocument {
   return {
-    ...storedCounts(document as unknown as Record<string, unknown>),
+    ...storedCounts(document as unknown as Record<string, unknown>, scope === null ? read : null, ''),
     toolName: storedText(document.toolName),
     avgDuration: storedFloat(document.avgDuration),
-    commonErrors: storedObjects<Record<string, unknown>>(document.commonErrors).map((error) => ({
-      error: storedText(error.error),
-      frequency: storedInt(error.frequency),
-      context: storedTextOrNull(error.context),
-      lastTaskId: storedTextOrNull(error.lastTaskId),
-    })),
-    optimalContext: storedTextList(document.optimalContext),
+    commonErrors: read
+      .field('commonErrors', 'commonErrors', storedObjects<Record<string, unknown>>(document.commonErrors))
+      .map((error) => ({
+        error: storedText(error.error),
+        frequency: storedInt(error.frequency),
+        context: storedTextOrNull(error.context),
+        lastTaskId: storedTextOrNull(error.lastTaskId),
+      })),
+    optimalContext: read.field('optimalContext', 'optimalContext', storedTextList(document.optimalContext)),
     lastUpdated: storedDate(document.lastUpdated),
     createdAt: storedDate(document.createdAt),
-    contexts: storedObjects<Record<string, unknown>>(document.contexts).map((entry) => ({
-      ...storedCounts(entry),
-      context: storedText(entry.context),
-      successRate: storedFloat(entry.successRate),
-      avgDuration: storedFloat(entry.avgDuration),
-    })),
+    contexts: storedObjects<Record<string, unknown>>(document.contexts).map((entry, index) => {
+      const context = storedText(entry.context);
+      return {
+        ...storedCounts(entry, context === scope ? read : null, `contexts.${index}.`),
+        context,
+        successRate: storedFloat(entry.successRate),
+        avgDuration: storedFloat(entry.avgDuration),
+      };
+    }),
   };
 }
 
@@ -112,7 +128,8 @@ export function toToolPerformance(
   document: ToolPerformanceDocument | null,
   context: string | null,
 ): ToolPerformance {
-  document = document && storedTool(document);
+  const read = new StoredReader(TOOL_PERFORMANCE_COLLECTION, toolName);
+  document = document && storedTool(document, context, read);
   const contexts = document?.contexts ?? [];
   const allErrors = document?.commonErrors ?? [];
   const counts =
@@ -120,7 +137,7 @@ export function toToolPerformance(
   const errors = context === null ? allErrors : allErrors.filter((error) => error.context === context);
   const figures = scopeFigures(counts, errors);
   const optimalContext = document?.optimalContext ?? [];
-  return {
+  return read.attach({
     toolName,
     context,
     totalExecutions: figures.totalExecutions,
@@ -140,7 +157,7 @@ export function toToolPerformance(
       optimalContext,
     }),
     lastUpdated: document?.lastUpdated ?? null,
-  };
+  });
 }
 
 /**
