@@ -63,7 +63,7 @@ describe('updates that are retry-safe by nature: the same call twice leaves the 
       app.run(UpdateMessageDocument, {
         sessionId: 'repeat-s',
         agentId: 'a1',
-        messageId: 1,
+        messageId: 0, // a new agent's first (the SDK's numbering)
         input: { content: [{ text: '[redacted]' }] },
       }),
     ));
