@@ -305,6 +305,34 @@ function translateWriteError(error: unknown, field: string): never {
 }
 
 /** The only code touching the `sessions` collection (documents in seed 001's shape: session.document.ts). */
+/**
+ * The first stages of a read of several agents: their sessions, then one document per agent asked for that exists
+ * (`_id` its session, `agent: {k: agentId, v: agent}`). Agents of other sessions with an asked-for id may come along:
+ * the stages after pick by `sessionId` and `agentId`.
+ */
+function agentsStages(agents: readonly AgentRef[]): Document[] {
+  return [
+    { $match: { _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } } },
+    {
+      $project: {
+        agent: {
+          $filter: {
+            input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
+            as: 'a',
+            cond: {
+              $and: [
+                { $in: ['$$a.k', { $literal: [...new Set(agents.map((agent) => agent.agentId))] }] },
+                { $eq: [{ $type: '$$a.v' }, 'object'] },
+              ],
+            },
+          },
+        },
+      },
+    },
+    { $unwind: '$agent' },
+  ];
+}
+
 export class SessionRepository {
   private readonly collection: Collection<SessionDocument>;
 
@@ -381,24 +409,7 @@ export class SessionRepository {
   async messagePages(agents: AgentRef[], window: MessageWindow): Promise<Map<string, MessagePage>> {
     const rows = await this.collection
       .aggregate<AgentRef & { page: MessagePage }>([
-        { $match: { _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } } },
-        {
-          $project: {
-            agent: {
-              $filter: {
-                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
-                as: 'a',
-                cond: {
-                  $and: [
-                    { $in: ['$$a.k', { $literal: [...new Set(agents.map((agent) => agent.agentId))] }] },
-                    { $eq: [{ $type: '$$a.v' }, 'object'] },
-                  ],
-                },
-              },
-            },
-          },
-        },
-        { $unwind: '$agent' },
+        ...agentsStages(agents),
         {
           $project: {
             _id: 0,
@@ -829,24 +840,7 @@ export class SessionRepository {
   async findMessages(messages: readonly MessageRef[]): Promise<Array<AgentRef & { messages: MessageDocument[] }>> {
     return this.collection
       .aggregate<AgentRef & { messages: MessageDocument[] }>([
-        { $match: { _id: { $in: [...new Set(messages.map((message) => message.sessionId))] } } },
-        {
-          $project: {
-            agent: {
-              $filter: {
-                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
-                as: 'a',
-                cond: {
-                  $and: [
-                    { $in: ['$$a.k', { $literal: [...new Set(messages.map((message) => message.agentId))] }] },
-                    { $eq: [{ $type: '$$a.v' }, 'object'] },
-                  ],
-                },
-              },
-            },
-          },
-        },
-        { $unwind: '$agent' },
+        ...agentsStages(messages),
         {
           $project: {
             _id: 0,
