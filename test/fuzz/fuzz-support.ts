@@ -463,3 +463,23 @@ export async function readEverything(
   const variables = Object.fromEntries(toolNames.map((name, i) => [`t${i}`, name]));
   return { query, variables };
 }
+
+/** A stored tool_performance document of tool `name` with consistent figures, `fields` set over them (poison). */
+export function storedToolDocument(name: string, fields: Record<string, unknown>, at: Date): Record<string, unknown> {
+  return {
+    toolName: name,
+    totalExecutions: 2,
+    successCount: 1,
+    failureCount: 1,
+    timedExecutions: 2,
+    totalDuration: 10,
+    slowCount: 0,
+    avgDuration: 5,
+    commonErrors: [],
+    optimalContext: [],
+    contexts: [],
+    lastUpdated: at,
+    createdAt: at,
+    ...fields,
+  };
+}

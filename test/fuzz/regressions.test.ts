@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../support/app';
-import { fingerprint, postOperation, postRaw } from './fuzz-support';
+import { fingerprint, postOperation, postRaw, storedToolDocument } from './fuzz-support';
 
 /** Cases the fuzz suite found, kept as examples: each answered INTERNAL_SERVER_ERROR before its fix. */
 describe('fuzz regressions: bad requests get client codes', () => {
@@ -82,22 +82,7 @@ const session = (messages: unknown) => ({
   feedbacks: [],
   agents: { a: { agent_data: {}, created_at: NOW, updated_at: NOW, messages } },
 });
-const tool = (counts: object) => ({
-  toolName: 'damaged',
-  totalExecutions: 2,
-  successCount: 1,
-  failureCount: 1,
-  timedExecutions: 2,
-  totalDuration: 10,
-  slowCount: 0,
-  avgDuration: 5,
-  commonErrors: [],
-  optimalContext: [],
-  contexts: [],
-  lastUpdated: NOW,
-  createdAt: NOW,
-  ...counts,
-});
+const tool = (counts: Record<string, unknown>) => storedToolDocument('damaged', counts, NOW);
 
 describe('fuzz regressions: writes to a damaged stored document', () => {
   let app: TestApp;

@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import { createTestApp, type TestApp } from '../support/app';
-import { nested, postOperation, postRaw, readEverything, type GraphQLReply } from './fuzz-support';
+import { nested, postOperation, postRaw, readEverything, storedToolDocument, type GraphQLReply } from './fuzz-support';
 import { createLogger } from '../../src/logger';
 import { buildAppSchema } from '../../src/schema';
 
@@ -254,22 +254,7 @@ const INSIGHTS: Array<[string, Document]> = [
   ['dates that are no dates', { createdAt: 'yesterday', lastValidated: 'never' }],
 ];
 
-const tool = (name: string, poison: Document): Document => ({
-  toolName: name,
-  totalExecutions: 2,
-  successCount: 1,
-  failureCount: 1,
-  timedExecutions: 2,
-  totalDuration: 10,
-  slowCount: 0,
-  avgDuration: 5,
-  commonErrors: [],
-  optimalContext: [],
-  contexts: [],
-  lastUpdated: NOW,
-  createdAt: NOW,
-  ...poison,
-});
+const tool = (name: string, poison: Document): Document => storedToolDocument(name, poison, NOW);
 
 const TOOLS: Array<[string, Document]> = [
   ['counts of the wrong types', { totalExecutions: 'many', successCount: null, failureCount: 'x' }],
