@@ -53,10 +53,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   const baseRoot = path.resolve(process.argv[2] ?? '');
   if (!process.argv[2]) throw new Error('usage: npm run bench:checks -- <root of a built checkout to compare with>');
-  const dirs = [
-    await mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-')),
-    await mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-')),
-  ];
+  const dirs = await Promise.all([0, 1, 2].map(() => mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-'))));
   const auth = { authorization: `Bearer ${KEY}` };
   const servers: Child[] = [];
   try {

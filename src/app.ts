@@ -85,7 +85,7 @@ export interface AppDeps {
   /** API keys (API_KEYS and the default database's api_keys collection). */
   keys: KeyStore;
   /** A tenant's database, prepared (`prepareDatabase`) on its first request; the default tenant's is `database.db`. */
-  tenantDb(tenant: string): Promise<Db>;
+  tenantDb(tenant: string): Db | Promise<Db>;
 }
 
 export const VERSION: string = packageJson.version;
@@ -123,7 +123,7 @@ export function createAppDeps(
     keys: new KeyStore(database.db, config.apiKeys),
     tenantDb(tenant) {
       const name = tenantDatabaseName(database.db.databaseName, tenant);
-      if (name === database.db.databaseName) return Promise.resolve(database.db);
+      if (name === database.db.databaseName) return database.db;
       let prepared = tenants.get(tenant);
       if (!prepared) {
         const db = reportingWrites(database.client.db(name), changes);

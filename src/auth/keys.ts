@@ -68,6 +68,7 @@ export class KeyStore {
   private readonly envKeys: EnvKey[];
   private readonly cache = new Map<string, { caller: Caller | null; expires: number }>();
   private anyStored: Promise<boolean> | null = null;
+  private knownRequired: boolean | undefined;
 
   constructor(
     private readonly db: Db,
@@ -89,30 +90,46 @@ export class KeyStore {
     if (this.envKeys.length > 0) return Promise.resolve(true);
     if (!this.anyStored) {
       const counted = this.collection.countDocuments({ revokedAt: null }, { limit: 1 }).then((count) => count > 0);
-      counted.catch(() => {
-        if (this.anyStored === counted) this.anyStored = null;
-      });
+      counted.then(
+        (known) => {
+          if (this.anyStored === counted) this.knownRequired = known;
+        },
+        () => {
+          if (this.anyStored === counted) this.anyStored = null;
+        },
+      );
       this.anyStored = counted;
     }
     return this.anyStored;
   }
 
-  /** The caller a presented key stands for, or null when it is unknown or revoked. */
-  async find(key: string): Promise<Caller | null> {
+  /** {@link required}'s answer when it is already known (always after the server's start), else undefined. */
+  requiredNow(): boolean | undefined {
+    return this.envKeys.length > 0 ? true : this.knownRequired;
+  }
+
+  /**
+   * The caller a presented key stands for, or null when it is unknown or revoked: at once for API_KEYS and cached keys,
+   * so that the common request waits for nothing.
+   */
+  find(key: string): Caller | null | Promise<Caller | null> {
     const hash = hashKey(key);
     // Every env key is compared, in constant time each, so the time taken does not tell which one (nor how much) matched.
     let match: Caller | null = null;
     for (const envKey of this.envKeys) if (timingSafeEqual(envKey.hash, hash)) match = envKey.caller;
     if (match) return match;
     const hex = hash.toString('hex');
-    const now = Date.now();
     const cached = this.cache.get(hex);
-    if (cached && cached.expires > now) return cached.caller;
+    if (cached && cached.expires > Date.now()) return cached.caller;
+    return this.lookUp(hex);
+  }
+
+  private async lookUp(hex: string): Promise<Caller | null> {
     const doc = await this.collection.findOne({ hash: hex, revokedAt: null });
     const caller = doc ? { role: doc.role, tenant: doc.tenant, keyId: doc._id } : null;
     // Bounded against a flood of made-up keys; dropping everything only costs lookups.
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
-    this.cache.set(hex, { caller, expires: now + KEY_CACHE_TTL_MS });
+    this.cache.set(hex, { caller, expires: Date.now() + KEY_CACHE_TTL_MS });
     return caller;
   }
 
@@ -132,6 +149,7 @@ export class KeyStore {
     };
     await this.collection.insertOne(doc);
     this.anyStored = Promise.resolve(true);
+    this.knownRequired = true;
     return { key, info: toInfo(doc) };
   }
 
@@ -148,6 +166,7 @@ export class KeyStore {
     if (!doc) return null;
     this.cache.delete(doc.hash);
     this.anyStored = null;
+    this.knownRequired = undefined;
     return toInfo(doc);
   }
 }

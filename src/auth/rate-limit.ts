@@ -1,3 +1,8 @@
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
 /** A loopback client address (IPv4, IPv6 or IPv4-mapped IPv6). */
 const LOOPBACK_ADDRESS = /^(?:127\.|::1$|::ffff:127\.)/;
 
@@ -6,7 +11,9 @@ const LOOPBACK_ADDRESS = /^(?:127\.|::1$|::ffff:127\.)/;
  * one. Full buckets are dropped now and then, so the map holds only recently busy callers.
  */
 export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  // Keys and addresses apart, so that no key id can share an address's bucket.
+  private readonly keyBuckets = new Map<string, Bucket>();
+  private readonly addressBuckets = new Map<string, Bucket>();
   private readonly perMs: number;
   private lastSweep = 0;
 
@@ -23,18 +30,18 @@ export class RateLimiter {
    * the data files anyway, and limiting them only throttles local agents and benchmarks.
    */
   admit(keyId: string | null | undefined, address: string | undefined): number {
-    if (keyId) return this.take(`key ${keyId}`);
-    return LOOPBACK_ADDRESS.test(address ?? '') ? 0 : this.take(`address ${address}`);
+    if (keyId) return this.take(keyId, this.keyBuckets);
+    return LOOPBACK_ADDRESS.test(address ?? '') ? 0 : this.take(address ?? '', this.addressBuckets);
   }
 
   /** Takes a token for `caller`: 0 when granted, else the seconds until one is available (for Retry-After). */
-  take(caller: string): number {
+  take(caller: string, buckets: Map<string, Bucket> = this.keyBuckets): number {
     const now = this.now();
     this.sweep(now);
-    const bucket = this.buckets.get(caller) ?? { tokens: this.perMinute, at: now };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * this.perMs);
+    let bucket = buckets.get(caller);
+    if (bucket) bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * this.perMs);
+    else buckets.set(caller, (bucket = { tokens: this.perMinute, at: now }));
     bucket.at = now;
-    this.buckets.set(caller, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
@@ -45,8 +52,10 @@ export class RateLimiter {
   private sweep(now: number): void {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
-    for (const [caller, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.at) * this.perMs >= this.perMinute) this.buckets.delete(caller);
+    for (const buckets of [this.keyBuckets, this.addressBuckets]) {
+      for (const [caller, bucket] of buckets) {
+        if (bucket.tokens + (now - bucket.at) * this.perMs >= this.perMinute) buckets.delete(caller);
+      }
     }
   }
 }

@@ -6,14 +6,22 @@ import { sendJson } from './reply';
 /**
  * Resolves the caller from `Authorization: Bearer <key>`: anonymous (admin of the default tenant) while no key is
  * configured at all, else the key's role and tenant; null when a key is required and missing, unknown or revoked.
+ * Synchronous when the answer is known (API_KEYS, a cached key): most requests never wait for it.
  */
-export function authenticate(req: IncomingMessage, keys: KeyStore): Promise<Caller | null> {
+export function authenticate(req: IncomingMessage, keys: KeyStore): Caller | null | Promise<Caller | null> {
   return callerOf(req.headers.authorization, keys);
 }
 
 /** The caller an `Authorization` value (`Bearer <key>`) names, as `authenticate` resolves it; also for WebSockets. */
-export async function callerOf(authorization: string | undefined, keys: KeyStore): Promise<Caller | null> {
-  if (!(await keys.required())) return ANONYMOUS_CALLER;
+export function callerOf(authorization: string | undefined, keys: KeyStore): Caller | null | Promise<Caller | null> {
+  const required = keys.requiredNow();
+  if (required === undefined) {
+    return keys.required().then((known) => (known ? keyCaller(authorization, keys) : ANONYMOUS_CALLER));
+  }
+  return required ? keyCaller(authorization, keys) : ANONYMOUS_CALLER;
+}
+
+function keyCaller(authorization: string | undefined, keys: KeyStore): Caller | null | Promise<Caller | null> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   return match ? keys.find(match[1]) : null;
 }

@@ -148,7 +148,9 @@ export class GraphQLBridge implements Route, GraphQLCounters {
 
   private async answer(req: IncomingMessage, res: ServerResponse, url: URL, lifetime: RequestLifetime): Promise<void> {
     const { deps } = this;
-    const caller = await authenticate(req, deps.keys);
+    const found = authenticate(req, deps.keys);
+    // Awaited only when the key had to be looked up: most requests resolve at once.
+    const caller = found instanceof Promise ? await found : found;
     const method = (req.method ?? 'GET').toUpperCase();
     const search = url.search;
     const wantsPage = method === 'GET' && !search && (req.headers.accept ?? '').includes('text/html');
@@ -163,7 +165,8 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     }
     // The playground page runs no operation; it gets the least role.
     const scope = caller ?? { role: 'reader' as const, tenant: DEFAULT_TENANT, keyId: null };
-    const db = await deps.tenantDb(scope.tenant);
+    const tenantDb = deps.tenantDb(scope.tenant);
+    const db = tenantDb instanceof Promise ? await tenantDb : tenantDb;
     const context = () => createContext(deps, { caller: scope, db, lifetime });
     let body: unknown;
     if (method === 'POST') {

@@ -29,9 +29,9 @@ const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
  * that resolves its name to this machine must not drive the API, so only loopback names are answered. Loopback Host
  * headers never wait for the key lookup.
  */
-async function hostAllowed(deps: AppDeps, host: string | undefined): Promise<boolean> {
+function hostAllowed(deps: AppDeps, host: string | undefined): boolean | Promise<boolean> {
   if (deps.config.allowAnonymous || (host !== undefined && LOOPBACK_HOST.test(host))) return true;
-  return deps.keys.required();
+  return deps.keys.requiredNow() ?? deps.keys.required();
 }
 
 /**
@@ -58,14 +58,15 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   ];
   const cors = new Cors(deps.config.corsOrigins);
   const subscriptions = new SubscriptionServer(deps, schema);
-  acceptUpgrades(httpServer, subscriptions, (req) => hostAllowed(deps, req.headers.host));
+  acceptUpgrades(httpServer, subscriptions, async (req) => hostAllowed(deps, req.headers.host));
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const respond = async () => {
       // Before the host and key checks, so that a browser app can read their refusals too.
       if (cors.apply(req, res)) return;
-      if (!(await hostAllowed(deps, req.headers.host))) {
+      const allowed = hostAllowed(deps, req.headers.host);
+      if (!(allowed instanceof Promise ? await allowed : allowed)) {
         return sendJson(res, 403, {
           errors: [
             {
