@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from '
 import type { Context } from '../../context';
 import { Experience } from '../experiences/experience.type';
 import { PlanPattern } from '../plans/plan.type';
-import { Action } from '../runs/run.type';
+import { Action, ToolCall } from '../runs/run.type';
 import { Agent, Feedback, Message, Session } from '../sessions/session.type';
 import { Task } from '../tasks/task.type';
 import { ToolPerformance } from '../tools/tool.type';
@@ -75,6 +75,11 @@ export class MessageNodeResolver {
 
 @Resolver(() => Feedback)
 export class FeedbackNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() feedback: Feedback): string {
+    return globalId('Feedback', feedback.sessionId, feedback.index);
+  }
+
   @FieldResolver(() => Session, { nullable: true, description: 'The session the feedback is in.' })
   session(@Root() feedback: Feedback, @Ctx() ctx: Context): Promise<Session | null> {
     return ctx.services.nodes.session(feedback.sessionId);
@@ -118,6 +123,19 @@ export class ActionNodeResolver {
   }
 }
 
+@Resolver(() => ToolCall)
+export class ToolCallNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() call: ToolCall): string {
+    return globalId('ToolCall', call.taskId, call.iteration, call.index);
+  }
+
+  @FieldResolver(() => Action, { nullable: true, description: 'The iteration that made the call.' })
+  action(@Root() call: ToolCall, @Ctx() ctx: Context): Promise<Action | null> {
+    return ctx.services.nodes.action(call.taskId, call.iteration);
+  }
+}
+
 @Resolver(() => ToolPerformance)
 export class ToolPerformanceNodeResolver {
   @FieldResolver(() => ID)
@@ -137,5 +155,6 @@ export const NODE_RESOLVERS = [
   TaskNodeResolver,
   PlanPatternNodeResolver,
   ActionNodeResolver,
+  ToolCallNodeResolver,
   ToolPerformanceNodeResolver,
 ] as const;

@@ -11,6 +11,7 @@ import { toToolPerformance } from '../tools/tool.service';
 import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
 import type { Agent, Session } from '../sessions/session.type';
 import { toTask, type Task } from '../tasks/task.type';
+import type { Action } from '../runs/run.type';
 import { parseGlobalId, type NodeKey } from './node.id';
 import { asNode, type Node } from '../shared/node';
 
@@ -55,6 +56,11 @@ export class NodeService {
     return document && toTask(document);
   }
 
+  /** An iteration of a task's run, null when it does not exist. */
+  action(taskId: string, iteration: number): Promise<Action | null> {
+    return this.loaders.nodes.actionById.load({ taskId, iteration });
+  }
+
   async agent({ sessionId, agentId }: AgentRef): Promise<Agent | null> {
     return (await this.session(sessionId))?.agents.find((agent) => agent.agentId === agentId) ?? null;
   }
@@ -78,8 +84,12 @@ export class NodeService {
       }
       case 'Task':
         return this.task(key[0]);
+      case 'Feedback':
+        return (await this.session(key[0]))?.feedbacks[key[1]] ?? null;
       case 'Action':
-        return this.loaders.nodes.actionById.load({ taskId: key[0], iteration: key[1] });
+        return this.action(key[0], key[1]);
+      case 'ToolCall':
+        return (await this.action(key[0], key[1]))?.toolCalls[key[2]] ?? null;
       case 'ToolPerformance': {
         const document = await this.loaders.nodes.toolByName.load(key[0]);
         return document && toToolPerformance(key[0], document, key[1]);
