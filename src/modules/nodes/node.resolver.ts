@@ -2,9 +2,9 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from '
 import type { Context } from '../../context';
 import { Experience } from '../experiences/experience.type';
 import { PlanPattern } from '../plans/plan.type';
-import { Action, ToolCall } from '../runs/run.type';
+import { Action, RecordActionResult, ToolCall } from '../runs/run.type';
 import { Agent, Feedback, Message, Session } from '../sessions/session.type';
-import { Task } from '../tasks/task.type';
+import { LearnResult, Task } from '../tasks/task.type';
 import { ToolPerformance } from '../tools/tool.type';
 import { globalId } from './node.id';
 import { MAX_NODES } from './node.service';
@@ -102,6 +102,17 @@ export class TaskNodeResolver {
   }
 }
 
+@Resolver(() => LearnResult)
+export class LearnResultNodeResolver {
+  @FieldResolver(() => Task, {
+    nullable: true,
+    description: 'The task after learning (learnedAt, patternId, plan); null when it no longer exists.',
+  })
+  task(@Root() result: LearnResult, @Ctx() ctx: Context): Promise<Task | null> {
+    return ctx.services.nodes.task(result.taskId);
+  }
+}
+
 @Resolver(() => PlanPattern)
 export class PlanPatternNodeResolver {
   @FieldResolver(() => ID)
@@ -136,6 +147,16 @@ export class ToolCallNodeResolver {
   }
 }
 
+@Resolver(() => RecordActionResult)
+export class RecordActionResultNodeResolver {
+  @FieldResolver(() => [ToolPerformance], {
+    description: "The figures over all contexts of each tool the iteration's calls counted in, after the write.",
+  })
+  toolPerformance(@Root() result: RecordActionResult, @Ctx() ctx: Context): Promise<ToolPerformance[]> {
+    return ctx.services.nodes.toolsOverall(result.action.toolCalls.map((call) => call.name));
+  }
+}
+
 @Resolver(() => ToolPerformance)
 export class ToolPerformanceNodeResolver {
   @FieldResolver(() => ID)
@@ -153,8 +174,10 @@ export const NODE_RESOLVERS = [
   FeedbackNodeResolver,
   ExperienceNodeResolver,
   TaskNodeResolver,
+  LearnResultNodeResolver,
   PlanPatternNodeResolver,
   ActionNodeResolver,
   ToolCallNodeResolver,
+  RecordActionResultNodeResolver,
   ToolPerformanceNodeResolver,
 ] as const;

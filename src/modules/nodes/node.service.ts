@@ -8,6 +8,7 @@ import { toExperience } from '../experiences/experience.type';
 import { toAgentInsight } from '../insights/insight.type';
 import { toPlanPattern } from '../plans/plan.type';
 import { toToolPerformance } from '../tools/tool.service';
+import type { ToolPerformance } from '../tools/tool.type';
 import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
 import type { Agent, Session } from '../sessions/session.type';
 import { toTask, type Task } from '../tasks/task.type';
@@ -54,6 +55,15 @@ export class NodeService {
   async task(taskId: string): Promise<Task | null> {
     const document = await this.loaders.tasks.taskById.load(taskId);
     return document && toTask(document);
+  }
+
+  /** The figures over all contexts of the tools named (each once, in first-seen order); zeros for one that never ran. */
+  toolsOverall(names: readonly string[]): Promise<ToolPerformance[]> {
+    return Promise.all(
+      [...new Set(names)].map(async (name) =>
+        toToolPerformance(name, await this.loaders.nodes.toolByName.load(name), null),
+      ),
+    );
   }
 
   /** An iteration of a task's run, null when it does not exist. */
