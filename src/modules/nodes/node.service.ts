@@ -95,11 +95,11 @@ export class NodeService {
       case 'Task':
         return this.task(key[0]);
       case 'Feedback':
-        return (await this.session(key[0]))?.feedbacks[key[1]] ?? null;
+        return (await this.session(key[0]))?.feedbacks.find((feedback) => feedback.index === key[1]) ?? null;
       case 'Action':
         return this.action(key[0], key[1]);
       case 'ToolCall':
-        return (await this.action(key[0], key[1]))?.toolCalls[key[2]] ?? null;
+        return (await this.action(key[0], key[1]))?.toolCalls.find((call) => call.index === key[2]) ?? null;
       case 'ToolPerformance': {
         const document = await this.loaders.nodes.toolByName.load(key[0]);
         return document && toToolPerformance(key[0], document, key[1]);

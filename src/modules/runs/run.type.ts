@@ -18,7 +18,7 @@ import {
   storedFloatOrNull,
   storedInt,
   storedObject,
-  storedObjects,
+  storedObjectEntries,
   storedText,
   StoredReader,
 } from '../shared/stored-values';
@@ -88,7 +88,7 @@ export class ToolCall {
   @Field(() => Relevance, { nullable: true, description: 'Goal relevance (phase 2); null when not rated.' })
   relevance!: Relevance | null;
 
-  /** Where it is stored (an iteration's calls never change): its global id and `action` read them. */
+  /** Where it is stored (an iteration's list of calls is written once): its global id and `action` read them. */
   taskId!: string;
   iteration!: number;
   index!: number;
@@ -217,7 +217,7 @@ export function toAction(stored: unknown, taskId: string): Action {
     read.field(name, `${at}.${storedField}`, value);
   const hypothesis = field('hypothesis', 'hypothesis', storedObject(document.hypothesis));
   const readHypothesis = new StoredReader(TASKS_COLLECTION, taskId);
-  const calls = field('toolCalls', 'tool_calls', storedObjects<Record<string, unknown>>(document.tool_calls));
+  const calls = field('toolCalls', 'tool_calls', storedObjectEntries<Record<string, unknown>>(document.tool_calls));
   return read.attach({
     taskId,
     iteration,
@@ -227,7 +227,9 @@ export function toAction(stored: unknown, taskId: string): Action {
     planning: field('planning', 'planning', storedText(document.planning, '')),
     reflection: field('reflection', 'reflection', storedText(document.reflection, '')),
     approach: field('approach', 'approach', storedText(document.approach, '')),
-    toolCalls: calls.map((call, index) => toToolCall(call, { taskId, iteration, index }, `${at}.tool_calls.${index}`)),
+    toolCalls: calls.map(([index, call]) =>
+      toToolCall(call, { taskId, iteration, index }, `${at}.tool_calls.${index}`),
+    ),
     synthesis: field('synthesis', 'synthesis', storedText(document.synthesis, '')),
     progress: field('progress', 'progress', storedEnumOrNull(notAssessed(document.progress), PROGRESSES)),
     hypothesis: readHypothesis.attach({

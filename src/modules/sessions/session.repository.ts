@@ -476,7 +476,7 @@ export class SessionRepository {
     return found?.created_at ?? null;
   }
 
-  /** The position of the feedback created at `at` (the one an `addFeedback` wrote) in the session's, or null. */
+  /** Where in `feedbacks` the entry created at `at` (the one an `addFeedback` wrote) is; null when it is not. */
   async feedbackIndexAt(sessionId: string, at: Date): Promise<number | null> {
     const [found] = await this.collection
       .aggregate<{ index: number }>([

@@ -11,7 +11,7 @@ import {
   storedFloatOrNull,
   storedInt,
   storedObject,
-  storedObjects,
+  storedObjectEntries,
   storedText,
   storedTextOrNull,
   StoredReader,
@@ -364,8 +364,8 @@ export class Session {
     session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
     session.feedbacks = read
-      .field('feedbacks', 'feedbacks', storedObjects<FeedbackDocument>(summary.feedbacks))
-      .map((feedback, index) => Feedback.fromDocument(feedback, summary._id, index));
+      .field('feedbacks', 'feedbacks', storedObjectEntries<FeedbackDocument>(summary.feedbacks))
+      .map(([index, feedback]) => Feedback.fromDocument(feedback, summary._id, index));
     session.agents = agents;
     session.messageCount = storedInt(messageCount);
     session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };

@@ -286,6 +286,23 @@ describe('mutation results refer back to what the write changed', () => {
     expect(first.addFeedback.id).not.toBe(second.addFeedback.id);
   });
 
+  it("a feedback entry that is not an object shifts no other entry's id", async () => {
+    await app.run(`mutation { createSession(input: { sessionId: "s-damaged" }) { sessionId } }`);
+    await app.db
+      .collection<{ _id: string }>('sessions')
+      .updateOne({ _id: 's-damaged' }, { $push: { feedbacks: 'junk' } });
+    const { addFeedback } = await app.run(
+      `mutation { addFeedback(sessionId: "s-damaged", input: { comment: "after junk" }) { id comment } }`,
+    );
+    const read = await app.execute(`query { session(id: "s-damaged") { feedbacks { id comment } } }`);
+    expect(read.data).toEqual({ session: { feedbacks: [addFeedback] } });
+    expect(read.errors?.map((error) => error.extensions?.code)).toEqual(['STORED_VALUE_INVALID']);
+    const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ... on Feedback { comment } } }`, {
+      id: addFeedback.id,
+    });
+    expect(node).toEqual({ comment: 'after junk' });
+  });
+
   it("recordAction's action and its tool calls have global ids and refer to their task and iteration", async () => {
     const { recordTask } = await app.run(
       `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { id } }`,
