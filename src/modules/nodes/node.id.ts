@@ -6,10 +6,12 @@ interface NodeKeys {
   Session: [sessionId: string];
   Agent: [sessionId: string, agentId: string];
   Message: [sessionId: string, agentId: string, messageId: number];
+  Feedback: [sessionId: string, index: number];
   Experience: [experienceId: string];
   Task: [taskId: string];
   PlanPattern: [patternId: string];
   Action: [taskId: string, iteration: number];
+  ToolCall: [taskId: string, iteration: number, index: number];
   ToolPerformance: [toolName: string, context: string | null];
 }
 
@@ -28,10 +30,12 @@ const KEY_PARTS: { [T in NodeType]: ReadonlyArray<KeyPart> } = {
   Session: ['string'],
   Agent: ['string', 'string'],
   Message: ['string', 'string', 'number'],
+  Feedback: ['string', 'number'],
   Experience: ['string'],
   Task: ['string'],
   PlanPattern: ['string'],
   Action: ['string', 'number'],
+  ToolCall: ['string', 'number', 'number'],
   ToolPerformance: ['string', 'string or null'],
 };
 

@@ -2,9 +2,9 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from '
 import type { Context } from '../../context';
 import { Experience } from '../experiences/experience.type';
 import { PlanPattern } from '../plans/plan.type';
-import { Action } from '../runs/run.type';
+import { Action, RecordActionResult, ToolCall } from '../runs/run.type';
 import { Agent, Feedback, Message, Session } from '../sessions/session.type';
-import { Task } from '../tasks/task.type';
+import { LearnResult, Task } from '../tasks/task.type';
 import { ToolPerformance } from '../tools/tool.type';
 import { globalId } from './node.id';
 import { MAX_NODES } from './node.service';
@@ -75,6 +75,11 @@ export class MessageNodeResolver {
 
 @Resolver(() => Feedback)
 export class FeedbackNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() feedback: Feedback): string {
+    return globalId('Feedback', feedback.sessionId, feedback.index);
+  }
+
   @FieldResolver(() => Session, { nullable: true, description: 'The session the feedback is in.' })
   session(@Root() feedback: Feedback, @Ctx() ctx: Context): Promise<Session | null> {
     return ctx.services.nodes.session(feedback.sessionId);
@@ -94,6 +99,17 @@ export class TaskNodeResolver {
   @FieldResolver(() => ID)
   id(@Root() task: Task): string {
     return globalId('Task', task.taskId);
+  }
+}
+
+@Resolver(() => LearnResult)
+export class LearnResultNodeResolver {
+  @FieldResolver(() => Task, {
+    nullable: true,
+    description: 'The task after learning (learnedAt, patternId, plan); null when it no longer exists.',
+  })
+  task(@Root() result: LearnResult, @Ctx() ctx: Context): Promise<Task | null> {
+    return ctx.services.nodes.task(result.taskId);
   }
 }
 
@@ -118,6 +134,29 @@ export class ActionNodeResolver {
   }
 }
 
+@Resolver(() => ToolCall)
+export class ToolCallNodeResolver {
+  @FieldResolver(() => ID)
+  id(@Root() call: ToolCall): string {
+    return globalId('ToolCall', call.taskId, call.iteration, call.index);
+  }
+
+  @FieldResolver(() => Action, { nullable: true, description: 'The iteration that made the call.' })
+  action(@Root() call: ToolCall, @Ctx() ctx: Context): Promise<Action | null> {
+    return ctx.services.nodes.action(call.taskId, call.iteration);
+  }
+}
+
+@Resolver(() => RecordActionResult)
+export class RecordActionResultNodeResolver {
+  @FieldResolver(() => [ToolPerformance], {
+    description: "The figures over all contexts of each tool the iteration's calls counted in, after the write.",
+  })
+  toolPerformance(@Root() result: RecordActionResult, @Ctx() ctx: Context): Promise<ToolPerformance[]> {
+    return ctx.services.nodes.toolsOverall(result.action.toolCalls.map((call) => call.name));
+  }
+}
+
 @Resolver(() => ToolPerformance)
 export class ToolPerformanceNodeResolver {
   @FieldResolver(() => ID)
@@ -135,7 +174,10 @@ export const NODE_RESOLVERS = [
   FeedbackNodeResolver,
   ExperienceNodeResolver,
   TaskNodeResolver,
+  LearnResultNodeResolver,
   PlanPatternNodeResolver,
   ActionNodeResolver,
+  ToolCallNodeResolver,
+  RecordActionResultNodeResolver,
   ToolPerformanceNodeResolver,
 ] as const;

@@ -8,9 +8,11 @@ import { toExperience } from '../experiences/experience.type';
 import { toAgentInsight } from '../insights/insight.type';
 import { toPlanPattern } from '../plans/plan.type';
 import { toToolPerformance } from '../tools/tool.service';
+import type { ToolPerformance } from '../tools/tool.type';
 import { FULL_SUMMARY, type AgentRef } from '../sessions/session.repository';
 import type { Agent, Session } from '../sessions/session.type';
 import { toTask, type Task } from '../tasks/task.type';
+import type { Action } from '../runs/run.type';
 import { parseGlobalId, type NodeKey } from './node.id';
 import { asNode, type Node } from '../shared/node';
 
@@ -55,6 +57,20 @@ export class NodeService {
     return document && toTask(document);
   }
 
+  /** The figures over all contexts of the tools named (each once, in first-seen order); zeros for one that never ran. */
+  toolsOverall(names: readonly string[]): Promise<ToolPerformance[]> {
+    return Promise.all(
+      [...new Set(names)].map(async (name) =>
+        toToolPerformance(name, await this.loaders.nodes.toolByName.load(name), null),
+      ),
+    );
+  }
+
+  /** An iteration of a task's run, null when it does not exist. */
+  action(taskId: string, iteration: number): Promise<Action | null> {
+    return this.loaders.nodes.actionById.load({ taskId, iteration });
+  }
+
   async agent({ sessionId, agentId }: AgentRef): Promise<Agent | null> {
     return (await this.session(sessionId))?.agents.find((agent) => agent.agentId === agentId) ?? null;
   }
@@ -78,8 +94,12 @@ export class NodeService {
       }
       case 'Task':
         return this.task(key[0]);
+      case 'Feedback':
+        return (await this.session(key[0]))?.feedbacks.find((feedback) => feedback.index === key[1]) ?? null;
       case 'Action':
-        return this.loaders.nodes.actionById.load({ taskId: key[0], iteration: key[1] });
+        return this.action(key[0], key[1]);
+      case 'ToolCall':
+        return (await this.action(key[0], key[1]))?.toolCalls.find((call) => call.index === key[2]) ?? null;
       case 'ToolPerformance': {
         const document = await this.loaders.nodes.toolByName.load(key[0]);
         return document && toToolPerformance(key[0], document, key[1]);

@@ -18,7 +18,7 @@ import {
   storedFloatOrNull,
   storedInt,
   storedObject,
-  storedObjects,
+  storedObjectEntries,
   storedText,
   StoredReader,
 } from '../shared/stored-values';
@@ -52,7 +52,11 @@ export class Hypothesis {
   test!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One tool call of an iteration (seed 004 tool_calls).' })
+@ObjectType({
+  simpleResolvers: true,
+  implements: Node,
+  description: 'One tool call of an iteration (seed 004 tool_calls).',
+})
 export class ToolCall {
   @Field({ description: 'The tool as registered (e.g. "search", "read_file").' })
   name!: string;
@@ -83,6 +87,11 @@ export class ToolCall {
 
   @Field(() => Relevance, { nullable: true, description: 'Goal relevance (phase 2); null when not rated.' })
   relevance!: Relevance | null;
+
+  /** Where it is stored (an iteration's list of calls is written once): its global id and `action` read them. */
+  taskId!: string;
+  iteration!: number;
+  index!: number;
 }
 
 @ObjectType({
@@ -208,7 +217,7 @@ export function toAction(stored: unknown, taskId: string): Action {
     read.field(name, `${at}.${storedField}`, value);
   const hypothesis = field('hypothesis', 'hypothesis', storedObject(document.hypothesis));
   const readHypothesis = new StoredReader(TASKS_COLLECTION, taskId);
-  const calls = field('toolCalls', 'tool_calls', storedObjects<Record<string, unknown>>(document.tool_calls));
+  const calls = field('toolCalls', 'tool_calls', storedObjectEntries<Record<string, unknown>>(document.tool_calls));
   return read.attach({
     taskId,
     iteration,
@@ -218,7 +227,9 @@ export function toAction(stored: unknown, taskId: string): Action {
     planning: field('planning', 'planning', storedText(document.planning, '')),
     reflection: field('reflection', 'reflection', storedText(document.reflection, '')),
     approach: field('approach', 'approach', storedText(document.approach, '')),
-    toolCalls: calls.map((call, index) => toToolCall(call, taskId, `${at}.tool_calls.${index}`)),
+    toolCalls: calls.map(([index, call]) =>
+      toToolCall(call, { taskId, iteration, index }, `${at}.tool_calls.${index}`),
+    ),
     synthesis: field('synthesis', 'synthesis', storedText(document.synthesis, '')),
     progress: field('progress', 'progress', storedEnumOrNull(notAssessed(document.progress), PROGRESSES)),
     hypothesis: readHypothesis.attach({
@@ -228,11 +239,16 @@ export function toAction(stored: unknown, taskId: string): Action {
   });
 }
 
-function toToolCall(call: Record<string, unknown>, taskId: unknown, at: string): ToolCall {
-  const read = new StoredReader(TASKS_COLLECTION, taskId);
+function toToolCall(
+  call: Record<string, unknown>,
+  place: Pick<ToolCall, 'taskId' | 'iteration' | 'index'>,
+  at: string,
+): ToolCall {
+  const read = new StoredReader(TASKS_COLLECTION, place.taskId);
   const field = <T>(name: keyof ToolCall, storedField: string, value: T) =>
     read.field(name, `${at}.${storedField}`, value);
   return read.attach({
+    ...place,
     name: field('name', 'name', storedText(call.name)),
     args: field('args', 'args', storedObject(call.args)),
     result: field('result', 'result', storedText(call.result, '')),

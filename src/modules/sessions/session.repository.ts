@@ -476,9 +476,15 @@ export class SessionRepository {
     return found?.created_at ?? null;
   }
 
-  /** True when the session holds a feedback created at `at` (the one an `addFeedback` wrote). */
-  async hasFeedbackAt(sessionId: string, at: Date): Promise<boolean> {
-    return (await this.collection.countDocuments({ _id: sessionId, 'feedbacks.created_at': at }, { limit: 1 })) > 0;
+  /** Where in `feedbacks` the entry created at `at` (the one an `addFeedback` wrote) is; null when it is not. */
+  async feedbackIndexAt(sessionId: string, at: Date): Promise<number | null> {
+    const [found] = await this.collection
+      .aggregate<{ index: number }>([
+        { $match: { _id: sessionId } },
+        { $project: { _id: 0, index: { $indexOfArray: [{ $ifNull: ['$feedbacks.created_at', []] }, at] } } },
+      ])
+      .toArray();
+    return found && found.index >= 0 ? found.index : null;
   }
 
   /** Explains why a conditional write on this session matched nothing. */
@@ -746,14 +752,18 @@ export class SessionRepository {
     }
   }
 
-  /** Pushes a feedback entry. False when the session does not match (missing, or too large). */
-  async addFeedback(sessionId: string, feedback: FeedbackDocument, addedBytes: number): Promise<boolean> {
+  /**
+   * Pushes a feedback entry; its position in `feedbacks`, read in the same atomic update. Null when the session does
+   * not match (missing, or too large).
+   */
+  async addFeedback(sessionId: string, feedback: FeedbackDocument, addedBytes: number): Promise<number | null> {
     try {
-      const result = await this.collection.updateOne(
+      const updated = await this.collection.findOneAndUpdate(
         { _id: sessionId, $expr: fitsAfterGrowth(addedBytes) },
         { $push: { feedbacks: feedback }, $set: { updated_at: feedback.created_at } },
+        { returnDocument: 'after', projection: { _id: 0, count: { $size: '$feedbacks' } } },
       );
-      return result.matchedCount === 1;
+      return updated && (updated as unknown as { count: number }).count - 1;
     } catch (error) {
       translateWriteError(error, 'input');
     }

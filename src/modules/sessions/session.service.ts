@@ -362,13 +362,14 @@ export class SessionService {
       plan: () => ({ now: new Date() }),
       perform: async ({ now }, resumed, done) => {
         const feedback: FeedbackDocument = { rating: input.rating ?? null, comment: input.comment, created_at: now };
-        const written = resumed && (await this.repository.hasFeedbackAt(sessionId, now));
-        if (done && !written) throw deletedSince();
-        if (!written && !(await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16))) {
-          await this.explainMiss(sessionId, 'input');
-        }
+        const written = resumed ? await this.repository.feedbackIndexAt(sessionId, now) : null;
+        if (done && written === null) throw deletedSince();
+        const index =
+          written ??
+          (await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16)) ??
+          (await this.explainMiss(sessionId, 'input'));
         this.forget();
-        return Feedback.fromDocument(feedback, sessionId);
+        return Feedback.fromDocument(feedback, sessionId, index);
       },
     });
   }

@@ -11,7 +11,7 @@ import {
   storedFloatOrNull,
   storedInt,
   storedObject,
-  storedObjects,
+  storedObjectEntries,
   storedText,
   storedTextOrNull,
   StoredReader,
@@ -272,7 +272,7 @@ export class Agent {
   }
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One entry of `feedbacks`.' })
+@ObjectType({ simpleResolvers: true, implements: Node, description: 'One entry of `feedbacks`.' })
 export class Feedback {
   @Field(() => FeedbackRating, { nullable: true, description: 'null: neutral.' })
   rating!: FeedbackRating | null;
@@ -286,11 +286,14 @@ export class Feedback {
   /** The session it is in (the `session` back-reference reads it). */
   sessionId!: string;
 
-  /** `index` says where it is stored, for STORED_VALUE_INVALID errors. */
-  static fromDocument(doc: FeedbackDocument, sessionId: string, index = 0): Feedback {
+  /** Its position in the session's `feedbacks` (entries are only ever appended): with sessionId, its global id. */
+  index!: number;
+
+  static fromDocument(doc: FeedbackDocument, sessionId: string, index: number): Feedback {
     const read = new StoredReader(SESSIONS_COLLECTION, sessionId);
     const feedback = new Feedback();
     feedback.sessionId = sessionId;
+    feedback.index = index;
     feedback.rating = read.field('rating', `feedbacks.${index}.rating`, storedEnumOrNull(doc.rating, RATINGS));
     feedback.comment = read.field('comment', `feedbacks.${index}.comment`, storedText(doc.comment, ''));
     feedback.createdAt = read.field('createdAt', `feedbacks.${index}.created_at`, storedDate(doc.created_at));
@@ -361,8 +364,8 @@ export class Session {
     session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
     session.feedbacks = read
-      .field('feedbacks', 'feedbacks', storedObjects<FeedbackDocument>(summary.feedbacks))
-      .map((feedback, index) => Feedback.fromDocument(feedback, summary._id, index));
+      .field('feedbacks', 'feedbacks', storedObjectEntries<FeedbackDocument>(summary.feedbacks))
+      .map(([index, feedback]) => Feedback.fromDocument(feedback, summary._id, index));
     session.agents = agents;
     session.messageCount = storedInt(messageCount);
     session.tokenUsage = { input: finiteFigure(input), output: finiteFigure(output), total: finiteFigure(total) };

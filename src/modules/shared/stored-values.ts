@@ -125,10 +125,18 @@ export function storedTextList(value: unknown): string[] {
 
 /** The items of a stored list that are objects (documents); not a list: []. */
 export function storedObjects<T extends object>(value: unknown): T[] {
+  return storedObjectEntries<T>(value).map(([, item]) => item);
+}
+
+/**
+ * {@link storedObjects}, each with its position in the stored list: the key of an entry that is only ever appended
+ * (a feedback, a tool call), which a bad entry left out must not shift.
+ */
+export function storedObjectEntries<T extends object>(value: unknown): Array<[position: number, item: T]> {
   if (!Array.isArray(value)) return (read(value, false, true), []);
-  const objects = value.filter((item): item is T => isPlainObject(item));
-  substituted = objects.length !== value.length;
-  return objects;
+  const entries = [...value.entries()].filter((entry): entry is [number, T] => isPlainObject(entry[1]));
+  substituted = entries.length !== value.length;
+  return entries;
 }
 
 /** A stored object as it is; anything else `{}`. */

@@ -147,7 +147,7 @@ export class LearningService {
     const result = { patternsLearned: plan.patternId ? 1 : 0, insightsStored, patternId: plan.patternId };
     await this.tasks.finishLearning(taskId, claimId, result, new Date());
     if (plan.patternId) this.loaders.plans.planPatternById.clear(plan.patternId);
-    return { success: true, ...result, alreadyLearned: false };
+    return { success: true, ...result, alreadyLearned: false, taskId };
   }
 
   /** The answer when the claim failed: unknown task, learned before (its first answer), or being learned now. */
@@ -159,7 +159,7 @@ export class LearningService {
       });
     const learning = task.learning;
     if (learning?.state === 'learned' && learning.result)
-      return { success: true, ...learning.result, alreadyLearned: true };
+      return { success: true, ...learning.result, alreadyLearned: true, taskId };
     throw new ConflictError(`Task ${JSON.stringify(taskId)} is being learned by another call; retry in a moment.`, {
       taskId,
     });

@@ -191,6 +191,9 @@ export class LearnResult {
       'True when this task had been learned before: nothing was counted again; the first answer is returned.',
   })
   alreadyLearned!: boolean;
+
+  /** The task learned from (the `task` back-reference reads it). */
+  taskId!: string;
 }
 
 /** The goal template of a task; derived for documents stored without one (imported in the seed's shape). */

@@ -1,7 +1,23 @@
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { createTestApp, type TestApp } from '../../support/app';
-import { ChatAppendDocument, ChatSessionDocument, type ChatSessionQuery } from '../../support/generated/graphql';
+import {
+  ChatAddFeedbackDocument,
+  ChatAppendDocument,
+  ChatFeedbacksDocument,
+  ChatSessionDocument,
+  ExperienceCardDocument,
+  ExperienceRateDocument,
+  ExperienceSummariseDocument,
+  InsightListDocument,
+  InsightRecordDocument,
+  InsightValidateDocument,
+  RunLearnDocument,
+  RunRecordActionDocument,
+  RunTaskDocument,
+  RunToolFiguresDocument,
+  type ChatSessionQuery,
+} from '../../support/generated/graphql';
 
 /**
  * A frontend's view: the real @apollo/client over HTTP with its default normalisation (`__typename` and `id`; no
@@ -34,6 +50,16 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
         },
       );
     }
+    await app.run(`mutation { createSession(input: { sessionId: "s3" }) { sessionId } }`);
+    await app.run(`mutation { addFeedback(sessionId: "s3", input: { rating: UP, comment: "earlier" }) { comment } }`);
+    await app.run(
+      `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { taskId }
+        recordAction(taskId: "t1", input: { mode: FAST, thinking: "first", toolCalls: [{ name: "list", outcome: FAILURE }] }) { taskId }
+        t2: recordTask(input: { taskId: "t2", originalQuery: "q", goal: "g", status: PAUSED, steps: [{ action: "list" }] }) { taskId }
+        recordExperience(input: { experienceId: "e1", primaryGoalDescription: "g", subTaskDescription: "s",
+          initiatingAgentId: "planner", finalOutcome: SUCCESS, outputSummary: "draft" }) { experienceId }
+        recordInsight(input: { agentType: PLANNER, type: PATTERNS, insight: "list before read" }) { id } }`,
+    );
     const url = await app.server.listen(0, '127.0.0.1');
     client = new ApolloClient({
       link: new HttpLink({ uri: url, fetch }),
@@ -84,5 +110,96 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
     // The other session's agent of the same agentId is untouched.
     const other = client.readQuery({ query: ChatSessionDocument, variables: { id: 's2', first: 2 } });
     expect(agentOf(other, 'planner').messageCount).toBe(1);
+  });
+
+  // The same for the other writes a frontend shows: each answer, normalised by id, updates what is cached.
+
+  it("addFeedback adds the entry to the cached session's feedbacks and refreshes its updatedAt", async () => {
+    const before = (await client.query({ query: ChatFeedbacksDocument, variables: { id: 's3' } })).data!.session;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const { data } = await client.mutate({
+      mutation: ChatAddFeedbackDocument,
+      variables: { sessionId: 's3', rating: 'DOWN', comment: 'wrong answer' },
+    });
+    const after = client.readQuery({ query: ChatFeedbacksDocument, variables: { id: 's3' } })!.session;
+    expect(after.feedbacks).toEqual([
+      ...before.feedbacks,
+      { __typename: 'Feedback', id: data!.addFeedback.id, rating: 'DOWN', comment: 'wrong answer' },
+    ]);
+    expect(Date.parse(after.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
+  });
+
+  it("recordAction adds the iteration, with its tool calls, to the cached task's actions and counts the tool's figures", async () => {
+    const before = (await client.query({ query: RunTaskDocument, variables: { id: 't1' } })).data!.task!;
+    expect(before.actions.map((action) => action.thinking)).toEqual(['first']);
+    const figures = () => client.readQuery({ query: RunToolFiguresDocument, variables: { toolName: 'list' } })!;
+    await client.query({ query: RunToolFiguresDocument, variables: { toolName: 'list' } });
+    const executions = figures().toolPerformance.totalExecutions;
+    await client.mutate({
+      mutation: RunRecordActionDocument,
+      variables: {
+        taskId: 't1',
+        thinking: 'second',
+        toolCalls: [
+          { name: 'read', outcome: 'SUCCESS' },
+          { name: 'list', outcome: 'SUCCESS' },
+        ],
+      },
+    });
+    const after = client.readQuery({ query: RunTaskDocument, variables: { id: 't1' } })!.task!;
+    expect(
+      after.actions.map((action) => [action.iteration, action.thinking, action.toolCalls.map((call) => call.name)]),
+    ).toEqual([
+      [0, 'first', ['list']],
+      [1, 'second', ['read', 'list']],
+    ]);
+    expect(figures().toolPerformance.totalExecutions).toBe(executions + 1);
+  });
+
+  it("learnFromTask sets the cached task's learnedAt and plan", async () => {
+    const before = (await client.query({ query: RunTaskDocument, variables: { id: 't2' } })).data!.task!;
+    expect(before).toMatchObject({ learnedAt: null, plan: null });
+    const { data } = await client.mutate({ mutation: RunLearnDocument, variables: { taskId: 't2' } });
+    const after = client.readQuery({ query: RunTaskDocument, variables: { id: 't2' } })!.task!;
+    expect(after.learnedAt).not.toBeNull();
+    expect(after.plan).toEqual({ __typename: 'PlanPattern', id: data!.learnFromTask.task!.plan!.id, usageCount: 1 });
+  });
+
+  it('addExperienceFeedback and updateExperience change the cached experience', async () => {
+    const before = (await client.query({ query: ExperienceCardDocument, variables: { id: 'e1' } })).data!.experience!;
+    expect(before).toMatchObject({ outputSummary: 'draft', feedbackSignals: null });
+    await client.mutate({
+      mutation: ExperienceRateDocument,
+      variables: { id: 'e1', signals: { userRating: 4, comment: 'useful' } },
+    });
+    await client.mutate({ mutation: ExperienceSummariseDocument, variables: { id: 'e1', outputSummary: 'final' } });
+    const after = client.readQuery({ query: ExperienceCardDocument, variables: { id: 'e1' } })!.experience!;
+    expect(after).toMatchObject({ outputSummary: 'final', feedbackSignals: { userRating: 4, comment: 'useful' } });
+  });
+
+  it('validateInsight and recordInsight of the same text change the cached insight', async () => {
+    const list = () =>
+      client
+        .readQuery({ query: InsightListDocument, variables: { agentType: 'PLANNER' } })!
+        .agentInsights.insights.find((insight) => insight.insight === 'list before read')!;
+    await client.query({ query: InsightListDocument, variables: { agentType: 'PLANNER' } });
+    const before = list();
+    expect(before.lastValidated).toBeNull();
+    await client.mutate({ mutation: InsightValidateDocument, variables: { id: before.id, valid: true } });
+    const validated = list();
+    expect(validated.confidence).toBeGreaterThan(before.confidence);
+    expect(validated.lastValidated).not.toBeNull();
+    await client.mutate({
+      mutation: InsightRecordDocument,
+      variables: {
+        input: {
+          agentType: 'PLANNER',
+          type: 'PATTERNS',
+          insight: 'list before read',
+          evidence: [{ taskId: 't1', description: 'listed first' }],
+        },
+      },
+    });
+    expect(list().evidenceCount).toBe(before.evidenceCount + 1);
   });
 });

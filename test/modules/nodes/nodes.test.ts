@@ -9,6 +9,11 @@ const toolName = (index: number) => `nl-${index}`;
 async function seed(app: TestApp): Promise<void> {
   for (const index of [1, 2]) {
     await app.run(`mutation { createSession(input: { sessionId: "${sessionId(index)}" }) { sessionId } }`);
+    for (const comment of ['first', 'second']) {
+      await app.run(
+        `mutation { addFeedback(sessionId: "${sessionId(index)}", input: { comment: "${comment}" }) { comment } }`,
+      );
+    }
     for (const agent of ['planner', 'writer']) {
       await app.run(
         `mutation ($inputs: [AppendMessageInput!]!) {
@@ -29,7 +34,8 @@ async function seed(app: TestApp): Promise<void> {
     );
     await app.run(
       `mutation { recordTask(input: { taskId: "${taskId(index)}", originalQuery: "q", goal: "g", status: COMPLETED }) { taskId }
-        recordAction(taskId: "${taskId(index)}", input: { mode: FAST, thinking: "Look the facility up first", toolCalls: [] }) { taskId } }`,
+        recordAction(taskId: "${taskId(index)}", input: { mode: FAST, thinking: "Look the facility up first",
+          toolCalls: [{ name: "list", outcome: SUCCESS }, { name: "read", outcome: FAILURE }] }) { taskId } }`,
     );
   }
   // Plan patterns come from learning; inserted as stored, the fields read fall back to their defaults.
@@ -40,10 +46,12 @@ const NODE_FIELDS = `__typename id
   ... on Session { sessionId }
   ... on Agent { agentId }
   ... on Message { messageId text }
+  ... on Feedback { comment }
   ... on Experience { experienceId }
   ... on Task { taskId }
   ... on PlanPattern { patternId }
   ... on Action { iteration thinking }
+  ... on ToolCall { name outcome }
   ... on ToolPerformance { toolName context totalExecutions }
   ... on AgentInsight { insight }`;
 
@@ -59,20 +67,22 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     await seed(app);
     for (const index of [1, 2]) {
       const { session } = await app.run(
-        `query { session(id: "${sessionId(index)}") { id agents { id agentId messages(first: 2) { edges { node { id messageId } } } } } }`,
+        `query { session(id: "${sessionId(index)}") { id feedbacks { id comment } agents { id agentId messages(first: 2) { edges { node { id messageId } } } } } }`,
       );
       ids.set(`Session ${index}`, session.id);
+      for (const feedback of session.feedbacks) ids.set(`Feedback ${index} ${feedback.comment}`, feedback.id);
       for (const agent of session.agents) {
         ids.set(`Agent ${index} ${agent.agentId}`, agent.id);
         for (const { node } of agent.messages.edges)
           ids.set(`Message ${index} ${agent.agentId} ${node.messageId}`, node.id);
       }
       const { experience, task, planPattern } = await app.run(
-        `query { experience(id: "${experienceId(index)}") { id } task(id: "${taskId(index)}") { id actions { id } } planPattern(id: "${patternId(index)}") { id } }`,
+        `query { experience(id: "${experienceId(index)}") { id } task(id: "${taskId(index)}") { id actions { id toolCalls { id name } } } planPattern(id: "${patternId(index)}") { id } }`,
       );
       ids.set(`Experience ${index}`, experience.id);
       ids.set(`Task ${index}`, task.id);
       ids.set(`Action ${index} 0`, task.actions[0].id);
+      for (const call of task.actions[0].toolCalls) ids.set(`ToolCall ${index} 0 ${call.name}`, call.id);
       ids.set(`PlanPattern ${index}`, planPattern.id);
       const { all, inContext, agentInsights } = await app.run(
         `query { all: toolPerformance(toolName: "${toolName(index)}") { id }
@@ -93,10 +103,12 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       'Agent 1 writer': { __typename: 'Agent', agentId: 'writer' },
       // Message ids count from 0 (the Strands SDK's numbering).
       'Message 1 writer 1': { __typename: 'Message', messageId: 1, text: 'writer of session 1, message 2' },
+      'Feedback 1 second': { __typename: 'Feedback', comment: 'second' },
       'Experience 1': { __typename: 'Experience', experienceId: experienceId(1) },
       'Task 1': { __typename: 'Task', taskId: taskId(1) },
       'PlanPattern 1': { __typename: 'PlanPattern', patternId: patternId(1) },
       'Action 1 0': { __typename: 'Action', iteration: 0, thinking: 'Look the facility up first' },
+      'ToolCall 1 0 read': { __typename: 'ToolCall', name: 'read', outcome: 'FAILURE' },
       'ToolPerformance 1': { __typename: 'ToolPerformance', toolName: toolName(1), context: null, totalExecutions: 1 },
       'ToolPerformance 1 ctx': {
         __typename: 'ToolPerformance',
@@ -119,12 +131,13 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     expect(ids.get('Message 1 planner 1')).not.toBe(ids.get('Message 2 planner 1'));
   });
 
-  it('nodes(ids) of every type costs one read per type (sessions and their agents share one), in order', async () => {
+  it('nodes(ids) of every type costs one read per type (a session and its parts share one, as do actions and their calls)', async () => {
     const all = [...ids.values()];
     app.commands.reset();
     const { nodes } = await app.run(`query ($ids: [ID!]!) { nodes(ids: $ids) { ${NODE_FIELDS} } }`, { ids: all });
     expect(nodes.map((node: { id: string }) => node.id)).toEqual(all);
-    // sessions: one summary read (sessions and agents) and one message read; one each for the six other types.
+    // sessions: one summary read (sessions, agents, feedback) and one message read; one each for the six other types
+    // (tasks: one for tasks, one for actions and their tool calls).
     expect(app.commands.count('aggregate', 'sessions') + app.commands.count('find', 'sessions')).toBe(2);
     expect(app.commands.count('find', 'tool_performance')).toBe(1);
     expect(app.commands.count('find', 'agent_insights')).toBe(1);
@@ -160,6 +173,9 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
       encode(`Message:["${sessionId(1)}","writer",999]`),
       encode('Task:["no-such-task"]'),
       encode(`Action:["${taskId(1)}",7]`),
+      encode(`Feedback:["${sessionId(1)}",2]`),
+      encode(`ToolCall:["${taskId(1)}",0,2]`),
+      encode(`ToolCall:["${taskId(1)}",7,0]`),
       encode('ToolPerformance:["never-ran",null]'),
       'ins_000000000000000000000000',
     ];
@@ -180,6 +196,8 @@ describe('global object identification: Node, node(id), nodes(ids)', () => {
     ['a key of the wrong type', encode('Session:[1]')],
     ['a key of the wrong length', encode('Agent:["s"]')],
     ['a fractional message id', encode('Message:["s","a",1.5]')],
+    ['a feedback position that is a string', encode('Feedback:["s","0"]')],
+    ['a tool call without its position', encode('ToolCall:["t",0]')],
     ['a tool context of the wrong type', encode('ToolPerformance:["t",1]')],
     ['an insight id of the wrong shape', 'ins_XYZ'],
     ['not JSON', encode('Task:[x')],
@@ -255,19 +273,53 @@ describe('mutation results refer back to what the write changed', () => {
     expect(recordExperience.session.id).toBe(upsertAgent.session.id);
   });
 
-  it("recordAction's action has a global id and refers to its task", async () => {
+  it("addFeedback answers the entry's id in the session, the same when retried with its idempotencyKey", async () => {
+    await app.run(`mutation { createSession(input: { sessionId: "s-feedback" }) { sessionId } }`);
+    const add = `mutation ($comment: String!, $key: String) {
+      addFeedback(sessionId: "s-feedback", input: { comment: $comment }, idempotencyKey: $key) { id comment } }`;
+    const first = await app.run(add, { comment: 'one' });
+    const second = await app.run(add, { comment: 'two', key: 'feedback-two' });
+    const retried = await app.run(add, { comment: 'two', key: 'feedback-two' });
+    const { session } = await app.run(`query { session(id: "s-feedback") { feedbacks { id comment } } }`);
+    expect(session.feedbacks).toEqual([first.addFeedback, second.addFeedback]);
+    expect(retried).toEqual(second);
+    expect(first.addFeedback.id).not.toBe(second.addFeedback.id);
+  });
+
+  it("a feedback entry that is not an object shifts no other entry's id", async () => {
+    await app.run(`mutation { createSession(input: { sessionId: "s-damaged" }) { sessionId } }`);
+    await app.db
+      .collection<{ _id: string }>('sessions')
+      .updateOne({ _id: 's-damaged' }, { $push: { feedbacks: 'junk' } });
+    const { addFeedback } = await app.run(
+      `mutation { addFeedback(sessionId: "s-damaged", input: { comment: "after junk" }) { id comment } }`,
+    );
+    const read = await app.execute(`query { session(id: "s-damaged") { feedbacks { id comment } } }`);
+    expect(read.data).toEqual({ session: { feedbacks: [addFeedback] } });
+    expect(read.errors?.map((error) => error.extensions?.code)).toEqual(['STORED_VALUE_INVALID']);
+    const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ... on Feedback { comment } } }`, {
+      id: addFeedback.id,
+    });
+    expect(node).toEqual({ comment: 'after junk' });
+  });
+
+  it("recordAction's action and its tool calls have global ids and refer to their task and iteration", async () => {
     const { recordTask } = await app.run(
       `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { id } }`,
     );
     const { recordAction } = await app.run(
-      `mutation { recordAction(taskId: "t1", input: { mode: FAST, thinking: "look", toolCalls: [] }) {
-        action { id iteration task { id } } task { id } } }`,
+      `mutation { recordAction(taskId: "t1", input: { mode: FAST, thinking: "look", toolCalls: [{ name: "list", outcome: SUCCESS }] }) {
+        action { id iteration task { id } toolCalls { id action { id } } } task { id } } }`,
     );
+    expect(recordAction.action.toolCalls).toEqual([{ id: expect.any(String), action: { id: recordAction.action.id } }]);
     expect(recordAction.action.task).toEqual({ id: recordTask.id });
     expect(recordAction.task).toEqual({ id: recordTask.id });
-    const { node } = await app.run(`query ($id: ID!) { node(id: $id) { ... on Action { iteration } } }`, {
-      id: recordAction.action.id,
-    });
-    expect(node).toEqual({ iteration: recordAction.action.iteration });
+    const { action, call } = await app.run(
+      `query ($action: ID!, $call: ID!) { action: node(id: $action) { ... on Action { iteration } }
+        call: node(id: $call) { ... on ToolCall { name } } }`,
+      { action: recordAction.action.id, call: recordAction.action.toolCalls[0].id },
+    );
+    expect(action).toEqual({ iteration: recordAction.action.iteration });
+    expect(call).toEqual({ name: 'list' });
   });
 });
