@@ -94,7 +94,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Record a task an agent is working on or finished: the user query, the goal, its status and plan steps. ' +
       'Returns the taskId that record_action and learn_from_task take.',
-    selection: `taskId goal originalQuery status planId context createdAt steps { id order action } ${SUCCESS_METRICS}`,
+    selection: `taskId goal originalQuery status planId context createdAt steps { stepId order action } ${SUCCESS_METRICS}`,
   },
   {
     name: 'record_action',

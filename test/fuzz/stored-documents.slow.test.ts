@@ -416,7 +416,7 @@ describe('a stored value the API cannot render fails only its own field', () => 
       'tasks',
       task('poison-step', { steps: [{ id: 's1', action: { not: 'text' }, order: 1 }] }),
       'steps.0.action',
-      '{ tasks(first: 5) { edges { node { steps { id action order } } } } }',
+      '{ tasks(first: 5) { edges { node { steps { stepId action order } } } } }',
     ],
     [
       'tasks',

@@ -3,14 +3,21 @@ import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
+import { StoredReader } from '../shared/stored-values';
 import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
 import { PLAN_GOAL_SPACE, PLAN_PATTERNS_REEMBED_TARGET } from './plan.spaces';
-import type { PlanPatternDocument } from './plan.document';
-import { toPlanPattern, type PlanPattern, type SuccessfulPlan, type SuccessfulPlansResult } from './plan.type';
+import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument } from './plan.document';
+import {
+  toPlanPattern,
+  toPlanSteps,
+  type PlanPattern,
+  type SuccessfulPlan,
+  type SuccessfulPlansResult,
+} from './plan.type';
 
 export const MAX_PLANS_LIMIT = 100;
 /** Candidates fetched from each list (semantic, goal pattern) per requested plan, and at least. */
@@ -120,7 +127,7 @@ export class PlanService {
         planId: document.patternId,
         goal: document.exampleGoal,
         goalPattern: document.goalPattern,
-        steps: document.steps ?? [],
+        steps: toPlanSteps(new StoredReader(PLAN_PATTERNS_COLLECTION, document.patternId), document.steps),
         successRate: document.successRate,
         avgExecutionTime: document.avgExecutionTime,
         usageCount: document.usageCount,

@@ -15,8 +15,9 @@ import { Node } from '../shared/node';
 
 @ObjectType({ simpleResolvers: true, description: 'One step of a plan.' })
 export class PlanStep {
-  @Field()
-  id!: string;
+  // Not `id`: a step's id is unique only within its plan, and a client cache normalises every object by its `id`.
+  @Field({ description: "The step's id within its plan (stored as `id`), e.g. step-1." })
+  stepId!: string;
 
   @Field({ description: 'The tool or action the step runs, e.g. list_facilities.' })
   action!: string;
@@ -161,11 +162,12 @@ export function planPatternId(goalPattern: string, stepSequence: readonly string
 export function toPlanSteps(read: StoredReader, stored: unknown): PlanStep[] {
   return read.field('steps', 'steps', storedObjects<Record<string, unknown>>(stored)).map((step, index) => {
     const readStep = read.part();
-    const field = <T>(name: keyof PlanStep, value: T) => readStep.field(name, `steps.${index}.${name}`, value);
+    const field = <T>(name: keyof PlanStep, stored: string, value: T) =>
+      readStep.field(name, `steps.${index}.${stored}`, value);
     return readStep.attach({
-      id: field('id', storedText(step.id, `step-${index + 1}`)),
-      action: field('action', storedText(step.action)),
-      order: field('order', storedInt(step.order, index + 1)),
+      stepId: field('stepId', 'id', storedText(step.id, `step-${index + 1}`)),
+      action: field('action', 'action', storedText(step.action)),
+      order: field('order', 'order', storedInt(step.order, index + 1)),
     });
   });
 }

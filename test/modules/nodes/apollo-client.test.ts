@@ -15,6 +15,7 @@ import {
   RunLearnDocument,
   RunRecordActionDocument,
   RunTaskDocument,
+  RunTaskStepsDocument,
   RunToolFiguresDocument,
   type ChatSessionQuery,
 } from '../../support/generated/graphql';
@@ -56,6 +57,7 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
       `mutation { recordTask(input: { taskId: "t1", originalQuery: "q", goal: "g", status: PAUSED }) { taskId }
         recordAction(taskId: "t1", input: { mode: FAST, thinking: "first", toolCalls: [{ name: "list", outcome: FAILURE }] }) { taskId }
         t2: recordTask(input: { taskId: "t2", originalQuery: "q", goal: "g", status: PAUSED, steps: [{ action: "list" }] }) { taskId }
+        t3: recordTask(input: { taskId: "t3", originalQuery: "q", goal: "g", status: PAUSED, steps: [{ action: "read" }] }) { taskId }
         recordExperience(input: { experienceId: "e1", primaryGoalDescription: "g", subTaskDescription: "s",
           initiatingAgentId: "planner", finalOutcome: SUCCESS, outputSummary: "draft" }) { experienceId }
         recordInsight(input: { agentType: PLANNER, type: PATTERNS, insight: "list before read" }) { id } }`,
@@ -94,6 +96,14 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
     expect(agentOf(other.data, 'planner').messageCount).toBe(1);
     expect(agentOf(mine, 'planner').messageCount).toBe(5);
     expect(agentOf(other.data, 'planner').id).not.toBe(agentOf(mine, 'planner').id);
+  });
+
+  it("the first step of another task's plan is its own: a plan step's id (step-1) is not a cache key", async () => {
+    await client.query({ query: RunTaskStepsDocument, variables: { id: 't2' } });
+    await client.query({ query: RunTaskStepsDocument, variables: { id: 't3' } });
+    const steps = (id: string) => client.readQuery({ query: RunTaskStepsDocument, variables: { id } })!.task!.steps;
+    expect(steps('t2')).toEqual([{ __typename: 'PlanStep', stepId: 'step-1', action: 'list' }]);
+    expect(steps('t3')).toEqual([{ __typename: 'PlanStep', stepId: 'step-1', action: 'read' }]);
   });
 
   it("appendMessage updates the cached agent's messageCount and lastMessage and the session's updatedAt", async () => {

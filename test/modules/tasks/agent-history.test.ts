@@ -82,8 +82,8 @@ describe('agent history over 52 recorded tasks', () => {
     expect(first).toMatchObject({
       goalPattern: 'create_*_for_facility_*',
       steps: [
-        { id: 'step-1', action: 'list_facilities', order: 1 },
-        { id: 'step-2', action: 'create_shipment', order: 2 },
+        { stepId: 'step-1', action: 'list_facilities', order: 1 },
+        { stepId: 'step-2', action: 'create_shipment', order: 2 },
       ],
       successRate: 11 / 12,
       avgExecutionTime: (12 * 1000 + 100 * 66) / 12,

@@ -77,8 +77,8 @@ describe('tasks: record, read, list', () => {
     });
     expect(recordTask.taskId).toMatch(/^[0-9a-f]{24}$/);
     expect(recordTask.steps).toEqual([
-      { id: 'a', action: 'search_orders', order: 1 },
-      { id: 'b', action: 'format', order: 2 },
+      { stepId: 'a', action: 'search_orders', order: 1 },
+      { stepId: 'b', action: 'format', order: 2 },
     ]);
     expect(recordTask.successMetrics).toEqual({
       executionTime: 0,
