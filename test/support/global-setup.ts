@@ -30,4 +30,5 @@ export default async function globalSetup(): Promise<void> {
   const server = await startEmbeddedServer({ dataDir, port: 0, host: '127.0.0.1' });
   process.env[URI_VARIABLE] = server.uri;
   (globalThis as Record<string, unknown>).__HINDSIGHT_TEST_DB__ = server;
+  (globalThis as Record<string, unknown>).__HINDSIGHT_TEST_DATA_DIR__ = dataDir;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedServer } from '../../src';
-import { SERVER_KEY, URI_VARIABLE, localMongodBinary, testTarget } from './target';
+import { DATA_DIR_KEY, SERVER_KEY, URI_VARIABLE, localMongodBinary, testTarget } from './target';
 
 /**
  * Starts the server the driver-level suites share (each test file uses its own database on it): one engine, or a
@@ -30,4 +30,5 @@ export default async function globalSetup(): Promise<void> {
   const server = await startEmbeddedServer({ dataDir, port: 0, host: '127.0.0.1' });
   process.env[URI_VARIABLE] = server.uri;
   (globalThis as Record<string, unknown>)[SERVER_KEY] = server;
+  (globalThis as Record<string, unknown>)[DATA_DIR_KEY] = dataDir;
 }

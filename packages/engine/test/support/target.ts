@@ -17,6 +17,8 @@ export const URI_VARIABLE = 'ENGINE_TEST_URI';
 
 /** Where globalTeardown finds the server globalSetup started (the two share one global scope). */
 export const SERVER_KEY = '__HINDSIGHT_ENGINE_TEST_SERVER__';
+/** Where globalSetup keeps the shared engine's data directory, for globalTeardown to remove. */
+export const DATA_DIR_KEY = '__HINDSIGHT_ENGINE_TEST_DATA_DIR__';
 
 /** The directories and their parents, nearest first. */
 function ancestors(dir: string): string[] {

@@ -4,7 +4,7 @@ import { SpaceQuery } from '../../src/search/space-query';
 import { createTestApp, type TestApp } from '../support/app';
 import { RecordExperiencesDocument, type RecordExperienceInput } from '../support/generated/graphql';
 
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 750;
 
 /** `experiences → similar → experience → similar …`: 50 × 20^levels searches, far more than a deadline allows. */
 function heavyQuery(levels: number): string {
