@@ -2,7 +2,8 @@
  * Retrieval quality (`npm run eval:retrieval`): the evaluation of test/support/retrieval (the labelled set, recorded
  * through the GraphQL API) once per embedding provider (`local`, the offline model, and `hash`); prints hit@1, hit@3
  * and MRR (over the top 10) per provider, corpus, mode, slice and half and writes them to bench/retrieval.json.
- * RETRIEVAL_PROVIDERS (default `local,hash`) picks providers; RETRIEVAL_PER_SLICE (default 40) queries per slice;
+ * RETRIEVAL_PROVIDERS (default `local,hash`) picks providers (`local-lower`: the local model fed lower-cased texts, a
+ * text preparation compared on the set); RETRIEVAL_PER_SLICE (default 40) queries per slice;
  * RETRIEVAL_CACHE (default data/retrieval-embeddings) keeps the local model's vectors between runs.
  */
 import 'reflect-metadata';
@@ -17,6 +18,21 @@ import { evaluate, type ProviderResults } from '../../test/support/retrieval/eva
 
 async function providerNamed(name: string): Promise<EmbeddingProvider> {
   if (name === 'hash') return new HashEmbeddingProvider(384);
+  if (name === 'local-lower') {
+    // The model's vocabulary is cased and lacks most capitalised words ("Investigate" splits into pieces).
+    const cached = await providerNamed('local');
+    return {
+      id: cached.id,
+      model: cached.model,
+      dimensions: cached.dimensions,
+      embed: (texts, signal) =>
+        cached.embed(
+          texts.map((t) => t.toLowerCase()),
+          signal,
+        ),
+      close: () => cached.close?.() ?? Promise.resolve(),
+    };
+  }
   if (name === 'local')
     return new FileCachedProvider(
       await LocalEmbeddingProvider.create({ batchSize: 64 }),

@@ -1,4 +1,4 @@
-import { fuse } from '../../src/search/fusion';
+import { fuse, type FusionMethod } from '../../src/search/fusion';
 
 describe('fuse (weighted sum of normalised parts)', () => {
   it('scores each hit Σ w·s / Σ w over the lists, keeping every part', () => {
@@ -131,5 +131,59 @@ describe('fuse (weighted sum of normalised parts)', () => {
       ]),
     ).toThrow(/twice/);
     expect(() => fuse([{ name: 'v', weight: -1, hits: [] }])).toThrow(/≥ 0/);
+  });
+
+  describe('methods (the order only; score stays the weighted sum)', () => {
+    // Vector scores bunched near 0.8, keyword scores spread: rescaling decides which part dominates.
+    const lists = [
+      {
+        name: 'vector',
+        weight: 0.5,
+        hits: [
+          { id: 'a', score: 0.82, field: 'goal' },
+          { id: 'b', score: 0.8, field: 'goal' },
+          { id: 'c', score: 0.78, field: 'goal' },
+        ],
+      },
+      {
+        name: 'keyword',
+        weight: 0.5,
+        hits: [
+          { id: 'c', score: 0.5, field: 'summary' },
+          { id: 'b', score: 0.4, field: 'summary' },
+          { id: 'a', score: 0.1, field: 'summary' },
+        ],
+      },
+    ];
+    const order = (method: FusionMethod) => fuse(lists, { method }).map((hit) => hit.id);
+
+    it('weighted orders by the sum: c 0.64, b 0.6, a 0.46', () => {
+      expect(order({ kind: 'weighted' })).toEqual(['c', 'b', 'a']);
+    });
+
+    it('min-max rescales each list to [0, 1] over its hits: b (0.5 + 0.75) ahead of a (1 + 0) and c (0 + 1)', () => {
+      expect(order({ kind: 'min-max' })).toEqual(['b', 'a', 'c']); // a and c tie at 0.5: by id
+      const [b] = fuse(lists, { method: { kind: 'min-max' } });
+      expect(b).toEqual({ id: 'b', score: (0.8 + 0.4) / 2, parts: { vector: 0.8, keyword: 0.4 }, field: 'summary' });
+    });
+
+    it('z-score standardises each list over its hits', () => {
+      // vector z: a 1.22, b 0, c -1.22; keyword z: c 0.98, b 0.39, a -1.37; sums: b 0.39, a -0.15, c -0.24
+      expect(order({ kind: 'z-score' })).toEqual(['b', 'a', 'c']);
+    });
+
+    it('rrf adds w / (k + rank) per list, ignoring score gaps', () => {
+      // k = 1: a 1/2 + 1/4, b 1/3 + 1/3, c 1/4 + 1/2: a and c tie and sort by id, b last.
+      expect(order({ kind: 'rrf', k: 1 })).toEqual(['a', 'c', 'b']);
+    });
+
+    it('applies minScore to the weighted sum whatever the method', () => {
+      for (const method of [{ kind: 'min-max' }, { kind: 'z-score' }, { kind: 'rrf', k: 60 }] as FusionMethod[])
+        expect(
+          fuse(lists, { method, minScore: 0.6 })
+            .map((hit) => hit.id)
+            .sort(),
+        ).toEqual(['b', 'c']);
+    });
   });
 });

@@ -7,7 +7,7 @@ import { StoredReader } from '../shared/stored-values';
 import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
-import { MIN_PLAN_MATCH, rankPlan } from './plan.ranking';
+import { MIN_PLAN_MATCH, rankPlan, textSimilarity } from './plan.ranking';
 import { PlanPatternRepository } from './plan.repository';
 import { PLAN_GOAL_SPACE, PLAN_PATTERNS_REEMBED_TARGET } from './plan.spaces';
 import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument } from './plan.document';
@@ -91,23 +91,28 @@ export class PlanService {
     const template = goalPattern(goal);
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const vector = await this.deps.embedder.embedOne(goal);
-    const [semanticHits, patternIds] = await Promise.all([
-      this.deps.search.forDb(this.db).searchVector(PLAN_GOAL_SPACE.name, { vector, k, filter }),
+    const index = this.deps.search.forDb(this.db);
+    const [semanticHits, keywordHits, patternIds] = await Promise.all([
+      index.searchVector(PLAN_GOAL_SPACE.name, { vector, k, filter }),
+      index.searchKeyword(PLAN_GOAL_SPACE.name, { text: goal, k, filter }),
       this.repository.idsByPatternPrefix(unifiablePrefixes(template), filter, k),
     ]);
-    const ids = [...new Set([...semanticHits.map((hit) => hit.id), ...patternIds])];
-    // The cosines come from the index, which holds the vectors (as in similarTasks): no vector is read from MongoDB.
-    const [candidates, cosines] = await Promise.all([
+    const ids = [
+      ...new Set([...semanticHits.map((hit) => hit.id), ...keywordHits.map((hit) => hit.id), ...patternIds]),
+    ];
+    // The cosines and keyword scores come from the index, which holds the vectors and texts (as in similarTasks).
+    const [candidates, cosines, keywords] = await Promise.all([
       this.repository.findCandidates(ids, filter),
-      this.deps.search.forDb(this.db).vectorScores(PLAN_GOAL_SPACE.name, vector, ids),
+      index.vectorScores(PLAN_GOAL_SPACE.name, vector, ids),
+      index.keywordScores(PLAN_GOAL_SPACE.name, goal, ids),
     ]);
-    const cosineOf = new Map(ids.map((id, i) => [id, cosines[i]]));
+    const textScores = textSimilarity(ids, cosines, keywords);
     const now = new Date();
     const plans: SuccessfulPlan[] = candidates
       .map((document) => {
         const parts = rankPlan({
           goalPattern: goalPatternScore(template, document.goalPattern),
-          cosine: cosineOf.get(document.patternId) ?? 0,
+          text: textScores.get(document.patternId) ?? { vector: 0, keyword: 0, score: 0 },
           usageCount: document.usageCount,
           lastUsed: document.lastUsed,
           now,
@@ -137,6 +142,8 @@ export class PlanService {
         scores: {
           goalPattern: parts.goalPattern,
           semantic: parts.semantic,
+          vector: parts.vector,
+          keyword: parts.keyword,
           match: parts.match,
           usage: parts.usage,
           recency: parts.recency,

@@ -85,6 +85,14 @@ export class PlanScores {
   @Field(() => Float, {
     description: 'Cosine similarity of the asked goal and the plan’s example goal (negative counts as 0).',
   })
+  vector!: number;
+
+  @Field(() => Float, {
+    description: 'Keyword relevance (normalised BM25, stems and synonyms) of the asked goal to the example goal, 0–1.',
+  })
+  keyword!: number;
+
+  @Field(() => Float, { description: 'Text similarity: vector and keyword fused as hybrid search fuses them, 0–1.' })
   semantic!: number;
 
   @Field(() => Float, { description: '(goalPattern + semantic) / 2: a plan is a candidate from 0.4.' })

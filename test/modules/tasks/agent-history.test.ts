@@ -95,7 +95,7 @@ describe('agent history over 52 recorded tasks', () => {
       expect(plan.scores.goalPattern).toBe(1);
       const expected = rankPlan({
         goalPattern: 1,
-        cosine: plan.scores.semantic,
+        text: { vector: 0, keyword: 0, score: plan.scores.semantic },
         usageCount: plan.usageCount,
         lastUsed: new Date(plan.lastUsed),
         now: new Date(),

@@ -16,6 +16,7 @@ import type { EmbeddingProvider } from '../../../src/embeddings/provider';
 import { silentLogger } from '../../../src/logger';
 import { buildAppSchema } from '../../../src/schema';
 import { createServer } from '../../../src/http/server';
+import { fuse, type FusionMethod } from '../../../src/search/fusion';
 import { SLICES, type EvalQuery, type EvalSet } from './corpus';
 
 export const MODES = ['HYBRID', 'VECTOR', 'KEYWORD'] as const;
@@ -24,47 +25,34 @@ const CANDIDATE_LIMIT = 50;
 
 interface Candidate {
   id: string;
-  vector: number;
-  keyword: number;
+  vector: number | null;
+  keyword: number | null;
 }
 
-/** Each part's rank (1-based, best first) among the candidates. */
-function ranksBy(candidates: Candidate[], part: 'vector' | 'keyword'): Map<string, number> {
-  const sorted = [...candidates].sort((a, b) => b[part] - a[part]);
-  return new Map(sorted.map((c, i) => [c.id, i + 1]));
-}
+const variant = (vector: number, method: FusionMethod): [number, FusionMethod] => [vector, method];
 
-/** Scales a part to [0, 1] over the candidates (min-max). */
-function minMax(candidates: Candidate[], part: 'vector' | 'keyword'): (c: Candidate) => number {
-  const values = candidates.map((c) => c[part]);
-  const low = Math.min(...values);
-  const span = Math.max(...values) - low;
-  return (c) => (span > 0 ? (c[part] - low) / span : 0);
-}
+/** Fusion variants compared on HYBRID's candidates (`fuse` with each method and vector weight; keyword: the rest). */
+export const FUSIONS: Record<string, [vectorWeight: number, method: FusionMethod]> = {
+  ...Object.fromEntries(
+    [0.3, 0.4, 0.5, 0.6, 0.7].map((w) => [`weighted ${w}/${(1 - w).toFixed(1)}`, variant(w, { kind: 'weighted' })]),
+  ),
+  ...Object.fromEntries(
+    [0.4, 0.5, 0.7].map((w) => [`min-max ${w}/${(1 - w).toFixed(1)}`, variant(w, { kind: 'min-max' })]),
+  ),
+  ...Object.fromEntries([0.4, 0.5].map((w) => [`z-score ${w}/${(1 - w).toFixed(1)}`, variant(w, { kind: 'z-score' })])),
+  'rrf k=60': variant(0.5, { kind: 'rrf', k: 60 }),
+  'rrf k=10': variant(0.5, { kind: 'rrf', k: 10 }),
+};
 
-/** Fusion variants compared on HYBRID's candidates: each scores every candidate from its two parts. */
-export const FUSIONS: Record<string, (candidates: Candidate[]) => (c: Candidate) => number> = Object.fromEntries([
-  ...[0.5, 0.6, 0.7, 0.8].map((w) => [
-    `weighted ${w}/${(1 - w).toFixed(1)}`,
-    () => (c: Candidate) => w * c.vector + (1 - w) * c.keyword,
-  ]),
-  ...[0.5, 0.7].map((w) => [
-    `min-max ${w}/${(1 - w).toFixed(1)}`,
-    (all: Candidate[]) => {
-      const v = minMax(all, 'vector');
-      const k = minMax(all, 'keyword');
-      return (c: Candidate) => w * v(c) + (1 - w) * k(c);
-    },
-  ]),
-  [
-    'rrf k=60',
-    (all: Candidate[]) => {
-      const v = ranksBy(all, 'vector');
-      const k = ranksBy(all, 'keyword');
-      return (c: Candidate) => 1 / (60 + v.get(c.id)!) + 1 / (60 + k.get(c.id)!);
-    },
-  ],
-]);
+/** The candidates' ids ordered by one fusion variant. */
+function fusedIds(candidates: Candidate[], [vectorWeight, method]: [number, FusionMethod]): string[] {
+  const list = (name: 'vector' | 'keyword', weight: number) => ({
+    name,
+    weight,
+    hits: candidates.flatMap((c) => (c[name] === null ? [] : [{ id: c.id, score: c[name] }])),
+  });
+  return fuse([list('vector', vectorWeight), list('keyword', 1 - vectorWeight)], { method }).map((hit) => hit.id);
+}
 
 export interface Metrics {
   queries: number;
@@ -189,20 +177,15 @@ export async function evaluate(set: EvalSet, embeddings: EmbeddingProvider): Pro
         candidates.push(
           data.searchExperiences.map((hit) => ({
             id: hit.experience.experienceId,
-            vector: hit.vectorScore ?? 0,
-            keyword: hit.keywordScore ?? 0,
+            vector: hit.vectorScore,
+            keyword: hit.keywordScore,
           })),
         );
       }
       for (const [name, fusion] of Object.entries(FUSIONS)) {
-        const ranks = set.experienceQueries.map((q, i) => {
-          const score = fusion(candidates[i]);
-          const ordered = [...candidates[i]].sort((a, b) => score(b) - score(a) || (a.id < b.id ? -1 : 1));
-          return rank(
-            ordered.slice(0, LIMIT).map((c) => c.id),
-            q.target,
-          );
-        });
+        const ranks = set.experienceQueries.map((q, i) =>
+          rank(fusedIds(candidates[i], fusion).slice(0, LIMIT), q.target),
+        );
         results[`fusion.${name}`] = breakdown(set.experienceQueries, ranks);
       }
       const taskRanks: Array<number | null> = [];
