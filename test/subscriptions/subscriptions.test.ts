@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { createTestApp, type TestApp } from '../support/app';
 import {
   AppendMessageDocument,
+  AppendMessagesDocument,
   CreateSessionDocument,
   MessageAppendedDocument,
   SessionUpdatedDocument,
@@ -52,6 +53,23 @@ describe('subscriptions over graphql-ws', () => {
     const result = await sub.next(1000);
     expect(Date.now() - written).toBeLessThan(1000);
     expect(result).toEqual({ data: { messageAppended: { messageId: 1, role: 'USER', text: 'hi' } } });
+    sub.unsubscribe();
+    await client.dispose();
+  });
+
+  it('delivers each of 20 messages appended at once, in order, after 30 older ones', async () => {
+    await sessionWithAgent(app, 'live-batch');
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ role: 'USER' as const, content: `m${from + i}` }));
+    await app.run(AppendMessagesDocument, { sessionId: 'live-batch', agentId: 'a1', inputs: batch(0, 30) });
+    const client = wsClient(url);
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-batch', agentId: 'a1' });
+    await waitUntil(() => app.server.subscriptions.subscribers === 1);
+    await app.run(AppendMessagesDocument, { sessionId: 'live-batch', agentId: 'a1', inputs: batch(30, 20) });
+    const received = [];
+    for (let i = 0; i < 20; i++) received.push((await sub.next()).data?.messageAppended);
+    expect(received.map((message) => message?.messageId)).toEqual(Array.from({ length: 20 }, (_, i) => 30 + i));
+    expect(received.map((message) => message?.text)).toEqual(batch(30, 20).map((input) => input.content));
     sub.unsubscribe();
     await client.dispose();
   });
