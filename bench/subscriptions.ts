@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startServer } from './processes';
+import { processCpuMs, startServer } from './processes';
 import { percentile } from './search-e2e';
 
-const SUBSCRIBERS = 100;
+/** BENCH_SUBSCRIBERS=0 measures the appends alone: the difference is what the subscribers cost. */
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const CONNECTIONS = 10;
 const RATE = 500;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -29,17 +30,40 @@ export interface SubscriptionFigures {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * The same from the append's request sent: the acknowledgement can arrive after the event (then the latency above is
+   * negative), this one cannot.
+   */
+  p50FromSentMs: number;
+  p99FromSentMs: number;
+  /**
+   * CPU time of the server process (all threads, the embedded engine's included) per append acknowledged, from the
+   * first append to the last event: a figure a busy machine moves far less than the rates and latencies.
+   */
+  serverCpuMsPerAppend: number | null;
+  /** CPU time of this benchmark's own process (the clients) per append, over the same span. */
+  clientCpuMsPerAppend: number;
 }
 
-async function post(url: string, query: string): Promise<any> {
+async function post(url: string, query: string, variables?: Record<string, unknown>): Promise<any> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: any; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
+}
+
+const APPEND = `mutation ($content: JSON!) {
+  appendMessage(sessionId: "bench", agentId: "a1", input: { role: USER, content: $content }) { messageId }
+}`;
+
+function countReceived(received: Map<number, number[]>): number {
+  let count = 0;
+  for (const times of received.values()) count += times.length;
+  return count;
 }
 
 export async function measureSubscriptions(log: (line: string) => void): Promise<SubscriptionFigures> {
@@ -72,6 +96,9 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     const acknowledged = new Map<number, number>();
+    const sent = new Map<number, number>();
+    const serverCpuBefore = processCpuMs(server.pid);
+    const clientCpuBefore = process.cpuUsage();
     const started = performance.now();
     const total = RATE * SECONDS;
     const appends: Promise<void>[] = [];
@@ -81,10 +108,12 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (pending.size >= IN_FLIGHT) await Promise.race(pending);
-      const append = post(
-        server.url,
-        `mutation { appendMessage(sessionId: "bench", agentId: "a1", input: { role: USER, content: "m${i}" }) { messageId } }`,
-      ).then((data) => void acknowledged.set(data.appendMessage.messageId, performance.now()));
+      // Variables, as client libraries send them: the operation's text is the same for every append.
+      const sentAt = performance.now();
+      const append = post(server.url, APPEND, { content: `m${i}` }).then((data) => {
+        acknowledged.set(data.appendMessage.messageId, performance.now());
+        sent.set(data.appendMessage.messageId, sentAt);
+      });
       pending.add(append);
       void append.finally(() => pending.delete(append));
       appends.push(append);
@@ -92,21 +121,39 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
     log(`subscriptions: ${total} appends sent`);
     await Promise.all(appends);
     const achievedRate = total / ((performance.now() - started) / 1000);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const expected = total * SUBSCRIBERS;
+    const deadline = performance.now() + 5000;
+    while (countReceived(received) < expected && performance.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const serverCpuAfter = processCpuMs(server.pid);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
     unsubscribes.forEach((unsubscribe) => unsubscribe());
 
     const latencies: number[] = [];
-    for (const [id, ackAt] of acknowledged) for (const at of received.get(id) ?? []) latencies.push(at - ackAt);
+    const fromSent: number[] = [];
+    for (const [id, ackAt] of acknowledged)
+      for (const at of received.get(id) ?? []) {
+        latencies.push(at - ackAt);
+        fromSent.push(at - sent.get(id)!);
+      }
+    const ms = (values: number[], p: number) => (values.length ? +percentile(values, p).toFixed(1) : 0);
     const figures: SubscriptionFigures = {
       subscribers: SUBSCRIBERS,
       targetRate: RATE,
       achievedRate: Math.round(achievedRate),
       appends: total,
-      delivered: +(latencies.length / (total * SUBSCRIBERS)).toFixed(4),
-      p50Ms: +percentile(latencies, 0.5).toFixed(1),
-      p99Ms: +percentile(latencies, 0.99).toFixed(1),
+      delivered: SUBSCRIBERS ? +(latencies.length / (total * SUBSCRIBERS)).toFixed(4) : 1,
+      p50Ms: ms(latencies, 0.5),
+      p99Ms: ms(latencies, 0.99),
       // A loop, not Math.max(...): 100 subscribers × thousands of appends overflow the call stack as arguments.
-      maxMs: +latencies.reduce((max, ms) => Math.max(max, ms), 0).toFixed(1),
+      maxMs: +latencies.reduce((max, value) => Math.max(max, value), 0).toFixed(1),
+      p50FromSentMs: ms(fromSent, 0.5),
+      p99FromSentMs: ms(fromSent, 0.99),
+      serverCpuMsPerAppend:
+        serverCpuBefore === null || serverCpuAfter === null
+          ? null
+          : +((serverCpuAfter - serverCpuBefore) / total).toFixed(2),
+      clientCpuMsPerAppend: +((clientCpu.user + clientCpu.system) / 1000 / total).toFixed(2),
     };
     log(`subscriptions: ${JSON.stringify(figures)}`);
     return figures;

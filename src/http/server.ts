@@ -16,6 +16,8 @@ import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route
 export interface HindsightServer {
   apollo: ApolloServer<Context>;
   httpServer: http.Server;
+  /** graphql-ws on /graphql (its `subscribers` count is for tests and metrics). */
+  subscriptions: SubscriptionServer;
   /** Starts listening; resolves with the GraphQL URL. */
   listen(port: number, host: string): Promise<string>;
   /** Stops accepting, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then closes connections. */
@@ -99,6 +101,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   return {
     apollo: graphql.apollo,
     httpServer,
+    subscriptions,
     listen(port, host) {
       return new Promise((resolve, reject) => {
         httpServer.once('error', reject);

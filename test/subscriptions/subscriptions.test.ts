@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { createTestApp, type TestApp } from '../support/app';
 import {
   AppendMessageDocument,
+  AppendMessagesDocument,
   CreateSessionDocument,
   MessageAppendedDocument,
   SessionUpdatedDocument,
@@ -42,7 +43,7 @@ describe('subscriptions over graphql-ws', () => {
     });
     const client = wsClient(url);
     const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-1', agentId: 'a1' });
-    await waitUntil(() => app.deps.changes.consumers === 1);
+    await waitUntil(() => app.server.subscriptions.subscribers === 1);
     const written = Date.now();
     await app.run(AppendMessageDocument, {
       sessionId: 'live-1',
@@ -56,11 +57,28 @@ describe('subscriptions over graphql-ws', () => {
     await client.dispose();
   });
 
+  it('delivers each of 20 messages appended at once, in order, after 30 older ones', async () => {
+    await sessionWithAgent(app, 'live-batch');
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ role: 'USER' as const, content: `m${from + i}` }));
+    await app.run(AppendMessagesDocument, { sessionId: 'live-batch', agentId: 'a1', inputs: batch(0, 30) });
+    const client = wsClient(url);
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-batch', agentId: 'a1' });
+    await waitUntil(() => app.server.subscriptions.subscribers === 1);
+    await app.run(AppendMessagesDocument, { sessionId: 'live-batch', agentId: 'a1', inputs: batch(30, 20) });
+    const received = [];
+    for (let i = 0; i < 20; i++) received.push((await sub.next()).data?.messageAppended);
+    expect(received.map((message) => message?.messageId)).toEqual(Array.from({ length: 20 }, (_, i) => 30 + i));
+    expect(received.map((message) => message?.text)).toEqual(batch(30, 20).map((input) => input.content));
+    sub.unsubscribe();
+    await client.dispose();
+  });
+
   it('delivers each selected entity in a fresh context: a second update shows the new metadata', async () => {
     await sessionWithAgent(app, 'live-2');
     const client = wsClient(url);
     const sub = subscribe(client, SessionUpdatedDocument, { id: 'live-2' });
-    await waitUntil(() => app.deps.changes.consumers === 1);
+    await waitUntil(() => app.server.subscriptions.subscribers === 1);
     await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-2', metadata: { step: 1 } });
     expect((await sub.next()).data?.sessionUpdated.metadata).toEqual({ step: 1 });
     await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-2', metadata: { step: 2 } });
@@ -69,13 +87,27 @@ describe('subscriptions over graphql-ws', () => {
     await client.dispose();
   });
 
-  it('shares one change stream among subscribers and closes it when the last leaves', async () => {
+  it('shares one change stream and one source among identical subscribers; the last to leave closes it', async () => {
     await sessionWithAgent(app, 'live-3');
     const client = wsClient(url);
-    const subs = [1, 2, 3].map(() => subscribe(client, SessionUpdatedDocument, { id: 'live-3' }));
-    await waitUntil(() => app.deps.changes.consumers === 3);
+    const other = wsClient(url);
+    const subs = [client, client, other].map((c) => subscribe(c, SessionUpdatedDocument, { id: 'live-3' }));
+    const elsewhere = subscribe(client, SessionUpdatedDocument, { id: 'live-3b' });
+    await waitUntil(() => app.server.subscriptions.subscribers === 4);
+    // Three identical operations read one feed, the fourth (other variables) its own; both over one stream.
+    expect(app.deps.changes.consumers).toBe(2);
     expect(app.deps.changes.openStreams).toBe(1);
-    subs.forEach((sub) => sub.unsubscribe());
+
+    await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-3', metadata: { step: 1 } });
+    for (const sub of subs) expect((await sub.next()).data?.sessionUpdated.metadata).toEqual({ step: 1 });
+    subs[0].unsubscribe();
+    await waitUntil(() => app.server.subscriptions.subscribers === 3);
+    await app.run(UpdateSessionMetadataDocument, { sessionId: 'live-3', metadata: { step: 2 } });
+    for (const sub of subs.slice(1)) expect((await sub.next()).data?.sessionUpdated.metadata).toEqual({ step: 2 });
+    expect(subs[0].results).toHaveLength(1);
+    expect(elsewhere.results).toHaveLength(0);
+
+    [...subs.slice(1), elsewhere].forEach((sub) => sub.unsubscribe());
     await waitUntil(() => app.deps.changes.consumers === 0 && app.deps.changes.openStreams === 0);
     // And the engine holds no change stream cursor for it either.
     const open = await app.client
@@ -84,14 +116,14 @@ describe('subscriptions over graphql-ws', () => {
       .toArray()
       .catch(() => null);
     if (open) expect(open.filter((op) => JSON.stringify(op).includes('$changeStream'))).toEqual([]);
-    await client.dispose();
+    await Promise.all([client.dispose(), other.dispose()]);
   });
 
   it('reaches a subscriber on this server when a second server on the same database writes', async () => {
     await sessionWithAgent(app, 'live-4');
     const client = wsClient(url);
     const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'live-4', agentId: 'a1' });
-    await waitUntil(() => app.deps.changes.consumers === 1);
+    await waitUntil(() => app.server.subscriptions.subscribers === 1);
 
     const otherClient = new MongoClient(app.uri);
     await otherClient.connect();
@@ -134,7 +166,9 @@ describe('subscriptions and API keys', () => {
   let app: TestApp;
   let url: string;
   beforeAll(async () => {
-    app = await createTestApp({ config: { apiKeys: ['alpha-key:reader:alpha', 'beta-key:writer:beta'] } });
+    app = await createTestApp({
+      config: { apiKeys: ['alpha-key:reader:alpha', 'beta-key:writer:beta', 'beta-reader:reader:beta'] },
+    });
     url = await app.server.listen(0, '127.0.0.1');
   });
   afterAll(async () => {
@@ -150,14 +184,17 @@ describe('subscriptions and API keys', () => {
     await client.dispose();
   });
 
-  it("a tenant's subscriber sees its tenant's writes and not another's", async () => {
+  it("a tenant's subscriber sees its tenant's writes and not another's, the same operation as another tenant's", async () => {
     const alpha = { caller: { role: 'admin' as const, tenant: 'alpha', keyId: null } };
     const beta = { caller: { role: 'admin' as const, tenant: 'beta', keyId: null } };
     await sessionWithAgent(app, 'shared-id', alpha);
     await sessionWithAgent(app, 'shared-id', beta);
-    const client = wsClient(url, 'alpha-key');
-    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'shared-id', agentId: 'a1' });
-    await waitUntil(() => app.deps.changes.consumers === 1);
+    // The same role, operation and variables: only the tenant differs.
+    const clients = [wsClient(url, 'alpha-key'), wsClient(url, 'beta-reader')];
+    const [alphaSub, betaSub] = clients.map((client) =>
+      subscribe(client, MessageAppendedDocument, { sessionId: 'shared-id', agentId: 'a1' }),
+    );
+    await waitUntil(() => app.server.subscriptions.subscribers === 2);
     await app.run(
       AppendMessageDocument,
       { sessionId: 'shared-id', agentId: 'a1', input: { role: 'USER', content: 'beta' } },
@@ -168,11 +205,13 @@ describe('subscriptions and API keys', () => {
       { sessionId: 'shared-id', agentId: 'a1', input: { role: 'USER', content: 'alpha' } },
       alpha,
     );
-    expect((await sub.next()).data?.messageAppended.text).toBe('alpha');
+    expect((await alphaSub.next()).data?.messageAppended.text).toBe('alpha');
+    expect((await betaSub.next()).data?.messageAppended.text).toBe('beta');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sub.results).toHaveLength(1);
-    sub.unsubscribe();
-    await client.dispose();
+    expect(alphaSub.results).toHaveLength(1);
+    expect(betaSub.results).toHaveLength(1);
+    [alphaSub, betaSub].forEach((sub) => sub.unsubscribe());
+    await Promise.all(clients.map((client) => client.dispose()));
   });
 });
 
@@ -193,7 +232,7 @@ describe('subscriptions without change streams', () => {
       expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'LOCAL_WRITES' });
       const appended = subscribe(client, MessageAppendedDocument, { sessionId: 'local-1', agentId: 'a1' });
       const updated = subscribe(client, SessionUpdatedDocument, { id: 'local-1' });
-      await waitUntil(() => app.deps.changes.consumers === 2);
+      await waitUntil(() => app.server.subscriptions.subscribers === 2);
       expect(app.deps.changes.openStreams).toBe(0);
 
       const written = Date.now();

@@ -874,6 +874,23 @@ export class SessionRepository {
     return changes.follow(this.db, SESSIONS_COLLECTION);
   }
 
+  /**
+   * The agent's messages with an id above `afterId`, read from the end of its list (ids grow along it: appends add
+   * one past the highest), a few at a time: the list itself never leaves the database.
+   */
+  async messagesAfter(sessionId: string, agentId: string, afterId: number): Promise<MessageDocument[]> {
+    const path = `agents.${agentId}`;
+    for (let count = 8; ; count *= 8) {
+      const session = await this.collection.findOne(
+        { _id: sessionId },
+        { projection: { [`${path}.updated_at`]: 1, [`${path}.messages`]: { $slice: -count } } },
+      );
+      const messages: MessageDocument[] = session?.agents?.[agentId]?.messages ?? [];
+      if (messages.length < count || Number(messages[0].message_id) <= afterId)
+        return messages.filter((message) => Number(message.message_id) > afterId);
+    }
+  }
+
   /** The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). */
   async lastMessageId(sessionId: string, agentId: string): Promise<number> {
     const session = await this.collection.findOne(

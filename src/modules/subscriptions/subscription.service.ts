@@ -4,7 +4,6 @@ import { ExperienceRepository } from '../experiences/experience.repository';
 import type { ExperienceFilter } from '../experiences/experience.input';
 import { toAction } from '../runs/run.type';
 import type { Action } from '../runs/run.type';
-import type { SessionDocument } from '../sessions/session.document';
 import { SessionRepository } from '../sessions/session.repository';
 import { Message } from '../sessions/session.type';
 import type { TaskDocument } from '../tasks/task.document';
@@ -39,9 +38,9 @@ export class SubscriptionService {
     // Read after the stream is open, so no message falls between the two.
     let last = await this.sessions.lastMessageId(sessionId, agentId);
     return selectFromFeed(feed, async (event) => {
-      if (event.id !== sessionId) return [];
-      const messages = (await event.document<SessionDocument>())?.agents?.[agentId]?.messages ?? [];
-      const appended = messages.filter((message) => Number(message.message_id) > last);
+      if (event.id !== sessionId || !isWrite(event)) return [];
+      // Only the new messages, not the session (whose messages grow with every append).
+      const appended = await this.sessions.messagesAfter(sessionId, agentId, last);
       last = Math.max(last, ...appended.map((message) => Number(message.message_id)));
       return appended.map((message) => Message.fromDocument(message, { sessionId, agentId }));
     });
