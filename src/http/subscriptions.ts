@@ -15,6 +15,7 @@ import type { AppDeps } from '../app';
 import type { Caller } from '../auth/caller';
 import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
+import { openSubscription } from '../observability/metrics';
 import { callerOf } from './auth';
 
 /** What a connection keeps from its `connection_init`: who it is, and so which database it follows. */
@@ -81,14 +82,19 @@ export class SubscriptionServer {
     if (!(Symbol.asyncIterator in source)) return format(source);
     const connection = args.contextValue as Context;
     const events = source as AsyncGenerator<unknown>;
+    const closed = openSubscription();
     const results: AsyncIterableIterator<ExecutionResult> = {
       next: async () => {
         const event = await events.next();
-        if (event.done) return { value: undefined, done: true };
+        if (event.done) {
+          closed();
+          return { value: undefined, done: true };
+        }
         const contextValue = createContext(this.deps, { caller: connection.caller, db: connection.db });
         return { value: format(await execute({ ...args, rootValue: event.value, contextValue })), done: false };
       },
       return: async () => {
+        closed();
         await events.return(undefined);
         return { value: undefined, done: true };
       },
