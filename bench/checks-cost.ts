@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   const dirs = [
     await mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-')),
     await mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-')),
+    await mkdtemp(path.join(os.tmpdir(), 'hindsight-checks-')),
   ];
   const auth = { authorization: `Bearer ${KEY}` };
   const servers: Child[] = [];
