@@ -134,14 +134,17 @@ async function main(): Promise<void> {
   const server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/metrics') {
-      const memory = process.memoryUsage();
-      send(res, 200, {
-        graphqlRequests: requests,
-        graphqlInFlight: inFlight,
-        databaseCommands,
-        rssBytes: memory.rss,
-        heapUsedBytes: memory.heapUsed,
-      });
+      // The server's series that bench/load.ts reads, in the Prometheus text format.
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(
+        [
+          `hindsight_graphql_requests_total ${requests}`,
+          `hindsight_graphql_requests_in_flight ${inFlight}`,
+          `hindsight_database_command_duration_seconds_count ${databaseCommands}`,
+          `process_resident_memory_bytes ${process.memoryUsage().rss}`,
+          '',
+        ].join('\n'),
+      );
       return;
     }
     const route = routes[url.pathname];

@@ -1,7 +1,8 @@
 /** Drives one operation over HTTP with autocannon and reads the target's /metrics around it. */
 import autocannon from 'autocannon';
+import { Scrape } from '../test/support/metrics';
 
-/** The JSON of GET /metrics (server and baseline alike). */
+/** What the benchmark reads of GET /metrics (server and baseline alike). */
 export interface Metrics {
   graphqlRequests: number;
   /** Requests received and not yet answered. */
@@ -44,7 +45,16 @@ export interface LoadSpec {
 export async function readMetrics(base: string): Promise<Metrics> {
   const response = await fetch(`${base}/metrics`);
   if (!response.ok) throw new Error(`GET ${base}/metrics answered ${response.status}`);
-  return (await response.json()) as Metrics;
+  // Builds from before the Prometheus format answered JSON with these names: `npm run bench:checks` compares with them.
+  if ((response.headers.get('content-type') ?? '').startsWith('application/json'))
+    return (await response.json()) as Metrics;
+  const scrape = new Scrape(await response.text());
+  return {
+    graphqlRequests: scrape.value('hindsight_graphql_requests_total'),
+    graphqlInFlight: scrape.value('hindsight_graphql_requests_in_flight'),
+    databaseCommands: scrape.value('hindsight_database_command_duration_seconds_count'),
+    rssBytes: scrape.value('process_resident_memory_bytes'),
+  };
 }
 
 /** Longest wait for a target to finish the requests a previous load left running (answers nobody waits for). */

@@ -41,6 +41,9 @@ export interface Config {
   corsOrigins: string[];
   rateLimitPerMin: number;
   logLevel: LogLevel;
+  otlpEndpoint: string | undefined;
+  otlpHeaders: Record<string, string>;
+  serviceName: string;
   shutdownTimeoutMs: number;
   maxQueryTokens: number;
   maxQueryDepth: number;
@@ -136,6 +139,14 @@ function boolean(name: string, raw: string | undefined, fallback: boolean): bool
 
 function optional(raw: string | undefined): string | undefined {
   return present(raw) ? raw.trim() : undefined;
+}
+
+function decodedOrNull(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
 }
 
 function define<K extends keyof Config>(variable: Variable<K>): Variable<K> {
@@ -422,6 +433,51 @@ export const VARIABLES = [
     parse: (raw) => (present(raw) ? oneOf('LOG_LEVEL', raw, ['debug', 'info', 'warn', 'error'] as const) : 'info'),
   }),
   define({
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    // A collector's URL may carry credentials.
+    secret: true,
+    key: 'otlpEndpoint',
+    description:
+      'OpenTelemetry collector (OTLP/HTTP, JSON): each request traced to <endpoint>/v1/traces; unset: no tracing at all.',
+    expected: 'an http:// or https:// URL',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^https?:\/\/[^\s]+$/i.test(value)) {
+        throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL', value);
+      }
+      return value?.replace(/\/+$/, '');
+    },
+  }),
+  define({
+    name: 'OTEL_EXPORTER_OTLP_HEADERS',
+    secret: true,
+    key: 'otlpHeaders',
+    description: "Headers sent with each export (a collector's credentials), as `name=value,name2=value2`.",
+    expected: 'comma-separated name=value pairs',
+    parse: (raw) => {
+      const headers: Record<string, string> = {};
+      for (const pair of list(raw)) {
+        const at = pair.indexOf('=');
+        const name = pair.slice(0, at).trim();
+        // Values are percent-encoded, as the OpenTelemetry specification has them.
+        const value = at > 0 ? decodedOrNull(pair.slice(at + 1).trim()) : null;
+        if (value === null || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+          throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS', 'comma-separated name=value pairs', raw ?? '');
+        }
+        headers[name] = value;
+      }
+      return headers;
+    },
+  }),
+  define({
+    name: 'OTEL_SERVICE_NAME',
+    key: 'serviceName',
+    description: "The traces' service.name.",
+    defaultText: 'hindsight',
+    expected: 'a name',
+    parse: (raw) => optional(raw) ?? 'hindsight',
+  }),
+  define({
     name: 'SHUTDOWN_TIMEOUT_MS',
     key: 'shutdownTimeoutMs',
     description: 'On SIGINT/SIGTERM, how long in-flight requests may take before connections are closed.',
@@ -547,6 +603,7 @@ export function secretValues(config: Config): string[] {
     const value = config[variable.key];
     if (typeof value === 'string') values.push(value);
     else if (Array.isArray(value)) values.push(...value);
+    else if (value && typeof value === 'object') values.push(...Object.values(value));
   }
   const password = uriPassword(config.mongodbUri);
   return password ? [...values, password] : values;

@@ -87,6 +87,8 @@ export interface ContextOptions {
   lifetime?: RequestLifetime;
   /** Tests and benchmarks only: false makes every loader read per key without caching (default true). */
   batching?: boolean;
+  /** The HTTP request's id (its span and log lines carry it); default: a new one. */
+  requestId?: string;
 }
 
 /**
@@ -216,7 +218,7 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
   const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
   const caller = options.caller ?? ANONYMOUS_CALLER;
   const services = new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller);
-  return new RequestContext(caller, db, deps, services, loaders, options.lifetime);
+  return new RequestContext(options.requestId ?? randomUUID(), caller, db, deps, services, loaders, options.lifetime);
 }
 
 /**
@@ -224,10 +226,10 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
  * asked), and an accessor in a literal is defined afresh, slowly, on every request.
  */
 class RequestContext implements Context {
-  readonly requestId = randomUUID();
   readonly storedValues: StoredValueReport;
 
   constructor(
+    readonly requestId: string,
     readonly caller: Caller,
     readonly db: Db,
     readonly deps: AppDeps,

@@ -5,6 +5,7 @@ import { MongoServerError } from 'mongodb';
 import { CodedError } from './coded-error';
 import { isUnreachableError, isWriteStorageError, type DatabaseHealth } from './db/health';
 import type { Logger } from './logger';
+import { countGraphQLError } from './observability/metrics';
 import { redact } from './redact';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
@@ -119,6 +120,7 @@ export function createErrorFormatter(logger: Logger, health?: Pick<DatabaseHealt
   // Whatever a branch passes through (a driver's or an upstream's text), no secret reaches the client.
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const answer = format(formatted, error);
+    countGraphQLError(String(answer.extensions?.code ?? 'NONE'));
     const text = JSON.stringify(answer);
     const redacted = redact(text);
     return redacted === text ? answer : (JSON.parse(redacted) as GraphQLFormattedError);

@@ -62,7 +62,8 @@ export async function connectDatabase(
   config: Pick<
     Config,
     'mongodbUri' | 'mongodbDb' | 'dbTimeoutMs' | 'dataDir' | 'engineCompactAfterBytes' | 'engineChangeLogEvents'
-  >,
+  > &
+    Partial<Pick<Config, 'otlpEndpoint'>>,
   logger: Logger,
   clientOptions: MongoClientOptions = {},
 ): Promise<DatabaseConnection> {
@@ -97,6 +98,8 @@ export async function connectDatabase(
   const uri = config.mongodbUri ?? embedded!.uri;
   const client = new MongoClient(uri, {
     ignoreUndefined: true,
+    // Tracing's database spans come from command monitoring, which costs a second read of every reply: only then.
+    monitorCommands: Boolean(config.otlpEndpoint),
     ...failFastOptions(config.dbTimeoutMs),
     ...clientOptions,
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Binary, MongoBulkWriteError, type Collection, type WriteError } from 'mongodb';
 import { BadInputError } from '../coded-error';
+import { countEmbeddingCache, embeddingCall } from '../observability/embedding-calls';
 import type { EmbeddingModelInfo } from './model-check';
 import { inBatches, type EmbeddingProvider } from './provider';
 import { fromStoredVector } from './vectors';
@@ -58,9 +59,10 @@ export class EmbeddingService {
 
     const found = await this.lookup([...keys.values()]);
     const misses = [...keys].filter(([, key]) => !found.has(key)).map(([text]) => text);
+    countEmbeddingCache(keys.size - misses.length, misses.length);
     for (const batch of inBatches(misses, this.options.batchSize)) {
       signal?.throwIfAborted();
-      const vectors = await this.provider.embed(batch, signal);
+      const vectors = await embeddingCall(this.signature, batch.length, () => this.provider.embed(batch, signal));
       this.check(vectors, batch.length);
       batch.forEach((text, i) => found.set(keys.get(text)!, vectors[i]));
       await this.store(batch.map((text, i) => this.cacheDocument(keys.get(text)!, vectors[i])));

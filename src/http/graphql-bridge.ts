@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
@@ -19,10 +20,14 @@ import { FastPath } from '../graphql/fast-path';
 import { queryLimitChecks, type QueryLimits } from '../graphql/query-limits';
 import { wellFormedInputPlugin } from '../graphql/well-formed-input';
 import { RateLimiter } from '../auth/rate-limit';
+import { graphqlInFlight, graphqlRequests } from '../observability/metrics';
+import { operationOf } from '../observability/operation';
+import { GraphQLRequestSignals } from '../observability/request-signals';
+import { activeTracer, inRequestSpan } from '../observability/tracing';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import { playgroundLandingPage } from './playground';
-import type { GraphQLCounters, Route } from './routes';
+import type { Route } from './routes';
 
 /** Appends the request's STORED_VALUE_INVALID errors (src/modules/shared/stored-values.ts) to Apollo's response. */
 const storedValueErrorsPlugin: ApolloServerPlugin<Context> = {
@@ -69,11 +74,8 @@ function queryLimits(config: Config): QueryLimits {
  * POST/GET /graphql (GET also serves the playground to browsers): the caller's key, the body, then the fast path
  * (src/graphql/fast-path.ts), which answers repeated reads without Apollo's pipeline with the same answer, else Apollo.
  */
-export class GraphQLBridge implements Route, GraphQLCounters {
+export class GraphQLBridge implements Route {
   readonly path = '/graphql';
-  /** GraphQL requests since start, and those being answered now (GET /metrics). */
-  requests = 0;
-  inFlight = 0;
 
   private constructor(
     readonly apollo: ApolloServer<Context>,
@@ -130,23 +132,35 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     return new GraphQLBridge(apollo, fastPath, deps, rateLimiter);
   }
 
-  /** Requests the fast path answered since start (GET /metrics). */
-  get fastPathAnswered(): number {
-    return this.fastPath.answered;
-  }
-
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    this.requests++;
-    this.inFlight++;
+    graphqlRequests.inc();
+    graphqlInFlight.inc();
+    const requestId = randomUUID();
+    const signals = new GraphQLRequestSignals();
     // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
     const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs, new HttpClient(res));
-    return this.answer(req, res, url, lifetime).finally(() => {
+    const tracer = activeTracer();
+    const answered = tracer
+      ? inRequestSpan(tracer, requestId, (span) => {
+          signals.span = span;
+          return this.answer(req, res, url, lifetime, requestId, signals);
+        })
+      : this.answer(req, res, url, lifetime, requestId, signals);
+    return answered.finally(() => {
       lifetime.release();
-      this.inFlight--;
+      graphqlInFlight.dec();
+      signals.end(res.statusCode);
     });
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, url: URL, lifetime: RequestLifetime): Promise<void> {
+  private async answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    lifetime: RequestLifetime,
+    requestId: string,
+    signals: GraphQLRequestSignals,
+  ): Promise<void> {
     const { deps } = this;
     const found = authenticate(req, deps.keys);
     // Awaited only when the key had to be looked up: most requests resolve at once.
@@ -167,11 +181,15 @@ export class GraphQLBridge implements Route, GraphQLCounters {
     const scope = caller ?? { role: 'reader' as const, tenant: DEFAULT_TENANT, keyId: null };
     const tenantDb = deps.tenantDb(scope.tenant);
     const db = tenantDb instanceof Promise ? await tenantDb : tenantDb;
-    const context = () => createContext(deps, { caller: scope, db, lifetime });
+    const context = () => createContext(deps, { caller: scope, db, lifetime, requestId });
     let body: unknown;
     if (method === 'POST') {
       body = parseJsonBody(await readBody(req));
+      const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      signals.named(operationOf(fields.query, fields.operationName));
       if (await this.fastPath.answer(req, res, body, context)) return;
+    } else {
+      signals.named(operationOf(url.searchParams.get('query'), url.searchParams.get('operationName')));
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {

@@ -10,6 +10,8 @@ import { RequestLifetime } from '../db/request-bound';
 import { createMcpServer, type RunOperation } from '../mcp/mcp.server';
 import type { ToolDefinition } from '../mcp/mcp.tools';
 import type { RateLimiter } from '../auth/rate-limit';
+import { timeDatabaseCommands } from '../observability/database';
+import { collectProcessMetrics, registry } from '../observability/metrics';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import { sendJson } from './reply';
@@ -67,46 +69,25 @@ export function readyRoute(deps: { database: { health: HealthSource; kind: Datab
   };
 }
 
-/** What GET /metrics reports of GraphQL requests (see GraphQLBridge). */
-export interface GraphQLCounters {
-  readonly requests: number;
-  readonly inFlight: number;
-  readonly fastPathAnswered: number;
-}
-
 /**
- * GET /metrics: process memory, GraphQL requests, those of them the fast path answered, and database commands since
- * start (the benchmark reads it before and after each load). Closing the route stops counting database commands.
+ * GET /metrics: the process's metrics (src/observability/metrics.ts) in the Prometheus text format, for a scraper and
+ * for the benchmark (which reads it before and after each load). Open as /health is: it holds counts and latencies,
+ * never a name or value a client stored (operation names are the clients' labels, bounded in number). Closing the
+ * route stops timing `client`'s commands.
  */
-export function metricsRoute(graphql: GraphQLCounters, client: MongoClient): Route {
-  // Database commands are counted from the pool's checkout events: each command an operation sends checks a
-  // connection out once, and the driver emits these events anyway. Command monitoring (monitorCommands) counts the
-  // same, but deserializes every reply a second time for its events: measured +30–50% driver CPU on reads.
-  let databaseCommands = 0;
-  const countCommand = () => {
-    databaseCommands++;
-  };
-  client.on('connectionCheckedOut', countCommand);
+export function metricsRoute(client: MongoClient): Route {
+  collectProcessMetrics();
+  const stopTiming = timeDatabaseCommands(client);
   return {
     path: '/metrics',
     method: 'GET',
-    handle(_req, res) {
-      const memory = process.memoryUsage();
-      sendJson(res, 200, {
-        graphqlRequests: graphql.requests,
-        graphqlFastPath: graphql.fastPathAnswered,
-        graphqlInFlight: graphql.inFlight,
-        databaseCommands,
-        rssBytes: memory.rss,
-        heapUsedBytes: memory.heapUsed,
-        heapTotalBytes: memory.heapTotal,
-        externalBytes: memory.external,
-        uptimeSeconds: Math.round(process.uptime()),
-      });
+    async handle(_req, res) {
+      const text = await registry.metrics();
+      res.statusCode = 200;
+      res.setHeader('content-type', registry.contentType);
+      res.end(text);
     },
-    close() {
-      client.off('connectionCheckedOut', countCommand);
-    },
+    close: stopTiming,
   };
 }
 

@@ -9,6 +9,7 @@ import { GraphQLBridge } from './graphql-bridge';
 import { playgroundRoutes } from './playground';
 import { HttpError, sendJson } from './reply';
 import { checkedRootFieldRoles } from '../auth/auth-checker';
+import { startTracing } from '../observability/tracing';
 import { defineTools } from '../mcp/mcp.tools';
 import { acceptUpgrades, SubscriptionServer } from './subscriptions';
 import { healthRoute, matchRoute, mcpRoute, metricsRoute, readyRoute, type Route } from './routes';
@@ -45,6 +46,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const { logger } = deps;
   // Known before the first request, which then never waits for it (see KeyStore.required).
   await deps.keys.required();
+  const tracing = await startTracing(deps.config, deps.version, deps.database.client);
   const httpServer = http.createServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // The MCP tools take their roles from the schema's root fields: a schema built without them (tests) has no /mcp.
@@ -53,7 +55,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const routes: Route[] = [
     graphql,
     ...(roles ? [mcpRoute(deps, graphql.apollo, graphql.rateLimiter, defineTools(schema, roles))] : []),
-    metricsRoute(graphql, deps.database.client),
+    metricsRoute(deps.database.client),
     healthRoute(deps),
     readyRoute(deps),
     ...(deps.config.playground ? playgroundRoutes() : []),
@@ -119,6 +121,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       for (const route of routes) route.close?.();
       await subscriptions.close();
       await deps.changes.close();
+      await tracing?.close();
       if (httpServer.listening) await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     },
   };

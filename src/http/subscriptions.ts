@@ -18,6 +18,7 @@ import type { AppDeps } from '../app';
 import type { Caller } from '../auth/caller';
 import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
+import { openSubscription } from '../observability/metrics';
 import { callerOf } from './auth';
 
 /** What a connection keeps from its `connection_init`: who it is, and so which database it follows. */
@@ -173,14 +174,18 @@ class SharedOperation {
 
   /** A subscriber's results from now on; or the operation's error result when its source could not be made. */
   async join(): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
-    const subscriber = new Subscriber(() => this.leave(subscriber));
+    const closed = openSubscription();
+    const subscriber = new Subscriber(() => this.leave(subscriber), closed);
     this.attached.add(subscriber);
     try {
       const source = await this.setUp;
       if (Symbol.asyncIterator in source) return subscriber;
       return this.format(source as ExecutionResult);
     } finally {
-      if (!this.ready) this.attached.delete(subscriber);
+      if (!this.ready) {
+        this.attached.delete(subscriber);
+        closed();
+      }
     }
   }
 
@@ -254,7 +259,11 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   private waiting: ((result: IteratorResult<ExecutionResult>) => void) | null = null;
   private done = false;
 
-  constructor(private readonly leave: () => void) {}
+  constructor(
+    private readonly leave: () => void,
+    /** Counts it closed in /metrics (idempotent), whether the client left or the source ended. */
+    private readonly closed: () => void,
+  ) {}
 
   push(result: ExecutionResult): void {
     if (this.done) return;
@@ -268,6 +277,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   /** No more results: a pending `next()` resolves as done, queued results are still read. */
   end(): void {
     this.done = true;
+    this.closed();
     this.waiting?.({ value: undefined, done: true });
     this.waiting = null;
   }

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { requestLifetimeOf, type RequestLifetime } from '../db/request-bound';
+import { observeSearch } from '../observability/metrics';
 import { CatchUp } from './catch-up';
 import { QueryVectorCache } from './query-cache';
 import { sameSpace, validateSpace, type SpaceDefinition } from './space';
@@ -173,16 +174,26 @@ export class SearchIndex {
 
   /** The `k` documents most similar to `query.vector` that pass `query.filter`: see {@link SpaceQuery.searchVector}. */
   async searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
-    if (!this.lifetime) return this.query.searchVector(space, query);
-    await this.checkpoint();
-    return this.query.searchVector(space, { ...query, signal: this.lifetime.signal });
+    const started = performance.now();
+    try {
+      if (!this.lifetime) return await this.query.searchVector(space, query);
+      await this.checkpoint();
+      return await this.query.searchVector(space, { ...query, signal: this.lifetime.signal });
+    } finally {
+      observeSearch(space, this.registry.options.mode, (performance.now() - started) / 1000);
+    }
   }
 
   /** The `k` documents scoring highest by BM25 for `query.text`: see {@link SpaceQuery.searchKeyword}. */
   async searchKeyword(space: string, query: KeywordQuery): Promise<KeywordHit[]> {
-    if (!this.lifetime) return this.query.searchKeyword(space, query);
-    await this.checkpoint();
-    return this.query.searchKeyword(space, { ...query, signal: this.lifetime.signal });
+    const started = performance.now();
+    try {
+      if (!this.lifetime) return await this.query.searchKeyword(space, query);
+      await this.checkpoint();
+      return await this.query.searchKeyword(space, { ...query, signal: this.lifetime.signal });
+    } finally {
+      observeSearch(space, 'keyword', (performance.now() - started) / 1000);
+    }
   }
 
   /** Each listed document's cosine similarity with `vector`, in order: see {@link SpaceQuery.vectorScores}. */

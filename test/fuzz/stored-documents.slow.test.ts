@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../support/app';
 import { nested, postOperation, postRaw, readEverything, storedToolDocument, type GraphQLReply } from './fuzz-support';
 import { createLogger } from '../../src/logger';
 import { buildAppSchema } from '../../src/schema';
+import { scrape } from '../support/metrics';
 
 /**
  * Documents as an older version or another tool might have written them, straight through the driver: wrong types,
@@ -493,9 +494,7 @@ describe('a stored value the API cannot render fails only its own field', () => 
     }
   });
 
-  const fastPathAnswered = async () =>
-    ((await (await fetch(url.replace(/\/graphql$/, '/metrics'))).json()) as { graphqlFastPath: number })
-      .graphqlFastPath;
+  const fastPathAnswered = async () => (await scrape(url)).value('hindsight_graphql_fast_path_total');
 
   const QUERY = '{ experiences(first: 10) { edges { node { experienceId goal: primaryGoalDescription timestamp } } } }';
 

@@ -3,6 +3,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { RESPONSE_CONTENT_TYPES } from '../../src/graphql/fast-path';
 import { sessionAlice } from '../support/fixtures/session-alice';
 import { createTestApp, type TestApp } from '../support/app';
+import { scrape, type Scrape } from '../support/metrics';
 
 /** One HTTP answer as the client sees it, less the Date header (the clock). */
 interface Answer {
@@ -10,12 +11,6 @@ interface Answer {
   /** Every header but Date, in the order sent, names as sent. */
   headers: string[];
   body: string;
-}
-
-interface Metrics {
-  graphqlRequests: number;
-  graphqlFastPath: number;
-  databaseCommands: number;
 }
 
 const SESSION = `query Session($id: ID!) {
@@ -119,12 +114,15 @@ describe('GraphQL fast path', () => {
       request.on('error', reject);
       request.end(body);
     });
-  const metrics = async (): Promise<Metrics> => (await fetch(new URL('/metrics', url))).json() as Promise<Metrics>;
+  const metrics = () => scrape(url);
+  const REQUESTS = 'hindsight_graphql_requests_total';
+  const FAST_PATH = 'hindsight_graphql_fast_path_total';
+  const COMMANDS = 'hindsight_database_command_duration_seconds_count';
 
-  const delta = (from: Metrics, to: Metrics) => ({
-    requests: to.graphqlRequests - from.graphqlRequests,
-    fastPath: to.graphqlFastPath - from.graphqlFastPath,
-    commands: to.databaseCommands - from.databaseCommands,
+  const delta = (from: Scrape, to: Scrape) => ({
+    requests: to.value(REQUESTS) - from.value(REQUESTS),
+    fastPath: to.value(FAST_PATH) - from.value(FAST_PATH),
+    commands: to.value(COMMANDS) - from.value(COMMANDS),
   });
 
   /** Sends `body` as it is and as Apollo's reference; resolves both answers and what /metrics counted for each. */
@@ -139,7 +137,7 @@ describe('GraphQL fast path', () => {
       apollo,
       fastCounted: delta(before, middle),
       apolloCounted: delta(middle, after),
-      fastPath: middle.graphqlFastPath - before.graphqlFastPath,
+      fastPath: middle.value(FAST_PATH) - before.value(FAST_PATH),
     };
   };
 
@@ -265,7 +263,7 @@ describe('GraphQL fast path', () => {
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ data: { createSession: { sessionId: `m-${index + 1}` } } });
     }
-    expect((await metrics()).graphqlFastPath).toBe(before.graphqlFastPath);
+    expect((await metrics()).value(FAST_PATH)).toBe(before.value(FAST_PATH));
   });
 
   it('leaves documents that do not validate or parse, unknown operation names and persisted queries to Apollo', async () => {
@@ -300,7 +298,7 @@ describe('GraphQL fast path', () => {
     expect(JSON.parse(blocked.body).errors[0].message).toMatch(
       /^This operation has been blocked as a potential Cross-Site Request Forgery/,
     );
-    expect((await metrics()).graphqlFastPath).toBe(before.graphqlFastPath);
+    expect((await metrics()).value(FAST_PATH)).toBe(before.value(FAST_PATH));
   });
 });
 
@@ -315,6 +313,7 @@ describe('GraphQL fast path with API_KEYS', () => {
 
   it('answers only authenticated requests: 401 UNAUTHENTICATED without the key, the read with it', async () => {
     const body = JSON.stringify({ query: '{ sessions(first: 1) { totalCount } }' });
+    const before = await scrape(url);
     for (let i = 0; i < 2; i++) {
       const denied = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(denied.status).toBe(401);
@@ -327,7 +326,8 @@ describe('GraphQL fast path with API_KEYS', () => {
       expect(allowed.status).toBe(200);
       expect(await allowed.json()).toEqual({ data: { sessions: { totalCount: 0 } } });
     }
-    const metrics = (await (await fetch(url.replace(/\/graphql$/, '/metrics'))).json()) as Metrics;
-    expect(metrics.graphqlFastPath).toBe(2);
+    const after = await scrape(url);
+    const answered = (metrics: Scrape) => metrics.value('hindsight_graphql_fast_path_total');
+    expect(answered(after) - answered(before)).toBe(2);
   });
 });

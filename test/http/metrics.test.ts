@@ -1,55 +1,170 @@
+import { EmbeddingService, type EmbeddingCacheDocument } from '../../src/embeddings/embedding.service';
+import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
+import { MAX_LABEL_VALUES, setFollowerLag } from '../../src/observability/metrics';
 import { createTestApp, type TestApp } from '../support/app';
+import { CreateSessionDocument, MessageAppendedDocument, UpsertAgentDocument } from '../support/generated/graphql';
+import { scrape, type Scrape } from '../support/metrics';
+import { subscribe, waitUntil, wsClient } from '../support/subscriptions';
 
-interface Metrics {
-  graphqlRequests: number;
-  graphqlInFlight: number;
-  databaseCommands: number;
-  rssBytes: number;
-  heapUsedBytes: number;
-}
+const DURATION = 'hindsight_graphql_request_duration_seconds_count';
 
-describe('GET /metrics', () => {
+describe('GET /metrics (Prometheus text format)', () => {
   let app: TestApp;
+  let url: string;
   let base: string;
 
-  const metrics = async (): Promise<Metrics> => {
-    const response = await fetch(`${base}/metrics`);
-    expect(response.status).toBe(200);
-    return (await response.json()) as Metrics;
-  };
-  const post = async (query: string, variables: Record<string, unknown> = {}) => {
-    const response = await fetch(`${base}/graphql`, {
+  const post = async (body: Record<string, unknown>) => {
+    const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify(body),
     });
-    const body = (await response.json()) as { errors?: unknown };
+    return (await response.json()) as { errors?: Array<{ extensions: { code: string } }> };
+  };
+  const run = async (query: string, variables: Record<string, unknown> = {}) => {
+    const body = await post({ query, variables });
     expect(body.errors).toBeUndefined();
   };
 
   beforeAll(async () => {
     app = await createTestApp();
-    base = (await app.server.listen(0, '127.0.0.1')).replace(/\/graphql$/, '');
+    url = await app.server.listen(0, '127.0.0.1');
+    base = url.replace(/\/graphql$/, '');
   });
   afterAll(async () => {
     await app?.close();
   });
 
   it('counts the GraphQL requests and exactly the database commands they send (as command monitoring sees them)', async () => {
-    const before = await metrics();
+    const before = await scrape(base);
     app.commands.reset();
-    await post('mutation { createSession(input: { sessionId: "m-1" }) { sessionId } }');
-    await post('mutation { upsertAgent(sessionId: "m-1", input: { agentId: "a", agentData: {} }) { agentId } }');
-    await post(
+    await run('mutation { createSession(input: { sessionId: "m-1" }) { sessionId } }');
+    await run('mutation { upsertAgent(sessionId: "m-1", input: { agentId: "a", agentData: {} }) { agentId } }');
+    await run(
       'mutation { appendMessage(sessionId: "m-1", agentId: "a", input: { role: USER, content: "hi" }) { messageId } }',
     );
-    await post('{ session(id: "m-1") { agents { messages(last: 20) { edges { node { text } } } } } }');
-    const after = await metrics();
+    await run('{ session(id: "m-1") { agents { messages(last: 20) { edges { node { text } } } } } }');
+    const after = await scrape(base);
 
-    expect(after.graphqlRequests - before.graphqlRequests).toBe(4);
+    const delta = (name: string) => after.value(name) - before.value(name);
+    expect(delta('hindsight_graphql_requests_total')).toBe(4);
     expect(app.commands.count()).toBeGreaterThanOrEqual(4);
-    expect(after.databaseCommands - before.databaseCommands).toBe(app.commands.count());
-    expect(after.graphqlInFlight).toBe(0);
-    expect(after.rssBytes).toBeGreaterThan(after.heapUsedBytes);
+    expect(delta('hindsight_database_command_duration_seconds_count')).toBe(app.commands.count());
+    expect(delta('hindsight_database_command_duration_seconds_sum')).toBeGreaterThan(0);
+    expect(after.value('hindsight_graphql_requests_in_flight')).toBe(0);
+    // prom-client's default process metrics.
+    expect(after.value('process_resident_memory_bytes')).toBeGreaterThan(after.value('nodejs_heap_size_used_bytes'));
+  });
+
+  it('times each request under its operation name: anonymous, unknown, and the names past the bound as "other"', async () => {
+    const before = await scrape(base);
+    await run('query ListSessions { sessions(first: 1) { totalCount } }');
+    await run('query ListSessions { sessions(first: 1) { totalCount } }');
+    await run('{ sessions(first: 1) { totalCount } }');
+    await post({ query: 'query First { sessions(first: 1) { totalCount } } query Second { __typename }' });
+    await post({ query: 'query First { __typename } query Second { __typename }', operationName: 'Second' });
+    await post({ query: 'not graphql at all' });
+    const after = await scrape(base);
+    const delta = (operation: string) => after.value(DURATION, { operation }) - before.value(DURATION, { operation });
+    expect(delta('ListSessions')).toBe(2);
+    expect(delta('anonymous')).toBe(1);
+    // A document of two operations without operationName fails, but is named after its first.
+    expect(delta('First')).toBe(1);
+    expect(delta('Second')).toBe(1);
+    expect(delta('unknown')).toBe(1);
+
+    for (let i = 0; i < MAX_LABEL_VALUES + 5; i++) await post({ query: `query Name${i} { __typename }` });
+    const bounded = await scrape(base);
+    const names = bounded.labelSets(DURATION).map((labels) => labels.operation);
+    expect(names.length).toBeLessThanOrEqual(MAX_LABEL_VALUES + 1);
+    expect(bounded.value(DURATION, { operation: 'other' })).toBeGreaterThanOrEqual(5);
+  });
+
+  it('counts the errors answered, by code, and never shows a variable', async () => {
+    const before = await scrape(base);
+    await post({ query: '{ session(id: "no-such-session") { sessionId } }' });
+    await post({ query: 'query ($id: ID!) { session(id: $id) { sessionId } }', variables: { id: 'secret-value-42' } });
+    await post({ query: '{ noSuchField }' });
+    const after = await scrape(base);
+    const delta = (code: string) =>
+      after.value('hindsight_graphql_errors_total', { code }) -
+      before.value('hindsight_graphql_errors_total', { code });
+    expect(delta('NOT_FOUND')).toBe(2);
+    expect(delta('GRAPHQL_VALIDATION_FAILED')).toBe(1);
+    expect(after.text).not.toContain('secret-value-42');
+  });
+
+  it('times embedding calls and counts their failures and the cache hits', async () => {
+    const cache = app.db.collection<EmbeddingCacheDocument>('metrics_embedding_cache');
+    const embedder = new EmbeddingService(new HashEmbeddingProvider(8), cache, { batchSize: 16 });
+    const broken = new HashEmbeddingProvider(8);
+    broken.embed = () => Promise.reject(new Error('provider down'));
+    const failing = new EmbeddingService(broken, null, { batchSize: 16 });
+    const calls = (scrape: Scrape) =>
+      scrape.value('hindsight_embedding_call_duration_seconds_count', { provider: 'hash' });
+    const hits = (scrape: Scrape) => scrape.value('hindsight_embedding_cache_hits_total');
+    const misses = (scrape: Scrape) => scrape.value('hindsight_embedding_cache_misses_total');
+    const errors = (scrape: Scrape) => scrape.value('hindsight_embedding_call_errors_total', { provider: 'hash' });
+
+    const before = await scrape(base);
+    await embedder.embed(['export the invoices', 'list them', 'export the invoices']);
+    const once = await scrape(base);
+    await embedder.embed(['export the invoices', 'list them', 'and one more']);
+    await expect(failing.embed(['anything'])).rejects.toThrow('provider down');
+    const after = await scrape(base);
+
+    expect({
+      calls: calls(once) - calls(before),
+      hits: hits(once) - hits(before),
+      misses: misses(once) - misses(before),
+    }).toEqual({ calls: 1, hits: 0, misses: 2 });
+    // Two texts from the cache, the new one from the provider; then the failing call.
+    expect({
+      calls: calls(after) - calls(once),
+      hits: hits(after) - hits(once),
+      misses: misses(after) - misses(once),
+    }).toEqual({ calls: 2, hits: 2, misses: 2 });
+    expect(errors(after) - errors(once)).toBe(1);
+  });
+
+  it('times searches per space and backend', async () => {
+    await run(`mutation ($input: RecordExperienceInput!) { recordExperience(input: $input) { experienceId } }`, {
+      input: {
+        primaryGoalDescription: 'Metrics: export the invoices',
+        subTaskDescription: 'Metrics: list them',
+        initiatingAgentId: 'metrics-agent',
+        finalOutcome: 'SUCCESS',
+      },
+    });
+    const before = await scrape(base);
+    await run('{ searchExperiences(query: "export invoices", fields: [PRIMARY_GOAL], limit: 3) { score } }');
+    const after = await scrape(base);
+    const backend = process.env.VECTOR_SEARCH === 'atlas' ? 'atlas' : 'memory';
+    const delta = (labels: Record<string, string>) =>
+      after.value('hindsight_search_duration_seconds_count', labels) -
+      before.value('hindsight_search_duration_seconds_count', labels);
+    expect(delta({ space: 'experiences.primary_goal_description', backend })).toBe(1);
+    expect(delta({ space: 'experiences.primary_goal_description', backend: 'keyword' })).toBe(1);
+  });
+
+  it('shows the subscriptions open now and the follower lag its follower sets', async () => {
+    await app.run(CreateSessionDocument, { input: { sessionId: 'm-sub' } });
+    await app.run(UpsertAgentDocument, { sessionId: 'm-sub', input: { agentId: 'a1', agentData: {} } });
+    const open = async () => (await scrape(base)).value('hindsight_subscriptions');
+    const before = await open();
+    const client = wsClient(url);
+    const sub = subscribe(client, MessageAppendedDocument, { sessionId: 'm-sub', agentId: 'a1' });
+    await waitUntil(() => app.deps.changes.consumers === 1);
+    expect(await open()).toBe(before + 1);
+    sub.unsubscribe();
+    await client.dispose();
+    const deadline = Date.now() + 2000;
+    while ((await open()) !== before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await open()).toBe(before);
+
+    setFollowerLag('experiences.goal', 1.5);
+    expect((await scrape(base)).value('hindsight_search_follower_lag_seconds', { space: 'experiences.goal' })).toBe(
+      1.5,
+    );
   });
 });

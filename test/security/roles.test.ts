@@ -4,6 +4,7 @@ import { authChecker, rootFieldRoles } from '../../src/auth/auth-checker';
 import { ROLES, type Role } from '../../src/auth/caller';
 import { buildAppSchema, resolvers } from '../../src/schema';
 import { createTestApp, postGraphQL, type TestApp } from '../support/app';
+import { scrape } from '../support/metrics';
 
 describe('roles', () => {
   it('every Query, Mutation and Subscription field declares exactly one role', async () => {
@@ -72,9 +73,7 @@ describe('roles', () => {
     });
 
     it('the fast path enforces roles as Apollo does (same resolvers), counted by /metrics', async () => {
-      const metrics = async () =>
-        ((await (await fetch(url.replace('/graphql', '/metrics'))).json()) as { graphqlFastPath: number })
-          .graphqlFastPath;
+      const metrics = async () => (await scrape(url)).value('hindsight_graphql_fast_path_total');
       const before = await metrics();
       const denied = await postGraphQL(url, { query: '{ apiKeys { id } }' }, KEYS.reader);
       expect(await metrics()).toBe(before + 1);

@@ -12,6 +12,8 @@ const PLANTS: Record<string, string> = {
   OPENAI_BASE_URL: 'http://user:BaseUrlPass-planted-42@127.0.0.1:9/v1',
   API_KEYS: 'apikey-planted-one-1234:admin,apikey-planted-two-5678:reader',
   DB_PASSWORD: 'DbPassword-planted-99',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:OtelPass-planted-9753@127.0.0.1:9',
+  OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20otel-planted-token-1357',
 };
 
 /** Each text that must never be printed: the values, their passwords and keys on their own. */
@@ -22,6 +24,8 @@ const SECRETS = [
   'apikey-planted-one-1234',
   'apikey-planted-two-5678',
   'planted-bad',
+  'OtelPass-planted-9753',
+  'otel-planted-token-1357',
 ];
 
 /** Runs the built server with `env` over the plants until it exits, and returns its exit code and all it printed. */

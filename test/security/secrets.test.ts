@@ -16,6 +16,8 @@ const PUBLIC_TEXT = new Set([
   'METADATA_INDEX_FIELDS',
   // npm run mcp's server: its origin (no userinfo) is named in the relay's errors.
   'HINDSIGHT_URL',
+  // The traces' service.name, shown by the collector.
+  'OTEL_SERVICE_NAME',
 ]);
 
 const MARK = 'Zq9PlantedText';
@@ -69,12 +71,15 @@ describe('secrets never appear in replies or logs', () => {
       OPENAI_BASE_URL: fake.baseURL,
       API_KEYS: 'apikey-planted-one-1234,apikey-planted-two-5678',
       HINDSIGHT_API_KEY: 'hs-planted-mcp-key-2468',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:OtelPass-planted-9753@127.0.0.1:9',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20otel-planted-token-1357',
     };
     planted = plants;
     const config = loadConfig({ ...plants, EMBEDDINGS_PROVIDER: 'openai', EMBEDDING_DIMENSIONS: '8' });
     secrets = [
       ...Object.values(plants).flatMap((value) => value.split(',')),
       'DbPass-planted-4711', // the URI's password on its own
+      'otel-planted-token-1357', // the header's value, decoded
     ];
     const overrides: Partial<Config> = {
       mongodbUri: config.mongodbUri,
