@@ -82,7 +82,12 @@ export class RunService {
         let task = writeId !== null && resumed ? await this.repository.findAppliedAction(id, writeId) : null;
         if (done && !task) throw deletedSince();
         const appendedNow = !task;
-        if (!task) task = await this.append(id, iteration, { action, failing: failingCalls(action) }, writeId);
+        if (!task) {
+          // The tool counts come after the append: a stored tool they would fail on refuses the call before it.
+          if (action.tool_calls.length)
+            await this.tools.checkRecordable(toolExecutions(action, '', id), 'input.toolCalls');
+          task = await this.append(id, iteration, { action, failing: failingCalls(action) }, writeId);
+        }
         const {
           actions: [stored],
           ...document

@@ -755,6 +755,9 @@ export class SessionRepository {
       );
       return result.matchedCount === 1;
     } catch (error) {
+      const session = `session ${JSON.stringify(sessionId)}`;
+      const damage = await storedDamage(this.collection, { _id: sessionId }, { feedbacks: 'list' }, session);
+      if (damage) throw damage;
       translateWriteError(error, 'input');
     }
   }
