@@ -10,7 +10,7 @@ import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
 import type { ToolService } from '../tools/tool.service';
 import type { ActionEnricher } from './run.action-enricher';
-import { compressActions } from './run.compress-actions';
+import { compressActions, unrenderedCall } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { actionsKey, type RunLoaders } from './run.loaders';
 import {
@@ -191,7 +191,7 @@ export class RunService {
     const stored = await this.loaders.runs.actionToolCalls.load(taskId);
     return {
       actions: compressActions(stored?.actions ?? [], minRelevance),
-      damage: damagedActions(taskId, stored?.damage),
+      damage: damagedActions(taskId, stored?.damage ?? unrenderedCall(stored?.actions ?? [])),
     };
   }
 

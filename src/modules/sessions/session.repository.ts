@@ -572,8 +572,16 @@ export class SessionRepository {
     // The keyed append's record (below) takes about 128 bytes more.
     const growth = addedBytes + (writeId === null ? 0 : 128);
     const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
+    // The stored messages that are documents: an item that is not one (damage another tool left) stays where it is,
+    // but neither the ids nor the shape follow it.
+    const documents = {
+      $filter: { input: { $ifNull: [list, []] }, as: 'm', cond: { $eq: [{ $type: '$$m' }, 'object'] } },
+    };
+    const messageIds = { $map: { input: documents, as: 'd', in: '$$d.message_id' } };
     // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
-    const firstId = { $ifNull: [{ $add: [{ $max: `${list}.message_id` }, 1] }, 0] };
+    const firstId = {
+      $ifNull: [{ $add: [{ $max: { $filter: { input: messageIds, as: 'id', cond: { $isNumber: '$$id' } } } }, 1] }, 0],
+    };
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
     const applied: Document = {};
@@ -611,7 +619,10 @@ export class SessionRepository {
                     first: firstId,
                     // Seed 001's shape when the last message has a top-level role.
                     flat: {
-                      $eq: [{ $type: { $getField: { field: 'role', input: { $arrayElemAt: [list, -1] } } } }, 'string'],
+                      $eq: [
+                        { $type: { $getField: { field: 'role', input: { $arrayElemAt: [documents, -1] } } } },
+                        'string',
+                      ],
                     },
                   },
                   in: {
