@@ -1,5 +1,7 @@
+import type { Document } from 'mongodb';
 import { createTestApp, type TestApp } from '../support/app';
 import { databaseFingerprint } from '../support/fingerprint';
+import { PlanPatternRepository } from '../../src/modules/plans/plan.repository';
 
 /** One stored document of the good state, and the damage done to it before the mutation. */
 interface Damage {
@@ -111,20 +113,48 @@ const CASES: Array<[string, Damage, string, string, string | undefined]> = [
     'CONFLICT',
     'feedbacks',
   ],
+  [
+    'learnFromTask: its plan pattern',
+    { collection: 'plan_patterns', filter: {}, set: { usageCount: 'x' } },
+    learn,
+    'CONFLICT',
+    'usageCount',
+  ],
+  ['learnFromTask: a tool of its steps', tool('fetch', { contexts: 'x' }), learn, 'CONFLICT', 'contexts'],
+  [
+    'learnFromTask: an insight it reinforces',
+    { collection: 'agent_insights', filter: {}, set: { evidence: 5 } },
+    learn,
+    'CONFLICT',
+    'evidence',
+  ],
+  [
+    'recordInsight: the insight it reinforces',
+    { collection: 'agent_insights', filter: {}, set: { confidence: 'high' } },
+    'mutation { recordInsight(input: { agentType: EXECUTOR, type: PATTERNS, insight: "Check the date first." }) { insight } }',
+    'CONFLICT',
+    'confidence',
+  ],
 ];
 
 describe('a mutation refused on a damaged document writes nothing, also when it writes several', () => {
   let app: TestApp;
+  // The seeded state, restored before each case (seeding through the API each time would take seconds).
+  const seeded = new Map<string, Document[]>();
   beforeAll(async () => {
     app = await createTestApp();
+    await seed(app);
+    for (const { name } of await app.db.listCollections({}, { nameOnly: true }).toArray()) {
+      seeded.set(name, await app.db.collection(name).find({}).toArray());
+    }
   });
   afterAll(() => app.close());
 
   beforeEach(async () => {
-    for (const { name } of await app.db.listCollections({}, { nameOnly: true }).toArray()) {
+    for (const [name, documents] of seeded) {
       await app.db.collection(name).deleteMany({});
+      if (documents.length) await app.db.collection(name).insertMany(documents);
     }
-    await seed(app);
   });
 
   it.each(CASES)('%s', async (_, damage, mutation, code, storedField) => {
@@ -139,6 +169,28 @@ describe('a mutation refused on a damaged document writes nothing, also when it 
     expect(result.errors?.map((error) => [error.extensions?.code, error.extensions?.storedField])).toEqual([
       [code, storedField],
     ]);
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+  });
+
+  it('a plan pattern damaged after the check (a race) is CONFLICT from the update itself, which writes nothing', async () => {
+    const [pattern] = seeded.get('plan_patterns')!;
+    await app.db.collection('plan_patterns').updateOne({ _id: pattern._id }, { $set: { issues: 'x' } });
+    const before = await databaseFingerprint(app.db);
+    const run = {
+      patternId: pattern.patternId,
+      goalPattern: pattern.goalPattern,
+      steps: pattern.steps,
+      goal: 'g',
+      goalVector: [],
+      model: pattern.embedding_model,
+      success: false,
+      executionTime: 1,
+      issues: ['late'],
+      at: new Date(),
+    };
+    await expect(new PlanPatternRepository(app.db).learnRun(run, new Date())).rejects.toMatchObject({
+      extensions: { code: 'CONFLICT', storedField: 'issues' },
+    });
     expect(await databaseFingerprint(app.db)).toEqual(before);
   });
 });
