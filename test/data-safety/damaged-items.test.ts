@@ -1,4 +1,5 @@
 import { createTestApp, type TestApp } from '../support/app';
+import { SessionRepository } from '../../src/modules/sessions/session.repository';
 
 const NOW = new Date('2025-01-01T00:00:00Z');
 
@@ -98,6 +99,12 @@ describe('a stored list item that is not what it should be', () => {
         message_id: 0,
         message: { role: 'user' },
       });
+    });
+
+    it("the last message id (where a subscription starts) counts only the messages' numeric ids", async () => {
+      await app.db.collection('sessions').deleteMany({});
+      await app.db.collection('sessions').insertOne(session([flat, 5, null, { role: 'user' }, { message_id: 'x' }]));
+      expect(await new SessionRepository(app.db).lastMessageId('s', 'a')).toBe(3);
     });
 
     it('a message id that is no number is not counted', async () => {

@@ -580,7 +580,23 @@ export class SessionRepository {
     const messageIds = { $map: { input: documents, as: 'd', in: '$$d.message_id' } };
     // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
     const firstId = {
-      $ifNull: [{ $add: [{ $max: { $filter: { input: messageIds, as: 'id', cond: { $isNumber: '$$id' } } } }, 1] }, 0],
+      $ifNull: [
+        {
+          $add: [
+            {
+              $max: {
+                $filter: {
+                  input: messageIds,
+                  as: 'id',
+                  cond: { $in: [{ $type: '$$id' }, ['int', 'long', 'double', 'decimal']] },
+                },
+              },
+            },
+            1,
+          ],
+        },
+        0,
+      ],
     };
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
@@ -878,13 +894,21 @@ export class SessionRepository {
     return changes.follow(this.db, SESSIONS_COLLECTION);
   }
 
-  /** The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). */
+  /**
+   * The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). A stored item
+   * without a numeric id (damage) is not counted, as by `appendMessages`.
+   */
   async lastMessageId(sessionId: string, agentId: string): Promise<number> {
     const session = await this.collection.findOne(
       { _id: sessionId },
       { projection: { [`agents.${agentId}.messages.message_id`]: 1 } },
     );
-    const messages = session?.agents?.[agentId]?.messages ?? [];
-    return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
+    const messages: unknown[] = Array.isArray(session?.agents?.[agentId]?.messages)
+      ? session.agents[agentId].messages
+      : [];
+    return messages.reduce<number>((max, message) => {
+      const id = Number((message as { message_id?: unknown } | null)?.message_id);
+      return Number.isFinite(id) ? Math.max(max, id) : max;
+    }, -1);
   }
 }
