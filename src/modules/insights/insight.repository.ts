@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import { isDuplicateKeyError } from '../../errors';
+import { isDuplicateKeyError, type ConflictError } from '../../errors';
+import { storedDamage, type StoredKind } from '../shared/stored-damage';
 import { markApplied, notApplied } from '../shared/idempotency';
 import {
   AGENT_INSIGHTS_COLLECTION,
@@ -97,6 +98,9 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
   ];
 }
 
+/** The stored fields a report's update pipeline builds on. */
+const REPORTED_FIELDS: Record<string, StoredKind> = { confidence: 'number', evidence: 'list', evidenceCount: 'number' };
+
 /** The only code touching `agent_insights`. */
 export class AgentInsightRepository {
   private readonly collection: Collection<AgentInsightDocument>;
@@ -116,10 +120,19 @@ export class AgentInsightRepository {
         });
         return updated!;
       } catch (error) {
+        if (!isDuplicateKeyError(error)) throw (await this.reportDamage([id])) ?? error;
         // Lost the insert race to a concurrent first report of the same insight: the retry updates its document.
-        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+        if (attempt === UPSERT_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** Why a report on one of these insights would fail: a stored field it builds on is damaged (CONFLICT); else null. */
+  reportDamage(insightIds: readonly string[]): Promise<ConflictError | null> {
+    return storedDamage(this.collection, { insightId: { $in: [...insightIds] } }, REPORTED_FIELDS, {
+      key: 'insightId',
+      name: (id) => `insight ${JSON.stringify(id)}`,
+    });
   }
 
   /** Reinforces (valid) or weakens (not valid) an insight and stamps lastValidated; null when it does not exist. */

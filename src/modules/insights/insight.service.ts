@@ -3,7 +3,13 @@ import type { Db } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import { Idempotency } from '../shared/idempotency';
 import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
-import { AgentInsightRepository, INITIAL_CONFIDENCE, insightKey, type InsightReport } from './insight.repository';
+import {
+  AgentInsightRepository,
+  INITIAL_CONFIDENCE,
+  insightId,
+  insightKey,
+  type InsightReport,
+} from './insight.repository';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
 import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
 
@@ -66,6 +72,14 @@ export class InsightService {
    * Stores the insights of one task (already checked; repeated texts count once), each with the task as evidence.
    * Returns how many distinct insights were stored.
    */
+  /** Refuses (CONFLICT naming the stored field) when an insight `recordFromTask` would reinforce is damaged. */
+  async checkReportable(agentType: AgentType, type: InsightType, texts: readonly string[]): Promise<void> {
+    const damage = await this.repository.reportDamage(
+      texts.map((text) => insightId(agentType, type, insightKey(text))),
+    );
+    if (damage) throw damage;
+  }
+
   async recordFromTask(
     agentType: AgentType,
     type: InsightType,

@@ -1,6 +1,7 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
-import { isDuplicateKeyError } from '../../errors';
+import { isDuplicateKeyError, type ConflictError } from '../../errors';
+import { storedDamage, type StoredKind } from '../shared/stored-damage';
 import type { SortKey } from '../shared/connection';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
@@ -11,6 +12,14 @@ import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type PlanStepDocume
 export const MAX_ISSUE_ENTRIES = 50;
 export const COMMON_ISSUES_LIMIT = 10;
 const UPSERT_ATTEMPTS = 3;
+/** The stored fields `learnedRunPipeline` builds on. */
+const LEARNED_FIELDS: Record<string, StoredKind> = {
+  usageCount: 'number',
+  successCount: 'number',
+  failureCount: 'number',
+  totalExecutionTime: 'number',
+  issues: 'list',
+};
 
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
 
@@ -109,10 +118,16 @@ export class PlanPatternRepository {
         );
         return { document: result.value!, created: !result.lastErrorObject?.updatedExisting };
       } catch (error) {
+        if (!isDuplicateKeyError(error)) throw (await this.learnDamage(run.patternId)) ?? error;
         // Lost the insert race to a concurrent first run of the same pattern: the retry updates its document.
-        if (!isDuplicateKeyError(error) || attempt === UPSERT_ATTEMPTS) throw error;
+        if (attempt === UPSERT_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** Why `learnRun` on the pattern would fail: a stored field it builds on is damaged (CONFLICT); else null. */
+  learnDamage(patternId: string): Promise<ConflictError | null> {
+    return storedDamage(this.collection, { patternId }, LEARNED_FIELDS, `plan pattern ${JSON.stringify(patternId)}`);
   }
 
   /** Patterns by id, without vectors, in no particular order. */

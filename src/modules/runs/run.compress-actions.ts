@@ -1,4 +1,5 @@
 import { storedObjects } from '../shared/stored-values';
+import { ToolOutcome } from '../tasks/task.document';
 
 /**
  * Seed 004's `compress_actions`: the `attempts` of a run, derived from its stored actions on every read (never
@@ -14,8 +15,33 @@ export interface CompressibleCall {
   relevance?: string | null;
 }
 
+/** A stored action as compression reads it: anything may be stored (src/modules/shared/stored-values.ts). */
 export interface CompressibleAction {
-  tool_calls?: CompressibleCall[] | null;
+  iteration?: unknown;
+  tool_calls?: unknown;
+}
+
+const OUTCOMES: readonly unknown[] = Object.values(ToolOutcome);
+
+/**
+ * Where the first stored tool call compression cannot render is, as the `actions` field reports it (run.type.ts):
+ * `actions.<iteration>.tool_calls` when the calls are no list or one is no document, `….tool_calls.<index>.name` or
+ * `.outcome` when a call has no name or outcome it could show; null when every call renders.
+ */
+export function unrenderedCall(actions: readonly CompressibleAction[]): string | null {
+  for (const action of storedObjects<CompressibleAction>(actions)) {
+    if (action.tool_calls == null) continue;
+    const at = `actions.${typeof action.iteration === 'number' ? action.iteration : 0}.tool_calls`;
+    const calls = storedObjects<CompressibleCall>(action.tool_calls);
+    if (!Array.isArray(action.tool_calls) || calls.length !== action.tool_calls.length) return at;
+    const index = calls.findIndex((call) => !renders(call));
+    if (index >= 0) return `${at}.${index}.${typeof calls[index].name === 'string' ? 'outcome' : 'name'}`;
+  }
+  return null;
+}
+
+function renders(call: CompressibleCall): boolean {
+  return typeof call.name === 'string' && OUTCOMES.includes(call.outcome);
 }
 
 /** A rendered argument value longer than this is cut (and ends in `…`). */
@@ -72,10 +98,9 @@ export function compressActions(
   minRelevance: 'high' | 'medium' | 'low' = 'medium',
 ): string[] {
   const attempts: string[] = [];
-  // Stored actions may hold anything (src/modules/shared/stored-values.ts): what is not a call is skipped here, and
-  // the `actions` field reports it.
+  // Stored actions may hold anything: what cannot be shown is skipped here, and `unrenderedCall` reports it.
   for (const action of storedObjects<CompressibleAction>(actions)) {
-    for (const call of storedObjects<CompressibleCall>(action.tool_calls)) {
+    for (const call of storedObjects<CompressibleCall>(action.tool_calls).filter(renders)) {
       const insights = typeof call.insights === 'string' ? call.insights.trim() : '';
       if (!insights) attempts.push(toolCallLine(call));
       else if (relevanceAtLeast(call.relevance, minRelevance)) attempts.push(insights);

@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
 import type { ActionDocument } from '../tasks/task.document';
-import type { CompressionView, StoredActions, TaskRepository } from '../tasks/task.repository';
+import type { CompressionAction, StoredActions, TaskRepository } from '../tasks/task.repository';
 
 export interface RunLoaders {
   /**
@@ -10,7 +10,7 @@ export interface RunLoaders {
    */
   actionsPage: DataLoader<string, StoredActions<ActionDocument> | null, string>;
   /** The tool calls of a task's actions (what `attempts` reads), by taskId; null for an unknown task. */
-  actionToolCalls: DataLoader<string, StoredActions<{ tool_calls: CompressionView[] }> | null, string>;
+  actionToolCalls: DataLoader<string, StoredActions<CompressionAction> | null, string>;
 }
 
 /** The cache key of a page of actions. */

@@ -10,7 +10,7 @@ import { taskGoalPattern, toTask, type TaskStatus } from '../tasks/task.type';
 import { MAX_ID_LENGTH, requiredText } from '../tasks/task.validation';
 import type { ToolService } from '../tools/tool.service';
 import type { ActionEnricher } from './run.action-enricher';
-import { compressActions } from './run.compress-actions';
+import { compressActions, unrenderedCall } from './run.compress-actions';
 import type { RecordActionInput } from './run.input';
 import { actionsKey, type RunLoaders } from './run.loaders';
 import {
@@ -82,7 +82,12 @@ export class RunService {
         let task = writeId !== null && resumed ? await this.repository.findAppliedAction(id, writeId) : null;
         if (done && !task) throw deletedSince();
         const appendedNow = !task;
-        if (!task) task = await this.append(id, iteration, { action, failing: failingCalls(action) }, writeId);
+        if (!task) {
+          // The tool counts come after the append: a stored tool they would fail on refuses the call before it.
+          if (action.tool_calls.length)
+            await this.tools.checkRecordable(toolExecutions(action, '', id), 'input.toolCalls');
+          task = await this.append(id, iteration, { action, failing: failingCalls(action) }, writeId);
+        }
         const {
           actions: [stored],
           ...document
@@ -186,7 +191,7 @@ export class RunService {
     const stored = await this.loaders.runs.actionToolCalls.load(taskId);
     return {
       actions: compressActions(stored?.actions ?? [], minRelevance),
-      damage: damagedActions(taskId, stored?.damage),
+      damage: damagedActions(taskId, stored?.damage ?? unrenderedCall(stored?.actions ?? [])),
     };
   }
 

@@ -578,8 +578,32 @@ export class SessionRepository {
     // The keyed append's record (below) takes about 128 bytes more.
     const growth = addedBytes + (writeId === null ? 0 : 128);
     const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
+    // The stored messages that are documents: an item that is not one (damage another tool left) stays where it is,
+    // but neither the ids nor the shape follow it.
+    const documents = {
+      $filter: { input: { $ifNull: [list, []] }, as: 'm', cond: { $eq: [{ $type: '$$m' }, 'object'] } },
+    };
+    const messageIds = { $map: { input: documents, as: 'd', in: '$$d.message_id' } };
     // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
-    const firstId = { $ifNull: [{ $add: [{ $max: `${list}.message_id` }, 1] }, 0] };
+    const firstId = {
+      $ifNull: [
+        {
+          $add: [
+            {
+              $max: {
+                $filter: {
+                  input: messageIds,
+                  as: 'id',
+                  cond: { $in: [{ $type: '$$id' }, ['int', 'long', 'double', 'decimal']] },
+                },
+              },
+            },
+            1,
+          ],
+        },
+        0,
+      ],
+    };
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
     const applied: Document = {};
@@ -617,7 +641,10 @@ export class SessionRepository {
                     first: firstId,
                     // Seed 001's shape when the last message has a top-level role.
                     flat: {
-                      $eq: [{ $type: { $getField: { field: 'role', input: { $arrayElemAt: [list, -1] } } } }, 'string'],
+                      $eq: [
+                        { $type: { $getField: { field: 'role', input: { $arrayElemAt: [documents, -1] } } } },
+                        'string',
+                      ],
                     },
                   },
                   in: {
@@ -765,6 +792,9 @@ export class SessionRepository {
       );
       return updated && (updated as unknown as { count: number }).count - 1;
     } catch (error) {
+      const session = `session ${JSON.stringify(sessionId)}`;
+      const damage = await storedDamage(this.collection, { _id: sessionId }, { feedbacks: 'list' }, session);
+      if (damage) throw damage;
       translateWriteError(error, 'input');
     }
   }
@@ -885,19 +915,28 @@ export class SessionRepository {
         { _id: sessionId },
         { projection: { [`${path}.updated_at`]: 1, [`${path}.messages`]: { $slice: -count } } },
       );
-      const messages: MessageDocument[] = session?.agents?.[agentId]?.messages ?? [];
-      if (messages.length < count || Number(messages[0].message_id) <= afterId)
-        return messages.filter((message) => Number(message.message_id) > afterId);
+      const stored: unknown = session?.agents?.[agentId]?.messages;
+      const messages: MessageDocument[] = Array.isArray(stored) ? stored : [];
+      if (messages.length < count || Number(messages[0]?.message_id) <= afterId)
+        return messages.filter((message) => Number(message?.message_id) > afterId);
     }
   }
 
-  /** The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). */
+  /**
+   * The agent's highest message id; -1 without messages (ids count from 0 in the Strands SDK's shape). A stored item
+   * without a numeric id (damage) is not counted, as by `appendMessages`.
+   */
   async lastMessageId(sessionId: string, agentId: string): Promise<number> {
     const session = await this.collection.findOne(
       { _id: sessionId },
       { projection: { [`agents.${agentId}.messages.message_id`]: 1 } },
     );
-    const messages = session?.agents?.[agentId]?.messages ?? [];
-    return messages.reduce((max, message) => Math.max(max, Number(message.message_id)), -1);
+    const messages: unknown[] = Array.isArray(session?.agents?.[agentId]?.messages)
+      ? session.agents[agentId].messages
+      : [];
+    return messages.reduce<number>((max, message) => {
+      const id = Number((message as { message_id?: unknown } | null)?.message_id);
+      return Number.isFinite(id) ? Math.max(max, id) : max;
+    }, -1);
   }
 }

@@ -61,6 +61,21 @@ export function stepExecutions(
   return executions;
 }
 
+/** The tool executions a run's plan steps count as, in the task's context (else the plan's goal pattern). */
+function runExecutions(
+  task: TaskDocument,
+  plan: RunPlan,
+  outcome: TaskOutcome,
+  stepsCompleted: number,
+): ToolExecution[] {
+  return stepExecutions(plan.steps, outcome, stepsCompleted, task.context ?? plan.goalPattern, task.taskId);
+}
+
+/** Where a run's insights go: patterns from a completed run, warnings from a failed one. */
+function insightTypeOf(outcome: TaskOutcome): InsightType {
+  return outcome === TaskOutcome.COMPLETED ? InsightType.PATTERNS : InsightType.WARNINGS;
+}
+
 /** The issues a failed run adds to its plan pattern: the step it stopped at, and its insights. */
 export function runIssues(
   steps: readonly PlanStepDocument[],
@@ -108,6 +123,7 @@ export class LearningService {
     const insights = input.insights.map((text, i) => checkInsightText(text, `input.insights.${i}`));
     const planId = input.planId?.trim() || null;
 
+    await this.checkStored(taskId, planId, input, metrics.stepsCompleted, insights);
     const claimId = randomUUID();
     const now = new Date();
     const status = input.status === TaskOutcome.COMPLETED ? TaskStatus.COMPLETED : TaskStatus.FAILED;
@@ -128,8 +144,7 @@ export class LearningService {
       await this.tasks.markLearned(taskId, claimId, 'pattern');
     }
     if (input.countToolExecutions && plan.steps.length && !done.tools) {
-      const context = task.context ?? plan.goalPattern;
-      const executions = stepExecutions(plan.steps, input.status, metrics.stepsCompleted, context, taskId);
+      const executions = runExecutions(task, plan, input.status, metrics.stepsCompleted);
       // Counted under the task's write id, so a call taking over after a crash before markLearned counts it once.
       await this.tools.recordExecutions(executions, 'input', `learnFromTask:${String(task._id)}`);
       await this.tasks.markLearned(taskId, claimId, 'tools');
@@ -139,7 +154,7 @@ export class LearningService {
       // Reports are idempotent per task (evidence is keyed by taskId), so a resumed call may simply repeat them.
       insightsStored = await this.insights.recordFromTask(
         task.agentType ?? AgentType.EXECUTOR,
-        input.status === TaskOutcome.COMPLETED ? InsightType.PATTERNS : InsightType.WARNINGS,
+        insightTypeOf(input.status),
         insights,
         { taskId, description: `${input.status} run: ${task.goal}` },
       );
@@ -148,6 +163,32 @@ export class LearningService {
     await this.tasks.finishLearning(taskId, claimId, result, new Date());
     if (plan.patternId) this.loaders.plans.planPatternById.clear(plan.patternId);
     return { success: true, ...result, alreadyLearned: false, taskId };
+  }
+
+  /**
+   * Refuses (CONFLICT naming the stored field) before the claim when a stored document the learning would update is
+   * damaged — its plan pattern, the tools its steps count in, the insights it reinforces — since the claim and each
+   * part are separate writes, and a part failing after the others would leave them written.
+   */
+  private async checkStored(
+    taskId: string,
+    planId: string | null,
+    input: LearnFromTaskInput,
+    stepsCompleted: number,
+    insights: string[],
+  ): Promise<void> {
+    const task = await this.loaders.tasks.taskById.load(taskId);
+    // Unknown, or learned before: the claim answers without writing.
+    if (!task || task.learning?.state === 'learned') return;
+    const plan = await this.runPlan(task, planId);
+    const damage = plan.patternId ? await this.plans.learnDamage(plan.patternId) : null;
+    if (damage) throw damage;
+    if (input.countToolExecutions && plan.steps.length) {
+      await this.tools.checkRecordable(runExecutions(task, plan, input.status, stepsCompleted), 'input');
+    }
+    if (insights.length) {
+      await this.insights.checkReportable(task.agentType ?? AgentType.EXECUTOR, insightTypeOf(input.status), insights);
+    }
   }
 
   /** The answer when the claim failed: unknown task, learned before (its first answer), or being learned now. */

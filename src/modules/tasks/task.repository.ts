@@ -98,6 +98,12 @@ export interface StoredActions<T> {
 /** The tool calls of a task's actions, as `attempts` reads them (no results or reasoning). */
 export type CompressionView = Pick<ToolCallDocument, 'name' | 'args' | 'outcome' | 'insights' | 'relevance'>;
 
+/** An action as `attempts` reads it: its iteration and calls as stored (see `toolCalls`), each a `CompressionView` when it is a document. */
+export interface CompressionAction {
+  iteration?: unknown;
+  tool_calls?: unknown;
+}
+
 /** The enrichment of one action: the fields to fill, by tool-call index. */
 export interface ActionEnrichment {
   synthesis?: string;
@@ -455,12 +461,13 @@ export class TaskRepository {
       .toArray();
   }
 
-  /** The tool calls of each task's actions in iteration order, reduced to what compression reads. One aggregation. */
-  toolCalls(
-    taskIds: readonly string[],
-  ): Promise<Array<{ taskId: string } & StoredActions<{ tool_calls: CompressionView[] }>>> {
+  /**
+   * The tool calls of each task's actions in iteration order, each call reduced to what compression reads (a damaged
+   * one kept as stored). One aggregation.
+   */
+  toolCalls(taskIds: readonly string[]): Promise<Array<{ taskId: string } & StoredActions<CompressionAction>>> {
     return this.collection
-      .aggregate<{ taskId: string } & StoredActions<{ tool_calls: CompressionView[] }>>([
+      .aggregate<{ taskId: string } & StoredActions<CompressionAction>>([
         { $match: { taskId: { $in: [...taskIds] } } },
         {
           $project: {
@@ -472,18 +479,32 @@ export class TaskRepository {
                 input: SORTED_ACTIONS,
                 as: 'a',
                 in: {
+                  iteration: '$$a.iteration',
+                  // What is no list, or no document in the list, is kept as stored: the damage `attempts` reports.
                   tool_calls: {
-                    $map: {
-                      input: storedList('$$a.tool_calls'),
-                      as: 'c',
-                      in: {
-                        name: '$$c.name',
-                        args: '$$c.args',
-                        outcome: '$$c.outcome',
-                        insights: '$$c.insights',
-                        relevance: '$$c.relevance',
+                    $cond: [
+                      { $isArray: '$$a.tool_calls' },
+                      {
+                        $map: {
+                          input: '$$a.tool_calls',
+                          as: 'c',
+                          in: {
+                            $cond: [
+                              { $eq: [{ $type: '$$c' }, 'object'] },
+                              {
+                                name: '$$c.name',
+                                args: '$$c.args',
+                                outcome: '$$c.outcome',
+                                insights: '$$c.insights',
+                                relevance: '$$c.relevance',
+                              },
+                              '$$c',
+                            ],
+                          },
+                        },
                       },
-                    },
+                      '$$a.tool_calls',
+                    ],
                   },
                 },
               },

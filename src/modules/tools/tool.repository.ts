@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
-import { isDuplicateKeyError } from '../../errors';
+import { isDuplicateKeyError, type ConflictError } from '../../errors';
 import { markApplied, notApplied, unmarkApplied } from '../shared/idempotency';
 import { storedDamage, type StoredKind } from '../shared/stored-damage';
 import { negatedDelta, toolUpdatePipeline, type ToolDelta } from './tool.aggregation';
@@ -47,13 +47,7 @@ export class ToolPerformanceRepository {
         );
         return updated!;
       } catch (error) {
-        if (!isDuplicateKeyError(error)) {
-          const { toolName } = delta;
-          throw (
-            (await storedDamage(this.collection, { toolName }, UPDATED_FIELDS, `tool ${JSON.stringify(toolName)}`)) ??
-            error
-          );
-        }
+        if (!isDuplicateKeyError(error)) throw (await this.damage([delta.toolName])) ?? error;
         // The tool exists but the filter missed it: the write was applied before (a retry), so nothing is added.
         if (writeId !== null) {
           const applied = await this.collection.findOne({ toolName: delta.toolName, appliedWrites: writeId });
@@ -77,6 +71,14 @@ export class ToolPerformanceRepository {
       pipeline,
     );
     await this.collection.deleteOne({ toolName: delta.toolName, totalExecutions: { $lte: 0 } });
+  }
+
+  /** Why an update of one of these tools would fail: a stored field it builds on is damaged (CONFLICT); else null. */
+  damage(toolNames: readonly string[]): Promise<ConflictError | null> {
+    return storedDamage(this.collection, { toolName: { $in: [...toolNames] } }, UPDATED_FIELDS, {
+      key: 'toolName',
+      name: (toolName) => `tool ${JSON.stringify(toolName)}`,
+    });
   }
 
   /** The documents of the named tools (those that exist), in any order: one read. */

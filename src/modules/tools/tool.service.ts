@@ -179,8 +179,8 @@ export class ToolService {
    * give exact totals), so reading a tool's performance is one indexed read. `field` is the input's path for error
    * messages. Returns the updated documents, one per distinct tool in first-seen order.
    *
-   * All or nothing: every execution is checked before any update, and when one tool's update fails the tools already
-   * counted are counted back (their counts exactly; `lastUpdated` keeps the undone write's time).
+   * All or nothing: every execution, and every stored tool document an update builds on, is checked before any update,
+   * and when one tool's update still fails the tools already counted are counted back (their counts exactly; `lastUpdated` keeps the undone write's time).
    *
    * With a `writeId` (a keyed or otherwise identified write), a tool that already counted this write is not counted
    * again (see `markApplied`), so repeating the call, also after a crash part way, counts every tool once.
@@ -191,6 +191,9 @@ export class ToolService {
     writeId: string | null = null,
   ): Promise<ToolPerformanceDocument[]> {
     const deltas = summarizeExecutions(checkExecutions(executions, field));
+    // One tool's update is atomic; with several, a damaged one found first spares the others an undo (which would
+    // leave their lastUpdated changed).
+    if (deltas.length > 1) await this.checkWritable(deltas.map((delta) => delta.toolName));
     const now = new Date();
     const results = await Promise.allSettled(deltas.map((delta) => this.repository.apply(delta, now, writeId)));
     const failure = results.find((result) => result.status === 'rejected');
@@ -203,6 +206,19 @@ export class ToolService {
       throw failure.reason;
     }
     return results.map((result) => (result as PromiseFulfilledResult<ToolPerformanceDocument>).value);
+  }
+
+  /**
+   * Checks executions as `recordExecutions` would, and that every stored tool they count in can take the update
+   * (else CONFLICT naming the stored field), without writing: for a caller that writes something else first.
+   */
+  async checkRecordable(executions: readonly ToolExecution[], field: string): Promise<void> {
+    await this.checkWritable(summarizeExecutions(checkExecutions(executions, field)).map((delta) => delta.toolName));
+  }
+
+  private async checkWritable(toolNames: string[]): Promise<void> {
+    const damage = await this.repository.damage(toolNames);
+    if (damage) throw damage;
   }
 
   /**
