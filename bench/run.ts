@@ -28,6 +28,7 @@ import { USAGE, parseOptions, type BenchOptions, type Target } from './options';
 import { ROOT, startBaseline, startEngine, startServer, type Child } from './processes';
 import { describeMachine, loadAverage, markdownTable, tableRows, type Machine, type OperationResult } from './report';
 import { seedDatabase, writeBehindTheServer, type SeedManifest, type SeedSizes, type WrittenBehind } from './seed';
+import { measureFollowing, type FollowFigures } from './follow';
 import { measureSubscriptions, type SubscriptionFigures } from './subscriptions';
 import { measureVectors, type VectorFigures } from './vector';
 
@@ -75,6 +76,8 @@ interface Results {
   batching: BatchingFigures[] | null;
   /** Event latency of graphql-ws subscriptions (bench/subscriptions.ts). */
   subscriptions: SubscriptionFigures | null;
+  /** Lag of live search following between two servers on one engine (bench/follow.ts). */
+  follow: FollowFigures | null;
   notes: string[];
   totalSeconds: number;
 }
@@ -341,6 +344,7 @@ async function main(): Promise<void> {
     vector: null,
     batching: null,
     subscriptions: null,
+    follow: null,
     notes: [],
     totalSeconds: 0,
   };
@@ -411,6 +415,8 @@ async function main(): Promise<void> {
     results.batching = await measureBatchingRatio();
     log('subscriptions: event latency, 100 subscribers, appendMessage at 500/s');
     results.subscriptions = await measureSubscriptions(log);
+    log('follow: search lag between two servers on one engine, experiences recorded at 200/s');
+    results.follow = await measureFollowing(log);
   } finally {
     if (options.keep) log(`kept ${root}`);
     else await rm(root, { recursive: true, force: true });

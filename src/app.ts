@@ -109,6 +109,9 @@ export function createAppDeps(
     logger,
     persistDir: path.join(config.dataDir, 'search'),
     model: `${embeddings.id}/${embeddings.model}/${embeddings.dimensions}`,
+    // Spaces follow the collections' change streams (or poll without them), so every process sees every write.
+    changes,
+    pollMs: config.searchPollMs,
   });
   search.defineSpace(...SEARCH_SPACES);
   // One preparation per tenant, shared by its concurrent first requests; a failed one is retried by the next request.

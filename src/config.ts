@@ -33,6 +33,7 @@ export interface Config {
   enrichActions: boolean;
   chatModel: string;
   vectorSearch: VectorSearchMode;
+  searchPollMs: number;
   metadataIndexFields: string[];
   apiKeys: string[];
   allowAnonymous: boolean;
@@ -343,6 +344,15 @@ export const VARIABLES = [
     defaultText: 'memory',
     expected: 'one of memory, atlas',
     parse: (raw) => (present(raw) ? oneOf('VECTOR_SEARCH', raw, ['memory', 'atlas'] as const) : 'memory'),
+  }),
+  define({
+    name: 'SEARCH_POLL_MS',
+    key: 'searchPollMs',
+    description:
+      'Where the database has no change streams (a standalone mongod): how often the in-process search index compares each collection with MongoDB to see other processes’ writes; 0: never.',
+    defaultText: '10000',
+    expected: 'an integer from 0 to 86400000',
+    parse: (raw) => integer(0, 86_400_000, 10_000)('SEARCH_POLL_MS', raw),
   }),
   define({
     name: 'METADATA_INDEX_FIELDS',

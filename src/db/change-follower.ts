@@ -1,4 +1,4 @@
-import type { ChangeStream, Collection, Db, Document, ResumeToken } from 'mongodb';
+import type { ChangeStream, Collection, Db, Document, ResumeToken, Timestamp } from 'mongodb';
 import type { Logger } from '../logger';
 
 /** Where events come from: the database's change streams, or (a standalone mongod) this process's own writes. */
@@ -10,6 +10,15 @@ const NO_CHANGE_STREAMS = 40573;
 /** How long a failed stream waits before it is opened again from its resume token. */
 const REOPEN_DELAY_MS = 200;
 
+/**
+ * Errors after which the stream cannot resume from its token (ChangeStreamHistoryLost, InvalidResumeToken,
+ * ChangeStreamFatalError): it is opened from now, and consumers are told that they missed events.
+ */
+const POSITION_LOST = new Set([286, 260, 280]);
+
+/** Events after which a collection is not the one consumers knew: they are told that they missed events. */
+const COLLECTION_GONE = new Set(['drop', 'rename', 'dropDatabase', 'invalidate']);
+
 /** One change of one document, shared by every consumer of its collection's stream. */
 export interface ChangeEvent {
   operationType: string;
@@ -20,6 +29,24 @@ export interface ChangeEvent {
    * `fullDocument`); null once it is deleted.
    */
   document<T extends Document = Document>(): Promise<T | null>;
+  /** The stream's resume token after this event (absent for a local write): a position to resume after. */
+  position?: ResumeToken;
+  /** When the database applied the write (the event's wallTime or clusterTime; absent for a local write). */
+  at?: Date;
+}
+
+/** What a consumer of a feed may also be told. */
+export interface FollowOptions {
+  /**
+   * Events were missed: the stream's position was lost (history no longer kept, a token from another deployment) or
+   * the collection was dropped or renamed. Consumers that keep state built from the collection compare it again.
+   */
+  onLost?: () => void;
+  /**
+   * A consumer inside the server (live search) rather than a client's subscription: it is left out of `consumers` and
+   * `openStreams`, which count what subscribers hold open.
+   */
+  internal?: boolean;
 }
 
 /** A consumer's view of a collection's events: an async iterator whose `return()` leaves at once. */
@@ -36,6 +63,8 @@ export interface ChangeFeed extends AsyncIterableIterator<ChangeEvent> {
 export class ChangeFollower {
   private readonly streams = new Map<string, FollowedCollection>();
   private detected: ChangeSource | undefined;
+  /** Set by `close` (server shutdown): consumers that poll stop. */
+  closed = false;
 
   constructor(
     private readonly defaultDb: Db,
@@ -43,7 +72,7 @@ export class ChangeFollower {
   ) {}
 
   /** Events of `collection` in `db` from now on, until the feed's `return()`. Resolves once the stream is open. */
-  async follow(db: Db, collection: string): Promise<ChangeFeed> {
+  async follow(db: Db, collection: string, options: FollowOptions = {}): Promise<ChangeFeed> {
     const key = `${db.databaseName}.${collection}`;
     let followed = this.streams.get(key);
     if (!followed) {
@@ -57,7 +86,7 @@ export class ChangeFollower {
       );
       this.streams.set(key, followed);
     }
-    return followed.add(this.detected === 'LOCAL_WRITES');
+    return followed.add(this.detected === 'LOCAL_WRITES', options);
   }
 
   /** Whether writes to the collection must be reported through `localWrite`: no change streams, and someone follows. */
@@ -96,27 +125,31 @@ export class ChangeFollower {
     return [...this.streams.values()].reduce((sum, followed) => sum + followed.consumerCount, 0);
   }
 
-  /** Open change streams (one per followed collection), for tests and metrics. */
+  /** Open change streams (one per followed collection) that subscriptions read, for tests and metrics. */
   get openStreams(): number {
-    return [...this.streams.values()].filter((followed) => followed.streaming).length;
+    return [...this.streams.values()].filter((followed) => followed.streaming && followed.consumerCount > 0).length;
   }
 
   /** Ends every feed and closes every stream (server shutdown). */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.streams.values()].map((followed) => followed.close()));
     this.streams.clear();
   }
 
   private detect(source: ChangeSource): ChangeSource {
     if (source === 'LOCAL_WRITES' && this.detected !== 'LOCAL_WRITES')
-      this.logger.warn('subscriptions: the database has no change streams; only this process’s writes are followed');
+      this.logger.warn('the database has no change streams: subscriptions see only this process’s writes');
     return (this.detected ??= source);
   }
 }
 
 interface RawEvent {
+  _id?: ResumeToken;
   operationType: string;
   documentKey?: { _id: unknown };
+  wallTime?: Date;
+  clusterTime?: Timestamp;
 }
 
 /** One collection's stream and its consumers. */
@@ -136,15 +169,15 @@ class FollowedCollection {
   ) {}
 
   get consumerCount(): number {
-    return [...this.consumers].filter((consumer) => consumer.reading).length;
+    return [...this.consumers].filter((consumer) => consumer.reading && !consumer.internal).length;
   }
 
   get streaming(): boolean {
     return this.stream !== null;
   }
 
-  async add(localOnly: boolean): Promise<ChangeFeed> {
-    const consumer = new Consumer(() => this.remove(consumer));
+  async add(localOnly: boolean, options: FollowOptions): Promise<ChangeFeed> {
+    const consumer: Consumer = new Consumer(() => this.remove(consumer), options);
     this.consumers.add(consumer);
     if (!localOnly) {
       this.opened ??= new Promise<void>((resolve) => {
@@ -155,12 +188,15 @@ class FollowedCollection {
     return consumer;
   }
 
-  dispatch(raw: RawEvent): void {
+  dispatch(raw: RawEvent, position?: ResumeToken): void {
     let read: Promise<Document | null> | undefined;
     const id = raw.documentKey?._id;
+    const at = raw.wallTime ?? (raw.clusterTime ? new Date(raw.clusterTime.t * 1000) : undefined);
     const event: ChangeEvent = {
       operationType: raw.operationType,
       id,
+      ...(position ? { position } : {}),
+      ...(at ? { at } : {}),
       document: <T extends Document>() => {
         read ??= raw.operationType === 'delete' ? Promise.resolve(null) : this.collection.findOne({ _id: id as never });
         return read as Promise<T | null>;
@@ -172,10 +208,10 @@ class FollowedCollection {
   /** Reads the stream until the last consumer leaves, reopening it from its token after an error. */
   private async run(opened: () => void): Promise<void> {
     while (!this.closed) {
-      const stream = this.collection.watch<Document, RawEvent>([{ $project: { operationType: 1, documentKey: 1 } }], {
-        ...(this.token ? { resumeAfter: this.token } : {}),
-        maxAwaitTimeMS: 500,
-      });
+      const stream = this.collection.watch<Document, RawEvent>(
+        [{ $project: { operationType: 1, documentKey: 1, wallTime: 1, clusterTime: 1 } }],
+        { ...(this.token ? { resumeAfter: this.token } : {}), maxAwaitTimeMS: 500 },
+      );
       this.stream = stream;
       try {
         for (;;) {
@@ -183,7 +219,12 @@ class FollowedCollection {
           opened();
           if (this.closed) break;
           this.token = stream.resumeToken ?? this.token;
-          if (raw?.documentKey) this.dispatch(raw);
+          if (raw?.documentKey) this.dispatch(raw, this.token);
+          else if (raw && COLLECTION_GONE.has(raw.operationType)) {
+            // An invalidated stream cannot be resumed after its token: it is opened again from now.
+            if (raw.operationType === 'invalidate') this.token = undefined;
+            this.lost();
+          }
         }
       } catch (error) {
         if (this.closed) break;
@@ -192,10 +233,17 @@ class FollowedCollection {
           opened();
           break;
         }
-        this.logger.warn('subscriptions: change stream failed; reopening from its resume token', {
-          collection: this.collection.collectionName,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        const lost = POSITION_LOST.has(errorCode(error) ?? 0);
+        this.logger.warn(
+          lost
+            ? 'change stream cannot resume from its position; reopening from now'
+            : 'change stream failed; reopening from its resume token',
+          { collection: this.collection.collectionName, error: error instanceof Error ? error.message : String(error) },
+        );
+        if (lost) {
+          this.token = undefined;
+          this.lost();
+        }
         await new Promise((resolve) => setTimeout(resolve, REOPEN_DELAY_MS));
       } finally {
         await stream.close().catch(() => undefined);
@@ -204,9 +252,14 @@ class FollowedCollection {
     this.stream = null;
   }
 
-  private remove(consumer: Consumer): void {
+  private lost(): void {
+    for (const consumer of this.consumers) consumer.onLost?.();
+  }
+
+  /** Resolves once the stream is closed when `consumer` was its last. */
+  private async remove(consumer: Consumer): Promise<void> {
     this.consumers.delete(consumer);
-    if (this.consumers.size === 0) void this.close();
+    if (this.consumers.size === 0) await this.close();
   }
 
   async close(): Promise<void> {
@@ -228,7 +281,16 @@ class Consumer implements ChangeFeed {
   /** Whether `next()` was called: its consumer has set up. */
   reading = false;
 
-  constructor(private readonly leave: () => void) {}
+  readonly onLost?: () => void;
+  readonly internal: boolean;
+
+  constructor(
+    private readonly leave: () => Promise<void>,
+    options: FollowOptions,
+  ) {
+    this.onLost = options.onLost;
+    this.internal = options.internal ?? false;
+  }
 
   push(event: ChangeEvent): void {
     if (this.done) return;
@@ -254,12 +316,13 @@ class Consumer implements ChangeFeed {
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  return(): Promise<IteratorResult<ChangeEvent>> {
+  /** Leaves the stream; resolves once it is closed, when this was its last consumer. */
+  async return(): Promise<IteratorResult<ChangeEvent>> {
     if (!this.done) {
       this.end();
-      this.leave();
+      await this.leave();
     }
-    return Promise.resolve({ value: undefined, done: true });
+    return { value: undefined, done: true };
   }
 
   [Symbol.asyncIterator](): ChangeFeed {

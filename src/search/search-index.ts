@@ -5,6 +5,7 @@ import { CatchUp } from './catch-up';
 import { QueryVectorCache } from './query-cache';
 import { sameSpace, validateSpace, type SpaceDefinition } from './space';
 import { SaveSchedule, SpaceLifecycle } from './space-lifecycle';
+import type { FollowStatus } from './space-follower';
 import { SpaceQuery } from './space-query';
 import { SpaceStates, type SpaceStatus } from './space-state';
 import type {
@@ -19,6 +20,7 @@ import type {
 
 export type { KeywordHit, KeywordQuery, SearchOptions, SpaceTexts, VectorHit, VectorQuery } from './types';
 export type { SpaceStatus } from './space-state';
+export type { FollowMode, FollowStatus } from './space-follower';
 export { AUTOSAVE_AGE_MS, AUTOSAVE_WRITES } from './space-lifecycle';
 
 /**
@@ -85,9 +87,10 @@ export class SearchIndexes implements SpaceRegistry {
     this.saves.startAutoSave();
   }
 
-  /** Stops the auto-save and saves what is unsaved (graceful shutdown). */
-  close(): Promise<void> {
-    return this.saves.close();
+  /** Stops following writes and the auto-save, and saves what is unsaved (graceful shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.indexes.values()].map((index) => index.stopFollowing()));
+    await this.saves.close();
   }
 }
 
@@ -145,6 +148,16 @@ export class SearchIndex {
   stats(space: string): { status: SpaceStatus; vectors: number; documents: number } {
     const state = this.states.get(space);
     return { status: state.status, vectors: state.vectors?.size ?? 0, documents: state.keywords?.size ?? 0 };
+  }
+
+  /** How a space follows writes made by other processes, and how far behind it is (space-follower.ts). */
+  followStatus(space: string): FollowStatus {
+    return this.lifecycle.followStatus(space);
+  }
+
+  /** Stops following writes (shutdown); resolves once the following's work and feeds are over. */
+  stopFollowing(): Promise<void> {
+    return this.lifecycle.stopFollowing();
   }
 
   /** Loads every defined space (startup): see {@link SpaceLifecycle.buildAll}. */

@@ -1,5 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { ServiceUnavailableError } from '../coded-error';
+import type { ChangeEvent } from '../db/change-follower';
 import { ensureVectorSearchIndex } from './atlas';
 import { KeywordIndex } from './bm25';
 import { CATCH_UP_BATCH, CHANGES_SHARE, fullProjection, writtenDocuments, type CatchUp } from './catch-up';
@@ -16,6 +17,7 @@ import {
   type SpaceContents,
 } from './persistence';
 import { entryOf, spaceProjection, type SpaceDefinition } from './space';
+import { SpaceFollower, type FollowStatus, type FollowTarget } from './space-follower';
 import { collectionKey, groupBy, groupByCollection, type SpaceState, type SpaceStates } from './space-state';
 import type { SearchOptions, SpaceRegistry } from './types';
 import { VectorStore } from './vector-store';
@@ -32,13 +34,91 @@ const AUTOSAVE_CHECK_MS = 30_000;
  * {@link CatchUp}), else from MongoDB; saved by `saveSpaces` (driven by {@link SaveSchedule}). In atlas mode a build
  * first creates the space's vector search index when missing.
  */
-export class SpaceLifecycle {
+export class SpaceLifecycle implements FollowTarget {
+  private readonly follower: SpaceFollower;
+  /** Per collection group, the catch-up running on its live spaces: the follower's and a save's take turns. */
+  private readonly turns = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Db,
     private readonly registry: SpaceRegistry,
     private readonly states: SpaceStates,
     private readonly catchUp: CatchUp,
-  ) {}
+  ) {
+    this.follower = new SpaceFollower(db, registry.options, this);
+  }
+
+  /** How a space follows other processes' writes, and how far behind it is (see {@link SpaceFollower}). */
+  followStatus(space: string): FollowStatus {
+    return this.follower.status(this.states.get(space).definition);
+  }
+
+  /** Stops following writes (shutdown). */
+  stopFollowing(): Promise<void> {
+    return this.follower.close();
+  }
+
+  /** The ready spaces of a collection group, with what they hold. */
+  private live(groupKey: string): SpaceState[] {
+    return this.states
+      .all()
+      .filter(
+        (state) => state.status === 'ready' && state.fingerprints && collectionKey(state.definition) === groupKey,
+      );
+  }
+
+  /** Runs `work` on a collection group's live spaces once no other catch-up of them runs. */
+  private inTurn<T>(groupKey: string, work: () => Promise<T>): Promise<T> {
+    const turn = (this.turns.get(groupKey) ?? Promise.resolve()).then(work, work);
+    this.turns.set(
+      groupKey,
+      turn.catch(() => undefined),
+    );
+    return turn;
+  }
+
+  async applyEvents(groupKey: string, events: ChangeEvent[]): Promise<void> {
+    const changes: Changes = { written: [], deleted: [], position: events[events.length - 1].position ?? null };
+    for (const event of events) {
+      if (event.operationType === 'delete') changes.deleted.push(event.id);
+      else changes.written.push({ id: event.id, inserted: event.operationType === 'insert' });
+    }
+    await this.inTurn(groupKey, async () => {
+      const live = this.live(groupKey);
+      if (live.length)
+        await this.applyToLive(
+          live,
+          live.map(() => changes),
+        );
+    });
+  }
+
+  catchUpFromPositions(groupKey: string): Promise<boolean> {
+    return this.inTurn(groupKey, () => this.syncWithChanges(this.live(groupKey)));
+  }
+
+  compareWhole(groupKey: string, withPosition: boolean): Promise<void> {
+    return this.inTurn(groupKey, async () => {
+      const live = this.live(groupKey);
+      if (!live.length) return;
+      const collection = this.db.collection(live[0].definition.collection);
+      const position = withPosition ? await currentPosition(collection) : null;
+      // This process's writes during the comparison are applied again after it: it may have read older documents.
+      for (const state of live) state.held = [];
+      try {
+        const scanned = await this.catchUp.scanFingerprints(live.map((state) => state.definition));
+        scanned.ids.forEach((id, i) => live[0].documents.setKey(id, scanned.documentKeys[i]));
+        for (const [i, state] of live.entries()) {
+          const caughtUp = await this.catchUp.compareFingerprints(state.definition, contentsOf(state), scanned, i);
+          state.position = position;
+          countWrites(state, caughtUp.updated + caughtUp.removed);
+        }
+      } finally {
+        for (const state of live) for (const apply of state.held?.splice(0) ?? []) apply();
+        for (const state of live) state.held = null;
+      }
+    });
+  }
 
   private get options(): SearchOptions {
     return this.registry.options;
@@ -112,7 +192,9 @@ export class SpaceLifecycle {
     for (const group of groupByCollection(this.states.all())) {
       if (!group.some(saving)) continue;
       // First the writes made behind this server's back (by anyone else), so the saved position is a fresh one.
-      await this.syncWithChanges(group.filter((state) => state.status === 'ready'));
+      await this.inTurn(collectionKey(group[0].definition), () =>
+        this.syncWithChanges(group.filter((state) => state.status === 'ready')),
+      );
       // Every due space of the group is taken now (saveSnapshot takes the contents before it returns), at the position
       // just reached. Taken one after another's files were written, a later space held the writes that arrived
       // meanwhile but not a position after them, so the next restart read them back (644 whole documents after the
@@ -158,25 +240,25 @@ export class SpaceLifecycle {
   /**
    * Applies to ready spaces (of one collection) the writes made since their positions, as a restore does, and moves
    * their positions on; a space whose changes cannot be had that way loses its position (its next restore compares
-   * the whole collection).
+   * the whole collection). False when some could not be had.
    */
-  private async syncWithChanges(states: SpaceState[]): Promise<void> {
+  private async syncWithChanges(states: SpaceState[]): Promise<boolean> {
     const live = states.filter((state) => state.position && state.vectors && state.fingerprints);
-    if (!live.length) return;
-    const contents = live.map((state) => ({
-      vectors: state.vectors!,
-      keywords: state.keywords,
-      fingerprints: state.fingerprints!,
-      documents: state.documents,
-      position: state.position,
-    }));
+    if (!live.length) return states.every((state) => !state.fingerprints);
     // The server's own writes are among them (a save learns their _ids so): up to one per document, since a lost
     // position costs the next restart a pass over the collection.
     const changed = await this.catchUp.changesSincePositions(
       live[0].definition.collection,
-      contents.map((space) => space.position),
+      live.map((state) => state.position),
       1,
     );
+    await this.applyToLive(live, changed);
+    return live.length === states.length && live.every((state) => state.position);
+  }
+
+  /** Applies changes to ready spaces (of one collection) and moves their positions on (lost where none were had). */
+  private async applyToLive(live: SpaceState[], changed: Array<Changes | null>): Promise<void> {
+    const contents = live.map(contentsOf);
     const applied = await this.catchUp.applyChangesTo(live, contents, changed, () =>
       this.catchUp.presentIds(live[0].definition),
     );
@@ -184,9 +266,7 @@ export class SpaceLifecycle {
       const caughtUp = applied.get(state);
       // Moved on with the changes applied, or lost when they could not be had.
       state.position = caughtUp ? contents[i].position : null;
-      const writes = caughtUp ? caughtUp.updated + caughtUp.removed : 0;
-      if (writes > 0 && state.changes === 0) state.changedSince = Date.now();
-      state.changes += writes;
+      countWrites(state, caughtUp ? caughtUp.updated + caughtUp.removed : 0);
     });
   }
 
@@ -203,8 +283,13 @@ export class SpaceLifecycle {
     const started = Date.now();
     const persisting = persistDir !== undefined && mode === 'memory';
     const collection = this.db.collection(states[0].definition.collection);
-    // Taken before anything is read from MongoDB, so what is read reflects every write before it.
-    const position = persisting ? await currentPosition(collection) : null;
+    // Taken before anything is read from MongoDB, so what is read reflects every write before it (and following
+    // the change stream starts from it).
+    const streamed = this.options.changes;
+    const following = mode === 'memory' && streamed !== undefined;
+    // Without change streams there is no position (and no stream to open for one).
+    const streams = !streamed || (await streamed.source()) === 'CHANGE_STREAM';
+    const position = (persisting || following) && streams ? await currentPosition(collection) : null;
     const dirOf = (state: SpaceState) => snapshotDir(persistDir!, this.db.databaseName, state.definition.name);
     const persisted = persisting ? states.filter((state) => hasSnapshot(dirOf(state))) : [];
     // Snapshots saved with a position catch up from the change stream; the others (or when that fails) compare the
@@ -315,6 +400,7 @@ export class SpaceLifecycle {
     state.changedSince = changes ? Date.now() : 0;
     for (const apply of state.pending.splice(0)) apply();
     state.status = 'ready';
+    this.follower.ready(state.definition);
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
@@ -384,6 +470,23 @@ export class SpaceLifecycle {
     }
     return { vectors, keywords, fingerprints, counts };
   }
+}
+
+/** What a catch-up works on: the live contents of a ready space (memory mode). */
+function contentsOf(state: SpaceState): SpaceContents {
+  return {
+    vectors: state.vectors!,
+    keywords: state.keywords,
+    fingerprints: state.fingerprints!,
+    documents: state.documents,
+    position: state.position,
+  };
+}
+
+/** Counts writes applied to a space for the auto-save. */
+function countWrites(state: SpaceState, writes: number): void {
+  if (writes > 0 && state.changes === 0) state.changedSince = Date.now();
+  state.changes += writes;
 }
 
 /** A database's spaces as the save schedule sees them (SearchIndex). */

@@ -30,6 +30,8 @@ export interface SpaceState {
   changes: number;
   /** When the first of those writes was applied (ms since the epoch; 0: none). */
   changedSince: number;
+  /** While a comparison with the collection runs: this process's writes, applied again after it (null otherwise). */
+  held: Array<() => void> | null;
 }
 
 /**
@@ -63,6 +65,7 @@ export class SpaceStates {
         documents,
         changes: 0,
         changedSince: 0,
+        held: null,
       };
       this.states.set(space, state);
     }
@@ -122,8 +125,10 @@ export class SpaceStates {
       apply();
       if (state.changes++ === 0) state.changedSince = Date.now();
     };
-    if (state.status === 'ready') counted();
-    else if (state.status === 'building') state.pending.push(counted);
+    if (state.status === 'ready') {
+      counted();
+      state.held?.push(apply);
+    } else if (state.status === 'building') state.pending.push(counted);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Document } from 'mongodb';
 import type { VectorSearchMode } from '../config';
+import type { ChangeFollower } from '../db/change-follower';
 import type { Logger } from '../logger';
 import type { SpaceDefinition } from './space';
 
@@ -61,6 +62,13 @@ export interface SearchOptions {
   persistDir?: string;
   /** The embedder's identity (e.g. `hash/feature-hash-v1-384`): a snapshot saved under another one is not used. */
   model?: string;
+  /**
+   * Memory mode: the collections' change streams (the app's follower, shared with subscriptions), which spaces follow
+   * while the server runs (src/search/space-follower.ts). Unset: spaces catch up with other writers only when loaded.
+   */
+  changes?: Pick<ChangeFollower, 'follow' | 'source' | 'closed'>;
+  /** Where the deployment has no change streams: how often (ms) spaces compare their collection with it; 0: never. */
+  pollMs?: number;
 }
 
 /** What the parts of a database's index read from the search subsystem: the options and the space definitions. */

@@ -1,8 +1,19 @@
 import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { unavailableReason, type DatabaseHealthState } from '../../db/health';
+import type { Db } from 'mongodb';
 import type { ChangeFollower } from '../../db/change-follower';
+import type { FollowMode, SearchIndexes } from '../../search/search-index';
 import type { EmbeddingProvider } from '../../embeddings/provider';
-import { DatabaseKind, ServerInfo, StorageStatus, SubscriptionSource, type StorageInfo } from './server-info.type';
+import {
+  DatabaseKind,
+  SearchBackend,
+  SearchFollowing,
+  ServerInfo,
+  StorageStatus,
+  SubscriptionSource,
+  type SearchSpaceInfo,
+  type StorageInfo,
+} from './server-info.type';
 
 /** What `serverInfo` reads: a request's Context, or the degraded server's stand-in when the data dir is damaged. */
 export interface ServerInfoContext {
@@ -12,7 +23,11 @@ export interface ServerInfoContext {
     embeddings: Pick<EmbeddingProvider, 'id' | 'model' | 'dimensions'>;
     /** Absent on the degraded server. */
     changes?: Pick<ChangeFollower, 'source'>;
+    /** Absent on the degraded server. */
+    search?: Pick<SearchIndexes, 'spaces' | 'forDb' | 'options'>;
   };
+  /** The caller's database (absent on the degraded server). */
+  db?: Db;
 }
 
 @Resolver()
@@ -21,7 +36,7 @@ export class ServerInfoResolver {
   @Query(() => ServerInfo, {
     description: 'Version of the server, its database (and whether it can serve) and its embedding provider.',
   })
-  async serverInfo(@Ctx() { deps }: ServerInfoContext): Promise<ServerInfo> {
+  async serverInfo(@Ctx() { deps, db }: ServerInfoContext): Promise<ServerInfo> {
     return {
       version: deps.version,
       database: {
@@ -35,8 +50,26 @@ export class ServerInfoResolver {
         dimensions: deps.embeddings.dimensions,
       },
       subscriptions: deps.changes ? { source: SubscriptionSource[await deps.changes.source()] } : null,
+      search: deps.search && db ? searchInfo(deps.search, db) : null,
     };
   }
+}
+
+const FOLLOWING: Record<FollowMode, SearchFollowing> = {
+  changeStream: SearchFollowing.CHANGE_STREAM,
+  polling: SearchFollowing.POLLING,
+  off: SearchFollowing.OFF,
+};
+
+/** Each space of the database: its size here, its backend and how it follows other processes' writes. */
+function searchInfo(search: Pick<SearchIndexes, 'spaces' | 'forDb' | 'options'>, db: Db): SearchSpaceInfo[] {
+  const index = search.forDb(db);
+  const backend = search.options.mode === 'atlas' ? SearchBackend.ATLAS : SearchBackend.IN_PROCESS;
+  return search.spaces.map(({ name }) => {
+    const { vectors, documents } = index.stats(name);
+    const { mode, position, lagSeconds } = index.followStatus(name);
+    return { name, size: Math.max(vectors, documents), backend, following: FOLLOWING[mode], position, lagSeconds };
+  });
 }
 
 /** The health GET /ready answers from, as the API reports it (the same reasons). */

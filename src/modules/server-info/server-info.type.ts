@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum DatabaseKind {
   EMBEDDED = 'EMBEDDED',
@@ -75,6 +75,55 @@ export class SubscriptionsInfo {
   source!: SubscriptionSource;
 }
 
+export enum SearchBackend {
+  IN_PROCESS = 'IN_PROCESS',
+  ATLAS = 'ATLAS',
+}
+registerEnumType(SearchBackend, {
+  name: 'SearchBackend',
+  description: 'IN_PROCESS: vectors are searched in this process (VECTOR_SEARCH=memory); ATLAS: by $vectorSearch.',
+});
+
+export enum SearchFollowing {
+  CHANGE_STREAM = 'CHANGE_STREAM',
+  POLLING = 'POLLING',
+  OFF = 'OFF',
+}
+registerEnumType(SearchFollowing, {
+  name: 'SearchFollowing',
+  description:
+    "How a space sees other processes' writes while the server runs. CHANGE_STREAM: it follows its collection's " +
+    'change stream; POLLING: the database has no change streams (a standalone mongod), so the collection is compared ' +
+    'every SEARCH_POLL_MS; OFF: it does not (ATLAS, where the database searches the vectors, or not loaded yet).',
+});
+
+@ObjectType({ simpleResolvers: true, description: 'One search space (a vector field and its texts) of the database.' })
+export class SearchSpaceInfo {
+  @Field({ description: 'e.g. experiences.primary_goal_description.' })
+  name!: string;
+
+  @Field(() => Int, { description: 'Documents the space holds in this process (0 until loaded).' })
+  size!: number;
+
+  @Field(() => SearchBackend)
+  backend!: SearchBackend;
+
+  @Field(() => SearchFollowing)
+  following!: SearchFollowing;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'The space reflects every write made before this time (null: not followed, or not caught up yet).',
+  })
+  position!: Date | null;
+
+  @Field(() => Float, {
+    description:
+      'Seconds behind the stream: the age of the oldest write received and not yet applied (0: none); when polling, the time since the last comparison began.',
+  })
+  lagSeconds!: number;
+}
+
 @ObjectType({ simpleResolvers: true })
 export class ServerInfo {
   @Field({ description: 'Hindsight version.' })
@@ -88,4 +137,10 @@ export class ServerInfo {
 
   @Field(() => SubscriptionsInfo, { nullable: true, description: 'Null while the data directory is damaged.' })
   subscriptions!: SubscriptionsInfo | null;
+
+  @Field(() => [SearchSpaceInfo], {
+    nullable: true,
+    description: "The search spaces of the caller's database. Null while the data directory is damaged.",
+  })
+  search!: SearchSpaceInfo[] | null;
 }

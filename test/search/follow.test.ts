@@ -1,0 +1,160 @@
+import { MongoClient } from 'mongodb';
+import { createLogger, type Logger } from '../../src/logger';
+import { EXPERIENCES_COLLECTION } from '../../src/modules/experiences/experience.document';
+import { createTestApp, type TestApp } from '../support/app';
+import { startFailPointEngine, type FailPointEngine } from '../support/fail-point';
+import { withSeedVectors } from '../support/fixtures/experience-seed';
+import { SearchExperiencesDocument, SearchSpacesDocument } from '../support/generated/graphql';
+import { waitUntil } from '../support/subscriptions';
+
+const atlas = process.env.VECTOR_SEARCH === 'atlas';
+const GOAL_SPACE = 'experiences.primary_goal_description';
+
+/** A tool writing MongoDB directly: the app learns of its writes only by following the collection. */
+async function writeDirectly(app: TestApp, id: string, goal: string): Promise<void> {
+  const { embeddings } = app.deps;
+  const document = await withSeedVectors(embeddings);
+  const [vector] = await embeddings.embed([goal]);
+  document.embeddings.primary_goal_description_embedding = Array.from(vector);
+  await app.db.collection(EXPERIENCES_COLLECTION).replaceOne(
+    { experience_id: id },
+    {
+      ...document,
+      experience_id: id,
+      primary_goal_description: goal,
+      embedding_model: { provider: embeddings.id, model: embeddings.model, dimensions: embeddings.dimensions },
+    },
+    { upsert: true },
+  );
+}
+
+async function foundIds(app: TestApp, query: string): Promise<string[]> {
+  const { searchExperiences } = await app.run(SearchExperiencesDocument, {
+    query,
+    fields: ['PRIMARY_GOAL'],
+    limit: 5,
+    minScore: 0.5,
+  });
+  return searchExperiences.map((hit) => hit.experience.experienceId);
+}
+
+/** Waits until the search for `query` finds (or no longer finds) `id`. */
+async function until(app: TestApp, query: string, id: string, found: boolean): Promise<void> {
+  let ids: string[] = [];
+  const deadline = Date.now() + 5000;
+  while ((ids = await foundIds(app, query)).includes(id) !== found) {
+    if (Date.now() > deadline) throw new Error(`${query}: ${id} ${found ? 'not found' : 'still found'} (${ids})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function goalSpace(app: TestApp) {
+  const { serverInfo } = await app.run(SearchSpacesDocument);
+  return serverInfo.search!.find((space) => space.name === GOAL_SPACE)!;
+}
+
+(atlas ? describe.skip : describe)('a search space follows writes made behind the server’s back', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  afterAll(() => app.close());
+
+  it('finds a document inserted, updated and deleted by another writer', async () => {
+    await writeDirectly(app, 'direct-1', 'Calibrate the telescope mirror before the meteor shower.');
+    await until(app, 'calibrate the telescope mirror', 'direct-1', true);
+
+    await writeDirectly(app, 'direct-1', 'Repaint the lighthouse stairs with marine varnish.');
+    await until(app, 'repaint the lighthouse stairs', 'direct-1', true);
+    await until(app, 'calibrate the telescope mirror', 'direct-1', false);
+
+    await app.db.collection(EXPERIENCES_COLLECTION).deleteOne({ experience_id: 'direct-1' });
+    await until(app, 'repaint the lighthouse stairs', 'direct-1', false);
+  });
+
+  it('serverInfo.search gives each space’s size, backend, following, position and lag', async () => {
+    await writeDirectly(app, 'direct-2', 'Tune the church organ pipes after the renovation.');
+    await until(app, 'tune the church organ pipes', 'direct-2', true);
+    const space = await goalSpace(app);
+    expect(space).toMatchObject({ backend: 'IN_PROCESS', following: 'CHANGE_STREAM', size: 1 });
+    expect(Date.parse(space.position!)).toBeGreaterThan(Date.now() - 60_000);
+    expect(space.lagSeconds).toBeGreaterThanOrEqual(0);
+    expect(app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).mode).toBe('changeStream');
+  });
+});
+
+(atlas ? describe.skip : describe)('following when the stream cannot serve it', () => {
+  let engine: FailPointEngine;
+  let admin: MongoClient;
+  beforeAll(async () => {
+    engine = await startFailPointEngine();
+    admin = await new MongoClient(engine.uri).connect();
+  });
+  afterAll(async () => {
+    await admin.close();
+    await engine.close();
+  });
+
+  it('compares the whole collection when the stream’s position is lost (ChangeStreamHistoryLost)', async () => {
+    const warnings: string[] = [];
+    const app = await createTestApp({ databaseUri: engine.uri, logger: silentLoggerWith(warnings) });
+    try {
+      // Following has begun: its stream is open and the gap before it caught up.
+      await waitUntil(() => app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).position !== null);
+      // Every wait for events fails from now on: no event reaches the space, only the comparisons after each loss.
+      await admin.db('admin').command({
+        configureFailPoint: 'failCommand',
+        mode: 'alwaysOn',
+        data: { failCommands: ['getMore'], errorCode: 286 },
+      });
+      await writeDirectly(app, 'lost-1', 'Catalogue the seed bank by germination rate.');
+      await until(app, 'catalogue the seed bank', 'lost-1', true);
+      expect(warnings).toContain('change stream cannot resume from its position; reopening from now');
+    } finally {
+      await admin.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+      await app.close();
+    }
+  });
+
+  it('polls every SEARCH_POLL_MS where the database has no change streams, and says so', async () => {
+    const warnings: string[] = [];
+    // The first aggregate is the check for change streams, answered as a standalone mongod answers it.
+    await engine.failNext(['aggregate'], 1, 40573);
+    const app = await createTestApp({
+      databaseUri: engine.uri,
+      config: { searchPollMs: 50 },
+      logger: silentLoggerWith(warnings),
+    });
+    try {
+      expect(await goalSpace(app)).toMatchObject({ following: 'POLLING' });
+      expect(warnings).toContain(
+        'search: the database has no change streams; spaces compare their collection with it periodically',
+      );
+      await writeDirectly(app, 'polled-1', 'Index the herbarium sheets by collector.');
+      await until(app, 'index the herbarium sheets', 'polled-1', true);
+      await app.db.collection(EXPERIENCES_COLLECTION).deleteOne({ experience_id: 'polled-1' });
+      await until(app, 'index the herbarium sheets', 'polled-1', false);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+(atlas ? describe : describe.skip)('with VECTOR_SEARCH=atlas', () => {
+  it('serverInfo says the database searches the vectors and spaces do not follow', async () => {
+    const app = await createTestApp();
+    try {
+      expect(await goalSpace(app)).toMatchObject({ backend: 'ATLAS', following: 'OFF', lagSeconds: 0 });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** A logger that records the messages of warnings. */
+function silentLoggerWith(warnings: string[]): Logger {
+  return createLogger('warn', (line) => {
+    const { level, message } = JSON.parse(line) as { level: string; message: string };
+    if (level === 'warn') warnings.push(message);
+  });
+}
