@@ -144,6 +144,8 @@ describe('GraphQL fast path', () => {
   beforeAll(async () => {
     app = await createTestApp();
     url = new URL(await app.server.listen(0, '127.0.0.1'));
+    // Counts commands: the search spaces' change streams would add theirs at any moment.
+    await app.deps.search.forDb(app.db).stopFollowing();
     await app.db.collection('sessions').insertOne(structuredClone(sessionAlice) as any);
     await app.run(
       'mutation ($id: String) { createSession(input: { sessionId: $id, sessionType: "batch" }) { sessionId } }',

@@ -35,12 +35,37 @@ export class CommandLog {
 
 const IGNORED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions', 'buildInfo']);
 
-/** Logs the commands a client created with `monitorCommands: true` sends, leaving out handshakes and pings. */
+/**
+ * Logs the commands a client created with `monitorCommands: true` sends, leaving out handshakes and pings, and the
+ * change streams the app keeps open in the background (search following, subscriptions): their `aggregate`, and the
+ * `getMore`s and `killCursors` of their cursors, come at any moment, not from the operation a test counts.
+ */
 export function monitorCommands(client: MongoClient): CommandLog {
   const commands = new CommandLog();
+  const streamOpenings = new Set<number>();
+  const streamCursors = new Set<string>();
+  const cursorOf = (event: CommandStartedEvent): string | null => {
+    const cursor = event.commandName === 'getMore' ? event.command.getMore : event.command.cursors?.[0];
+    return cursor === undefined ? null : String(cursor);
+  };
   client.on('commandStarted', (event) => {
-    if (!IGNORED_COMMANDS.has(event.commandName)) commands.record(event);
+    if (IGNORED_COMMANDS.has(event.commandName)) return;
+    if (event.commandName === 'aggregate' && event.command.pipeline?.[0]?.$changeStream) {
+      streamOpenings.add(event.requestId);
+      return;
+    }
+    if (event.commandName === 'getMore' || event.commandName === 'killCursors') {
+      const cursor = cursorOf(event);
+      if (cursor !== null && streamCursors.has(cursor)) return;
+    }
+    commands.record(event);
   });
+  client.on('commandSucceeded', (event) => {
+    if (!streamOpenings.delete(event.requestId)) return;
+    const cursor = (event.reply as { cursor?: { id?: unknown } }).cursor?.id;
+    if (cursor !== undefined) streamCursors.add(String(cursor));
+  });
+  client.on('commandFailed', (event) => streamOpenings.delete(event.requestId));
   return commands;
 }
 

@@ -35,6 +35,8 @@ describe('reads fetch what the operation selects', () => {
 
   beforeAll(async () => {
     app = await createTestApp();
+    // Counts commands: the search spaces' change streams would add theirs at any moment.
+    await app.deps.search.forDb(app.db).stopFollowing();
     await app.db.collection('sessions').insertOne({
       _id: 'p-1',
       session_id: 'p-1',
