@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { postGraphQL } from './load';
 import { processCpuMs, startEngine, startServer } from './processes';
 import { percentile } from './search-e2e';
 
@@ -28,17 +29,6 @@ export interface FollowFigures {
   followerCpuMsPerWrite: number | null;
 }
 
-async function post(url: string, query: string, variables: Record<string, unknown>): Promise<any> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: any; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
 const RECORD = `mutation ($input: RecordExperienceInput!) { recordExperience(input: $input) { experienceId } }`;
 const SEARCH = `query ($q: String!) { searchExperiences(query: $q, fields: [PRIMARY_GOAL], mode: KEYWORD, limit: 3) { experience { experienceId } } }`;
 
@@ -53,7 +43,7 @@ export async function measureFollowing(log: (line: string) => void = console.log
   try {
     // A unique word per write, so a keyword search through B finds exactly it.
     const word = (i: number) => `zq${i.toString(36)}marker`;
-    await post(b.url, SEARCH, { q: 'warm up' });
+    await postGraphQL(b.url, SEARCH, { q: 'warm up' });
     const acked: number[] = [];
     const lags: number[] = [];
     const total = RATE * SECONDS;
@@ -66,7 +56,7 @@ export async function measureFollowing(log: (line: string) => void = console.log
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         sends.push(
-          post(a.url, RECORD, {
+          postGraphQL(a.url, RECORD, {
             input: {
               experienceId: `f-${i}`,
               primaryGoalDescription: `Follow ${word(i)} through the other process.`,
@@ -87,7 +77,7 @@ export async function measureFollowing(log: (line: string) => void = console.log
         await new Promise((resolve) => setTimeout(resolve, 2));
         continue;
       }
-      const hits = (await post(b.url, SEARCH, { q: word(i) })).searchExperiences as Array<{ experience: any }>;
+      const hits = (await postGraphQL(b.url, SEARCH, { q: word(i) })).searchExperiences as Array<{ experience: any }>;
       if (!hits.some((hit) => hit.experience.experienceId === `f-${i}`)) continue;
       lags[i] = performance.now() - acked[i];
       i++;

@@ -160,3 +160,15 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
     rssMB: Math.round(after.rssBytes / 2 ** 20),
   };
 }
+
+/** POSTs a GraphQL operation; its `data`, or throws with its errors. */
+export async function postGraphQL(url: string, query: string, variables?: Record<string, unknown>): Promise<any> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: any; errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}

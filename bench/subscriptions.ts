@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { postGraphQL } from './load';
 import { processCpuMs, startServer } from './processes';
 import { percentile } from './search-e2e';
 
@@ -45,17 +46,6 @@ export interface SubscriptionFigures {
   clientCpuMsPerAppend: number;
 }
 
-async function post(url: string, query: string, variables?: Record<string, unknown>): Promise<any> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: any; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
 const APPEND = `mutation ($content: JSON!) {
   appendMessage(sessionId: "bench", agentId: "a1", input: { role: USER, content: $content }) { messageId }
 }`;
@@ -73,8 +63,8 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
     createClient({ url: server.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 }),
   );
   try {
-    await post(server.url, 'mutation { createSession(input: { sessionId: "bench" }) { sessionId } }');
-    await post(
+    await postGraphQL(server.url, 'mutation { createSession(input: { sessionId: "bench" }) { sessionId } }');
+    await postGraphQL(
       server.url,
       'mutation { upsertAgent(sessionId: "bench", input: { agentId: "a1", agentData: {} }) { agentId } }',
     );
@@ -110,7 +100,7 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
       if (pending.size >= IN_FLIGHT) await Promise.race(pending);
       // Variables, as client libraries send them: the operation's text is the same for every append.
       const sentAt = performance.now();
-      const append = post(server.url, APPEND, { content: `m${i}` }).then((data) => {
+      const append = postGraphQL(server.url, APPEND, { content: `m${i}` }).then((data) => {
         acknowledged.set(data.appendMessage.messageId, performance.now());
         sent.set(data.appendMessage.messageId, sentAt);
       });
