@@ -37,8 +37,9 @@ const IGNORED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endS
 
 /**
  * Logs the commands a client created with `monitorCommands: true` sends, leaving out handshakes and pings, and the
- * change streams the app keeps open in the background (search following, subscriptions): their `aggregate`, and the
- * `getMore`s and `killCursors` of their cursors, come at any moment, not from the operation a test counts.
+ * reads of the change streams the app keeps open in the background (search following, subscriptions): the `getMore`s
+ * and `killCursors` of their cursors come at any moment, not from the operation a test counts (their opening
+ * `aggregate` is logged).
  */
 export function monitorCommands(client: MongoClient): CommandLog {
   const commands = new CommandLog();
@@ -52,7 +53,6 @@ export function monitorCommands(client: MongoClient): CommandLog {
     if (IGNORED_COMMANDS.has(event.commandName)) return;
     if (event.commandName === 'aggregate' && event.command.pipeline?.[0]?.$changeStream) {
       streamOpenings.add(event.requestId);
-      return;
     }
     if (event.commandName === 'getMore' || event.commandName === 'killCursors') {
       const cursor = cursorOf(event);
