@@ -127,8 +127,11 @@ class FollowedCollection {
   /** Stops following; resolves once the round running (if any) is over and the feed is closed. */
   async stop(): Promise<void> {
     this.halt();
-    await this.feed?.return();
-    await this.reading;
+    // A feed still opening is closed by `read` itself once open: waiting for it could outlast the database.
+    if (this.feed) {
+      await this.feed.return();
+      await this.reading;
+    }
     await this.working;
   }
 
@@ -155,13 +158,16 @@ class FollowedCollection {
           this.kick();
         },
       }));
-      if (this.stopped) void feed.return();
-      // The writes between the spaces' loads and the stream's opening.
-      this.kick();
-      for await (const event of feed) {
-        if (this.stopped) break;
-        this.pending.push(event);
+      // Stopped while the feed opened: `stop` found no feed to close, and iterating it now would wait for an event.
+      if (this.stopped) await feed.return();
+      else {
+        // The writes between the spaces' loads and the stream's opening.
         this.kick();
+        for await (const event of feed) {
+          if (this.stopped) break;
+          this.pending.push(event);
+          this.kick();
+        }
       }
     } catch (error) {
       this.options.logger.error('search: following the collection failed', { ...log, error: messageOf(error) });
