@@ -109,8 +109,9 @@ export function createAppDeps(
     logger,
     persistDir: path.join(config.dataDir, 'search'),
     model: `${embeddings.id}/${embeddings.model}/${embeddings.dimensions}`,
-    // Spaces follow the collections' change streams (or poll without them), so every process sees every write.
-    changes,
+    // With SEARCH_FOLLOW, spaces follow the collections' change streams (or poll without them): every process sees
+    // every write while it runs.
+    changes: config.searchFollow ? changes : undefined,
     pollMs: config.searchPollMs,
   });
   search.defineSpace(...SEARCH_SPACES);

@@ -34,6 +34,7 @@ export interface Config {
   chatModel: string;
   vectorSearch: VectorSearchMode;
   searchPollMs: number;
+  searchFollow: boolean;
   metadataIndexFields: string[];
   apiKeys: string[];
   allowAnonymous: boolean;
@@ -353,6 +354,15 @@ export const VARIABLES = [
     defaultText: '10000',
     expected: 'an integer from 0 to 86400000',
     parse: (raw) => integer(0, 86_400_000, 10_000)('SEARCH_POLL_MS', raw),
+  }),
+  define({
+    name: 'SEARCH_FOLLOW',
+    key: 'searchFollow',
+    description:
+      'Follow other processes’ writes into the in-process search index while the server runs (off: only at start); not yet the default: it delays recovery after a database outage.',
+    defaultText: 'false',
+    expected: 'true or false',
+    parse: (raw) => boolean('SEARCH_FOLLOW', raw, false),
   }),
   define({
     name: 'METADATA_INDEX_FIELDS',

@@ -86,11 +86,12 @@ describe('two servers on one engine (npm run db): what A writes, B searches', ()
   let b: SpawnedServer;
   let aUrl: string;
   let bUrl: string;
-  const startB = () => spawnServer(path.join(root, 'b'), { MONGODB_URI: engine.uri, MONGODB_DB: 'follow' });
+  const startB = () =>
+    spawnServer(path.join(root, 'b'), { MONGODB_URI: engine.uri, MONGODB_DB: 'follow', SEARCH_FOLLOW: 'true' });
 
   beforeAll(async () => {
     engine = await startEngine(path.join(root, 'engine'));
-    a = spawnServer(path.join(root, 'a'), { MONGODB_URI: engine.uri, MONGODB_DB: 'follow' });
+    a = spawnServer(path.join(root, 'a'), { MONGODB_URI: engine.uri, MONGODB_DB: 'follow', SEARCH_FOLLOW: 'true' });
     b = startB();
     [aUrl, bUrl] = await Promise.all([a.ready, b.ready]);
     // The first search of a process compiles its path: what is timed below is the following.

@@ -56,7 +56,7 @@ async function goalSpace(app: TestApp) {
 (atlas ? describe.skip : describe)('a search space follows writes made behind the server’s back', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ config: { searchFollow: true } });
   });
   afterAll(() => app.close());
 
@@ -97,7 +97,11 @@ async function goalSpace(app: TestApp) {
 
   it('compares the whole collection when the stream’s position is lost (ChangeStreamHistoryLost)', async () => {
     const warnings: string[] = [];
-    const app = await createTestApp({ databaseUri: engine.uri, logger: silentLoggerWith(warnings) });
+    const app = await createTestApp({
+      databaseUri: engine.uri,
+      logger: silentLoggerWith(warnings),
+      config: { searchFollow: true },
+    });
     try {
       // Following has begun: its stream is open and the gap before it caught up.
       await waitUntil(() => app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).position !== null);
@@ -122,7 +126,7 @@ async function goalSpace(app: TestApp) {
     await engine.failNext(['aggregate'], 1, 40573);
     const app = await createTestApp({
       databaseUri: engine.uri,
-      config: { searchPollMs: 50 },
+      config: { searchPollMs: 50, searchFollow: true },
       logger: silentLoggerWith(warnings),
     });
     try {
@@ -142,7 +146,7 @@ async function goalSpace(app: TestApp) {
 
 (atlas ? describe : describe.skip)('with VECTOR_SEARCH=atlas', () => {
   it('serverInfo says the database searches the vectors and spaces do not follow', async () => {
-    const app = await createTestApp();
+    const app = await createTestApp({ config: { searchFollow: true } });
     try {
       expect(await goalSpace(app)).toMatchObject({ backend: 'ATLAS', following: 'OFF', lagSeconds: 0 });
     } finally {
