@@ -222,9 +222,10 @@ describe('subscriptions and API keys', () => {
 describe('subscriptions without change streams', () => {
   it("delivers this process's own writes within 1 s: an append, and an update by filter", async () => {
     const engine = await startFailPointEngine();
-    // The server checks for change streams as it starts (its search spaces follow them): the check is refused.
+    // With SEARCH_FOLLOW the server checks for change streams as it starts (its search spaces follow them): the check
+    // is refused.
     await engine.failNext(['aggregate'], 1, 40573);
-    const app = await createTestApp({ databaseUri: engine.uri });
+    const app = await createTestApp({ databaseUri: engine.uri, config: { searchFollow: true } });
     const url = await app.server.listen(0, '127.0.0.1');
     const client = wsClient(url);
     try {
@@ -266,7 +267,7 @@ describe('subscriptions without change streams', () => {
   it('serverInfo says only local writes are followed when the database refuses change streams (40573)', async () => {
     const engine = await startFailPointEngine();
     await engine.failNext(['aggregate'], 1, 40573);
-    const app = await createTestApp({ databaseUri: engine.uri });
+    const app = await createTestApp({ databaseUri: engine.uri, config: { searchFollow: true } });
     try {
       expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'LOCAL_WRITES' });
     } finally {
