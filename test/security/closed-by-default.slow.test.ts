@@ -10,8 +10,8 @@ describe('closed by default: the built server', () => {
 
   it('refuses to listen on 0.0.0.0 without keys, saying what to do', async () => {
     const server = spawnServer(dataDir, { HOST: '0.0.0.0' });
-    const { code, output } = await server.exited;
-    expect(code).toBe(2);
+    const { code, signal, output } = await server.exited;
+    expect({ code, signal, output }).toEqual({ code: 2, signal: null, output: expect.any(String) });
     expect(output).toContain('Refusing to listen on HOST=0.0.0.0 without API keys');
     expect(output).toContain('ALLOW_ANONYMOUS=true');
     expect(output).not.toMatch(/\n\s+at /);

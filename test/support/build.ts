@@ -18,8 +18,8 @@ export interface SpawnedServer {
   child: ChildProcess;
   /** The GraphQL URL once the ready line is printed; rejects with the output when the process exits first. */
   ready: Promise<string>;
-  /** Exit code (null: killed by a signal) and everything it printed. */
-  exited: Promise<{ code: number | null; output: string }>;
+  /** Exit code (null: killed by `signal`) and everything it printed. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
 }
@@ -33,15 +33,15 @@ export function spawnServer(dataDir: string, env: Record<string, string> = {}): 
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, output })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, output })),
   );
   const ready = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', () => {
       const api = /GraphQL API: (\S+)/.exec(output);
       if (api) resolve(api[1]);
     });
-    void exited.then(({ code }) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    void exited.then(({ code, signal }) => reject(new Error(`server exited with ${code ?? signal}:\n${output}`)));
   });
   ready.catch(() => undefined);
   return { child, ready, exited, output: () => output };
