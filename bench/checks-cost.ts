@@ -3,7 +3,8 @@
  * build of the server (a checkout before the per-request security work, built with `npm run build`), to show what the
  * checks cost per request: key lookup, auth checker, rate limiter, request lifetime and bound Db, query limits.
  * The servers run at once, as users run them (hash embedder, embedded engine, each its own temporary DATA_DIR, same
- * seed); loads alternate between them (A B C A B C ...) so drift of the shared machine falls on all. `checked` is this
+ * seed); short loads alternate between them, in a new order each round, and each comparison is the median of the
+ * rounds' ratios, so drift of the shared machine cancels out. `checked` is this
  * build with API_KEYS, so each request resolves a key and takes a token from its bucket (the limit set high enough
  * never to refuse); `anonymous` is this build without keys. Besides req/s, each server's CPU ms per request (from
  * /proc), steadier than req/s when other processes share the machine.
@@ -15,8 +16,8 @@ import { measureLoad, readMetrics, type LoadResult } from './load';
 import { processCpuMs, ROOT, startServer, type Child } from './processes';
 
 const EXPERIENCES = 2000;
-const ROUNDS = Number(process.env.ROUNDS ?? 4);
-const SECONDS = Number(process.env.SECONDS ?? 8);
+const ROUNDS = Number(process.env.ROUNDS ?? 12);
+const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONNECTIONS = 20;
 const KEY = 'bench-key-0123456789abcdef';
 const READ = JSON.stringify({
@@ -77,7 +78,9 @@ async function main(): Promise<void> {
       anonymous: [],
     };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of targets) {
+      // A new order each round, so no server always runs right after another (or first, on a cooler machine).
+      const order = [...targets].sort(() => Math.random() - 0.5);
+      for (const target of order) {
         const base = target.server.url.replace(/\/graphql$/, '');
         const before = { cpuMs: processCpuMs(target.server.pid) ?? NaN, metrics: await readMetrics(base) };
         const result = await measureLoad({
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
           headers: target.headers,
           connections: CONNECTIONS,
           duration: SECONDS,
-          warmup: 2,
+          warmup: 1,
           next: () => ({ path: '/graphql', body: READ }),
         });
         if (result.failures) throw new Error(`${target.name}: ${result.firstFailure}`);
@@ -107,11 +110,15 @@ async function main(): Promise<void> {
       medianCpuMsPerRequest: median(runs[name].map((run) => run.cpuMsPerRequest)),
     });
     const report = Object.fromEntries(targets.map(({ name }) => [name, summary(name)]));
-    const percent = (value: number, reference: number) => Math.round(((value - reference) / reference) * 1000) / 10;
-    const versus = (name: string) => ({
-      reqPerSecPercent: percent(report[name].medianReqPerSec, report.base.medianReqPerSec),
-      cpuPerRequestPercent: percent(report[name].medianCpuMsPerRequest, report.base.medianCpuMsPerRequest),
-    });
+    // Paired by round: the machine's drift between rounds cancels out of each ratio, then the median of the rounds.
+    const percent = (ratio: number) => Math.round((ratio - 1) * 1000) / 10;
+    const versus = (name: string, reference: string) => {
+      const pairs = runs[name].map((run, i) => ({ run, ref: runs[reference][i] }));
+      return {
+        reqPerSecPercent: percent(median(pairs.map(({ run, ref }) => run.reqPerSec / ref.reqPerSec))),
+        cpuPerRequestPercent: percent(median(pairs.map(({ run, ref }) => run.cpuMsPerRequest / ref.cpuMsPerRequest))),
+      };
+    };
     console.log(
       JSON.stringify(
         {
@@ -119,8 +126,10 @@ async function main(): Promise<void> {
           connections: CONNECTIONS,
           seconds: SECONDS,
           ...report,
-          checkedVsBase: versus('checked'),
-          anonymousVsBase: versus('anonymous'),
+          // The key lookup and the rate limiter: the same build with and without keys.
+          checkedVsAnonymous: versus('checked', 'anonymous'),
+          checkedVsBase: versus('checked', 'base'),
+          anonymousVsBase: versus('anonymous', 'base'),
         },
         null,
         2,
