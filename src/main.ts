@@ -51,10 +51,11 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
       },
       embeddings,
     });
-    await prepareDatabase(deps, connection.db);
+    // Before the search spaces load: a refused start then exits with nothing of theirs still running.
     if (!isLoopback(config.host) && !config.allowAnonymous && !(await deps.keys.required())) {
       throw new AnonymousExposureError(config.host);
     }
+    await prepareDatabase(deps, connection.db);
     deps.search.startAutoSave();
     const server = await createServer(deps, await buildAppSchema());
     const url = await server.listen(config.port, config.host);
