@@ -1,4 +1,4 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   execute,
@@ -17,6 +17,7 @@ import type { ServerInfoContext } from '../modules/server-info/server-info.resol
 import { parseJsonBody, readBody } from './body';
 import { HttpError, sendJson } from './reply';
 import { healthRoute, matchRoute, readyRoute, type Route } from './routes';
+import { createHttpServer } from './server';
 
 /** The running degraded server (see {@link createDegradedServer}). */
 export interface DegradedServer {
@@ -84,7 +85,7 @@ export function createDegradedServer(
   };
   const routes = [graphqlRoute, healthRoute(info), readyRoute({ database: { health: storage, kind: 'EMBEDDED' } })];
 
-  const httpServer = http.createServer((req: IncomingMessage, res: ServerResponse) => {
+  const httpServer = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = matchRoute(routes, req.method, url.pathname);
     if (!route) return sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}.` });

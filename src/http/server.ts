@@ -25,6 +25,20 @@ export interface HindsightServer {
   stop(): Promise<void>;
 }
 
+/**
+ * How long an idle keep-alive connection is kept: longer than the clients and proxies that pool connections keep one
+ * idle (nginx and cloud load balancers 60 s, undici 4 s), so that the client closes it first. Were the server first, a
+ * request the client sends on it as it closes is reset unanswered (`fetch failed`), a large body most surely.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** An HTTP server whose idle connections the client closes first (see KEEP_ALIVE_TIMEOUT_MS). */
+export function createHttpServer(listener?: http.RequestListener): http.Server {
+  const server = http.createServer(listener);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
+}
+
 const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$/i;
 
 /**
@@ -47,7 +61,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   // Known before the first request, which then never waits for it (see KeyStore.required).
   await deps.keys.required();
   const tracing = await startTracing(deps.config, deps.version, deps.database.client);
-  const httpServer = http.createServer();
+  const httpServer = createHttpServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // The MCP tools take their roles from the schema's root fields: a schema built without them (tests) has no /mcp.
   const roles = checkedRootFieldRoles(schema);

@@ -2,7 +2,8 @@
  * A start on a damaged embedded data directory serves no data and changes no file, but says why where an operator
  * looks: an ERROR log line, GET /ready, and `serverInfo.database.storage`.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -98,5 +99,32 @@ describe('a start on a damaged data directory', () => {
     const dir = await dataDir();
     await rm(path.join(dir, JOURNAL));
     await expectDegraded(dir, JOURNAL, new RegExp(`${JOURNAL} is missing`));
+  });
+
+  it('only the search index left: the same, then repair moves it aside and the server starts empty', async () => {
+    const dir = await dataDir();
+    const first = await startBuiltServer(dir);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect((await readdir(path.join(dir, 'search'))).length).toBeGreaterThan(0); // saved at the graceful stop
+    await rm(path.join(dir, JOURNAL));
+    await rm(path.join(dir, 'engine-id'));
+    await expectDegraded(dir, JOURNAL, new RegExp(`${JOURNAL} is missing: the directory has search/`));
+
+    const repair = spawnSync(process.execPath, [path.resolve('packages/engine/dist/src/cli.js'), '--repair'], {
+      env: { ...process.env, DATA_DIR: dir },
+      encoding: 'utf8',
+    });
+    expect(repair.status).toBe(0);
+    expect(repair.stdout).toContain('repair: search: stale; moved aside');
+    const server = await startBuiltServer(dir);
+    try {
+      expect((await fetch(server.graphqlUrl.replace(/\/graphql$/, '/ready'))).status).toBe(200);
+      const listed = await post(server.graphqlUrl, '{ experiences(first: 1) { edges { cursor } } }');
+      expect(listed.body).toEqual({ data: { experiences: { edges: [] } } });
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
   });
 });

@@ -36,15 +36,80 @@ export function fuzzParameters<T>(ciRuns: number): fc.Parameters<T> {
     // Cases hold megabytes of text: the report names the seed and a cut counterexample instead of printing it whole.
     asyncReporter: async (details) => {
       if (!details.failed) return;
-      const example = details.counterexample ? toJson(details.counterexample).slice(0, 3000) : '(none)';
-      const cause =
-        details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+      const example = details.counterexample ? printable(details.counterexample) : '(none)';
       throw new Error(
         `fuzz failed after ${details.numRuns} cases; rerun with FUZZ_SEED=${details.seed}\n` +
-          `cause: ${cause.slice(0, 3000)}\ncounterexample (cut): ${example}`,
+          `cause: ${causeOf(details.errorInstance).slice(0, 3000)}\ncounterexample (cut): ${example}`,
       );
     },
   };
+}
+
+/**
+ * `value` as JSON-like text of about `max` characters at most, for a failure report: long strings, lists and objects
+ * are cut and deep nesting elided, so that a case too large or too deep for JSON.stringify (RangeError) is still
+ * reported rather than crashing the reporter.
+ */
+export function printable(value: unknown, max = 3000): string {
+  let out = '';
+  const seen = new Set<object>();
+  const write = (item: unknown, depth: number): void => {
+    if (out.length >= max) return;
+    if (typeof item === 'string') {
+      out += JSON.stringify(item.length > 200 ? `${item.slice(0, 200)}… (${item.length} chars)` : item);
+    } else if (item === null || typeof item !== 'object') {
+      out += typeof item === 'number' && Number.isFinite(item) ? JSON.stringify(item) : String(item);
+    } else if (seen.has(item)) {
+      out += '(cycle)';
+    } else if (depth >= 20) {
+      out += Array.isArray(item) ? '[…]' : '{…}';
+    } else {
+      seen.add(item);
+      const list = Array.isArray(item);
+      const keys = list ? [...item.keys()] : Object.keys(item);
+      out += list ? '[' : '{';
+      for (const [i, key] of keys.slice(0, 50).entries()) {
+        if (out.length >= max) break;
+        if (i > 0) out += ',';
+        if (!list) out += `${JSON.stringify(String(key).slice(0, 100))}:`;
+        write((item as Record<string, unknown>)[key], depth + 1);
+      }
+      if (keys.length > 50) out += `,… (${keys.length} items)`;
+      out += list ? ']' : '}';
+      seen.delete(item);
+    }
+  };
+  try {
+    write(value, 0);
+  } catch (error) {
+    out += ` (not printable further: ${String(error)})`;
+  }
+  return out.length > max ? `${out.slice(0, max)}…` : out;
+}
+
+/** An error's message with its causes' (`fetch failed` says why only in its cause), or the thrown value as text. */
+export function causeOf(error: unknown): string {
+  const parts: string[] = [];
+  for (let at = error, hops = 0; at !== undefined && hops < 5; hops++) {
+    if (!(at instanceof Error)) {
+      parts.push(printable(at, 500));
+      break;
+    }
+    const code = (at as { code?: unknown }).code;
+    parts.push(`${at.message}${typeof code === 'string' ? ` (${code})` : ''}`);
+    at = at.cause;
+  }
+  return parts.join('; cause: ');
+}
+
+/** Whether `value` is a request body within MAX_BODY_BYTES: one too large to build as a string (RangeError) is not. */
+export function fitsInBody(value: unknown, maxBytes: number): boolean {
+  try {
+    return toJson(value).length <= maxBytes;
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
 }
 
 /** Codes a rejection may carry: the caller's fault or state, never the server's. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
@@ -80,6 +81,44 @@ describe('HTTP server (real listener, embedded engine by default)', () => {
     expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
     expect((await post(running.url, { query: SERVER_INFO })).status).toBe(200);
   });
+
+  it('a client that reuses its connection after 6 s idle gets the answer to a 12 MB body on it', async () => {
+    // A pooling client (a proxy, Python's requests) keeps an idle connection longer than Node's default 5 s
+    // keep-alive: a server closing it first resets the request sent on it, and a large body cannot slip through.
+    const { hostname, port } = new URL(running.url);
+    const socket = net.connect(Number(port), hostname);
+    let received = Buffer.alloc(0);
+    let closed = false;
+    socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => undefined); // a reset shows as the missing answer below
+    const answer = async (body: string): Promise<{ status: number; body: any }> => {
+      received = Buffer.alloc(0);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      for (;;) {
+        const head = received.indexOf('\r\n\r\n');
+        const length = head < 0 ? null : /content-length: (\d+)/i.exec(received.subarray(0, head).toString());
+        if (length && received.length >= head + 4 + Number(length[1])) {
+          const text = received.subarray(head + 4, head + 4 + Number(length[1])).toString();
+          return { status: Number(received.subarray(9, 12).toString()), body: JSON.parse(text) };
+        }
+        if (closed) throw new Error(`the server closed the connection; it answered: ${received.toString()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      const expected = { status: 200, body: { data: { serverInfo: { database: { kind: 'EMBEDDED' } } } } };
+      expect(await answer(JSON.stringify({ query: SERVER_INFO }))).toEqual(expected);
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      const large = JSON.stringify({ query: `#${'x'.repeat(12 * 1024 * 1024)}\n${SERVER_INFO}` });
+      expect(await answer(large)).toEqual(expected);
+    } finally {
+      socket.destroy();
+    }
+  }, 60_000);
 
   it('an unknown path is a JSON 404', async () => {
     const response = await fetch(`${base()}/nope`);

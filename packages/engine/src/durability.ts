@@ -213,7 +213,7 @@ export class DataDamagedError extends Error {
 /**
  * Which snapshot to load and which journals to replay, refusing a set of files with one missing: a snapshot is
  * written only after its own journal exists, journals are numbered without gaps, and a directory whose id file
- * exists (`expectData`) has had a journal since its first start.
+ * exists (`expectData`) or that holds data derived from its data (DERIVED_DATA) has had a journal since its first start.
  */
 export function checkDataFiles(
   dataDir: string,
@@ -239,11 +239,13 @@ export function checkDataFiles(
       `${journalName(first + gap)} is missing between ${journalName(replay[gap - 1])} and ${journalName(replay[gap])}`,
     );
   }
-  if (expectData && base === 0 && replay.length === 0)
+  if (base === 0 && replay.length === 0 && (expectData || files.derived.length > 0)) {
+    const evidence = expectData ? 'its id file' : `${files.derived.join(', ')}/, built from its data,`;
     throw missing(
       journalName(1),
-      `${journalName(1)} is missing: the directory has its id file but no journal and no snapshot`,
+      `${journalName(1)} is missing: the directory has ${evidence} but no journal and no snapshot`,
     );
+  }
   return { base, first, replay };
 }
 
@@ -992,13 +994,23 @@ export interface DataFiles {
   journals: number[];
   snapshots: number[];
   temps: string[];
+  /** Entries of DERIVED_DATA that are there. */
+  derived: string[];
 }
+
+/**
+ * What programs on the engine keep in its data directory, derived from its data (Hindsight's search index): there
+ * with no journal and no snapshot, it shows the data it was built from is missing.
+ */
+export const DERIVED_DATA = ['search'];
 
 export async function listDataDir(dir: string): Promise<DataFiles> {
   const journals: number[] = [];
   const snapshots: number[] = [];
   const temps: string[] = [];
+  const derived: string[] = [];
   for (const name of await readdir(dir)) {
+    if (DERIVED_DATA.includes(name)) derived.push(name);
     const journal = JOURNAL_RE.exec(name);
     const snapshot = SNAPSHOT_RE.exec(name);
     if (journal) journals.push(Number(journal[1]));
@@ -1006,5 +1018,5 @@ export async function listDataDir(dir: string): Promise<DataFiles> {
     else if (TEMP_RE.test(name)) temps.push(name);
   }
   const ascending = (a: number, b: number) => a - b;
-  return { journals: journals.sort(ascending), snapshots: snapshots.sort(ascending), temps };
+  return { journals: journals.sort(ascending), snapshots: snapshots.sort(ascending), temps, derived };
 }

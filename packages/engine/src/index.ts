@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ChangeLog, dataDirId, ID_FILE } from './changes';
 import { Engine } from './commands';
 import { makePrivate } from './files';
-import { DurableLog } from './durability';
+import { DurableLog, checkDataFiles, listDataDir } from './durability';
 import type { EmbeddedServer, EngineOptions } from './options';
 import { listen, type WireServer } from './server';
 import { VectorSpill } from './spill';
@@ -33,6 +33,8 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
     () => true,
     () => false,
   );
+  // Refused before dataDirId writes an id into a directory whose data is missing.
+  checkDataFiles(options.dataDir, await listDataDir(options.dataDir), expectData);
   const changes = new ChangeLog(await dataDirId(options.dataDir), options.changeLogEvents);
   const spill = new VectorSpill(options.dataDir, () => store.documents());
   const store: Store = new Store(changes, spill);

@@ -10,7 +10,8 @@
  *   records be lost, the whole change log is dropped and the directory's id moved aside, so no resume token handed
  *   out before can resume at a wrong place.
  * - A missing journal is replaced by an empty one, a missing snapshot before the oldest journal by an empty one,
- *   and an id file with no data at all is moved aside: the engine then starts with what is left.
+ *   and an id file or derived data (DERIVED_DATA) with no data at all is moved aside: the engine then starts with
+ *   what is left (empty), and what was derived is built again from it.
  * - What is kept is replayed, in recovery's order, into a scratch Store: a journaled op that cannot apply there (an
  *   update of a document whose insert was lost) is left out of its journal, or recovery would stop at it.
  */
@@ -63,8 +64,11 @@ export interface DroppedOp {
 /** What repair did to one file. */
 export interface RepairedFile {
   file: string;
-  /** `damaged`: records failed in it; `missing`: another file shows it existed; `unreadable`: the id file. */
-  status: 'damaged' | 'missing' | 'unreadable';
+  /**
+   * `damaged`: records failed in it; `missing`: another file shows it existed; `unreadable`: the id file; `stale`:
+   * derived from data that is gone.
+   */
+  status: 'damaged' | 'missing' | 'unreadable' | 'stale';
   /** Size before repair (0 when missing). */
   bytes: number;
   keptRecords: number;
@@ -102,7 +106,7 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
   const base = files.snapshots.at(-1) ?? 0;
   const first = Math.max(base, 1);
   const journals = files.journals.filter((seq) => seq >= first);
-  const repairs: { entry: RepairedFile; write: (() => Promise<void>) | null }[] = [];
+  const repairs: { entry: RepairedFile; write: ((damagedDir: string) => Promise<void>) | null }[] = [];
   let dropChangeLog = false;
   // What recovery will load, replayed as it will be, so that journal ops that cannot apply are found.
   const scratch = new Store();
@@ -213,6 +217,19 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
       write: () => rm(join(dataDir, ID_FILE)),
     });
   }
+  // Moved, not copied, aside: nothing in it is lost, and a stale index must not be restored against an empty database.
+  for (const name of noData ? files.derived : []) {
+    repairs.push({
+      entry: {
+        ...missingEntry(
+          name,
+          'moved aside: built from data no journal or snapshot holds; built again from what is left',
+        ),
+        status: 'stale',
+      },
+      write: (damagedDir) => rename(join(dataDir, name), join(damagedDir, name)),
+    });
+  }
 
   if (repairs.length === 0)
     return { dataDir, damagedDir: null, reportFile: null, files: [], lostBytes: 0, summary: ['nothing to repair'] };
@@ -221,10 +238,11 @@ export async function repairDataDir(dataDir: string): Promise<RepairReport> {
   await mkdir(damagedDir, { mode: DIR_MODE });
   // Every original is copied aside (and fsynced) before any file is changed.
   for (const { entry } of repairs) {
-    if (entry.status !== 'missing' || entry.file === ID_FILE) await copyDurably(dataDir, entry.file, damagedDir);
+    if (entry.status === 'damaged' || entry.status === 'unreadable' || entry.file === ID_FILE)
+      await copyDurably(dataDir, entry.file, damagedDir);
   }
   await syncDir(damagedDir);
-  for (const { write } of repairs) await write?.();
+  for (const { write } of repairs) await write?.(damagedDir);
   await syncDir(dataDir);
 
   const entries = repairs.map((r) => r.entry);

@@ -2,7 +2,7 @@
  * Damage to the data directory is never silent: the real engine start refuses a damaged or missing file and leaves
  * the files as they are; a torn tail is still dropped (with a warning); repair keeps every verifiable record.
  */
-import { readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deserialize, serialize } from 'bson';
 import { frame, isJournalHeader, journalHeader } from '../src/durability';
@@ -198,6 +198,30 @@ describe('missing files', () => {
     await rm(path.join(dir, J(1)));
     await expectRefused(dir, J(1), null);
   });
+
+  it.each([
+    ['and the id file', [J(1), 'engine-id']],
+    ['with the id file left', [J(1)]],
+  ])(
+    'the only journal deleted %s, a search index left: refused; repair moves the index aside, starts empty',
+    async (_, deleted) => {
+      const dir = await journalOf(3);
+      await mkdir(path.join(dir, 'search'));
+      await writeFile(path.join(dir, 'search', 'manifest.json'), '{"position":3}');
+      for (const name of deleted) await rm(path.join(dir, name));
+      const damaged = await expectRefused(dir, J(1), null);
+      expect(damaged.detail).toContain(deleted.length === 2 ? 'search/, built from its data,' : 'its id file');
+
+      const report = await repairDataDir(dir);
+      expect(report.files.map(({ file, status }) => [file, status])).toEqual([
+        ...(deleted.length === 1 ? [['engine-id', 'missing']] : []),
+        ['search', 'stale'],
+      ]);
+      expect(await readFile(path.join(report.damagedDir!, 'search', 'manifest.json'), 'utf8')).toBe('{"position":3}');
+      expect(await count(dir)).toBe(0);
+      expect((await repairDataDir(dir)).summary).toEqual(['nothing to repair']);
+    },
+  );
 });
 
 describe('a damaged snapshot', () => {

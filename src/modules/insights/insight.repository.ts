@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import { isDuplicateKeyError, type ConflictError } from '../../errors';
-import { storedDamage, type StoredKind } from '../shared/stored-damage';
+import { ConflictError, isDuplicateKeyError } from '../../errors';
+import { REPAIR_ADVICE, storedDamage, type StoredKind } from '../shared/stored-damage';
 import { markApplied, notApplied } from '../shared/idempotency';
 import {
   AGENT_INSIGHTS_COLLECTION,
@@ -101,6 +101,11 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
 /** The stored fields a report's update pipeline builds on. */
 const REPORTED_FIELDS: Record<string, StoredKind> = { confidence: 'number', evidence: 'list', evidenceCount: 'number' };
 
+/** A stored confidence a judgement can build on: a number from 0 to 1 (not NaN, a text, a list or missing). */
+const JUDGEABLE: Document = {
+  $expr: { $and: [{ $isNumber: '$confidence' }, { $gte: ['$confidence', 0] }, { $lte: ['$confidence', 1] }] },
+};
+
 /** The only code touching `agent_insights`. */
 export class AgentInsightRepository {
   private readonly collection: Collection<AgentInsightDocument>;
@@ -135,8 +140,11 @@ export class AgentInsightRepository {
     });
   }
 
-  /** Reinforces (valid) or weakens (not valid) an insight and stamps lastValidated; null when it does not exist. */
   /**
+   * Reinforces (valid) or weakens (not valid) an insight and stamps lastValidated; null when it does not exist. A stored
+   * confidence it cannot build on (not a number from 0 to 1) or a damaged `appliedWrites` is a CONFLICT naming the
+   * field, and nothing is written: the condition is part of the one atomic update.
+   *
    * With a `writeId` (a keyed call), a validation already applied under that id is not applied again: the insight is
    * returned as it is.
    */
@@ -150,13 +158,35 @@ export class AgentInsightRepository {
       ? { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, 1 - REINFORCEMENT] }] }
       : { $multiply: ['$confidence', REFUTATION_FACTOR] };
     const pipeline: Document[] = [{ $set: { confidence, lastValidated: now } }];
-    if (writeId === null)
-      return this.collection.findOneAndUpdate({ insightId: id }, pipeline, { returnDocument: 'after' });
-    pipeline.push(markApplied(writeId));
-    const updated = await this.collection.findOneAndUpdate({ insightId: id, ...notApplied(writeId) }, pipeline, {
-      returnDocument: 'after',
-    });
-    return updated ?? this.collection.findOne({ insightId: id, appliedWrites: writeId });
+    if (writeId !== null) pipeline.push(markApplied(writeId));
+    const filter = { insightId: id, ...JUDGEABLE, ...(writeId !== null ? notApplied(writeId) : {}) };
+    let updated: AgentInsightDocument | null;
+    try {
+      updated = await this.collection.findOneAndUpdate(filter, pipeline, { returnDocument: 'after' });
+    } catch (error) {
+      throw (await this.judgementDamage(id)) ?? error;
+    }
+    if (updated) return updated;
+    // Matched nothing: applied before (a retry), no such insight, or a confidence it cannot build on.
+    const applied = writeId === null ? null : await this.collection.findOne({ insightId: id, appliedWrites: writeId });
+    if (applied) return applied;
+    const damage = await this.judgementDamage(id);
+    if (damage) throw damage;
+    return null;
+  }
+
+  /** Why a judgement of the insight would fail: a stored field it builds on is damaged (CONFLICT); else null. */
+  private async judgementDamage(id: string): Promise<ConflictError | null> {
+    const name = `insight ${JSON.stringify(id)}`;
+    const stored = await this.collection.findOne({ insightId: id }, { projection: { confidence: 1 } });
+    const confidence: unknown = stored?.confidence;
+    if (stored && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) {
+      return new ConflictError(
+        `The stored confidence of ${name} is not a number from 0 to 1, so nothing was written; ${REPAIR_ADVICE}`,
+        { storedField: 'confidence' },
+      );
+    }
+    return storedDamage(this.collection, { insightId: id }, { appliedWrites: 'list' }, name);
   }
 
   delete(id: string): Promise<AgentInsightDocument | null> {

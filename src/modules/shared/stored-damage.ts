@@ -9,6 +9,9 @@ const BSON_TYPES: Record<StoredKind, readonly string[]> = {
   number: ['double', 'int', 'long', 'decimal'],
 };
 
+/** How a refusal for a damaged stored value ends. */
+export const REPAIR_ADVICE = 'repair the document (docs/operations.md, "Damage and repair").';
+
 /** Names the document a damaged field belongs to: fixed, or from the value of its `key` field (several documents). */
 export type StoredDocumentName = string | { key: string; name: (key: unknown) => string };
 
@@ -47,7 +50,7 @@ export async function storedDamage<T extends Document>(
     const storedField = names[at];
     const named = typeof document === 'string' ? document : document.name(types.key);
     return new ConflictError(
-      `The stored ${storedField} of ${named} is not a ${fields[storedField]}, so nothing was written; repair the document (docs/operations.md, "Damage and repair").`,
+      `The stored ${storedField} of ${named} is not a ${fields[storedField]}, so nothing was written; ${REPAIR_ADVICE}`,
       { storedField },
     );
   }

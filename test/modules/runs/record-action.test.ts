@@ -80,6 +80,52 @@ describe('recordAction', () => {
     expect(await iterations(taskId)).toEqual([0, 1]);
   });
 
+  it('concurrent calls count their tool calls exactly: racers that lose count nothing, a repeated key counts once', async () => {
+    const taskId = await newTask();
+    const [probe, grep] = [`probe-${taskId}`, `grep-${taskId}`];
+    const calls = (k: number): ToolCallInput[] => [
+      { name: probe, outcome: 'SUCCESS', executionTimeMs: k },
+      { name: grep, outcome: k % 3 === 0 ? 'FAILURE' : 'SUCCESS', executionTimeMs: 10, result: 'no match' },
+    ];
+    const free = Array.from({ length: 30 }, (_, k) => recordAction(taskId, fast(`free ${k}`, { toolCalls: calls(k) })));
+    // Five keys, each sent four times at once: one action and one count per key.
+    const keyed = Array.from({ length: 20 }, (_, k) =>
+      app.execute(RecordActionDocument, {
+        taskId,
+        input: fast(`keyed ${k % 5}`, { toolCalls: calls(100 + (k % 5)) }),
+        idempotencyKey: `${taskId}-key-${k % 5}`,
+      }),
+    );
+    const results = await Promise.all([...free, ...keyed]);
+    expect(results.flatMap((result) => result.errors ?? [])).toEqual([]);
+    // Ten racers for one taken iteration: none is stored, none counts.
+    const racers = await Promise.all(
+      Array.from({ length: 10 }, (_, k) =>
+        recordAction(taskId, fast(`racer ${k}`, { iteration: 0, toolCalls: calls(1000) })),
+      ),
+    );
+    expect(racers.map((result) => result.errors?.[0].extensions?.code)).toEqual(Array(10).fill('CONFLICT'));
+
+    expect(await iterations(taskId)).toEqual(Array.from({ length: 35 }, (_, i) => i));
+    const counted = [...Array.from({ length: 30 }, (_, k) => k), ...Array.from({ length: 5 }, (_, k) => 100 + k)];
+    const figures = async (toolName: string) =>
+      (await app.run(RunToolPerformanceDocument, { toolName })).toolPerformance;
+    expect(await figures(probe)).toMatchObject({
+      totalExecutions: 35,
+      successCount: 35,
+      failureCount: 0,
+      timedExecutions: 35,
+      avgDuration: counted.reduce((sum, k) => sum + k, 0) / 35,
+    });
+    const failures = counted.filter((k) => k % 3 === 0).length;
+    expect(await figures(grep)).toMatchObject({
+      totalExecutions: 35,
+      successCount: 35 - failures,
+      failureCount: failures,
+      avgDuration: 10,
+    });
+  });
+
   it('rejects planning or reflection in FAST mode and keeps them in DEEP mode', async () => {
     const taskId = await newTask();
     for (const field of ['planning', 'reflection'] as const) {
