@@ -6,6 +6,12 @@
  *
  * Environment: BENCH_SESSIONS (1000), BENCH_CONNECTIONS (32), BENCH_SECONDS (15), BENCH_CPU_PROF (a directory:
  * the server runs with `node --cpu-prof` and writes its profile there on exit).
+ *
+ * BENCH_SIZES (e.g. `10,500,2500`) measures instead how an append's CPU grows with the agent's message list: for
+ * each size, GROWTH_SESSIONS sessions of one agent with that many messages, then BENCH_APPENDS appends spread over
+ * them, one at a time, first through the sessions repository and the driver against an engine in this process (CPU
+ * of this process: driver and engine), then as appendMessage over HTTP to the built server (CPU of its process, all
+ * threads). Prints one JSON line per size.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
@@ -14,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '@hindsight/engine';
+import { SessionRepository } from '../src/modules/sessions/session.repository';
+import { postGraphQL } from './load';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from './processes';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
@@ -89,10 +97,10 @@ function message(id: number, at: Date): Record<string, unknown> {
   };
 }
 
-function session(i: number): Record<string, unknown> {
+function session(i: number, agentIds = AGENTS, messages = MESSAGES_PER_AGENT): Record<string, unknown> {
   const at = new Date(Date.UTC(2024, 0, 1) + i * 60_000);
   const agents: Record<string, unknown> = {};
-  for (const agentId of AGENTS) {
+  for (const agentId of agentIds) {
     agents[agentId] = {
       agent_data: {
         agent_id: agentId,
@@ -103,7 +111,7 @@ function session(i: number): Record<string, unknown> {
       },
       created_at: at,
       updated_at: at,
-      messages: Array.from({ length: MESSAGES_PER_AGENT }, (_, m) => message(m + 1, at)),
+      messages: Array.from({ length: messages }, (_, m) => message(m + 1, at)),
     };
   }
   return {
@@ -210,7 +218,99 @@ async function journalMB(dataDir: string): Promise<number> {
   return Math.round(bytes / 2 ** 20);
 }
 
+const GROWTH_SESSIONS = 20;
+const GROWTH_APPENDS = Number(process.env.BENCH_APPENDS ?? 400);
+/** Appends before each measurement, not counted: the JIT's warm-up. */
+const WARMUP_APPENDS = 40;
+
+/** CPU time (user + system, all threads) of this process so far, in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** Runs `append(k)` for k in [0, count) one after another; the CPU `cpu()` reports per append, in ms. */
+async function cpuPerAppend(
+  count: number,
+  cpu: () => number | Promise<number>,
+  append: (k: number) => Promise<void>,
+): Promise<number> {
+  for (let k = 0; k < WARMUP_APPENDS; k++) await append(k);
+  const before = await cpu();
+  for (let k = 0; k < count; k++) await append(WARMUP_APPENDS + k);
+  return Number((((await cpu()) - before) / count).toFixed(3));
+}
+
+/** One size of BENCH_SIZES: CPU per append through the driver (engine in process) and through the API. */
+async function measureSize(size: number): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-append-size-'));
+  const agentId = AGENTS[0];
+  const target = (k: number) => sessionId(k % GROWTH_SESSIONS);
+  const content = (k: number) => [{ text: `bench message ${k} ${'lorem ipsum '.repeat(10)}` }];
+  try {
+    const engine = await startEmbeddedServer({ dataDir });
+    const client = await MongoClient.connect(engine.uri);
+    let driverMs: number;
+    try {
+      const sessions = client.db('hindsight').collection('sessions');
+      for (let i = 0; i < GROWTH_SESSIONS; i++) await sessions.insertOne(session(i, [agentId], size) as never);
+      const repository = new SessionRepository(client.db('hindsight'));
+      driverMs = await cpuPerAppend(GROWTH_APPENDS, ownCpuMs, async (k) => {
+        const appended = await repository.appendMessages(
+          target(k),
+          agentId,
+          [{ role: 'user', content: content(k) }],
+          new Date(),
+          1024,
+          'input',
+        );
+        if (!appended) throw new Error(`append ${k} did not match`);
+      });
+    } finally {
+      await client.close();
+      await engine.close();
+    }
+    const port = await freePort();
+    const server = await startServer(dataDir, port);
+    let apiMs: number;
+    try {
+      apiMs = await cpuPerAppend(
+        GROWTH_APPENDS,
+        () => cpuMs(server.pid!),
+        async (k) => {
+          await postGraphQL(`http://127.0.0.1:${port}/graphql`, APPEND, {
+            sessionId: target(k),
+            agentId,
+            input: { role: 'USER', content: content(k) },
+          });
+        },
+      );
+    } finally {
+      if (!(await stopServer(server))) console.error('the server did not stop within 20 s of SIGTERM and was killed');
+    }
+    const perSession = (2 * (WARMUP_APPENDS + GROWTH_APPENDS)) / GROWTH_SESSIONS;
+    console.log(
+      JSON.stringify({
+        op: 'appendMessage by list size',
+        messages: size,
+        // Each session's list grows while it is measured: from `size` to `size + perSession`.
+        messagesAtEnd: size + perSession,
+        appends: GROWTH_APPENDS,
+        driverCpuMsPerAppend: driverMs,
+        serverCpuMsPerAppend: apiMs,
+        loadAverage: os.loadavg().map((load) => Number(load.toFixed(2))),
+      }),
+    );
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_SIZES) {
+    for (const size of process.env.BENCH_SIZES.split(',').map(Number)) await measureSize(size);
+    return;
+  }
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-append-'));
   try {
     const seeding = performance.now();

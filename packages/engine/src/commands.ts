@@ -19,6 +19,7 @@ import {
   canonicalKey,
   compareValues,
   immutableSize,
+  nestingDepth,
   isPlainObject,
   pathValues,
   sameDocument,
@@ -341,20 +342,11 @@ export const MAX_DOCUMENT_DEPTH = 180;
 /**
  * Refuses, as mongod does, a document nested deeper than MAX_DOCUMENT_DEPTH (the document itself is level 1; an empty
  * object or array adds no level), so a stored document can always be read back, embedded in replies and change
- * events. Iterative: a hostile document must not exhaust the stack here either.
+ * events. Iterative (a hostile document must not exhaust the stack here either), cached per immutable subtree.
  */
 function checkDepth(doc: Doc): void {
-  const pending: Array<[value: object, depth: number]> = [[doc, 1]];
-  while (pending.length) {
-    const [value, depth] = pending.pop()!;
-    for (const child of Object.values(value)) {
-      const nested = Array.isArray(child) ? child.length > 0 : isPlainObject(child) && Object.keys(child).length > 0;
-      if (!nested) continue;
-      if (depth >= MAX_DOCUMENT_DEPTH) {
-        throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${MAX_DOCUMENT_DEPTH}`);
-      }
-      pending.push([child as object, depth + 1]);
-    }
+  if (nestingDepth(doc, MAX_DOCUMENT_DEPTH) === undefined) {
+    throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${MAX_DOCUMENT_DEPTH}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Long } from 'bson';
-import { bsonTypeName, compareValues, isPlainObject, type Doc } from './values';
+import { bsonTypeName, compareValues, isPlainObject, markExtension, type Doc } from './values';
 
 /**
  * `$project` stages compiled to closures, for the expressions the server's own pipelines use (field paths,
@@ -16,7 +16,8 @@ export class NotCompiled extends Error {}
 
 /** Bound variables as a chain, innermost first: a `$map` binds one per element without copying the others. */
 type Variables = { readonly name: string; readonly value: unknown; readonly outer: Variables } | null;
-type Scope = { readonly root: Doc; readonly vars: Variables };
+/** `immutable`: the results will be stored and never mutated (an update's values), see markExtension. */
+type Scope = { readonly root: Doc; readonly vars: Variables; readonly immutable?: boolean };
 
 function lookup(vars: Variables, name: string): unknown {
   for (let at = vars; at; at = at.outer) if (at.name === name) return at.value;
@@ -48,6 +49,13 @@ function resolvePath(value: unknown, parts: readonly string[], from: number): un
     value = value[parts[i]];
   }
   return value;
+}
+
+/** mingo's strict-mode `$type` of a JS number: fractional ones are doubles, integers int or long by range. */
+function numberType(value: number): string {
+  if (Number.isNaN(value)) return notCompiled();
+  if (value % 1 !== 0) return 'double';
+  return value >= -0x80000000 && value <= 0x7fffffff ? 'int' : 'long';
 }
 
 const isFalsy = (value: unknown): boolean =>
@@ -96,6 +104,7 @@ function binary(
 const withVariable = (scope: Scope, name: string, value: unknown): Scope => ({
   root: scope.root,
   vars: { name, value, outer: scope.vars },
+  immutable: scope.immutable,
 });
 
 /** `$map` and `$filter`: `{ input, as, in | cond }` with `as` defaulting to `this`. */
@@ -167,10 +176,65 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
       return (current, scope) => (isFalsy(test(current, scope)) ? otherwise(current, scope) : then(current, scope));
     }
     case '$type':
-      // JS numbers do not say whether they were stored as int, long or double: mingo decides those.
+      // JS numbers do not say whether they were stored as int, long or double: named by mingo's (strict) rule.
       return unary(args, bound, (value) =>
-        typeof value === 'number' || typeof value === 'bigint' ? notCompiled() : bsonTypeName(value),
+        typeof value === 'number' ? numberType(value) : typeof value === 'bigint' ? notCompiled() : bsonTypeName(value),
       );
+    case '$add': {
+      // Plain numbers only (int64, decimal and dates are wide-numbers' and mingo's); a missing operand makes null.
+      const compiled = compileArgs(args, Array.isArray(args) ? [args.length] : [], bound);
+      if (!compiled) return undefined;
+      return (current, scope) => {
+        let total = 0;
+        let missing = false;
+        for (const fn of compiled) {
+          const value = fn(current, scope);
+          if (typeof value === 'number') total += value;
+          else if (value === undefined || value === null) missing = true;
+          else notCompiled();
+        }
+        return missing ? null : total;
+      };
+    }
+    case '$max':
+      // The one-operand form over an array of plain numbers (what `{ $max: <array expression> }` reads).
+      if (Array.isArray(args)) return undefined;
+      return unary(args, bound, (list) => {
+        if (!Array.isArray(list)) return notCompiled();
+        let best: number | null = null;
+        for (const value of list) {
+          if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
+          if (best === null || (value as number) >= best) best = value as number;
+        }
+        return best;
+      });
+    case '$concatArrays': {
+      // Shares the items, as mingo does: the result is stored beside the arrays it was built from.
+      const compiled = compileArgs(args, Array.isArray(args) ? [args.length] : [], bound);
+      if (!compiled) return undefined;
+      return (current, scope) => {
+        const lists = compiled.map((fn) => fn(current, scope));
+        if (lists.some((list) => list === undefined || list === null)) {
+          if (!lists.every((list) => list === undefined || list === null || Array.isArray(list))) notCompiled();
+          return null;
+        }
+        if (!lists.every(Array.isArray)) notCompiled();
+        const result = ([] as unknown[]).concat(...(lists as unknown[][]));
+        if (scope.immutable) markExtension(result, lists[0] as unknown[]);
+        return result;
+      };
+    }
+    case '$getField': {
+      if (!isPlainObject(args) || Object.keys(args).length !== 2 || !('input' in args)) return undefined;
+      const field = isPlainObject(args.field) && '$literal' in args.field ? args.field.$literal : args.field;
+      if (typeof field !== 'string' || field.startsWith('$')) return undefined;
+      return unary([args.input], bound, (input) => {
+        // A missing input and prototype names are left to mingo, whose answers differ from a plain lookup's.
+        if (!isPlainObject(input)) return notCompiled();
+        if (Object.prototype.hasOwnProperty.call(input, field)) return input[field];
+        return field in input ? notCompiled() : undefined;
+      });
+    }
     case '$size':
       return unary(args, bound, (value) => (Array.isArray(value) ? value.length : notCompiled()));
     case '$objectToArray':
@@ -239,7 +303,7 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
       return (current, scope) => {
         let vars = scope.vars;
         for (let i = 0; i < names.length; i++) vars = { name: names[i], value: values[i](current, scope), outer: vars };
-        return body(current, { root: scope.root, vars });
+        return body(current, { root: scope.root, vars, immutable: scope.immutable });
       };
     }
     default:
@@ -273,6 +337,16 @@ function compileExpression(expression: unknown, bound: ReadonlySet<string>): Com
   }
   // Numbers, booleans, null, Dates and other bson values are constants.
   return () => expression;
+}
+
+/**
+ * An update's expression as a function of the document (`$$ROOT` and `$$CURRENT` both the document), or undefined
+ * when some part of it is not compiled. The function throws {@link NotCompiled} for a value it leaves to mingo. Its
+ * results are to be stored: neither they nor what they share with the document may be mutated afterwards.
+ */
+export function compileUpdateExpression(expression: unknown): ((doc: Doc) => unknown) | undefined {
+  const compiled = compileExpression(expression, new Set());
+  return compiled && ((doc) => compiled(doc, { root: doc, vars: null, immutable: true }));
 }
 
 /**

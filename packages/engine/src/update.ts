@@ -2,6 +2,7 @@ import { Aggregator } from 'mingo/aggregator';
 import { evalExpr } from 'mingo/core';
 import { Decimal128, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
+import { NotCompiled, compileUpdateExpression } from './expressions';
 import { positionalIndex } from './projection';
 import { wideArithmetic } from './wide-numbers';
 import { MINGO_COMPUTE, MINGO_OPTIONS, compileFilter, mingoError } from './filter';
@@ -141,6 +142,8 @@ interface SetStage {
   paths: string[][];
   /** The expressions keyed by field position, evaluated together as one document expression. */
   values: Doc;
+  /** The same as closures (see expressions.ts), when every operator in them is compiled. */
+  compiled?: (doc: Doc) => unknown;
 }
 
 /**
@@ -165,7 +168,7 @@ function compileSetStages(stages: Doc[]): SetStage[] | undefined {
     }
     // Overlapping paths (`a` and `a.b`) keep mingo's handling.
     if (firstOverlap(paths)) return undefined;
-    compiled.push({ paths, values });
+    compiled.push({ paths, values, compiled: compileUpdateExpression(values) });
   }
   return compiled;
 }
@@ -179,7 +182,7 @@ function compileSetStages(stages: Doc[]): SetStage[] | undefined {
 function applySetStages(doc: Doc, stages: SetStage[]): Doc | undefined {
   let current = doc;
   for (const stage of stages) {
-    const values = evalExpr(current, stage.values, MINGO_COMPUTE) as Doc;
+    const values = evaluate(current, stage);
     const root: Doc = { ...current };
     const fresh = new WeakSet<object>([root]);
     for (let f = 0; f < stage.paths.length; f++) {
@@ -210,6 +213,18 @@ function applySetStages(doc: Doc, stages: SetStage[]): Doc | undefined {
     current = root;
   }
   return current;
+}
+
+/** A stage's values: by its closures (mingo interprets a 2,500-item list's `$filter`s many times slower), else mingo. */
+function evaluate(doc: Doc, stage: SetStage): Doc {
+  if (stage.compiled) {
+    try {
+      return stage.compiled(doc) as Doc;
+    } catch (error) {
+      if (!(error instanceof NotCompiled)) throw error;
+    }
+  }
+  return evalExpr(doc, stage.values, MINGO_COMPUTE) as Doc;
 }
 
 // Segment order as mongod 5+ applies fields: numeric names numerically, others lexicographically.

@@ -224,6 +224,18 @@ const subtreeSizes = new WeakMap<object, number>();
 const stored = new WeakSet<Doc>();
 const EMPTY_SIZE = 5; // an empty document or array
 
+/** Arrays an update built as another array followed by more items (`$concatArrays`), with that array. */
+const extensions = new WeakMap<unknown[], unknown[]>();
+
+/**
+ * Records that `result` is `base`'s items followed by more, so its size and depth are measured from `base`'s cached
+ * figures and its new items only (an append to a 2,500-message list measures one message). Only for arrays that,
+ * like `base`, will never be mutated again.
+ */
+export function markExtension(result: unknown[], base: unknown[]): void {
+  if (base.length) extensions.set(result, base);
+}
+
 /** Marks a document as stored: from now on it and its subtrees are immutable, and their sizes may be cached. */
 export function markStored(doc: Doc): void {
   stored.add(doc);
@@ -238,7 +250,10 @@ export function immutableSize(value: Doc | unknown[]): number {
   if (size !== undefined) return size;
   size = EMPTY_SIZE;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
+    const base = extensions.get(value);
+    // The base's size already counts its items and the array's own 5 bytes.
+    if (base) size = immutableSize(base);
+    for (let i = base ? base.length : 0; i < value.length; i++) {
       // Index names are ASCII digits. bson writes a missing element as null; an undefined field it leaves out.
       const name = 2 + (i < 10 ? 1 : i < 100 ? 2 : String(i).length);
       size += value[i] === undefined ? name : elementSize(name, i, value[i]);
@@ -248,6 +263,66 @@ export function immutableSize(value: Doc | unknown[]): number {
   }
   subtreeSizes.set(value, size);
   return size;
+}
+
+/** Nesting levels of immutable documents and arrays (see nestingDepth), cached like their sizes. */
+const subtreeDepths = new WeakMap<object, number>();
+
+const nonEmptyContainer = (value: unknown): value is object =>
+  Array.isArray(value) ? value.length > 0 : isPlainObject(value) && Object.keys(value).length > 0;
+
+interface DepthFrame {
+  value: object;
+  items: unknown[];
+  next: number;
+  depth: number;
+}
+
+/**
+ * The nesting depth of an immutable document or array: itself is level 1, and each non-empty document or array
+ * within adds one (an empty one adds none). Undefined as soon as it is known to exceed `limit`. Iterative, so a
+ * hostile document cannot exhaust the stack; subtrees measured before (unchanged parts of a stored document) are
+ * not walked again.
+ */
+export function nestingDepth(root: Doc | unknown[], limit: number): number | undefined {
+  const known = subtreeDepths.get(root);
+  if (known !== undefined) return known <= limit ? known : undefined;
+  const frame = (value: object, level: number): DepthFrame | undefined => {
+    if (!Array.isArray(value)) return { value, items: Object.values(value), next: 0, depth: 1 };
+    const base = extensions.get(value);
+    const baseDepth = base && subtreeDepths.get(base);
+    // An extension's base holds its first items at the same level: its depth stands for theirs.
+    if (baseDepth === undefined) return { value, items: value, next: 0, depth: 1 };
+    if (level - 1 + baseDepth > limit) return undefined;
+    return { value, items: value, next: base!.length, depth: baseDepth };
+  };
+  const first = frame(root, 1);
+  if (!first) return undefined;
+  const stack: DepthFrame[] = [first];
+  for (;;) {
+    const top = stack[stack.length - 1];
+    if (top.next < top.items.length) {
+      const child = top.items[top.next++];
+      if (!nonEmptyContainer(child)) continue;
+      // The child is at level stack.length + 1; its deepest container `depth - 1` levels below it.
+      const depth = subtreeDepths.get(child);
+      if (depth !== undefined) {
+        if (stack.length + depth > limit) return undefined;
+        if (depth + 1 > top.depth) top.depth = depth + 1;
+        continue;
+      }
+      if (stack.length >= limit) return undefined;
+      const pushed = frame(child, stack.length + 1);
+      if (!pushed) return undefined;
+      stack.push(pushed);
+      continue;
+    }
+    stack.pop();
+    subtreeDepths.set(top.value, top.depth);
+    if (!stack.length) return top.depth;
+    const parent = stack[stack.length - 1];
+    if (top.depth + 1 > parent.depth) parent.depth = top.depth + 1;
+  }
 }
 
 /** UTF-8 byte length; short ASCII strings (field names, most values) are counted without a native call. */

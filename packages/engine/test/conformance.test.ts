@@ -3,6 +3,7 @@
  * default and against mongod with TEST_TARGET=mongod, so every expectation here is mongod's behaviour.
  */
 import {
+  BSON,
   Decimal128,
   Long,
   MongoBulkWriteError,
@@ -32,6 +33,13 @@ async function serverError(promise: Promise<unknown>): Promise<MongoServerError>
   expect(error).toBeInstanceOf(MongoServerError);
   return error as MongoServerError;
 }
+
+/** A document whose chain of non-empty objects is `depth` long, the document itself included: {a: {a: … {a: 1}}}. */
+const nested = (depth: number): Doc => {
+  let doc: Doc = { a: 1 };
+  for (let level = 1; level < depth; level++) doc = { a: doc };
+  return doc;
+};
 
 beforeAll(async () => {
   t = await openTestDatabase();
@@ -504,13 +512,6 @@ describe('upserts', () => {
 });
 
 describe('storage rules', () => {
-  /** A document whose chain of non-empty objects is `depth` long, the document itself included: {a: {a: … {a: 1}}}. */
-  const nested = (depth: number): Doc => {
-    let doc: Doc = { a: 1 };
-    for (let level = 1; level < depth; level++) doc = { a: doc };
-    return doc;
-  };
-
   test('a document nested 180 levels is stored; 181 fails with 15 Overflow (insert, update, upsert, findAndModify)', async () => {
     const c = fresh();
     await c.insertOne({ _id: 'max', ...nested(180) });
@@ -995,6 +996,54 @@ describe('errors', () => {
     expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'arr.$[x]': 1 } }))).code).toBe(2);
     expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'arr.$': 1 } }))).code).toBe(2);
     expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, a: 1, arr: [1] });
+  });
+
+  test('appends to a long list by a pipeline still refuse a result too deep, at any level the list moves to', async () => {
+    const c = fresh();
+    const list = Array.from({ length: 2500 }, (_, n) => ({ n, text: 'x'.repeat(100) }));
+    await c.insertOne({ _id: 1, list });
+    const append = (item: Doc) => c.updateOne({ _id: 1 }, [{ $set: { list: { $concatArrays: ['$list', [item]] } } }]);
+    for (let n = 2500; n < 2505; n++) await append({ n });
+    // The document is level 1, the list 2, an item 3: an item nested 178 levels reaches 180, the limit.
+    expect((await serverError(append({ $literal: nested(179) }))).code).toBe(15);
+    expect((await append({ $literal: nested(178) })).modifiedCount).toBe(1);
+    expect((await append({ n: 2506 })).modifiedCount).toBe(1);
+    // The same items one level lower are too deep: what was measured of the list holds wherever it moves.
+    expect((await serverError(c.updateOne({ _id: 1 }, [{ $set: { wrap: { inner: '$list' } } }]))).code).toBe(15);
+    expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'list.2500': { deeper: nested(178) } } }))).code).toBe(
+      15,
+    );
+    const stored = await c.findOne({ _id: 1 });
+    expect(stored.wrap).toBeUndefined();
+    expect(stored.list.map((item: Doc) => item.n ?? 'nested')).toEqual([
+      ...Array.from({ length: 2505 }, (_, n) => n),
+      'nested',
+      2506,
+    ]);
+  });
+
+  test('appends to a document near 16 MiB by a pipeline refuse the one that crosses it; sizes stay exact', async () => {
+    const c = fresh();
+    const list = Array.from({ length: 2000 }, (_, n) => ({ n, text: 'x'.repeat(8000) }));
+    await c.insertOne({ _id: 1, list });
+    const append = (text: string) =>
+      c.updateOne({ _id: 1 }, [{ $set: { list: { $concatArrays: ['$list', [{ n: -1, text }]] } } }]);
+    const size = async () =>
+      (await c.aggregate([{ $project: { size: { $bsonSize: '$$ROOT' } } }]).toArray())[0].size as number;
+    const measured = async () => BSON.calculateObjectSize((await c.findOne({ _id: 1 }))!);
+    expect(await size()).toBe(await measured());
+    expect((await append('y'.repeat(100_000))).modifiedCount).toBe(1);
+    expect(await size()).toBe(await measured());
+    const room = 16 * 1024 * 1024 - (await size());
+    expect((await serverError(append('z'.repeat(room)))).code).toBe(17419);
+    expect((await append('z'.repeat(room - 100))).modifiedCount).toBe(1);
+    expect(await size()).toBe(await measured());
+    expect(await c.countDocuments({ 'list.2001.text': { $regex: '^z' } })).toBe(1);
+    // Past the limit by a change inside an item the appends measured before.
+    expect((await serverError(c.updateOne({ _id: 1 }, { $set: { 'list.0.text': 'w'.repeat(9000) } }))).code).toBe(
+      17419,
+    );
+    expect(await size()).toBe(await measured());
   });
 
   test('an update that would grow a document past 16 MiB fails with 17419 and changes nothing', async () => {

@@ -2,6 +2,7 @@ import { Aggregator } from 'mingo/aggregator';
 import { NotCompiled, compileProject } from '../src/expressions';
 import { MINGO_OPTIONS } from '../src/filter';
 import type { Doc } from '../src/values';
+import { Long } from 'bson';
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute));
 const message = (id: number, role: string, extra: Doc = {}) => ({
@@ -38,6 +39,7 @@ const DOCUMENTS: Doc[] = [
   { _id: 's4' },
   { _id: 's5', agents: { nested: { messages: [[message(1, 'user')]] } } },
   { _id: 's6', agents: 'scalar', score: 3 },
+  { _id: 's7', score: 2.5, ids: [1, 2.5, 3_000_000_000, -0, null], agents: { planner: { messages: [] } } },
 ];
 
 const MESSAGES = { $ifNull: ['$$a.v.messages', []] };
@@ -135,6 +137,29 @@ const COMPILED: Doc[] = [
     negated: { $not: ['$metadata'] },
     kind: { $type: '$metadata' },
   },
+  // The operators of the sessions repository's append (appendMessages).
+  {
+    total: { $add: ['$score', 1, '$score'] },
+    absent: { $add: ['$nothing', 1] },
+    kinds: { $map: { input: { $ifNull: ['$ids', []] }, in: { $type: '$$this' } } },
+    joined: { $concatArrays: [{ $ifNull: ['$ids', []] }, { $literal: [9] }, []] },
+    none: { $concatArrays: ['$ids', '$none'] },
+    type: { $getField: { field: 'session_type', input: '$$ROOT' } },
+    score: { $getField: { field: { $literal: 'score' }, input: '$$CURRENT' } },
+  },
+  {
+    highest: {
+      $max: {
+        $filter: {
+          input: {
+            $concatArrays: [{ $ifNull: ['$agents.planner.messages.message_id', []] }, { $ifNull: ['$ids', []] }],
+          },
+          as: 'id',
+          cond: { $in: [{ $type: '$$id' }, ['int', 'long', 'double', 'decimal']] },
+        },
+      },
+    },
+  },
 ];
 
 /** Forms left to mingo: exclusions, dotted or nested specs, literals, operators not compiled, unknown variables. */
@@ -144,7 +169,7 @@ const NOT_COMPILED: Doc[] = [
   { 'metadata.team': 1 },
   { metadata: { team: 1 } },
   { constant: 'text' },
-  { total: { $add: ['$score', 1] } },
+  { most: { $max: ['$score', 1] } },
   { v: '$$unbound.x' },
   { items: { $filter: { input: '$tags', as: 'm', cond: true, limit: 1 } } },
 ];
@@ -186,7 +211,15 @@ describe('compiled $project', () => {
   it('leaves values it does not handle to mingo instead of answering them', () => {
     expect(() => compileProject({ n: { $size: '$missing' } })!({ _id: 1 })).toThrow(NotCompiled);
     expect(() => compileProject({ n: { $eq: ['$missing', null] } })!({ _id: 1 })).toThrow(NotCompiled);
-    expect(() => compileProject({ n: { $type: '$score' } })!({ _id: 1, score: 2 })).toThrow(NotCompiled);
+    expect(() => compileProject({ n: { $type: '$score' } })!({ _id: 1, score: NaN })).toThrow(NotCompiled);
+    expect(() => compileProject({ n: { $add: ['$score', 1] } })!({ _id: 1, score: Long.fromInt(2) })).toThrow(
+      NotCompiled,
+    );
+    expect(() => compileProject({ n: { $max: '$a' } })!({ _id: 1, a: [1, 'x'] })).toThrow(NotCompiled);
+    expect(() => compileProject({ n: { $concatArrays: ['$a', 'x'] } })!({ _id: 1, a: [1] })).toThrow(NotCompiled);
+    // mingo reads a missing input as the document itself.
+    const getField = compileProject({ n: { $getField: { field: 'x', input: '$missing' } } })!;
+    expect(() => getField({ _id: 1, x: 1 })).toThrow(NotCompiled);
     expect(() => compileProject({ n: '$a.b' })!({ _id: 1, a: [[{ b: 1 }]] })).toThrow(NotCompiled);
   });
 });

@@ -583,16 +583,15 @@ export class SessionRepository {
     const documents = {
       $filter: { input: { $ifNull: [list, []] }, as: 'm', cond: { $eq: [{ $type: '$$m' }, 'object'] } },
     };
-    const messageIds = { $map: { input: documents, as: 'd', in: '$$d.message_id' } };
     // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
-    const firstId = {
+    const firstIdOf = (documents: unknown) => ({
       $ifNull: [
         {
           $add: [
             {
               $max: {
                 $filter: {
-                  input: messageIds,
+                  input: { $map: { input: documents, as: 'd', in: '$$d.message_id' } },
                   as: 'id',
                   cond: { $in: [{ $type: '$$id' }, ['int', 'long', 'double', 'decimal']] },
                 },
@@ -603,13 +602,17 @@ export class SessionRepository {
         },
         0,
       ],
-    };
+    });
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
     const applied: Document = {};
     if (writeId !== null) {
       filter['applied_writes.write_id'] = { $ne: writeId };
-      const entry = { write_id: { $literal: writeId }, agent_id: { $literal: agentId }, first_message_id: firstId };
+      const entry = {
+        write_id: { $literal: writeId },
+        agent_id: { $literal: agentId },
+        first_message_id: firstIdOf(documents),
+      };
       applied.applied_writes = {
         $slice: [{ $concatArrays: [{ $ifNull: ['$applied_writes', []] }, [entry]] }, -MAX_APPLIED_WRITES],
       };
@@ -636,19 +639,26 @@ export class SessionRepository {
             $set: {
               ...applied,
               [`${path}.messages`]: {
+                // The documents are filtered once, for both the ids and the shape.
                 $let: {
-                  vars: {
-                    first: firstId,
-                    // Seed 001's shape when the last message has a top-level role.
-                    flat: {
-                      $eq: [
-                        { $type: { $getField: { field: 'role', input: { $arrayElemAt: [documents, -1] } } } },
-                        'string',
-                      ],
-                    },
-                  },
+                  vars: { documents },
                   in: {
-                    $concatArrays: [{ $ifNull: [list, []] }, messages.map(stored)],
+                    $let: {
+                      vars: {
+                        first: firstIdOf('$$documents'),
+                        // Seed 001's shape when the last message has a top-level role.
+                        flat: {
+                          $eq: [
+                            {
+                              $type: { $getField: { field: 'role', input: { $arrayElemAt: ['$$documents', -1] } } },
+                            },
+                            'string',
+                          ],
+                        },
+                      },
+                      // The stored messages are kept as they are, shared with the previous version of the session.
+                      in: { $concatArrays: [{ $ifNull: [list, []] }, messages.map(stored)] },
+                    },
                   },
                 },
               },
