@@ -3,7 +3,6 @@ import type { Config } from '../config';
 import type { EmbeddingProvider } from './provider';
 import { HashEmbeddingProvider } from './hash.provider';
 import { LocalEmbeddingProvider } from './local.provider';
-import { OpenAIEmbeddingProvider } from './openai.provider';
 import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocument } from './embedding.service';
 
 export type { EmbeddingProvider } from './provider';
@@ -14,6 +13,7 @@ export { toStoredVector, fromStoredVector } from './vectors';
 /**
  * Builds the provider chosen by EMBEDDINGS_PROVIDER. `openai` may send one probe request (model of unknown size
  * without EMBEDDING_DIMENSIONS); `local` loads the model in a worker thread. Close it with `close()` on shutdown.
+ * The `openai` client is loaded only when chosen: every importer of this module (the app) would pay its load time.
  */
 export async function createEmbeddingProvider(config: Config): Promise<EmbeddingProvider> {
   switch (config.embeddingsProvider) {
@@ -21,8 +21,9 @@ export async function createEmbeddingProvider(config: Config): Promise<Embedding
       return new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
     case 'local':
       return LocalEmbeddingProvider.create({ batchSize: config.embeddingBatchSize });
-    case 'openai':
+    case 'openai': {
       if (!config.openaiApiKey) throw new Error('EMBEDDINGS_PROVIDER=openai needs OPENAI_API_KEY');
+      const { OpenAIEmbeddingProvider } = await import('./openai.provider');
       return OpenAIEmbeddingProvider.create({
         apiKey: config.openaiApiKey,
         baseURL: config.openaiBaseUrl,
@@ -32,6 +33,7 @@ export async function createEmbeddingProvider(config: Config): Promise<Embedding
         timeoutMs: config.embeddingTimeoutMs,
         maxRetries: config.embeddingMaxRetries,
       });
+    }
   }
 }
 

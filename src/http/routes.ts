@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { MongoClient } from 'mongodb';
 import type { AppDeps } from '../app';
 import { createContext, type Context } from '../context';
 import type { DatabaseKind } from '../db/connection';
 import { unavailableReason, type HealthSource } from '../db/health';
 import { RequestLifetime } from '../db/request-bound';
-import { createMcpServer, type RunOperation } from '../mcp/mcp.server';
+import type { RunOperation } from '../mcp/mcp.server';
 import type { ToolDefinition } from '../mcp/mcp.tools';
 import type { RateLimiter } from '../auth/rate-limit';
 import { timeDatabaseCommands } from '../observability/database';
@@ -94,7 +93,8 @@ export function metricsRoute(client: MongoClient): Route {
 /**
  * /mcp: the Model Context Protocol over Streamable HTTP, stateless (a server and transport per request, JSON answers).
  * Each tool runs its GraphQL operation through `apollo` with the context of the request's key, as /graphql would; a
- * request takes from the key's RATE_LIMIT_PER_MIN bucket as a GraphQL request does.
+ * request takes from the key's RATE_LIMIT_PER_MIN bucket as a GraphQL request does. The MCP SDK is loaded on the
+ * first request: it costs about 0.5 s of CPU to load, which a process that never serves /mcp (a test file) is spared.
  */
 export function mcpRoute(
   deps: AppDeps,
@@ -117,6 +117,10 @@ export function mcpRoute(
         if (response.body.kind !== 'single') throw new Error('MCP tools run single-result operations only');
         return response.body.singleResult;
       };
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+        import('../mcp/mcp.server'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      ]);
       const server = createMcpServer(tools, run, deps.version);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.once('close', () => {

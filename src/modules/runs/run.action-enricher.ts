@@ -1,8 +1,7 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Db } from 'mongodb';
 import type { AppDeps } from '../../app';
 import type { Logger } from '../../logger';
-import { isTransient, retryAfterMs } from '../../embeddings/openai.provider';
 import { backoffDelayMs, withRetries, type RetryPolicy } from '../../embeddings/retry';
 import { Relevance, type ActionDocument } from '../tasks/task.document';
 import { TaskRepository, type ActionEnrichment } from '../tasks/task.repository';
@@ -101,7 +100,8 @@ export function parseEnrichment(content: string, action: ActionDocument): Action
  */
 export class ActionEnricher {
   readonly model: string;
-  private readonly client: OpenAI;
+  private readonly options: ActionEnricherOptions;
+  private client: Promise<OpenAI> | undefined;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
@@ -112,8 +112,7 @@ export class ActionEnricher {
     this.model = options.model;
     this.logger = options.logger;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    // Client retries off: the policy below is the only one (as for embeddings).
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL ?? DEFAULT_BASE_URL, maxRetries: 0 });
+    this.options = options;
     this.retry = {
       maxRetries: options.maxRetries ?? 2,
       baseDelayMs: options.retryBaseDelayMs ?? 1000,
@@ -166,14 +165,28 @@ export class ActionEnricher {
     this.logger.debug('action enriched', { taskId: job.taskId, iteration: action.iteration });
   }
 
+  /** The client, made on the first job: every importer of the context would otherwise pay `openai`'s load time. */
+  private chatClient(): Promise<OpenAI> {
+    const { apiKey, baseURL } = this.options;
+    // Client retries off: the policy of `complete` is the only one (as for embeddings).
+    this.client ??= import('openai').then(
+      ({ default: OpenAI }) => new OpenAI({ apiKey, baseURL: baseURL ?? DEFAULT_BASE_URL, maxRetries: 0 }),
+    );
+    return this.client;
+  }
+
   /** One chat completion in JSON mode (with retries); its content. */
   private async complete(user: string): Promise<string> {
+    const [client, { isTransient, retryAfterMs }] = await Promise.all([
+      this.chatClient(),
+      import('../../embeddings/openai.provider'),
+    ]);
     let timedOut = false;
     const response = await withRetries(
       async () => {
         const signal = AbortSignal.timeout(this.timeoutMs);
         try {
-          return await this.client.chat.completions.create(
+          return await client.chat.completions.create(
             {
               model: this.model,
               messages: [
