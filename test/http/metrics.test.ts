@@ -2,7 +2,7 @@ import { EmbeddingService, type EmbeddingCacheDocument } from '../../src/embeddi
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { EXPERIENCES_COLLECTION } from '../../src/modules/experiences/experience.document';
 import { MAX_LABEL_VALUES } from '../../src/observability/metrics';
-import { createTestApp, type TestApp } from '../support/app';
+import { createTestApp, stopFollowing, type TestApp } from '../support/app';
 import { startFailPointEngine } from '../support/fail-point';
 import { CreateSessionDocument, MessageAppendedDocument, UpsertAgentDocument } from '../support/generated/graphql';
 import { scrape, type Scrape } from '../support/metrics';
@@ -31,7 +31,7 @@ describe('GET /metrics (Prometheus text format)', () => {
   beforeAll(async () => {
     app = await createTestApp();
     // The search spaces' change streams would send getMores at any moment, counted on one side of a boundary only.
-    await app.deps.search.forDb(app.db).stopFollowing();
+    await stopFollowing(app);
     url = await app.server.listen(0, '127.0.0.1');
     base = url.replace(/\/graphql$/, '');
   });
