@@ -35,7 +35,7 @@ const SEARCH = `query ($q: String!) { searchExperiences(query: $q, fields: [PRIM
 export async function measureFollowing(log: (line: string) => void = console.log): Promise<FollowFigures> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-follow-'));
   const engine = await startEngine(path.join(root, 'engine'));
-  const env = { MONGODB_DB: 'follow', LOG_LEVEL: 'warn', SEARCH_FOLLOW: 'true' };
+  const env = { MONGODB_DB: 'follow', LOG_LEVEL: 'warn' };
   const [a, b] = await Promise.all([
     startServer({ dataDir: path.join(root, 'a'), mongodbUri: engine.url, env }),
     startServer({ dataDir: path.join(root, 'b'), mongodbUri: engine.url, env }),

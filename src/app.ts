@@ -74,6 +74,8 @@ export interface AppDeps {
     db: Db;
     /** Reachability and write health of the database, as GET /ready answers them. */
     health: DatabaseHealth;
+    /** A new client of the same server: change streams get their own (see ChangeFollower); absent, they use `client`. */
+    newClient?: () => MongoClient;
   };
   embeddings: EmbeddingProvider;
   /** Embeds text through the content-hash cache; what features call (its `signature` goes into `embedding_model`). */
@@ -96,7 +98,7 @@ export function createAppDeps(
 ): AppDeps {
   const { config, logger, embeddings } = options;
   setMaxJsonKeys(config.maxMetadataKeys);
-  const changes = new ChangeFollower(options.database.db, logger);
+  const changes = new ChangeFollower(options.database.db, logger, options.database.newClient);
   const database = {
     ...options.database,
     // Every handle the app works on reports its writes, so subscribers get them where there are no change streams.
@@ -109,8 +111,8 @@ export function createAppDeps(
     logger,
     persistDir: path.join(config.dataDir, 'search'),
     model: `${embeddings.id}/${embeddings.model}/${embeddings.dimensions}`,
-    // With SEARCH_FOLLOW, spaces follow the collections' change streams (or poll without them): every process sees
-    // every write while it runs.
+    // Spaces follow the collections' change streams (or poll without them): every process sees every write while it
+    // runs, unless SEARCH_FOLLOW=false.
     changes: config.searchFollow ? changes : undefined,
     pollMs: config.searchPollMs,
   });

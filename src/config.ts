@@ -359,10 +359,10 @@ export const VARIABLES = [
     name: 'SEARCH_FOLLOW',
     key: 'searchFollow',
     description:
-      'Follow other processes’ writes into the in-process search index while the server runs (off: only at start); not yet the default: it delays recovery after a database outage.',
-    defaultText: 'false',
+      'Follow other processes’ writes into the in-process search index while the server runs (false: only at start).',
+    defaultText: 'true',
     expected: 'true or false',
-    parse: (raw) => boolean('SEARCH_FOLLOW', raw, false),
+    parse: (raw) => boolean('SEARCH_FOLLOW', raw, true),
   }),
   define({
     name: 'METADATA_INDEX_FIELDS',

@@ -48,6 +48,7 @@ export async function startHindsight(config: Config, logger: Logger): Promise<Ru
         version: connection.serverVersion,
         client: connection.client,
         db: connection.db,
+        newClient: connection.newClient,
       },
       embeddings,
     });

@@ -1,4 +1,4 @@
-import type { ChangeStream, Collection, Db, Document, ResumeToken, Timestamp } from 'mongodb';
+import type { ChangeStream, Collection, Db, Document, MongoClient, ResumeToken, Timestamp } from 'mongodb';
 import type { Logger } from '../logger';
 
 /** Where events come from: the database's change streams, or (a standalone mongod) this process's own writes. */
@@ -7,8 +7,12 @@ export type ChangeSource = 'CHANGE_STREAM' | 'LOCAL_WRITES';
 /** mongod's answer to `$changeStream` when it is not part of a replica set. */
 const NO_CHANGE_STREAMS = 40573;
 
-/** How long a failed stream waits before it is opened again from its resume token. */
+/**
+ * How long a failed stream first waits before it is opened again from its resume token; each failure in a row doubles
+ * the wait, up to REOPEN_MAX_MS, so an unreachable database is not asked five times a second.
+ */
 const REOPEN_DELAY_MS = 200;
+const REOPEN_MAX_MS = 2000;
 
 /**
  * Errors after which the stream cannot resume from its token (ChangeStreamHistoryLost, InvalidResumeToken,
@@ -63,13 +67,38 @@ export interface ChangeFeed extends AsyncIterableIterator<ChangeEvent> {
 export class ChangeFollower {
   private readonly streams = new Map<string, FollowedCollection>();
   private detected: ChangeSource | undefined;
+  private streamClient: MongoClient | null = null;
   /** Set by `close` (server shutdown): consumers that poll stop. */
   closed = false;
 
+  /**
+   * `newClient` gives streams a client of their own, replaced after a stream fails. A stream always has a getMore in
+   * flight: when the database goes away, its failure makes the driver select a server at once, which wakes the
+   * driver's monitor while the monitor's own connection is being torn down; that check can wait for good (on a
+   * socket destroyed before its 'close' event), and the client then never sees the database come back. On their own
+   * client, streams put only that client at risk, and closing it ends the stuck check. Without `newClient`, streams
+   * use the client of the databases they follow.
+   */
   constructor(
     private readonly defaultDb: Db,
     private readonly logger: Logger,
+    private readonly newClient?: () => MongoClient,
   ) {}
+
+  /** The handle of `db` that its streams are read through. */
+  private streamDb(db: Db): Db {
+    if (!this.newClient || this.closed) return db;
+    this.streamClient ??= this.newClient();
+    return this.streamClient.db(db.databaseName);
+  }
+
+  /** A stream read through `db` failed: later streams get a new client, and the old one is closed. */
+  private streamFailed(db: Db): void {
+    if (!this.streamClient || db.client !== this.streamClient) return;
+    const failed = this.streamClient;
+    this.streamClient = null;
+    failed.close().catch(() => undefined);
+  }
 
   /** Events of `collection` in `db` from now on, until the feed's `return()`. Resolves once the stream is open. */
   async follow(db: Db, collection: string, options: FollowOptions = {}): Promise<ChangeFeed> {
@@ -78,6 +107,10 @@ export class ChangeFollower {
     if (!followed) {
       followed = new FollowedCollection(
         db.collection(collection),
+        {
+          open: () => this.streamDb(db).collection(collection),
+          failed: (stream) => this.streamFailed(stream.db),
+        },
         this.logger,
         (source) => this.detect(source),
         () => {
@@ -106,12 +139,15 @@ export class ChangeFollower {
   /** Whether events come from change streams; found by opening one on the default database the first time. */
   async source(): Promise<ChangeSource> {
     if (this.detected) return this.detected;
-    const stream = this.defaultDb.watch([], { maxAwaitTimeMS: 1 });
+    const streamDb = this.streamDb(this.defaultDb);
+    const stream = streamDb.watch([], { maxAwaitTimeMS: 1 });
     try {
       await stream.tryNext();
       return this.detect('CHANGE_STREAM');
     } catch (error) {
-      return this.detect(errorCode(error) === NO_CHANGE_STREAMS ? 'LOCAL_WRITES' : 'CHANGE_STREAM');
+      if (errorCode(error) === NO_CHANGE_STREAMS) return this.detect('LOCAL_WRITES');
+      this.streamFailed(streamDb);
+      return this.detect('CHANGE_STREAM');
     } finally {
       await stream.close().catch(() => undefined);
     }
@@ -135,6 +171,7 @@ export class ChangeFollower {
     this.closed = true;
     await Promise.all([...this.streams.values()].map((followed) => followed.close()));
     this.streams.clear();
+    await this.streamClient?.close();
   }
 
   private detect(source: ChangeSource): ChangeSource {
@@ -152,6 +189,12 @@ interface RawEvent {
   clusterTime?: Timestamp;
 }
 
+/** Where a collection's stream is read: `open` gives the collection to watch, `failed` is told when a stream of it fails. */
+interface StreamSource {
+  open(): Collection;
+  failed(stream: Collection): void;
+}
+
 /** One collection's stream and its consumers. */
 class FollowedCollection {
   private readonly consumers = new Set<Consumer>();
@@ -160,9 +203,13 @@ class FollowedCollection {
   private running: Promise<void> | null = null;
   private opened: Promise<void> | null = null;
   private closed = false;
+  /** Ends the wait before a reopen (on close). */
+  private wake: (() => void) | null = null;
 
   constructor(
+    /** Where the documents of events are read (the app's handle). */
     private readonly collection: Collection,
+    private readonly source: StreamSource,
     private readonly logger: Logger,
     private readonly detect: (source: ChangeSource) => ChangeSource,
     private readonly onEmpty: () => void,
@@ -207,8 +254,10 @@ class FollowedCollection {
 
   /** Reads the stream until the last consumer leaves, reopening it from its token after an error. */
   private async run(opened: () => void): Promise<void> {
+    let delay = REOPEN_DELAY_MS;
     while (!this.closed) {
-      const stream = this.collection.watch<Document, RawEvent>(
+      const watched = this.source.open();
+      const stream = watched.watch<Document, RawEvent>(
         [{ $project: { operationType: 1, documentKey: 1, wallTime: 1, clusterTime: 1 } }],
         { ...(this.token ? { resumeAfter: this.token } : {}), maxAwaitTimeMS: 500 },
       );
@@ -217,6 +266,7 @@ class FollowedCollection {
         for (;;) {
           const raw = await stream.tryNext();
           opened();
+          delay = REOPEN_DELAY_MS;
           if (this.closed) break;
           this.token = stream.resumeToken ?? this.token;
           if (raw?.documentKey) this.dispatch(raw, this.token);
@@ -243,8 +293,16 @@ class FollowedCollection {
         if (lost) {
           this.token = undefined;
           this.lost();
-        }
-        await new Promise((resolve) => setTimeout(resolve, REOPEN_DELAY_MS));
+        } else this.source.failed(watched);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+        delay = Math.min(delay * 2, REOPEN_MAX_MS);
       } finally {
         await stream.close().catch(() => undefined);
       }
@@ -268,6 +326,7 @@ class FollowedCollection {
     this.onEmpty();
     for (const consumer of this.consumers) consumer.end();
     this.consumers.clear();
+    this.wake?.();
     await this.stream?.close().catch(() => undefined);
     await this.running;
   }

@@ -19,6 +19,8 @@ export interface DatabaseConnection {
   db: Db;
   /** The server's version as reported by `buildInfo`. */
   serverVersion: string;
+  /** A new client of the same server with the same options (the change follower's; see ChangeFollower). */
+  newClient(): MongoClient;
   /** Present when Hindsight started the embedded engine itself. */
   embedded?: EmbeddedServer;
   close(): Promise<void>;
@@ -96,13 +98,14 @@ export async function connectDatabase(
     });
   }
   const uri = config.mongodbUri ?? embedded!.uri;
-  const client = new MongoClient(uri, {
+  const options: MongoClientOptions = {
     ignoreUndefined: true,
     // Tracing's database spans come from command monitoring, which costs a second read of every reply: only then.
     monitorCommands: Boolean(config.otlpEndpoint),
     ...failFastOptions(config.dbTimeoutMs),
     ...clientOptions,
-  });
+  };
+  const client = new MongoClient(uri, options);
   try {
     await client.connect();
   } catch (error) {
@@ -118,6 +121,7 @@ export async function connectDatabase(
     dbName,
     db,
     serverVersion: String(info.version),
+    newClient: () => new MongoClient(uri, options),
     embedded,
     async close() {
       await client.close();

@@ -145,16 +145,28 @@ export function openSubscription(): () => void {
   };
 }
 
-const followerLag = new Gauge({
+/** What each following database reports at a scrape: its spaces' lags in seconds (see watchFollowerLag). */
+const followerLagSources = new Set<() => Iterable<[space: string, seconds: number]>>();
+
+new Gauge({
   name: 'hindsight_search_follower_lag_seconds',
-  help: "How far each in-process search space is behind its collection's changes, in seconds.",
+  help: "How far each in-process search space is behind its collection's changes, in seconds (the largest across databases).",
   labelNames: ['space'],
   registers: [registry],
+  // Read at the scrape: a lag grows while nothing is applied, so a value set at the last event would be stale.
+  collect() {
+    const lags = new Map<string, number>();
+    for (const source of followerLagSources)
+      for (const [space, seconds] of source()) lags.set(space, Math.max(lags.get(space) ?? 0, seconds));
+    this.reset();
+    for (const [space, seconds] of lags) this.labels(space).set(seconds);
+  },
 });
 
-/** Sets how far the follower of `space` is behind its collection's change stream. */
-export function setFollowerLag(space: string, seconds: number): void {
-  followerLag.labels(space).set(seconds);
+/** Reports the lags `source` gives at every scrape, until the function returned is called. */
+export function watchFollowerLag(source: () => Iterable<[space: string, seconds: number]>): () => void {
+  followerLagSources.add(source);
+  return () => followerLagSources.delete(source);
 }
 
 let processMetrics = false;

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { ChangeEvent, ChangeFeed } from '../db/change-follower';
+import { watchFollowerLag } from '../observability/metrics';
 import { collectionKey } from './space-state';
 import type { SpaceDefinition } from './space';
 import type { SearchOptions } from './types';
@@ -49,6 +50,8 @@ const RETRY_MS = 500;
 export class SpaceFollower {
   private readonly groups = new Map<string, FollowedCollection>();
   private closed = false;
+  /** Stops reporting the spaces' lags to /metrics. */
+  private unwatchLag: (() => void) | null = null;
 
   constructor(
     private readonly db: Db,
@@ -69,11 +72,23 @@ export class SpaceFollower {
     if (!this.enabled) return;
     const key = collectionKey(definition);
     const followed = this.groups.get(key);
-    if (followed) followed.catchUpDue();
-    else {
+    if (followed) {
+      followed.spaces.add(definition.name);
+      followed.catchUpDue();
+    } else {
       const started = new FollowedCollection(this.db, definition.collection, key, this.options, this.target);
+      started.spaces.add(definition.name);
       this.groups.set(key, started);
       started.start();
+    }
+    this.unwatchLag ??= watchFollowerLag(() => this.lags());
+  }
+
+  /** The lag of every followed space, for /metrics. */
+  private *lags(): Iterable<[string, number]> {
+    for (const followed of this.groups.values()) {
+      const { mode, lagSeconds } = followed.status();
+      if (mode !== 'off') for (const space of followed.spaces) yield [space, lagSeconds];
     }
   }
 
@@ -85,12 +100,15 @@ export class SpaceFollower {
   /** Stops following (shutdown): resolves once no work of it runs and its feeds are closed. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unwatchLag?.();
     await Promise.all([...this.groups.values()].map((followed) => followed.stop()));
   }
 }
 
 /** One collection's following: a reader of its feed and one round of work at a time. */
 class FollowedCollection {
+  /** The names of the spaces of this collection that were ready once. */
+  readonly spaces = new Set<string>();
   private mode: FollowMode = 'off';
   private readonly pending: ChangeEvent[] = [];
   /** Applied now: the first event of the round in progress (its time is how far behind the spaces are). */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { getIntrospectionQuery } from 'graphql';
 import { RESPONSE_CONTENT_TYPES } from '../../src/graphql/fast-path';
 import { sessionAlice } from '../support/fixtures/session-alice';
-import { createTestApp, type TestApp } from '../support/app';
+import { createTestApp, stopFollowing, type TestApp } from '../support/app';
 import { scrape, type Scrape } from '../support/metrics';
 
 /** One HTTP answer as the client sees it, less the Date header (the clock). */
@@ -145,7 +145,7 @@ describe('GraphQL fast path', () => {
     app = await createTestApp();
     url = new URL(await app.server.listen(0, '127.0.0.1'));
     // Counts commands: the search spaces' change streams would add theirs at any moment.
-    await app.deps.search.forDb(app.db).stopFollowing();
+    await stopFollowing(app);
     await app.db.collection('sessions').insertOne(structuredClone(sessionAlice) as any);
     await app.run(
       'mutation ($id: String) { createSession(input: { sessionId: $id, sessionType: "batch" }) { sessionId } }',

@@ -56,7 +56,7 @@ async function goalSpace(app: TestApp) {
 (atlas ? describe.skip : describe)('a search space follows writes made behind the server’s back', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await createTestApp({ config: { searchFollow: true } });
+    app = await createTestApp();
   });
   afterAll(() => app.close());
 
@@ -100,7 +100,6 @@ async function goalSpace(app: TestApp) {
     const app = await createTestApp({
       databaseUri: engine.uri,
       logger: silentLoggerWith(warnings),
-      config: { searchFollow: true },
     });
     try {
       // Following has begun: its stream is open and the gap before it caught up.
@@ -126,7 +125,7 @@ async function goalSpace(app: TestApp) {
     await engine.failNext(['aggregate'], 1, 40573);
     const app = await createTestApp({
       databaseUri: engine.uri,
-      config: { searchPollMs: 50, searchFollow: true },
+      config: { searchPollMs: 50 },
       logger: silentLoggerWith(warnings),
     });
     try {
@@ -146,7 +145,7 @@ async function goalSpace(app: TestApp) {
 
 (atlas ? describe : describe.skip)('with VECTOR_SEARCH=atlas', () => {
   it('serverInfo says the database searches the vectors and spaces do not follow', async () => {
-    const app = await createTestApp({ config: { searchFollow: true } });
+    const app = await createTestApp();
     try {
       expect(await goalSpace(app)).toMatchObject({ backend: 'ATLAS', following: 'OFF', lagSeconds: 0 });
     } finally {

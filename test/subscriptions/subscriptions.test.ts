@@ -222,10 +222,9 @@ describe('subscriptions and API keys', () => {
 describe('subscriptions without change streams', () => {
   it("delivers this process's own writes within 1 s: an append, and an update by filter", async () => {
     const engine = await startFailPointEngine();
-    // With SEARCH_FOLLOW the server checks for change streams as it starts (its search spaces follow them): the check
-    // is refused.
+    // The server checks for change streams as it starts (its search spaces follow them): the check is refused.
     await engine.failNext(['aggregate'], 1, 40573);
-    const app = await createTestApp({ databaseUri: engine.uri, config: { searchFollow: true } });
+    const app = await createTestApp({ databaseUri: engine.uri });
     const url = await app.server.listen(0, '127.0.0.1');
     const client = wsClient(url);
     try {
@@ -267,7 +266,7 @@ describe('subscriptions without change streams', () => {
   it('serverInfo says only local writes are followed when the database refuses change streams (40573)', async () => {
     const engine = await startFailPointEngine();
     await engine.failNext(['aggregate'], 1, 40573);
-    const app = await createTestApp({ databaseUri: engine.uri, config: { searchFollow: true } });
+    const app = await createTestApp({ databaseUri: engine.uri });
     try {
       expect((await app.run(SubscriptionsSourceDocument)).serverInfo.subscriptions).toEqual({ source: 'LOCAL_WRITES' });
     } finally {

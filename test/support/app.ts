@@ -128,6 +128,25 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 }
 
+/**
+ * Stops the following of `app`'s search spaces once it has begun: a stream still opening when following stops is
+ * closed once open, and its commands would land in what a test counts.
+ */
+export async function stopFollowing(app: TestApp): Promise<void> {
+  const index = app.deps.search.forDb(app.db);
+  const { vectorSearch, searchFollow } = app.deps.config;
+  const deadline = Date.now() + 10_000;
+  while (
+    vectorSearch === 'memory' &&
+    searchFollow &&
+    app.deps.search.spaces.some((space) => index.followStatus(space.name).position === null)
+  ) {
+    if (Date.now() > deadline) throw new Error('following did not begin within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await index.stopFollowing();
+}
+
 /** POSTs a GraphQL body over real HTTP; `key` goes in `Authorization: Bearer`. */
 export async function postGraphQL(
   url: string,

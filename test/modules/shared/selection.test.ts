@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp } from '../../support/app';
+import { createTestApp, stopFollowing, type TestApp } from '../../support/app';
 
 /**
  * Reads fetch what the operation selects (session.selection.ts, the lazy totalCount of shared/connection.ts): the
@@ -36,7 +36,7 @@ describe('reads fetch what the operation selects', () => {
   beforeAll(async () => {
     app = await createTestApp();
     // Counts commands: the search spaces' change streams would add theirs at any moment.
-    await app.deps.search.forDb(app.db).stopFollowing();
+    await stopFollowing(app);
     await app.db.collection('sessions').insertOne({
       _id: 'p-1',
       session_id: 'p-1',
