@@ -271,10 +271,15 @@ class FollowedCollection {
           this.token = stream.resumeToken ?? this.token;
           if (raw?.documentKey) this.dispatch(raw, this.token);
           else if (raw && COLLECTION_GONE.has(raw.operationType)) {
-            // An invalidated stream cannot be resumed after its token: it is opened again from now.
-            if (raw.operationType === 'invalidate') this.token = undefined;
             this.lost();
+            // An invalidated stream is closed and cannot be resumed after its token: it is opened again from now.
+            if (raw.operationType === 'invalidate') {
+              this.token = undefined;
+              break;
+            }
           }
+          // A closed stream answers at once, without a round trip: reading on would starve the event loop.
+          if (stream.closed) break;
         }
       } catch (error) {
         if (this.closed) break;

@@ -81,6 +81,17 @@ async function goalSpace(app: TestApp) {
     expect(space.lagSeconds).toBeGreaterThanOrEqual(0);
     expect(app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).mode).toBe('changeStream');
   });
+
+  it('follows on after the collection is dropped (its stream invalidated), and keeps the event loop free', async () => {
+    await writeDirectly(app, 'direct-3', 'Restring the harp in the concert hall.');
+    await until(app, 'restring the harp', 'direct-3', true);
+    await app.db.collection(EXPERIENCES_COLLECTION).drop();
+    // A follower reading on from its closed stream would spin without a round trip: no timer would fire again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(app, 'restring the harp', 'direct-3', false);
+    await writeDirectly(app, 'direct-4', 'Glaze the pottery for the village market.');
+    await until(app, 'glaze the pottery', 'direct-4', true);
+  });
 });
 
 (atlas ? describe.skip : describe)('following when the stream cannot serve it', () => {
