@@ -2,24 +2,16 @@
  * `npm run bench:hostile`: what the hostile-query defences cost and allow (docs/performance.md, "Hostile queries").
  * - the heaviest query the default limits admit: candidate shapes built from the cost model (src/graphql/query-limits.ts)
  *   at the limits, each sent once; the slowest admitted one's time and the server's RSS before and after;
- * - the cost of the checks per request: req/s of a representative read (autocannon, 10 connections) on a server
- *   with the default limits and REQUEST_TIMEOUT_MS against one with every limit at its maximum.
+ * The cost of the checks per request is `npm run bench:checks` (bench/checks-cost.ts): the limits' rules run once per
+ * distinct document, so they add nothing to a repeated read.
  * Servers run as users run them (`node dist/src/main.js`, hash embedder, embedded engine in a temporary DATA_DIR).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { processMemory, startServer, type Child } from './processes';
 
 const EXPERIENCES = 2000;
-
-const RELAXED = {
-  MAX_QUERY_TOKENS: '1000000',
-  MAX_QUERY_DEPTH: '1000',
-  MAX_ALIASES: '100000',
-  MAX_QUERY_COST: '1000000000',
-};
 
 function start(dataDir: string, env: Record<string, string>): Promise<Child> {
   return startServer({ dataDir, env: { LOG_LEVEL: 'warn', ...env } });
@@ -94,39 +86,18 @@ async function heaviest(url: string, pid: number) {
   return rows;
 }
 
-async function readRate(url: string): Promise<number> {
-  const body = JSON.stringify({
-    query: '{ experiences(first: 20) { edges { node { experienceId primaryGoalDescription } } } }',
-  });
-  const run = () =>
-    autocannon({
-      url,
-      connections: 10,
-      duration: 8,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body }],
-    });
-  await run(); // warm-up
-  const result = await run();
-  return Math.round(result.requests.average);
-}
-
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-hostile-'));
   try {
-    let server = await start(dir, {});
+    const server = await start(dir, {});
     await seed(server.url);
     const rows = await heaviest(server.url, server.pid);
-    const checked = await readRate(server.url);
-    await server.stop();
-    server = await start(dir, RELAXED);
-    const relaxed = await readRate(server.url);
     await server.stop();
     console.log(
       JSON.stringify(
         {
           experiences: EXPERIENCES,
           heaviest: rows,
-          readReqPerSec: { checked, relaxed, costPercent: Math.round(((relaxed - checked) / relaxed) * 1000) / 10 },
         },
         null,
         2,
