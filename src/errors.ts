@@ -66,6 +66,8 @@ const CLIENT_CODES = new Set([
   'BAD_REQUEST',
   'TIMEOUT',
   'REQUEST_CANCELLED',
+  // A write stopped part-way by a damaged stored value, saying what it did write (see recordAction).
+  'STORED_VALUE_INVALID',
 ]);
 
 /** True for MongoDB's duplicate key error (E11000), raised by unique indexes. */

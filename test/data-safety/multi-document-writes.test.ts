@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import type { CommandStartedEvent, CommandSucceededEvent, Document } from 'mongodb';
 import { createTestApp, type TestApp } from '../support/app';
 import { databaseFingerprint } from '../support/fingerprint';
 import { PlanPatternRepository } from '../../src/modules/plans/plan.repository';
@@ -170,6 +170,46 @@ describe('a mutation refused on a damaged document writes nothing, also when it 
       [code, storedField],
     ]);
     expect(await databaseFingerprint(app.db)).toEqual(before);
+  });
+
+  it('a tool damaged between recordAction’s append and its count: the answer says the action is recorded, and a keyed retry counts it once', async () => {
+    const tools = app.db.collection('tool_performance');
+    const [search] = seeded.get('tool_performance')!.filter((doc) => doc.toolName === 'search');
+    const actionsOf = async () =>
+      ((await app.db.collection('tasks').findOne({ taskId: 't1' }))!.actions as unknown[]).length;
+    const actionsBefore = await actionsOf();
+    // Damages the tool the moment the append's reply arrives: after recordAction's check, before its count.
+    const appends = new Set<number>();
+    const started = (event: CommandStartedEvent) => {
+      if (event.commandName === 'findAndModify' && event.command.findAndModify === 'tasks')
+        appends.add(event.requestId);
+    };
+    let damaged: Promise<unknown> | undefined;
+    const succeeded = (event: CommandSucceededEvent) => {
+      if (!appends.has(event.requestId) || damaged) return;
+      damaged = tools.updateOne({ toolName: 'search' }, { $set: { totalExecutions: 'two' } });
+    };
+    app.client.on('commandStarted', started);
+    app.client.on('commandSucceeded', succeeded);
+    let result;
+    try {
+      result = await app.execute(recordAction(', idempotencyKey: "race"'));
+    } finally {
+      app.client.off('commandStarted', started);
+      app.client.off('commandSucceeded', succeeded);
+    }
+    await damaged;
+    expect(result.errors?.map((error) => error.extensions)).toEqual([
+      expect.objectContaining({ code: 'STORED_VALUE_INVALID', storedField: 'totalExecutions', actionRecorded: true }),
+    ]);
+    expect(await actionsOf()).toBe(actionsBefore + 1);
+
+    await tools.replaceOne({ _id: search._id }, search);
+    const retried = await app.execute(recordAction(', idempotencyKey: "race"'));
+    expect(retried.errors).toBeUndefined();
+    expect(await actionsOf()).toBe(actionsBefore + 1);
+    const counted = await tools.findOne({ toolName: 'search' });
+    expect(counted!.totalExecutions).toBe(search.totalExecutions + 1);
   });
 
   it('a plan pattern damaged after the check (a race) is CONFLICT from the update itself, which writes nothing', async () => {

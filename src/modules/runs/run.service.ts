@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
+import { GraphQLError } from 'graphql';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import type { TaskLoaders } from '../tasks/task.loaders';
@@ -99,7 +100,11 @@ export class RunService {
           // Cut to the longest context tool performance accepts (a goal pattern can be longer).
           const context = truncate(document.context ?? taskGoalPattern(document), MAX_ID_LENGTH).text;
           const toolsWriteId = writeId === null ? null : `recordAction:${writeId}`;
-          await this.tools.recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls', toolsWriteId);
+          await this.tools
+            .recordExecutions(toolExecutions(stored, context, id), 'input.toolCalls', toolsWriteId)
+            .catch((error: unknown) => {
+              throw countsRefusedAfterAppend(error, id, stored.iteration);
+            });
         }
         if (appendedNow) this.enricher?.enqueue({ db: this.db, taskId: id, goal: document.goal, action: stored });
         return { taskId: id, action: toAction(stored, id), task: toTask(document) };
@@ -223,4 +228,18 @@ export class RunService {
       };
     });
   }
+}
+
+/**
+ * The tool counts refused after the action was appended: a tool's stored figures were damaged after recordAction's
+ * check of them. The refusal's code would say nothing was written (and free the idempotency key for a new write), so it
+ * is answered as what it is: the action is recorded, its calls are not counted, a retry with the same key counts them.
+ */
+function countsRefusedAfterAppend(error: unknown, taskId: string, iteration: number): unknown {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== 'CONFLICT') return error;
+  return new GraphQLError(
+    `Iteration ${iteration} of task ${JSON.stringify(taskId)} is recorded, but its tool calls are not counted: ` +
+      `${error.message} Repair it, then retry with the same idempotencyKey to count them.`,
+    { extensions: { ...error.extensions, code: 'STORED_VALUE_INVALID', taskId, iteration, actionRecorded: true } },
+  );
 }
