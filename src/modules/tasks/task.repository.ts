@@ -341,18 +341,18 @@ export class TaskRepository {
         {
           $set: {
             actions: { $concatArrays: [{ $ifNull: ['$actions', []] }, [stored]] },
-            run: {
-              last_iteration: NEXT_ITERATION,
-              last_action_at: literal(action.timestamp),
-              stuck_streak:
-                action.progress === 'stuck' ? { $add: [{ $ifNull: ['$run.stuck_streak', 0] }, 1] } : literal(0),
-              failing_calls: failing.map(({ key, tool, call }) => ({
-                key: literal(key),
-                tool: literal(tool),
-                call: literal(call),
-                streak: { $add: [previousStreak(key), 1] },
-              })),
-            },
+            // Field by field: the run's other fields (the keyed writes applied) are kept, whether the database reads an
+            // embedded document in $set as a replacement (this engine) or as fields to merge.
+            'run.last_iteration': NEXT_ITERATION,
+            'run.last_action_at': literal(action.timestamp),
+            'run.stuck_streak':
+              action.progress === 'stuck' ? { $add: [{ $ifNull: ['$run.stuck_streak', 0] }, 1] } : literal(0),
+            'run.failing_calls': failing.map(({ key, tool, call }) => ({
+              key: literal(key),
+              tool: literal(tool),
+              call: literal(call),
+              streak: { $add: [previousStreak(key), 1] },
+            })),
           },
         },
         {

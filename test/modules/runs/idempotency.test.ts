@@ -47,6 +47,17 @@ describe('recordAction with an idempotencyKey appends and counts once', () => {
     expect(await toolRuns()).toBe(runsBefore + 1);
   });
 
+  it('a retry still finds its action after calls without a key appended to the same task', async () => {
+    const taskId = await newTask();
+    const first = await app.run(RecordActionDocument, { taskId, input, idempotencyKey: 'act-then-free' });
+    await app.run(RecordActionDocument, { taskId, input: { ...input, toolCalls: [] } });
+    await app.run(RecordActionDocument, { taskId, input: { ...input, toolCalls: [] } });
+    const runsBefore = await toolRuns();
+    expect(await app.run(RecordActionDocument, { taskId, input, idempotencyKey: 'act-then-free' })).toEqual(first);
+    expect(await iterations(taskId)).toEqual([0, 1, 2]);
+    expect(await toolRuns()).toBe(runsBefore);
+  });
+
   it('a crash after the append and before the tool counts: the retry counts the calls once, appends nothing', async () => {
     const taskId = await newTask();
     const variables = { taskId, input, idempotencyKey: 'act-crash' };
