@@ -7,7 +7,7 @@ import { MINGO_OPTIONS, compileFilter, mingoError, withMongoRegexes } from './fi
 import { findDocuments, type FindSpec } from './query';
 import { ID_INDEX, Store, duplicateKeyError, withIdFirst } from './store';
 import { NotCompiled, compileProject } from './expressions';
-import { compileUpdate } from './update';
+import { compileUpdate, withEmbeddedFieldsAsPaths } from './update';
 import { canonicalKey, isPlainObject, sameDocument, type Doc } from './values';
 import { listSearchIndexes, vectorSearch, withScoreReferences, withoutScore } from './vector-search';
 
@@ -222,7 +222,7 @@ function runStages(
   else if (stages.some((stage) => '$project' in stage))
     input = input.map((doc) => (storedHoldsLong(doc) ? (forMingo(doc) as Doc) : doc));
   try {
-    const aggregator = new Aggregator(withMongoRegexes(stages), {
+    const aggregator = new Aggregator(withMongoRegexes(stages.map(withEmbeddedFieldsAsPaths)), {
       ...MINGO_OPTIONS,
       variables: isPlainObject(variables) ? variables : undefined,
       collation: collation as never,

@@ -95,6 +95,26 @@ const immutableId = (value: unknown): CommandError =>
     `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(value)}`,
   );
 
+/**
+ * A `$set`/`$addFields` stage with each embedded document literal (`{ run: { a: <expr> } }`) written as the paths it
+ * sets (`run.a`): mongod merges such a document into the field's stored one, keeping its other fields, where the
+ * compiled path and mingo would replace it. A document with an operator key is an expression and stays whole.
+ */
+export function withEmbeddedFieldsAsPaths(stage: Doc): Doc {
+  const name = Object.keys(stage)[0];
+  const fields = stage[name];
+  if ((name !== '$set' && name !== '$addFields') || !isPlainObject(fields)) return stage;
+  const paths: Doc = {};
+  const add = (prefix: string, value: unknown) => {
+    const keys = isPlainObject(value) ? Object.keys(value) : [];
+    if (keys.length && !keys.some((key) => key.startsWith('$'))) {
+      for (const key of keys) add(`${prefix}.${key}`, (value as Doc)[key]);
+    } else paths[prefix] = value;
+  };
+  for (const [field, value] of Object.entries(fields)) add(field, value);
+  return { [name]: paths };
+}
+
 function compilePipeline(stages: unknown[], arrayFilters: unknown, variables: Doc | undefined): CompiledUpdate {
   if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || arrayFilters.length)) {
     throw new CommandError(ErrorCode.FailedToParse, 'arrayFilters may not be specified for pipeline-style updates');
@@ -108,6 +128,7 @@ function compilePipeline(stages: unknown[], arrayFilters: unknown, variables: Do
       );
     }
   }
+  stages = (stages as Doc[]).map(withEmbeddedFieldsAsPaths);
   let aggregator: Aggregator;
   try {
     aggregator = new Aggregator(stages as Doc[], variables ? { ...MINGO_OPTIONS, variables } : MINGO_COMPUTE);

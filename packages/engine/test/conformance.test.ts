@@ -324,6 +324,23 @@ describe('update operators', () => {
     return rest;
   }
 
+  test('a pipeline $set merges an embedded document into the stored one (as $addFields does)', async () => {
+    const stored = { run: { kept: 1, last: 0 }, other: 2 };
+    const set = { run: { last: { $add: ['$run.last', 1] }, added: { deeper: { $literal: 'x' } } } };
+    const merged = { run: { kept: 1, last: 1, added: { deeper: 'x' } }, other: 2 };
+    expect(await applied(stored, [{ $set: set }])).toEqual(merged);
+    // Through mingo (a stage the copy-on-write path leaves to it) as well.
+    expect(await applied(stored, [{ $set: set }, { $unset: 'other' }])).toEqual({ run: merged.run });
+    // An operator expression is a value: it replaces.
+    expect(await applied(stored, [{ $set: { run: { $literal: { only: true } } } }])).toEqual({
+      run: { only: true },
+      other: 2,
+    });
+    const c = fresh();
+    await c.insertOne({ _id: 1, ...stored });
+    expect(await c.aggregate([{ $addFields: set }, { $project: { _id: 0 } }]).toArray()).toEqual([merged]);
+  });
+
   test('$set creates nested paths and $unset removes fields', async () => {
     expect(await applied({ a: 1 }, { $set: { 'b.c.d': 2, a: 3 } })).toEqual({ a: 3, b: { c: { d: 2 } } });
     expect(await applied({ a: 1, b: { c: 1, d: 2 } }, { $unset: { a: '', 'b.c': 1, missing: '' } })).toEqual({
