@@ -41,7 +41,15 @@ export interface RelationCase {
   batchedReads: number;
   /** Reads it costs without batching: one per parent and loader (and per neighbour for `similar`). */
   unbatchedReads: number;
+  /** Batched in the in-process index only: with VECTOR_SEARCH=atlas each parent's search is its own command. */
+  inProcessSearchOnly?: true;
 }
+
+/**
+ * Atlas's `$vectorSearch` takes one query vector per command, so with VECTOR_SEARCH=atlas a `similar` per parent is one
+ * search command per parent: the batching figures of `similar` hold for the in-process index only.
+ */
+export const ONE_SEARCH_PER_PARENT = process.env.VECTOR_SEARCH === 'atlas';
 
 const aliases = (field: (index: number) => string) =>
   `query {\n${Array.from({ length: PARENTS }, (_, index) => `  r${index}: ${field(index)}`).join('\n')}\n}`;
@@ -80,6 +88,7 @@ export const RELATIONS: RelationCase[] = [
     parentsOnly: experiencesWith(''),
     batchedReads: 2,
     unbatchedReads: PARENTS * (1 + SIMILAR_LIMIT),
+    inProcessSearchOnly: true,
   },
   {
     // The pages come with the sessions' own read (session.selection.ts): no read of their own when batching, one

@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../../support/app';
-import { PARENTS, seedRelations, sessionId } from '../../support/relations';
+import { ONE_SEARCH_PER_PARENT, PARENTS, seedRelations, sessionId } from '../../support/relations';
 
 /** One of the benchmark's list operations, at a short and a long list length. */
 interface ListCase {
@@ -40,7 +40,8 @@ const LISTS: ListCase[] = [
       `query { experiences(first: ${n}) { totalCount edges { node { experienceId session { sessionId agents { agentId } } } } } }`,
     items: (data) => data.experiences.edges.filter((edge: any) => edge.node.session),
   },
-  SIMILAR_EXPERIENCES,
+  // With VECTOR_SEARCH=atlas, one $vectorSearch per listed experience (see ONE_SEARCH_PER_PARENT).
+  ...(ONE_SEARCH_PER_PARENT ? [] : [SIMILAR_EXPERIENCES]),
   {
     operation: 'agentInsights with the tasks of their evidence',
     lengths: [10, PARENTS],

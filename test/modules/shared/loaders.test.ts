@@ -1,6 +1,7 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import {
   BATCHING_LIMITS,
+  ONE_SEARCH_PER_PARENT,
   RELATIONS,
   measureRelation,
   seedRelations,
@@ -38,7 +39,7 @@ describe('DataLoader batching: one read per relation, whatever the number of par
     await app.close();
   });
 
-  it.each(RELATIONS)(
+  it.each(RELATIONS.filter((relation) => !(ONE_SEARCH_PER_PARENT && relation.inProcessSearchOnly)))(
     '$relation on $parents parents: $batchedReads read(s) batched, $unbatchedReads unbatched, same data',
     async (relation) => {
       const measured = await measureRelation(relation, count);
