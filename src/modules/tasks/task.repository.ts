@@ -341,8 +341,8 @@ export class TaskRepository {
         {
           $set: {
             actions: { $concatArrays: [{ $ifNull: ['$actions', []] }, [stored]] },
-            // Field by field: the run's other fields (the keyed writes applied) are kept, whether the database reads an
-            // embedded document in $set as a replacement (this engine) or as fields to merge.
+            // Field by field, so the run's other fields (the keyed writes applied) are plainly kept: the reader need not
+            // know that $set merges an embedded document.
             'run.last_iteration': NEXT_ITERATION,
             'run.last_action_at': literal(action.timestamp),
             'run.stuck_streak':
