@@ -107,6 +107,15 @@ describe('a stored list item that is not what it should be', () => {
       expect(await new SessionRepository(app.db).lastMessageId('s', 'a')).toBe(3);
     });
 
+    it('ids out of order: the next id is one past the highest, not past the last', async () => {
+      await app.db.collection('sessions').deleteMany({});
+      await app.db.collection('sessions').insertOne(session([{ ...flat, message_id: 9 }, flat]));
+      const result = await app.execute(
+        'mutation { appendMessage(sessionId: "s", agentId: "a", input: { role: USER, content: "hi" }) { messageId } }',
+      );
+      expect(result).toEqual({ data: { appendMessage: { messageId: 10 } } });
+    });
+
     it('a message id that is no number is not counted', async () => {
       await app.db.collection('sessions').deleteMany({});
       await app.db.collection('sessions').insertOne(session([flat, { ...flat, message_id: 'x' }]));

@@ -579,40 +579,67 @@ export class SessionRepository {
     const growth = addedBytes + (writeId === null ? 0 : 128);
     const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
     // The stored messages that are documents: an item that is not one (damage another tool left) stays where it is,
-    // but neither the ids nor the shape follow it.
+    // but neither the ids nor the shape follow it. Filtering them costs a pass over the whole list, so it is only
+    // the fallback of the checks below, which read the ids' plain maximum and the last item.
     const documents = {
       $filter: { input: { $ifNull: [list, []] }, as: 'm', cond: { $eq: [{ $type: '$$m' }, 'object'] } },
     };
-    // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index).
-    const firstIdOf = (documents: unknown) => ({
-      $ifNull: [
-        {
-          $add: [
+    const numeric = (value: unknown) => ({ $in: [{ $type: value }, ['int', 'long', 'double', 'decimal']] });
+    // The first id this append takes: one past the highest, or 0 for the first message (the SDK's index). The plain
+    // $max of the ids is that highest whenever it is a number (numbers sort above null and below every other type);
+    // otherwise (ids of other types, damage) the numeric ones are picked out.
+    const first = {
+      $let: {
+        vars: { highest: { $max: { $ifNull: [`${list}.message_id`, []] } } },
+        in: {
+          $cond: [
+            numeric('$$highest'),
+            { $add: ['$$highest', 1] },
             {
-              $max: {
-                $filter: {
-                  input: { $map: { input: documents, as: 'd', in: '$$d.message_id' } },
-                  as: 'id',
-                  cond: { $in: [{ $type: '$$id' }, ['int', 'long', 'double', 'decimal']] },
+              $ifNull: [
+                {
+                  $add: [
+                    {
+                      $max: {
+                        $filter: {
+                          input: { $map: { input: documents, as: 'd', in: '$$d.message_id' } },
+                          as: 'id',
+                          cond: numeric('$$id'),
+                        },
+                      },
+                    },
+                    1,
+                  ],
                 },
-              },
+                0,
+              ],
             },
-            1,
           ],
         },
-        0,
-      ],
+      },
+    };
+    // Seed 001's shape when the last stored document has a top-level role: the last item, unless it is not one.
+    const roleIsString = (message: unknown) => ({
+      $eq: [{ $type: { $getField: { field: 'role', input: message } } }, 'string'],
     });
+    const flat = {
+      $let: {
+        vars: { last: { $arrayElemAt: [{ $ifNull: [list, []] }, -1] } },
+        in: {
+          $cond: [
+            { $eq: [{ $type: '$$last' }, 'object'] },
+            roleIsString('$$last'),
+            roleIsString({ $arrayElemAt: [documents, -1] }),
+          ],
+        },
+      },
+    };
     // A keyed append records itself (the first id it takes) beside the seed's fields, in the same update, and
     // matches only while not recorded: `appendedMessages` finds exactly its messages, and it never applies twice.
     const applied: Document = {};
     if (writeId !== null) {
       filter['applied_writes.write_id'] = { $ne: writeId };
-      const entry = {
-        write_id: { $literal: writeId },
-        agent_id: { $literal: agentId },
-        first_message_id: firstIdOf(documents),
-      };
+      const entry = { write_id: { $literal: writeId }, agent_id: { $literal: agentId }, first_message_id: first };
       applied.applied_writes = {
         $slice: [{ $concatArrays: [{ $ifNull: ['$applied_writes', []] }, [entry]] }, -MAX_APPLIED_WRITES],
       };
@@ -639,27 +666,10 @@ export class SessionRepository {
             $set: {
               ...applied,
               [`${path}.messages`]: {
-                // The documents are filtered once, for both the ids and the shape.
                 $let: {
-                  vars: { documents },
-                  in: {
-                    $let: {
-                      vars: {
-                        first: firstIdOf('$$documents'),
-                        // Seed 001's shape when the last message has a top-level role.
-                        flat: {
-                          $eq: [
-                            {
-                              $type: { $getField: { field: 'role', input: { $arrayElemAt: ['$$documents', -1] } } },
-                            },
-                            'string',
-                          ],
-                        },
-                      },
-                      // The stored messages are kept as they are, shared with the previous version of the session.
-                      in: { $concatArrays: [{ $ifNull: [list, []] }, messages.map(stored)] },
-                    },
-                  },
+                  vars: { first, flat },
+                  // The stored messages are kept as they are, shared with the previous version of the session.
+                  in: { $concatArrays: [{ $ifNull: [list, []] }, messages.map(stored)] },
                 },
               },
               [`${path}.updated_at`]: { $literal: now },
