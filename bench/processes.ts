@@ -138,11 +138,13 @@ function handle(
 
 /**
  * CPU time a process (all its threads) has used, in ms, from /proc (null where there is none). Per request, this
- * compares builds on a busy machine better than req/s, which other processes' load moves by a factor of two.
+ * compares builds on a busy machine better than req/s, which other processes' load moves by a factor of two. With
+ * `thread`, that thread's only (the main thread's id is the pid).
  */
-export function processCpuMs(pid: number): number | null {
+export function processCpuMs(pid: number, thread?: number): number | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const stat = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
     // utime and stime (fields 14 and 15 of stat; 12 and 13 after the command name), in clock ticks of 10 ms.
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {

@@ -1,4 +1,4 @@
-import { BSON, type Db, type Document } from 'mongodb';
+import { BSON, type Db, type Document, type ObjectId } from 'mongodb';
 import { findDocuments } from '../db/bson-reader';
 import { changesSince, type ChangePosition, type Changes } from './changes';
 import { RawFingerprints, documentKey, fingerprint, fingerprintProjection } from './fingerprint';
@@ -141,13 +141,13 @@ export class CatchUp {
       const ids = batch.map((key) => written.get(key)!.id);
       // Whole documents, or what their fingerprints read (then the ones that differ are read again, whole).
       const documents = await (whole ?? this.readDocuments(collection, ids, fingerprintProjection(definitions)));
-      const byId = documents.map((document) => positionKey({ id: document._id }));
+      const byId = documents.map((document) => idKey(document._id));
       const keyOf = documents.map((document) => documentKey(document._id));
       const readBack = new Set(byId);
       batch.forEach((key, i) => {
         if (!readBack.has(key)) goneKeys.add(documentKey(ids[i]));
       });
-      // By space, the documents whose fingerprint differs from the saved one (by `positionKey` of their `_id`).
+      // By space, the documents whose fingerprint differs from the saved one (by `idKey` of their `_id`).
       const stale = definitions.map(() => new Set<string>());
       const staleIds = new Map<string, unknown>();
       definitions.forEach((definition, s) => {
@@ -169,7 +169,7 @@ export class CatchUp {
         full = whole
           ? documents
           : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions));
-      const fullById = full === documents ? byId : full.map((document) => positionKey({ id: document._id }));
+      const fullById = full === documents ? byId : full.map((document) => idKey(document._id));
       definitions.forEach((definition, s) => {
         const entries = full.flatMap((document, d) =>
           stale[s].has(fullById[d]) ? (entryOf(definition, document) ?? []) : [],
@@ -362,22 +362,33 @@ export function fullProjection(definitions: readonly SpaceDefinition[]): Documen
   return Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
 }
 
-/** The documents written after a position, by key (see `positionKey`), each with its `_id` and whether every write to it was its insert (then an id new to a snapshot is expected). */
+/** The documents written after a position, by key (see `idKey`), each with its `_id` and whether every write to it was its insert (then an id new to a snapshot is expected). */
 type WrittenDocuments = Map<string, { id: unknown; insertedOnly: boolean }>;
 
 export function writtenDocuments(changes: Changes): WrittenDocuments {
   const written: WrittenDocuments = new Map();
   for (const { id, inserted } of changes.written) {
-    const key = positionKey({ id });
+    const key = idKey(id);
     const seen = written.get(key);
     written.set(key, { id, insertedOnly: inserted && (seen?.insertedOnly ?? true) });
   }
   return written;
 }
 
-/** A key equal for equal positions (resume tokens) or ids: their canonical extended JSON. */
+/** A key equal for equal positions (resume tokens): their canonical extended JSON. */
 function positionKey(value: Document): string {
   return BSON.EJSON.stringify(value, { relaxed: false });
+}
+
+/**
+ * A key equal for equal `_id`s, distinct for distinct ones: ObjectIds and strings (nearly every `_id`) by their hex or
+ * text, cheaper than EJSON for the documents of every followed write; others by their canonical extended JSON (which
+ * starts with `{`, unlike the first two). ObjectIds are told by their BSON type, as from any copy of the bson package.
+ */
+export function idKey(id: unknown): string {
+  if ((id as { _bsontype?: unknown } | null)?._bsontype === 'ObjectId') return `o${(id as ObjectId).toHexString()}`;
+  if (typeof id === 'string') return `s${id}`;
+  return BSON.EJSON.stringify({ id }, { relaxed: false });
 }
 
 /** Changed documents read back per query by a catch-up. */

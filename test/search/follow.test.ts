@@ -1,4 +1,5 @@
-import { MongoClient } from 'mongodb';
+import { BSON, MongoClient, ObjectId } from 'mongodb';
+import { idKey } from '../../src/search/catch-up';
 import { createLogger, type Logger } from '../../src/logger';
 import { EXPERIENCES_COLLECTION } from '../../src/modules/experiences/experience.document';
 import { createTestApp, type TestApp } from '../support/app';
@@ -82,6 +83,38 @@ async function goalSpace(app: TestApp) {
     expect(app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).mode).toBe('changeStream');
   });
 
+  it('applies every write of a burst, whether its _id is an ObjectId or a string', async () => {
+    const collection = app.db.collection<{ _id: string | ObjectId; [field: string]: unknown }>(EXPERIENCES_COLLECTION);
+    const index = app.deps.search.forDb(app.db);
+    const before = index.stats(GOAL_SPACE).documents;
+    const seeded = await withSeedVectors(app.deps.embeddings);
+    // Odd ones with a string _id, even ones with an ObjectId: both are matched with what is read back.
+    const burst = Array.from({ length: 200 }, (_, i) => ({
+      ...seeded,
+      _id: i % 2 ? `burst-${i}` : new ObjectId(),
+      experience_id: `burst-${i}`,
+      primary_goal_description: `Sort the burst parcels, batch ${i}.`,
+    }));
+    await collection.insertMany(burst);
+    await collection.updateOne({ _id: 'burst-1' }, { $set: { primary_goal_description: 'Whittle a spoon.' } });
+    await collection.updateOne({ experience_id: 'burst-2' }, { $set: { primary_goal_description: 'Carve a bowl.' } });
+    await collection.deleteOne({ _id: 'burst-3' });
+    await collection.deleteOne({ experience_id: 'burst-4' });
+    // 200 inserted, 2 deleted; the 2 updated ones found by their new words only.
+    await waitUntil(() => index.stats(GOAL_SPACE).documents === before + 198, 5000);
+    const keyword = async (query: string) =>
+      (
+        await app.run(SearchExperiencesDocument, { query, fields: ['PRIMARY_GOAL'], mode: 'KEYWORD', limit: 10 })
+      ).searchExperiences
+        .map((hit) => hit.experience.experienceId)
+        .sort();
+    for (const deadline = Date.now() + 5000; (await keyword('whittle carve')).length < 2 && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await keyword('whittle carve')).toEqual(['burst-1', 'burst-2']);
+    expect(await keyword('parcels batch 1')).not.toContain('burst-1');
+    expect((await goalSpace(app)).lagSeconds).toBe(0);
+  });
+
   it('follows on after the collection is dropped (its stream invalidated), and keeps the event loop free', async () => {
     await writeDirectly(app, 'direct-3', 'Restring the harp in the concert hall.');
     await until(app, 'restring the harp', 'direct-3', true);
@@ -162,6 +195,29 @@ async function goalSpace(app: TestApp) {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('idKey: how followed writes are matched with the documents read back', () => {
+  it('is equal for equal _ids, as the stream and the raw reader decode them, and distinct for distinct ones', () => {
+    const id = new ObjectId();
+    // Another copy of the bson package's ObjectId (as a second driver copy would give).
+    const foreign = { _bsontype: 'ObjectId', toHexString: () => id.toHexString() };
+    expect(idKey(foreign)).toBe(idKey(new ObjectId(id.toHexString())));
+    const ids = [
+      id,
+      new ObjectId(),
+      id.toHexString(),
+      `o${id.toHexString()}`,
+      's1',
+      '1',
+      1,
+      { a: 1 },
+      { a: '1' },
+      null,
+    ];
+    expect(new Set(ids.map(idKey)).size).toBe(ids.length);
+    expect(ids.map(idKey)).toEqual(ids.map((value) => idKey(BSON.deserialize(BSON.serialize({ value })).value)));
   });
 });
 
