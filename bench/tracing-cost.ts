@@ -2,8 +2,9 @@
  * `npm run bench:tracing`: what tracing costs a representative read over HTTP. Two servers of this build run at once
  * (hash embedder, embedded engine, each its own DATA_DIR, same seed): `off` without OTEL_EXPORTER_OTLP_ENDPOINT,
  * `traced` exporting every request's spans to a stand-in collector (otlp-receiver.ts) in a process of its own,
- * compared in paired rounds (paired.ts). The receiver's span counts are checked against the traced server's
- * requests, so the figure cannot silently measure tracing off. OTEL_* variables of the environment (e.g. a sampler)
+ * compared in paired rounds (paired.ts). `control`, a second server without tracing, shows how far two identical
+ * servers differ on this machine: a tracing cost below that is not resolved. The receiver's span counts are checked
+ * against the traced server's requests, so the figure cannot silently measure tracing off. OTEL_* variables of the environment (e.g. a sampler)
  * reach the traced server. CPU_PROF_DIR=<dir> writes both servers' CPU profiles there.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +19,7 @@ const SECONDS = Number(process.env.SECONDS ?? 3);
 
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
-  const dirs = await Promise.all([0, 1].map(() => mkdtemp(path.join(os.tmpdir(), 'hindsight-tracing-'))));
+  const dirs = await Promise.all([0, 1, 2].map(() => mkdtemp(path.join(os.tmpdir(), 'hindsight-tracing-'))));
   const children: Child[] = [];
   try {
     const receiver = await startChild(
@@ -29,19 +30,22 @@ async function main(): Promise<void> {
       30_000,
     );
     children.push(receiver);
-    const off = await startServer({ dataDir: dirs[0], env: { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: '' } });
+    const untraced = { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
+    const off = await startServer({ dataDir: dirs[0], env: untraced });
     children.push(off);
+    const control = await startServer({ dataDir: dirs[1], env: untraced });
+    children.push(control);
     const traced = await startServer({
-      dataDir: dirs[1],
+      dataDir: dirs[2],
       env: { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
     });
     children.push(traced);
-    await seed(off.url);
-    await seed(traced.url);
+    for (const server of [off, control, traced]) await seed(server.url);
     const receiverCpuMs = processCpuMs(receiver.pid) ?? NaN;
     const runs = await pairedRounds(
       [
         { name: 'off', server: off, headers: {} },
+        { name: 'control', server: control, headers: {} },
         { name: 'traced', server: traced, headers: {} },
       ],
       ROUNDS,
@@ -62,6 +66,9 @@ async function main(): Promise<void> {
           sampler: process.env.OTEL_TRACES_SAMPLER ?? 'default',
           ...summary(runs),
           tracedVsOff: versus(runs, 'traced', 'off'),
+          tracedVsControl: versus(runs, 'traced', 'control'),
+          // Identical servers: what the machine's noise and each instance's own speed make of no difference.
+          controlVsOff: versus(runs, 'control', 'off'),
           receiver: {
             ...counts,
             tracedRequests,
