@@ -12,6 +12,16 @@ import { redact, registerSecrets, uriPassword } from './redact';
 export type EmbeddingsProviderName = 'openai' | 'local' | 'hash';
 export type VectorSearchMode = 'memory' | 'atlas';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** OTEL_TRACES_SAMPLER's values of the OpenTelemetry environment specification that the SDK has. */
+export const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
 export interface Config {
   port: number;
@@ -46,6 +56,8 @@ export interface Config {
   otlpEndpoint: string | undefined;
   otlpHeaders: Record<string, string>;
   serviceName: string;
+  tracesSampler: TracesSampler;
+  tracesSamplerRatio: number;
   shutdownTimeoutMs: number;
   maxQueryTokens: number;
   maxQueryDepth: number;
@@ -496,6 +508,30 @@ export const VARIABLES = [
     defaultText: 'hindsight',
     expected: 'a name',
     parse: (raw) => optional(raw) ?? 'hindsight',
+  }),
+  define({
+    name: 'OTEL_TRACES_SAMPLER',
+    key: 'tracesSampler',
+    description:
+      'Which requests are traced (the OpenTelemetry names; a request starts its trace, so parentbased_* act as their root sampler).',
+    defaultText: 'parentbased_always_on',
+    expected: `one of ${TRACES_SAMPLERS.join(', ')}`,
+    parse: (raw) => (present(raw) ? oneOf('OTEL_TRACES_SAMPLER', raw, TRACES_SAMPLERS) : 'parentbased_always_on'),
+  }),
+  define({
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    key: 'tracesSamplerRatio',
+    description: 'The share of requests traced by the traceidratio samplers.',
+    defaultText: '1.0',
+    expected: 'a number from 0 to 1',
+    parse: (raw) => {
+      if (!present(raw)) return 1;
+      const ratio = Number(raw);
+      if (!(ratio >= 0 && ratio <= 1)) {
+        throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', 'a number from 0 to 1', raw);
+      }
+      return ratio;
+    },
   }),
   define({
     name: 'SHUTDOWN_TIMEOUT_MS',

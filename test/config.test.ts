@@ -11,6 +11,9 @@ describe('config', () => {
     expect(config.embeddingsProvider).toBe('local');
     expect(config.vectorSearch).toBe('memory');
     expect(config.metadataIndexFields).toEqual([]);
+    // The OpenTelemetry specification's defaults: every request traced.
+    expect(config.tracesSampler).toBe('parentbased_always_on');
+    expect(config.tracesSamplerRatio).toBe(1);
   });
 
   it('defaults the embeddings provider to openai when an API key is set', () => {
@@ -25,6 +28,9 @@ describe('config', () => {
     ['VECTOR_SEARCH', 'faiss', 'one of memory, atlas'],
     ['METADATA_INDEX_FIELDS', 'priority,$where', 'comma-separated field names without $'],
     ['EMBEDDING_DIMENSIONS', '3', 'an integer from 8 to 8192'],
+    ['OTEL_TRACES_SAMPLER', 'jaeger_remote', 'one of always_on, always_off, traceidratio, parentbased_always_on'],
+    ['OTEL_TRACES_SAMPLER_ARG', '1.5', 'a number from 0 to 1'],
+    ['OTEL_TRACES_SAMPLER_ARG', 'half', 'a number from 0 to 1'],
   ])('rejects %s=%s naming the variable and the expected form', (name, value, expected) => {
     let caught: unknown;
     try {
@@ -50,9 +56,16 @@ describe('config', () => {
   });
 
   it('parses lists and numbers', () => {
-    const config = loadConfig({ METADATA_INDEX_FIELDS: ' priority, department ,', PORT: '8080' });
+    const config = loadConfig({
+      METADATA_INDEX_FIELDS: ' priority, department ,',
+      PORT: '8080',
+      OTEL_TRACES_SAMPLER: 'TraceIdRatio',
+      OTEL_TRACES_SAMPLER_ARG: ' 0.25 ',
+    });
     expect(config.metadataIndexFields).toEqual(['priority', 'department']);
     expect(config.port).toBe(8080);
+    expect(config.tracesSampler).toBe('traceidratio');
+    expect(config.tracesSamplerRatio).toBe(0.25);
   });
 
   it('.env.example and the README document every variable', () => {

@@ -142,7 +142,7 @@ export class GraphQLBridge implements Route {
     const tracer = activeTracer();
     const answered = tracer
       ? inRequestSpan(tracer, requestId, (span) => {
-          signals.span = span;
+          if (span.isRecording()) signals.span = span;
           return this.answer(req, res, url, lifetime, requestId, signals);
         })
       : this.answer(req, res, url, lifetime, requestId, signals);

@@ -4,12 +4,14 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
+  type Sampler,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from 'mongodb';
-import type { Config } from '../config';
+import type { Config, TracesSampler } from '../config';
 import { setLogContext } from './log-context';
 
 /**
@@ -28,7 +30,10 @@ export function activeTracer(): Tracer | undefined {
   return tracer;
 }
 
-/** Runs `run` in a new active span of its own (a child of the active one): a GraphQL request, with its id. */
+/**
+ * Runs `run` in a new active span of its own (a child of the active one): a GraphQL request, with its id. A request
+ * the sampler leaves out still runs in its (non-recording) span, so that none of its work starts a trace of its own.
+ */
 export function inRequestSpan<T>(active: Tracer, requestId: string, run: (span: Span) => Promise<T>): Promise<T> {
   const parent = context.active().setValue(REQUEST_ID, requestId);
   const attributes = { 'hindsight.request_id': requestId };
@@ -38,6 +43,9 @@ export function inRequestSpan<T>(active: Tracer, requestId: string, run: (span: 
 /** Runs `run` in a child span named `name` when tracing, ending it (with an error status on failure) as it settles. */
 export async function inSpan<T>(name: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
   if (!tracer) return run();
+  // Within a request the sampler left out: no span (outside of any request, the call is a trace of its own).
+  const parent = trace.getSpan(context.active());
+  if (parent && !parent.isRecording()) return run();
   return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     try {
       return await run();
@@ -65,7 +73,7 @@ export interface Tracing {
  * Database commands are traced from the driver's command monitoring: `client` must be created with monitorCommands.
  */
 export async function startTracing(
-  config: Pick<Config, 'otlpEndpoint' | 'otlpHeaders' | 'serviceName'>,
+  config: Pick<Config, 'otlpEndpoint' | 'otlpHeaders' | 'serviceName' | 'tracesSampler' | 'tracesSamplerRatio'>,
   version: string,
   client: MongoClient,
 ): Promise<Tracing | null> {
@@ -82,6 +90,7 @@ export async function startTracing(
   const exporter = new OTLPTraceExporter({ url: `${config.otlpEndpoint}/v1/traces`, headers: config.otlpHeaders });
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
+    sampler: samplerOf(sdk, config.tracesSampler, config.tracesSamplerRatio),
     spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
   });
   const own = provider.getTracer('hindsight', version);
@@ -100,19 +109,37 @@ export async function startTracing(
   };
 }
 
-/** The request id and trace id of the active request, for log lines written while it runs. */
+/**
+ * OTEL_TRACES_SAMPLER as the OpenTelemetry environment specification has it. Requests carry no incoming trace
+ * context (none is read), so a parentbased_* sampler decides as its root sampler.
+ */
+function samplerOf(sdk: typeof import('@opentelemetry/sdk-trace'), name: TracesSampler, ratio: number): Sampler {
+  const root = name.replace(/^parentbased_/, '');
+  const sampler =
+    root === 'always_on'
+      ? new sdk.AlwaysOnSampler()
+      : root === 'always_off'
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(ratio);
+  return name.startsWith('parentbased_') ? new sdk.ParentBasedSampler({ root: sampler }) : sampler;
+}
+
+/** The request id, and the trace id when its trace is exported, of the active request, for its log lines. */
 function traceLogFields(): Record<string, unknown> | undefined {
   const active = context.active();
   const span = trace.getSpan(active);
   if (!span) return undefined;
-  return { requestId: active.getValue(REQUEST_ID), traceId: span.spanContext().traceId };
+  const { traceId, traceFlags } = span.spanContext();
+  const requestId = active.getValue(REQUEST_ID);
+  return traceFlags & TraceFlags.SAMPLED ? { requestId, traceId } : { requestId };
 }
 
 /** A child span per database command sent within a traced request (commands outside of one are not traced). */
 function traceCommands(client: MongoClient, own: Tracer): () => void {
   const spans = new Map<number, Span>();
   const started = (event: CommandStartedEvent) => {
-    if (!trace.getSpan(context.active())) return;
+    // Outside of a request, or in one the sampler left out: not traced.
+    if (!trace.getSpan(context.active())?.isRecording()) return;
     const collection = event.command[event.commandName];
     const target = typeof collection === 'string' ? collection : undefined;
     const span = own.startSpan(target ? `${event.commandName} ${target}` : event.commandName, {
