@@ -14,6 +14,7 @@ import type { SpaceDefinition } from '../../src/search/space';
 import { createServer } from '../../src/http/server';
 import { createTestApp } from '../support/app';
 import { openTestDatabase, type TestDatabase } from '../support/db';
+import { describeInProcessIndex } from '../support/search-path';
 import { testTarget } from '../support/target';
 import { embeddingLikeVectors } from '../support/vectors';
 
@@ -628,7 +629,7 @@ describe('search index snapshots under DATA_DIR', () => {
   });
 });
 
-describe('the app restores its search index at startup', () => {
+describeInProcessIndex('the app restores its search index at startup', () => {
   it('after a graceful stop and writes made behind its back, searchExperiences answers as a fresh build does', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-app-snapshots-'));
     const app = await createTestApp({ config: { dataDir } });
