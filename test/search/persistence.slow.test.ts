@@ -55,7 +55,7 @@ function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknow
   return { logger: createLogger('info', (line) => lines.push(JSON.parse(line))), lines };
 }
 
-describe('search index snapshots under DATA_DIR', () => {
+describeInProcessIndex('search index snapshots under DATA_DIR', () => {
   let database: TestDatabase;
   let dataDir: string;
   const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 21, latent: 8 });
