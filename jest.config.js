@@ -40,6 +40,8 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['reflect-metadata'],
+      // Each test file loads the app's whole module graph in its own registry: a worker compiles it once.
+      runtime: '<rootDir>/jest.runtime.js',
     },
     '<rootDir>/packages/engine',
   ],

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '@hindsight/engine';
+import { itInProcessIndex } from '../support/search-path';
 import { fingerprint, post, startBuiltServer } from './data-dir';
 
 const JOURNAL = 'journal-000000000001.log';
@@ -101,30 +102,33 @@ describe('a start on a damaged data directory', () => {
     await expectDegraded(dir, JOURNAL, new RegExp(`${JOURNAL} is missing`));
   });
 
-  it('only the search index left: the same, then repair moves it aside and the server starts empty', async () => {
-    const dir = await dataDir();
-    const first = await startBuiltServer(dir);
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    expect((await readdir(path.join(dir, 'search'))).length).toBeGreaterThan(0); // saved at the graceful stop
-    await rm(path.join(dir, JOURNAL));
-    await rm(path.join(dir, 'engine-id'));
-    await expectDegraded(dir, JOURNAL, new RegExp(`${JOURNAL} is missing: the directory has search/`));
+  itInProcessIndex(
+    'only the search index left: the same, then repair moves it aside and the server starts empty',
+    async () => {
+      const dir = await dataDir();
+      const first = await startBuiltServer(dir);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect((await readdir(path.join(dir, 'search'))).length).toBeGreaterThan(0); // saved at the graceful stop
+      await rm(path.join(dir, JOURNAL));
+      await rm(path.join(dir, 'engine-id'));
+      await expectDegraded(dir, JOURNAL, new RegExp(`${JOURNAL} is missing: the directory has search/`));
 
-    const repair = spawnSync(process.execPath, [path.resolve('packages/engine/dist/src/cli.js'), '--repair'], {
-      env: { ...process.env, DATA_DIR: dir },
-      encoding: 'utf8',
-    });
-    expect(repair.status).toBe(0);
-    expect(repair.stdout).toContain('repair: search: stale; moved aside');
-    const server = await startBuiltServer(dir);
-    try {
-      expect((await fetch(server.graphqlUrl.replace(/\/graphql$/, '/ready'))).status).toBe(200);
-      const listed = await post(server.graphqlUrl, '{ experiences(first: 1) { edges { cursor } } }');
-      expect(listed.body).toEqual({ data: { experiences: { edges: [] } } });
-    } finally {
-      server.child.kill('SIGTERM');
-    }
-    expect(await server.exited).toBe(0);
-  });
+      const repair = spawnSync(process.execPath, [path.resolve('packages/engine/dist/src/cli.js'), '--repair'], {
+        env: { ...process.env, DATA_DIR: dir },
+        encoding: 'utf8',
+      });
+      expect(repair.status).toBe(0);
+      expect(repair.stdout).toContain('repair: search: stale; moved aside');
+      const server = await startBuiltServer(dir);
+      try {
+        expect((await fetch(server.graphqlUrl.replace(/\/graphql$/, '/ready'))).status).toBe(200);
+        const listed = await post(server.graphqlUrl, '{ experiences(first: 1) { edges { cursor } } }');
+        expect(listed.body).toEqual({ data: { experiences: { edges: [] } } });
+      } finally {
+        server.child.kill('SIGTERM');
+      }
+      expect(await server.exited).toBe(0);
+    },
+  );
 });

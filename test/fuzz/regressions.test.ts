@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../support/app';
-import { fingerprint, postOperation, postRaw, storedToolDocument } from './fuzz-support';
+import { deepMark, fingerprint, postOperation, postRaw, storedToolDocument, toJson } from './fuzz-support';
 
 /** Cases the fuzz suite found, kept as examples: each answered INTERNAL_SERVER_ERROR before its fix. */
 describe('fuzz regressions: bad requests get client codes', () => {
@@ -27,6 +27,22 @@ describe('fuzz regressions: bad requests get client codes', () => {
     // 50 errors naming a value, then the one that stops.
     expect(reply.body.errors).toHaveLength(51);
     expect(new Set(reply.body.errors?.map((error) => error.extensions?.code))).toEqual(new Set(['BAD_USER_INPUT']));
+    expect(await fingerprint(app.db)).toEqual(before);
+  });
+
+  it('recordAction with an idempotencyKey and tool args nested 100,000 deep is BAD_USER_INPUT, and nothing is written', async () => {
+    const before = await fingerprint(app.db);
+    const toolCalls = [{ name: 'probe', outcome: 'SUCCESS', args: { deep: deepMark(100_000, false) } }];
+    const reply = await postRaw(
+      url,
+      toJson({
+        query:
+          'mutation($input: RecordActionInput!) { recordAction(taskId: "t-1", idempotencyKey: "k-1", input: $input) { taskId } }',
+        variables: { input: { mode: 'DEEP', toolCalls } },
+      }),
+    );
+    expect(reply.body.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(reply.body.errors?.[0].extensions?.field).toBe(`input.toolCalls.0.args.deep${'.a'.repeat(99)}`);
     expect(await fingerprint(app.db)).toEqual(before);
   });
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { print } from 'graphql';
 import { ROOT, spawnServer, type SpawnedServer } from '../support/build';
+import { describeInProcessIndex } from '../support/search-path';
 import { postGraphQL, type Operation } from '../support/app';
 import {
   DeleteExperienceDocument,
@@ -79,7 +80,7 @@ function experience(id: string, goal: string) {
   };
 }
 
-describe('two servers on one engine (npm run db): what A writes, B searches', () => {
+describeInProcessIndex('two servers on one engine (npm run db): what A writes, B searches', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hindsight-follow-'));
   let engine: { uri: string; child: ChildProcess };
   let a: SpawnedServer;

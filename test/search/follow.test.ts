@@ -6,9 +6,9 @@ import { createTestApp, type TestApp } from '../support/app';
 import { startFailPointEngine, type FailPointEngine } from '../support/fail-point';
 import { withSeedVectors } from '../support/fixtures/experience-seed';
 import { SearchExperiencesDocument, SearchSpacesDocument } from '../support/generated/graphql';
+import { IN_PROCESS_INDEX, describeInProcessIndex } from '../support/search-path';
 import { waitUntil } from '../support/subscriptions';
 
-const atlas = process.env.VECTOR_SEARCH === 'atlas';
 const GOAL_SPACE = 'experiences.primary_goal_description';
 
 /** A tool writing MongoDB directly: the app learns of its writes only by following the collection. */
@@ -54,7 +54,7 @@ async function goalSpace(app: TestApp) {
   return serverInfo.search!.find((space) => space.name === GOAL_SPACE)!;
 }
 
-(atlas ? describe.skip : describe)('a search space follows writes made behind the server’s back', () => {
+describeInProcessIndex('a search space follows writes made behind the server’s back', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp();
@@ -127,7 +127,7 @@ async function goalSpace(app: TestApp) {
   });
 });
 
-(atlas ? describe.skip : describe)('following when the stream cannot serve it', () => {
+describeInProcessIndex('following when the stream cannot serve it', () => {
   let engine: FailPointEngine;
   let admin: MongoClient;
   beforeAll(async () => {
@@ -187,7 +187,7 @@ async function goalSpace(app: TestApp) {
   });
 });
 
-(atlas ? describe : describe.skip)('with VECTOR_SEARCH=atlas', () => {
+(IN_PROCESS_INDEX ? describe.skip : describe)('with VECTOR_SEARCH=atlas', () => {
   it('serverInfo says the database searches the vectors and spaces do not follow', async () => {
     const app = await createTestApp();
     try {

@@ -14,6 +14,7 @@ import type { SpaceDefinition } from '../../src/search/space';
 import { createServer } from '../../src/http/server';
 import { createTestApp } from '../support/app';
 import { openTestDatabase, type TestDatabase } from '../support/db';
+import { describeInProcessIndex } from '../support/search-path';
 import { testTarget } from '../support/target';
 import { embeddingLikeVectors } from '../support/vectors';
 
@@ -54,7 +55,7 @@ function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknow
   return { logger: createLogger('info', (line) => lines.push(JSON.parse(line))), lines };
 }
 
-describe('search index snapshots under DATA_DIR', () => {
+describeInProcessIndex('search index snapshots under DATA_DIR', () => {
   let database: TestDatabase;
   let dataDir: string;
   const next = embeddingLikeVectors({ dimensions: DIMENSIONS, seed: 21, latent: 8 });
@@ -628,7 +629,7 @@ describe('search index snapshots under DATA_DIR', () => {
   });
 });
 
-describe('the app restores its search index at startup', () => {
+describeInProcessIndex('the app restores its search index at startup', () => {
   it('after a graceful stop and writes made behind its back, searchExperiences answers as a fresh build does', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-app-snapshots-'));
     const app = await createTestApp({ config: { dataDir } });

@@ -1,4 +1,5 @@
 import { HNSW, VectorStore } from '../../src/search/vector-store';
+import { describeInProcessIndex } from '../support/search-path';
 import { embeddingLikeVectors } from '../support/vectors';
 
 const COUNT = 20_000;
@@ -11,7 +12,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-describe(`HNSW search against exact search (${COUNT} × ${DIMENSIONS}-d)`, () => {
+describeInProcessIndex(`HNSW search against exact search (${COUNT} × ${DIMENSIONS}-d)`, () => {
   jest.setTimeout(300_000);
 
   // Speed is the benchmark's (npm run bench: ANN against exact at 100k); timed here it failed under CI's parallel load.

@@ -72,6 +72,9 @@ export class RunService {
     idempotencyKey?: string | null,
   ): Promise<RecordActionResult> {
     const id = requiredText(taskId, 'taskId', MAX_ID_LENGTH);
+    // Checked before the key's hash walks the input, as the other recording mutations do: tool args nested past
+    // MAX_JSON_DEPTH are BAD_USER_INPUT, not a stack overflow in the hash.
+    newAction(input, new Date());
     return this.idempotency.run({
       key: idempotencyKey,
       operation: 'recordAction',
