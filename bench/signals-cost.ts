@@ -20,7 +20,7 @@ function request(): string {
   graphqlRequests.inc();
   graphqlInFlight.inc();
   const requestId = randomUUID();
-  const signals = new GraphQLRequestSignals();
+  const signals = new GraphQLRequestSignals(undefined);
   signals.named(operationOf(BODY.query, undefined));
   // One database command, as src/observability/database.ts times it.
   checkedOut.set(1, performance.now());

@@ -4,6 +4,7 @@ import { REEMBED_TARGETS, type AppDeps } from './app';
 import { ANONYMOUS_CALLER, type Caller } from './auth/caller';
 import { ApiKeyService } from './modules/api-keys/api-key.service';
 import { boundToRequest, type RequestLifetime } from './db/request-bound';
+import { requestLogFields } from './observability/tracing';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
@@ -50,6 +51,8 @@ export interface Context {
   loaders: Loaders;
   /** Stored values served as substitutes in this request's answer: errors appended to its response. */
   storedValues: StoredValueReport;
+  /** What this request's log lines carry: its id, and its trace id when it is traced. */
+  logFields: Record<string, string>;
 }
 
 /** Each feature adds its service here and a getter constructing it in `RequestServices`. */
@@ -227,6 +230,7 @@ export function createContext(deps: AppDeps, options: ContextOptions = {}): Cont
  */
 class RequestContext implements Context {
   readonly storedValues: StoredValueReport;
+  readonly logFields: Record<string, string>;
 
   constructor(
     readonly requestId: string,
@@ -237,7 +241,8 @@ class RequestContext implements Context {
     readonly loaders: Loaders,
     private readonly lifetime: RequestLifetime | undefined,
   ) {
-    this.storedValues = new StoredValueReport(deps.logger);
+    this.logFields = requestLogFields(requestId, lifetime?.span);
+    this.storedValues = new StoredValueReport(deps.logger, this.logFields);
   }
 
   get signal(): AbortSignal {

@@ -6,6 +6,7 @@ import { CodedError } from './coded-error';
 import { isUnreachableError, isWriteStorageError, type DatabaseHealth } from './db/health';
 import type { Logger } from './logger';
 import { countGraphQLError } from './observability/metrics';
+import { errorRequest } from './observability/tracing';
 import { redact } from './redact';
 
 /** Client-facing errors: each has a fixed `extensions.code` that clients can switch on. */
@@ -138,7 +139,11 @@ function formatterOf(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailur
     if (unavailable) {
       health?.recordFailure(original);
       // The driver's message names hosts and ports: logged, never answered.
-      logger.warn('database unavailable', { path: formatted.path, error: String((original as Error).message) });
+      logger.warn('database unavailable', {
+        ...errorRequest(error),
+        path: formatted.path,
+        error: String((original as Error).message),
+      });
       return {
         message: unavailable,
         locations: formatted.locations,
@@ -174,6 +179,7 @@ function formatterOf(logger: Logger, health?: Pick<DatabaseHealth, 'recordFailur
     }
     const errorId = randomUUID();
     logger.error('unexpected error', {
+      ...errorRequest(error),
       errorId,
       path: formatted.path,
       error: original instanceof Error ? original.message : String(original),

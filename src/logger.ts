@@ -1,5 +1,4 @@
 import type { LogLevel } from './config';
-import { logContext } from './observability/log-context';
 import { redact } from './redact';
 
 const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -21,9 +20,7 @@ export function createLogger(
     (message: string, fields: Record<string, unknown> = {}) => {
       if (SEVERITY[at] < SEVERITY[level]) return;
       // Redacted whole: a secret may sit in any field (an upstream body, a driver's message with a URI).
-      // Lines written during a traced request carry its request id and trace id (observability/tracing.ts).
-      const request = logContext();
-      write(redact(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...request, ...fields })));
+      write(redact(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })));
     };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

@@ -100,8 +100,6 @@ export async function connectDatabase(
   const uri = config.mongodbUri ?? embedded!.uri;
   const options: MongoClientOptions = {
     ignoreUndefined: true,
-    // Tracing's database spans come from command monitoring, which costs a second read of every reply: only then.
-    monitorCommands: Boolean(config.otlpEndpoint),
     ...failFastOptions(config.dbTimeoutMs),
     ...clientOptions,
   };

@@ -1,5 +1,6 @@
-import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { AbstractCursor, Collection, Db, Document, Filter } from 'mongodb';
 import { RequestEndedError } from '../coded-error';
+import { traceSignal, type Span } from '../observability/tracing';
 
 /** How a {@link RequestLifetime} learns that its client left. */
 export interface RequestClient {
@@ -28,6 +29,8 @@ export class RequestLifetime {
   constructor(
     readonly timeoutMs: number,
     private readonly client?: RequestClient,
+    /** The request's span when it is traced; null when tracing runs and the sampler left the request out. */
+    readonly span?: Span | null,
   ) {
     this.yieldedAt = Date.now();
     this.deadline = this.yieldedAt + timeoutMs;
@@ -44,6 +47,8 @@ export class RequestLifetime {
         );
         this.stopWatching = this.client?.watch(() => this.cancel());
       }
+      // The request's embedding calls are made under this signal: their spans find their parent by it.
+      if (this.span !== undefined) traceSignal(this.controller.signal, this.span);
     }
     return this.controller.signal;
   }
@@ -138,6 +143,17 @@ function boundDbPrototype(db: Db): Db {
       bound[LIFETIME] = this[LIFETIME];
       return bound;
     };
+    // The reads that decode replies themselves (bson-reader.ts) send their find and aggregate commands this way.
+    prototype.command = function (this: Bound<Db>, command: Document, options?: Parameters<Db['command']>[1]) {
+      const name = Object.keys(command)[0] ?? 'command';
+      const target = name === 'getMore' ? command.collection : command[name];
+      return traced(
+        this[LIFETIME],
+        name,
+        { dbName: db.databaseName, collectionName: typeof target === 'string' ? target : undefined },
+        () => db.command(command, options),
+      );
+    };
     dbPrototypes.set(db, prototype);
   }
   return prototype;
@@ -150,26 +166,117 @@ function limited<O extends { maxTimeMS?: number }>(options: O | undefined, lifet
   return { ...options, maxTimeMS: Math.min(options?.maxTimeMS ?? left, left) } as O;
 }
 
-/** `collection` with its reads bound to the lifetime of the object made from it (`this[LIFETIME]`). */
+/**
+ * Runs one database call of a traced request as a child span of the request's, named as the command it sends and
+ * the collection it targets (when it has one).
+ */
+function traced<T>(
+  lifetime: RequestLifetime,
+  command: string,
+  target: { dbName: string; collectionName?: string },
+  run: () => Promise<T>,
+): Promise<T> {
+  const request = lifetime.span;
+  if (!request) return run();
+  const { dbName, collectionName } = target;
+  const span = request.child(collectionName ? `${command} ${collectionName}` : command, {
+    'db.system.name': 'mongodb',
+    'db.operation.name': command,
+    'db.namespace': dbName,
+    ...(collectionName ? { 'db.collection.name': collectionName } : {}),
+  });
+  return run().then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      span.fail(error);
+      span.end();
+      throw error;
+    },
+  );
+}
+
+/** A cursor of a traced request: its first read (the command that opens it) is a span. */
+function tracedCursor<C extends AbstractCursor>(
+  cursor: C,
+  lifetime: RequestLifetime,
+  command: string,
+  collection: Collection,
+): C {
+  if (!lifetime.span) return cursor;
+  const { toArray, next } = cursor;
+  let opened = false;
+  const first = <T>(read: () => Promise<T>): Promise<T> => {
+    if (opened) return read();
+    opened = true;
+    return traced(lifetime, command, collection, read);
+  };
+  Object.assign(cursor, {
+    toArray: () => first(() => toArray.call(cursor)),
+    next: () => first(() => next.call(cursor)),
+  });
+  return cursor;
+}
+
+/** The write methods, by the command each sends: traced, never bound to the deadline (see boundToRequest). */
+const WRITES: Record<string, string> = {
+  insertOne: 'insert',
+  insertMany: 'insert',
+  updateOne: 'update',
+  updateMany: 'update',
+  replaceOne: 'update',
+  deleteOne: 'delete',
+  deleteMany: 'delete',
+  findOneAndUpdate: 'findAndModify',
+  findOneAndReplace: 'findAndModify',
+  findOneAndDelete: 'findAndModify',
+  bulkWrite: 'bulkWrite',
+};
+
+/** `collection` with its reads bound to the lifetime of the object made from it (`this[LIFETIME]`), and traced. */
 function boundCollectionPrototype(collection: Collection): Collection {
   const prototype = Object.create(collection) as Collection;
   // findOne calls this.find: bound through it. The casts keep the drivers' overloads, which plain methods cannot.
   Object.assign(prototype, {
     find(this: Bound<Collection>, filter?: Filter<Document>, options?: Document) {
-      return collection.find(filter ?? {}, limited(options, this[LIFETIME]));
+      const lifetime = this[LIFETIME];
+      return tracedCursor(collection.find(filter ?? {}, limited(options, lifetime)), lifetime, 'find', collection);
     },
     aggregate(this: Bound<Collection>, pipeline?: Document[], options?: Document) {
-      return collection.aggregate(pipeline, limited(options, this[LIFETIME]));
+      const lifetime = this[LIFETIME];
+      return tracedCursor(
+        collection.aggregate(pipeline, limited(options, lifetime)),
+        lifetime,
+        'aggregate',
+        collection,
+      );
     },
     countDocuments(this: Bound<Collection>, filter?: Filter<Document>, options?: Document) {
-      return collection.countDocuments(filter, limited(options, this[LIFETIME]));
+      const lifetime = this[LIFETIME];
+      return traced(lifetime, 'aggregate', collection, () =>
+        collection.countDocuments(filter, limited(options, lifetime)),
+      );
     },
     distinct(this: Bound<Collection>, key: string, filter?: Filter<Document>, options?: Document) {
-      return collection.distinct(key, filter ?? {}, limited(options, this[LIFETIME]));
+      const lifetime = this[LIFETIME];
+      return traced(lifetime, 'distinct', collection, () =>
+        collection.distinct(key, filter ?? {}, limited(options, lifetime)),
+      );
     },
     estimatedDocumentCount(this: Bound<Collection>, options?: Document) {
-      return collection.estimatedDocumentCount(limited(options, this[LIFETIME]));
+      const lifetime = this[LIFETIME];
+      return traced(lifetime, 'count', collection, () => collection.estimatedDocumentCount(limited(options, lifetime)));
     },
   });
+  for (const [method, command] of Object.entries(WRITES)) {
+    const write = (collection as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
+    Object.defineProperty(prototype, method, {
+      value(this: Bound<Collection>, ...args: unknown[]) {
+        return traced(this[LIFETIME], command, collection, () => write.apply(collection, args));
+      },
+    });
+  }
   return prototype;
 }

@@ -62,7 +62,9 @@ export class EmbeddingService {
     countEmbeddingCache(keys.size - misses.length, misses.length);
     for (const batch of inBatches(misses, this.options.batchSize)) {
       signal?.throwIfAborted();
-      const vectors = await embeddingCall(this.signature, batch.length, () => this.provider.embed(batch, signal));
+      const vectors = await embeddingCall(this.signature, batch.length, signal, () =>
+        this.provider.embed(batch, signal),
+      );
       this.check(vectors, batch.length);
       batch.forEach((text, i) => found.set(keys.get(text)!, vectors[i]));
       await this.store(batch.map((text, i) => this.cacheDocument(keys.get(text)!, vectors[i])));

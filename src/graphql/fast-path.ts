@@ -16,6 +16,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import type { Context } from '../context';
 import type { Logger } from '../logger';
 import { graphqlFastPath } from '../observability/metrics';
+import { noteErrorRequest } from '../observability/tracing';
 import { asGraphQLJsError, compileOperation } from './compiled-execution';
 import { queryLimitChecks, type QueryLimits } from './query-limits';
 
@@ -186,7 +187,12 @@ export class FastPath {
       // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }. Resolver
       // errors are answered here, formatted as Apollo formats them: handing them to Apollo ran the operation twice.
       // Substituted stored values follow them, as graphql-bridge.ts's plugin appends them on Apollo's path.
-      const resolverErrors = result.errors?.map((error) => this.formatted(asGraphQLJsError(error))) ?? [];
+      const resolverErrors =
+        result.errors?.map((error) => {
+          const graphQLError = asGraphQLJsError(error);
+          noteErrorRequest(graphQLError, context.logFields);
+          return this.formatted(graphQLError);
+        }) ?? [];
       const errors = [...resolverErrors, ...context.storedValues.errors];
       payload = JSON.stringify(errors.length ? { errors, data: result.data } : { data: result.data }) + '\n';
     } catch {

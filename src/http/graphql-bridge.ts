@@ -23,16 +23,23 @@ import { RateLimiter } from '../auth/rate-limit';
 import { graphqlInFlight, graphqlRequests } from '../observability/metrics';
 import { operationOf } from '../observability/operation';
 import { GraphQLRequestSignals } from '../observability/request-signals';
-import { activeTracer, inRequestSpan } from '../observability/tracing';
+import { activeTracer, noteErrorRequest } from '../observability/tracing';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
 import { parseJsonBody, readBody } from './body';
 import { playgroundLandingPage } from './playground';
 import type { Route } from './routes';
 
-/** Appends the request's STORED_VALUE_INVALID errors (src/modules/shared/stored-values.ts) to Apollo's response. */
+/**
+ * Appends the request's STORED_VALUE_INVALID errors (src/modules/shared/stored-values.ts) to Apollo's response, and
+ * notes which request each error arose in, for the lines the error formatter logs (it runs after this hook).
+ */
 const storedValueErrorsPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
+      async didEncounterErrors({ contextValue, errors }) {
+        const fields = contextValue?.logFields;
+        if (fields) for (const error of errors) noteErrorRequest(error, fields);
+      },
       async willSendResponse({ contextValue, response }) {
         // executeOperation may run without a context built by createContext (tests): nothing to append then.
         const stored = contextValue?.storedValues?.errors;
@@ -136,16 +143,13 @@ export class GraphQLBridge implements Route {
     graphqlRequests.inc();
     graphqlInFlight.inc();
     const requestId = randomUUID();
-    const signals = new GraphQLRequestSignals();
-    // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
-    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs, new HttpClient(res));
     const tracer = activeTracer();
-    const answered = tracer
-      ? inRequestSpan(tracer, requestId, (span) => {
-          if (span.isRecording()) signals.span = span;
-          return this.answer(req, res, url, lifetime, requestId, signals);
-        })
-      : this.answer(req, res, url, lifetime, requestId, signals);
+    // Null while tracing runs: a request the sampler left out, none of whose work is traced either.
+    const span = tracer ? (tracer.startRequest(requestId) ?? null) : undefined;
+    const signals = new GraphQLRequestSignals(span ?? undefined);
+    // Both the fast path and Apollo answer within it: ended by the deadline or by the client leaving before the answer.
+    const lifetime = new RequestLifetime(this.deps.config.requestTimeoutMs, new HttpClient(res), span);
+    const answered = this.answer(req, res, url, lifetime, requestId, signals);
     return answered.finally(() => {
       lifetime.release();
       graphqlInFlight.dec();

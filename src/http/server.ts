@@ -60,7 +60,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
   const { logger } = deps;
   // Known before the first request, which then never waits for it (see KeyStore.required).
   await deps.keys.required();
-  const tracing = await startTracing(deps.config, deps.version, deps.database.client);
+  const tracing = startTracing(deps.config, deps.version, logger);
   const httpServer = createHttpServer();
   const graphql = await GraphQLBridge.create(deps, schema, httpServer);
   // The MCP tools take their roles from the schema's root fields: a schema built without them (tests) has no /mcp.

@@ -5,7 +5,7 @@ import { databaseCommandDuration } from './metrics';
  * Times each database command `client` sends, from its connection pool's events: a command checks a connection out
  * once and in again when its reply is read, and the driver emits these events anyway. Command monitoring
  * (monitorCommands) would name the commands, but deserializes every reply a second time for its events (+30–50% of
- * the driver's CPU on reads), so it is on only for tracing (tracing.ts). Returns a function that stops timing.
+ * the driver's CPU on reads), so it stays off. Returns a function that stops timing.
  */
 export function timeDatabaseCommands(client: MongoClient): () => void {
   // Connection ids are per pool (one pool per server): keyed by the pool's address, then the id.

@@ -13,8 +13,16 @@ export function countEmbeddingCache(hits: number, misses: number): void {
   if (misses > 0) embeddingCacheMisses.inc(misses);
 }
 
-/** Runs one call to the embedding provider (`texts` texts), timed, counted when it fails, and a span when tracing. */
-export async function embeddingCall<T>(embedder: EmbedderName, texts: number, call: () => Promise<T>): Promise<T> {
+/**
+ * Runs one call to the embedding provider (`texts` texts), timed, counted when it fails, and a span when tracing: a
+ * child of the request whose `signal` it runs under.
+ */
+export async function embeddingCall<T>(
+  embedder: EmbedderName,
+  texts: number,
+  signal: AbortSignal | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   try {
     return await inSpan(
@@ -25,6 +33,7 @@ export async function embeddingCall<T>(embedder: EmbedderName, texts: number, ca
         'gen_ai.request.model': embedder.model,
         'hindsight.embedding.texts': texts,
       },
+      signal,
       call,
     );
   } catch (error) {

@@ -228,7 +228,11 @@ export class StoredValueReport {
   private logged?: Set<string>;
   private paths?: Set<string>;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** What the request's log lines carry: its id, and its trace id when it is traced. */
+    private readonly request: Record<string, string> = {},
+  ) {}
 
   add(path: ReadonlyArray<string | number>, invalid: InvalidStoredValue): void {
     // An object can be reached from more than one resolver's result: one error per path.
@@ -246,7 +250,7 @@ export class StoredValueReport {
     this.logged ??= new Set();
     if (this.logged.has(document)) return;
     this.logged.add(document);
-    this.logger.warn('stored document with values the API cannot render', { collection, id });
+    this.logger.warn('stored document with values the API cannot render', { ...this.request, collection, id });
   }
 }
 

@@ -47,10 +47,8 @@ describe('serverInfo and error handling', () => {
       await buildSchema({ resolvers: [ServerInfoResolver, FailingResolver], authChecker }),
     );
     try {
-      const response = await server.apollo.executeOperation(
-        { query: '{ crash }' },
-        { contextValue: createContext(deps) },
-      );
+      const contextValue = createContext(deps);
+      const response = await server.apollo.executeOperation({ query: '{ crash }' }, { contextValue });
       const result = response.body.kind === 'single' ? response.body.singleResult : undefined;
       const error = result?.errors?.[0];
       expect(error?.message).toBe('Unexpected error.');
@@ -62,6 +60,8 @@ describe('serverInfo and error handling', () => {
         .find((entry) => entry.errorId === error?.extensions?.errorId);
       expect(logged?.error).toBe('secret internal detail');
       expect(logged?.stack).toContain('TypeError');
+      // The line names the request it arose in.
+      expect(logged?.requestId).toBe(contextValue.requestId);
 
       const notFound = await server.apollo.executeOperation(
         { query: '{ missing }' },
