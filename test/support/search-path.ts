@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+/// <reference types="jest" />
 /**
  * Whether the app's tests search through the in-process index (VECTOR_SEARCH unset or `memory`). With
  * VECTOR_SEARCH=atlas the database searches the vectors and, by design, a process saves no snapshot under
