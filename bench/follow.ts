@@ -7,7 +7,8 @@
  * B's own account (`serverInfo.search` lagSeconds: the age of the oldest event received and not yet applied). B's
  * CPU per write followed leaves out the probes' (a sample of them sent again once B is idle).
  * Then the read throughput of A and B (a hybrid search, LOAD_SECONDS each), without writes and while A records at
- * RATE. `node dist/bench/follow.js` runs it alone; BENCH_SECONDS shortens the lag run.
+ * RATE. `node dist/bench/follow.js` runs it alone; BENCH_SECONDS shortens the lag run; VECTOR_SEARCH=atlas runs both
+ * servers so.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -159,7 +160,8 @@ async function readCosts(a: Child, b: Child, from: number): Promise<FollowFigure
 export async function measureFollowing(log: (line: string) => void = console.log): Promise<FollowFigures> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-bench-follow-'));
   const engine = await startEngine(path.join(root, 'engine'));
-  const env = { MONGODB_DB: 'follow', LOG_LEVEL: 'warn' };
+  // VECTOR_SEARCH=atlas measures the keyword indexes' following alone (the database searches the vectors).
+  const env = { MONGODB_DB: 'follow', LOG_LEVEL: 'warn', VECTOR_SEARCH: process.env.VECTOR_SEARCH ?? 'memory' };
   const [a, b] = await Promise.all([
     startServer({ dataDir: path.join(root, 'a'), mongodbUri: engine.url, env }),
     startServer({ dataDir: path.join(root, 'b'), mongodbUri: engine.url, env }),

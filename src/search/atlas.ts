@@ -177,14 +177,22 @@ export async function ensureVectorSearchIndex(db: Db, space: SpaceDefinition, di
   await db.createCollection(space.collection).catch((error: { code?: number }) => {
     if (error.code !== 48) throw error; // NamespaceExists
   });
-  const [existing] = (await collection.listSearchIndexes(name).toArray()) as Array<{
-    name: string;
-    latestDefinition?: Document;
-  }>;
-  if (!existing) {
-    await collection.createSearchIndexes([{ name, type: 'vectorSearch', definition }]);
-  } else if (!sameFields(existing.latestDefinition, definition)) {
-    await collection.updateSearchIndex(name, definition);
+  for (let attempt = 0; ; attempt++) {
+    const [existing] = (await collection.listSearchIndexes(name).toArray()) as Array<{
+      name: string;
+      latestDefinition?: Document;
+    }>;
+    if (existing) {
+      if (!sameFields(existing.latestDefinition, definition)) await collection.updateSearchIndex(name, definition);
+      return;
+    }
+    try {
+      await collection.createSearchIndexes([{ name, type: 'vectorSearch', definition }]);
+      return;
+    } catch (error) {
+      // IndexAlreadyExists: a process starting meanwhile created it; it is checked as an existing one.
+      if ((error as { code?: number }).code !== 68 || attempt > 0) throw error;
+    }
   }
 }
 

@@ -20,6 +20,14 @@ export class CatchUp {
   ) {}
 
   /**
+   * Whether spaces hold vectors in-process (memory mode): in atlas mode the database searches them, and catching up
+   * reads, fingerprints and indexes only the texts.
+   */
+  private get withVectors(): boolean {
+    return this.options.mode === 'memory';
+  }
+
+  /**
    * One pass over a collection for spaces of it (same id field): each document's id and, per space, its fingerprint,
    * read with a projection of the id, the texts and the first vector components (a small fraction of the vectors'
    * bytes), as raw BSON (see {@link RawFingerprints}). Documents without a string id, and repeats of an id, are skipped.
@@ -33,7 +41,10 @@ export class CatchUp {
     const raw = new RawFingerprints(definitions);
     const cursor = this.db
       .collection(collection)
-      .find<Uint8Array>({}, { projection: fingerprintProjection(definitions), batchSize: 5000, raw: true });
+      .find<Uint8Array>(
+        {},
+        { projection: fingerprintProjection(definitions, this.withVectors), batchSize: 5000, raw: true },
+      );
     let more = cursor.hasNext();
     while (await more) {
       const batch = cursor.readBufferedDocuments();
@@ -140,7 +151,8 @@ export class CatchUp {
       const whole = from === 0 ? firstBatch : undefined;
       const ids = batch.map((key) => written.get(key)!.id);
       // Whole documents, or what their fingerprints read (then the ones that differ are read again, whole).
-      const documents = await (whole ?? this.readDocuments(collection, ids, fingerprintProjection(definitions)));
+      const documents = await (whole ??
+        this.readDocuments(collection, ids, fingerprintProjection(definitions, this.withVectors)));
       const byId = documents.map((document) => idKey(document._id));
       const keyOf = documents.map((document) => documentKey(document._id));
       const readBack = new Set(byId);
@@ -168,7 +180,7 @@ export class CatchUp {
       if (staleIds.size)
         full = whole
           ? documents
-          : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions));
+          : await this.readDocuments(collection, [...staleIds.values()], fullProjection(definitions, this.withVectors));
       const fullById = full === documents ? byId : full.map((document) => idKey(document._id));
       definitions.forEach((definition, s) => {
         const entries = full.flatMap((document, d) =>
@@ -264,16 +276,18 @@ export class CatchUp {
    * Sets the entries of documents read back from MongoDB in a space's contents (vectors, texts, fingerprints); resolves
    * once their vectors are in the graph.
    */
-  private reindex(definition: SpaceDefinition, contents: SpaceContents, entries: SpaceEntry[]): Promise<void> {
+  private async reindex(definition: SpaceDefinition, contents: SpaceContents, entries: SpaceEntry[]): Promise<void> {
+    const { vectors } = contents;
     const fresh: Array<{ id: string; vector: Float32Array }> = [];
     for (const entry of entries) {
       contents.keywords?.upsert(entry.id, entry.texts);
       contents.fingerprints.set(entry.id, fingerprint(definition, entry.texts, entry.vector));
+      if (!vectors) continue;
       if (entry.vector && entry.vector.length === this.options.dimensions)
         fresh.push({ id: entry.id, vector: entry.vector });
-      else contents.vectors.remove(entry.id);
+      else vectors.remove(entry.id);
     }
-    return contents.vectors.addMany(fresh);
+    if (vectors) await vectors.addMany(fresh);
   }
 
   /**
@@ -313,7 +327,7 @@ export class CatchUp {
       const found = new Map<string, SpaceEntry>();
       const cursor = collection.find(
         { [definition.idField]: { $in: ids } },
-        { projection: spaceProjection(definition, true) },
+        { projection: spaceProjection(definition, this.withVectors) },
       );
       for await (const document of cursor) {
         const entry = entryOf(definition, document);
@@ -352,14 +366,14 @@ const CHANGES_MIN = 1000;
 
 /** Removes a document's entry from a space's contents. */
 function dropEntry(contents: SpaceContents, id: string): void {
-  contents.vectors.remove(id);
+  contents.vectors?.remove(id);
   contents.keywords?.remove(id);
   contents.fingerprints.delete(id);
 }
 
-/** What spaces of one collection read from a document, vectors whole, and its `_id`. */
-export function fullProjection(definitions: readonly SpaceDefinition[]): Document {
-  return Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, true)), { _id: 1 });
+/** What spaces of one collection read from a document, vectors whole (when `withVectors`), and its `_id`. */
+export function fullProjection(definitions: readonly SpaceDefinition[], withVectors: boolean): Document {
+  return Object.assign({}, ...definitions.map((definition) => spaceProjection(definition, withVectors)), { _id: 1 });
 }
 
 /** The documents written after a position, by key (see `idKey`), each with its `_id` and whether every write to it was its insert (then an id new to a snapshot is expected). */

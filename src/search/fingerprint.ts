@@ -7,13 +7,14 @@ export const FINGERPRINT_HEAD = 4;
 /**
  * The projection that reads what the fingerprints of spaces of one collection need: the id, the texts and only the
  * first {@link FINGERPRINT_HEAD} components of each vector, so comparing a whole collection costs a fraction of
- * loading it.
+ * loading it. Without `withVectors` (atlas mode: the database holds the vectors) no vector is read, and fingerprints
+ * cover the texts only.
  */
-export function fingerprintProjection(definitions: readonly SpaceDefinition[]): Document {
+export function fingerprintProjection(definitions: readonly SpaceDefinition[], withVectors: boolean): Document {
   const projection: Document = {};
   for (const definition of definitions) {
     Object.assign(projection, spaceProjection(definition, false));
-    projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
+    if (withVectors) projection[definition.vectorPath] = { $slice: FINGERPRINT_HEAD };
   }
   // For the document keys (see documentKey).
   projection._id = 1;

@@ -27,7 +27,8 @@ export interface SnapshotIdentity {
 
 /** The in-memory state of a space that a snapshot holds. */
 export interface SpaceContents {
-  vectors: VectorStore;
+  /** The in-process vectors; null in atlas mode, where only the keyword side is kept (and followed). */
+  vectors: VectorStore | null;
   keywords: KeywordIndex | null;
   /** Every document's fingerprint (see `fingerprint` in fingerprint.ts), by id. */
   fingerprints: Fingerprints;
@@ -42,6 +43,9 @@ export interface SpaceContents {
    */
   position: ChangePosition | null;
 }
+
+/** What a snapshot holds (memory mode): contents with their vectors. */
+export type SnapshotContents = SpaceContents & { vectors: VectorStore };
 
 /** A snapshot's manifest: what it was saved for and the files it consists of, with their sizes and checksums. */
 export interface Manifest {
@@ -74,7 +78,11 @@ function fullIdentity(identity: SnapshotIdentity): Manifest['identity'] {
  * then writes the graph as it was), so writes to the space cannot interleave.
  * @returns the bytes written
  */
-export async function saveSnapshot(dir: string, identity: SnapshotIdentity, contents: SpaceContents): Promise<number> {
+export async function saveSnapshot(
+  dir: string,
+  identity: SnapshotIdentity,
+  contents: SnapshotContents,
+): Promise<number> {
   // Private as the engine's data files: the texts' vectors and ids are the users' data.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -158,7 +166,7 @@ export async function loadSnapshot(
   identity: SnapshotIdentity,
   documents: DocumentIds,
   first: Promise<unknown> = Promise.resolve(),
-): Promise<SpaceContents | null> {
+): Promise<SnapshotContents | null> {
   if (!hasSnapshot(dir)) return null;
   const manifest = readManifest(dir);
   const expected = fullIdentity(identity);

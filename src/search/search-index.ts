@@ -105,7 +105,7 @@ export class SearchIndexes implements SpaceRegistry {
  * {@link SearchIndexes}) and the next start restores them and catches up with MongoDB instead of building them.
  *
  * In `atlas` mode vectors stay in Atlas (`$vectorSearch` with the index `build` creates); keyword search still uses
- * the in-process BM25 index, built the same way from the texts only.
+ * the in-process BM25 index, built the same way from the texts only and following the change stream likewise.
  *
  * Filters are MongoDB filters on the space's collection and apply before the limit: see `searchVector`.
  *

@@ -8,8 +8,8 @@ import type { SearchOptions } from './types';
 /**
  * How a space learns of writes made by other processes (or tools writing MongoDB directly) while the server runs:
  * `changeStream`: its collection's change stream; `polling`: the deployment has no change streams, so the collection
- * is compared every `pollMs`; `off`: it does not (atlas mode, where vectors are searched by the database, or before the
- * space is first loaded).
+ * is compared every `pollMs`; `off`: it does not (before the space is first loaded, or in atlas mode a space without
+ * text paths: the database searches its vectors, and it holds nothing in-process).
  */
 export type FollowMode = 'changeStream' | 'polling' | 'off';
 
@@ -59,9 +59,9 @@ export class SpaceFollower {
     private readonly target: FollowTarget,
   ) {}
 
-  /** Whether spaces of this database follow writes at all (memory mode with a change follower). */
+  /** Whether spaces of this database follow writes at all (with a change follower, in either mode). */
   private get enabled(): boolean {
-    return this.options.mode === 'memory' && this.options.changes !== undefined && !this.closed;
+    return this.options.changes !== undefined && !this.closed;
   }
 
   /**

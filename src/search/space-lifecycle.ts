@@ -13,6 +13,7 @@ import {
   saveSnapshot,
   savedPosition,
   snapshotDir,
+  type SnapshotContents,
   type SnapshotIdentity,
   type SpaceContents,
 } from './persistence';
@@ -243,7 +244,7 @@ export class SpaceLifecycle implements FollowTarget {
    * the whole collection). False when some could not be had.
    */
   private async syncWithChanges(states: SpaceState[]): Promise<boolean> {
-    const live = states.filter((state) => state.position && state.vectors && state.fingerprints);
+    const live = states.filter((state) => state.position && state.fingerprints);
     if (!live.length) return states.every((state) => !state.fingerprints);
     // The server's own writes are among them (a save learns their _ids so): up to one per document, since a lost
     // position costs the next restart a pass over the collection.
@@ -286,7 +287,7 @@ export class SpaceLifecycle implements FollowTarget {
     // Taken before anything is read from MongoDB, so what is read reflects every write before it (and following
     // the change stream starts from it).
     const streamed = this.options.changes;
-    const following = mode === 'memory' && streamed !== undefined;
+    const following = streamed !== undefined;
     // Without change streams there is no position (and no stream to open for one).
     const streams = !streamed || (await streamed.source()) === 'CHANGE_STREAM';
     const position = (persisting || following) && streams ? await currentPosition(collection) : null;
@@ -317,7 +318,7 @@ export class SpaceLifecycle implements FollowTarget {
         if (!change || readingBack.has(change) || !change.written.length) continue;
         const definitions = states.map((state) => state.definition);
         const ids = [...writtenDocuments(change).values()].slice(0, CATCH_UP_BATCH).map(({ id }) => id);
-        const reading = this.catchUp.readDocuments(definitions[0].collection, ids, fullProjection(definitions));
+        const reading = this.catchUp.readDocuments(definitions[0].collection, ids, fullProjection(definitions, true));
         reading.catch(() => undefined);
         readingBack.set(change, reading);
       }
@@ -400,7 +401,8 @@ export class SpaceLifecycle implements FollowTarget {
     state.changedSince = changes ? Date.now() : 0;
     for (const apply of state.pending.splice(0)) apply();
     state.status = 'ready';
-    this.follower.ready(state.definition);
+    // Atlas mode keeps (and follows) only keyword indexes: a space without text paths holds nothing in-process.
+    if (state.fingerprints) this.follower.ready(state.definition);
   }
 
   /** The space's saved snapshot when there is a usable one; a bad one is logged and skipped (the space is rebuilt). */
@@ -408,7 +410,7 @@ export class SpaceLifecycle implements FollowTarget {
     definition: SpaceDefinition,
     documents: DocumentIds,
     first?: Promise<unknown>,
-  ): Promise<SpaceContents | null> {
+  ): Promise<SnapshotContents | null> {
     const dir = snapshotDir(this.options.persistDir!, this.db.databaseName, definition.name);
     try {
       return await loadSnapshot(dir, this.identity(definition), documents, first);
@@ -436,12 +438,13 @@ export class SpaceLifecycle implements FollowTarget {
         )
       : null;
     const keywords = definition.textPaths?.length ? new KeywordIndex(definition.textPaths, documents) : null;
-    const fingerprints = memory ? new Fingerprints(documents) : null;
+    // Followed through their fingerprints (in atlas mode, of the texts alone).
+    const fingerprints = memory || keywords ? new Fingerprints(documents) : null;
     const counts = { documents: 0, withoutId: 0, otherDimensions: 0 };
     if (vectors || keywords) {
       const cursor = collection.find(
         {},
-        { projection: { ...spaceProjection(definition, memory), _id: memory ? 1 : 0 }, batchSize: 1000 },
+        { projection: { ...spaceProjection(definition, memory), _id: fingerprints ? 1 : 0 }, batchSize: 1000 },
       );
       let batch: Array<{ id: string; vector: Float32Array }> = [];
       // The graph's worker adds each batch while the next ones are read.
@@ -472,10 +475,10 @@ export class SpaceLifecycle implements FollowTarget {
   }
 }
 
-/** What a catch-up works on: the live contents of a ready space (memory mode). */
+/** What a catch-up works on: the live contents of a ready space. */
 function contentsOf(state: SpaceState): SpaceContents {
   return {
-    vectors: state.vectors!,
+    vectors: state.vectors,
     keywords: state.keywords,
     fingerprints: state.fingerprints!,
     documents: state.documents,

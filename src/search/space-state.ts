@@ -20,9 +20,12 @@ export interface SpaceState {
   keywords: KeywordIndex | null;
   /** Writes that arrived while building, replayed in order once the load is done. */
   pending: Array<() => void>;
-  /** Memory mode: each document's fingerprint by id (see `fingerprint`), how a restored snapshot finds what changed. */
+  /**
+   * Each document's fingerprint by id (see `fingerprint`), how a restore or following finds what changed; null for a
+   * space not built yet, or holding nothing in-process (atlas mode without text paths).
+   */
   fingerprints: Fingerprints | null;
-  /** Memory mode with `persistDir`: the change stream position the space reflects every write before (null: unknown). */
+  /** The change stream position the space reflects every write before (null: unknown, or not followed). */
   position: ChangePosition | null;
   /** The numbered ids of the spaces of a collection (and id field), shared by them, with their document keys. */
   documents: DocumentIds;
@@ -102,7 +105,8 @@ export class SpaceStates {
         else state.keywords.remove(id);
       }
       if (state.fingerprints) {
-        state.fingerprints.set(id, fingerprint(state.definition, texts, vector));
+        // Atlas mode's fingerprints cover the texts alone (see fingerprintProjection).
+        state.fingerprints.set(id, fingerprint(state.definition, texts, mode === 'memory' ? vector : null));
         // The written document's _id is not known here: the next catch-up reads it back.
         state.documents.setKey(id, UNKNOWN_DOCUMENT);
       }

@@ -63,8 +63,9 @@ export interface SearchOptions {
   /** The embedder's identity (e.g. `hash/feature-hash-v1-384`): a snapshot saved under another one is not used. */
   model?: string;
   /**
-   * Memory mode: the collections' change streams (the app's follower, shared with subscriptions), which spaces follow
-   * while the server runs (src/search/space-follower.ts). Unset: spaces catch up with other writers only when loaded.
+   * The collections' change streams (the app's follower, shared with subscriptions), which spaces follow while the
+   * server runs (src/search/space-follower.ts; in atlas mode their keyword indexes). Unset: spaces catch up with other
+   * writers only when loaded.
    */
   changes?: Pick<ChangeFollower, 'follow' | 'source' | 'closed'>;
   /** Where the deployment has no change streams: how often (ms) spaces compare their collection with it; 0: never. */

@@ -6,7 +6,6 @@ import { createTestApp, stopFollowing, type TestApp } from '../support/app';
 import { startFailPointEngine } from '../support/fail-point';
 import { CreateSessionDocument, MessageAppendedDocument, UpsertAgentDocument } from '../support/generated/graphql';
 import { scrape, type Scrape } from '../support/metrics';
-import { describeInProcessIndex } from '../support/search-path';
 import { subscribe, waitUntil, wsClient } from '../support/subscriptions';
 
 const DURATION = 'hindsight_graphql_request_duration_seconds_count';
@@ -173,7 +172,7 @@ describe('GET /metrics (Prometheus text format)', () => {
 const LAG = 'hindsight_search_follower_lag_seconds';
 const GOAL_SPACE = 'experiences.primary_goal_description';
 
-describeInProcessIndex('the search follower lag on /metrics', () => {
+describe('the search follower lag on /metrics', () => {
   it('is each followed space’s: it grows while a write cannot be applied, is 0 once it is, and goes with following', async () => {
     const engine = await startFailPointEngine();
     const app = await createTestApp({ databaseUri: engine.uri });

@@ -2,11 +2,14 @@ import { ObjectId } from 'mongodb';
 import {
   buildVectorSearchPipeline,
   cosineFromAtlasScore,
+  ensureVectorSearchIndex,
   toVectorSearchFilter,
   vectorSearchIndexDefinition,
   vectorSearchIndexName,
 } from '../../src/search/atlas';
 import type { SpaceDefinition } from '../../src/search/space';
+import { openTestDatabase } from '../support/db';
+import { testTarget } from '../support/target';
 
 const SPACE: SpaceDefinition = {
   name: 'experiences.primary_goal_description',
@@ -156,5 +159,22 @@ describe('Atlas Vector Search: pre-filters', () => {
     expect(toVectorSearchFilter({ final_outcome: { nested: 1 } }, fields)).toBeNull();
     expect(toVectorSearchFilter({ $and: [] }, fields)).toBeNull();
     expect(toVectorSearchFilter({ $where: 'true' }, fields)).toBeNull();
+  });
+});
+
+// mongod has no search indexes (Atlas and the embedded engine do).
+(testTarget() === 'mongod' ? describe.skip : describe)('Atlas Vector Search: the index at startup', () => {
+  it('is created once when processes start together, and each finds it made', async () => {
+    const { db, close } = await openTestDatabase();
+    try {
+      // Connections open for both calls: neither waits for one while the other lists and creates.
+      await Promise.all([db.command({ ping: 1 }), db.command({ ping: 1 })]);
+      // Both list no index, then both create it: the second is told it exists.
+      await Promise.all([ensureVectorSearchIndex(db, SPACE, 8), ensureVectorSearchIndex(db, SPACE, 8)]);
+      const indexes = await db.collection(SPACE.collection).listSearchIndexes().toArray();
+      expect(indexes.map((index) => index.name)).toEqual([vectorSearchIndexName(SPACE)]);
+    } finally {
+      await close();
+    }
   });
 });

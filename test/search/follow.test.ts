@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../support/app';
 import { startFailPointEngine, type FailPointEngine } from '../support/fail-point';
 import { withSeedVectors } from '../support/fixtures/experience-seed';
 import { SearchExperiencesDocument, SearchSpacesDocument } from '../support/generated/graphql';
-import { IN_PROCESS_INDEX, describeInProcessIndex } from '../support/search-path';
+import { IN_PROCESS_INDEX } from '../support/search-path';
 import { waitUntil } from '../support/subscriptions';
 
 const GOAL_SPACE = 'experiences.primary_goal_description';
@@ -29,23 +29,29 @@ async function writeDirectly(app: TestApp, id: string, goal: string): Promise<vo
   );
 }
 
-async function foundIds(app: TestApp, query: string): Promise<string[]> {
-  const { searchExperiences } = await app.run(SearchExperiencesDocument, {
-    query,
-    fields: ['PRIMARY_GOAL'],
-    limit: 5,
-    minScore: 0.5,
-  });
-  return searchExperiences.map((hit) => hit.experience.experienceId);
+/**
+ * The ids a hybrid search (the default) and a keyword search for `query` find. The keyword one reads the in-process
+ * BM25 index in both modes: with VECTOR_SEARCH=atlas the database finds the hybrid's vectors whether or not the
+ * space follows.
+ */
+async function foundIds(app: TestApp, query: string): Promise<{ hybrid: string[]; keyword: string[] }> {
+  const search = async (mode: 'HYBRID' | 'KEYWORD', minScore?: number) =>
+    (
+      await app.run(SearchExperiencesDocument, { query, fields: ['PRIMARY_GOAL'], mode, limit: 5, minScore })
+    ).searchExperiences.map((hit) => hit.experience.experienceId);
+  const [hybrid, keyword] = await Promise.all([search('HYBRID', 0.5), search('KEYWORD')]);
+  return { hybrid, keyword };
 }
 
-/** Waits until the search for `query` finds (or no longer finds) `id`. */
+/** Waits until both searches for `query` find (or no longer find) `id`. */
 async function until(app: TestApp, query: string, id: string, found: boolean): Promise<void> {
-  let ids: string[] = [];
+  let ids = await foundIds(app, query);
   const deadline = Date.now() + 5000;
-  while ((ids = await foundIds(app, query)).includes(id) !== found) {
-    if (Date.now() > deadline) throw new Error(`${query}: ${id} ${found ? 'not found' : 'still found'} (${ids})`);
+  while (ids.hybrid.includes(id) !== found || ids.keyword.includes(id) !== found) {
+    if (Date.now() > deadline)
+      throw new Error(`${query}: ${id} ${found ? 'not found' : 'still found'} (${JSON.stringify(ids)})`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+    ids = await foundIds(app, query);
   }
 }
 
@@ -54,7 +60,7 @@ async function goalSpace(app: TestApp) {
   return serverInfo.search!.find((space) => space.name === GOAL_SPACE)!;
 }
 
-describeInProcessIndex('a search space follows writes made behind the server’s back', () => {
+describe('a search space follows writes made behind the server’s back', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp();
@@ -77,7 +83,8 @@ describeInProcessIndex('a search space follows writes made behind the server’s
     await writeDirectly(app, 'direct-2', 'Tune the church organ pipes after the renovation.');
     await until(app, 'tune the church organ pipes', 'direct-2', true);
     const space = await goalSpace(app);
-    expect(space).toMatchObject({ backend: 'IN_PROCESS', following: 'CHANGE_STREAM', size: 1 });
+    const backend = IN_PROCESS_INDEX ? 'IN_PROCESS' : 'ATLAS';
+    expect(space).toMatchObject({ backend, following: 'CHANGE_STREAM', size: 1 });
     expect(Date.parse(space.position!)).toBeGreaterThan(Date.now() - 60_000);
     expect(space.lagSeconds).toBeGreaterThanOrEqual(0);
     expect(app.deps.search.forDb(app.db).followStatus(GOAL_SPACE).mode).toBe('changeStream');
@@ -127,7 +134,7 @@ describeInProcessIndex('a search space follows writes made behind the server’s
   });
 });
 
-describeInProcessIndex('following when the stream cannot serve it', () => {
+describe('following when the stream cannot serve it', () => {
   let engine: FailPointEngine;
   let admin: MongoClient;
   beforeAll(async () => {
@@ -188,10 +195,13 @@ describeInProcessIndex('following when the stream cannot serve it', () => {
 });
 
 (IN_PROCESS_INDEX ? describe.skip : describe)('with VECTOR_SEARCH=atlas', () => {
-  it('serverInfo says the database searches the vectors and spaces do not follow', async () => {
+  it('the keyword index alone follows: no vector is held in process', async () => {
     const app = await createTestApp();
     try {
-      expect(await goalSpace(app)).toMatchObject({ backend: 'ATLAS', following: 'OFF', lagSeconds: 0 });
+      await writeDirectly(app, 'atlas-1', 'Thatch the barn roof with reed bundles.');
+      await until(app, 'thatch the barn roof', 'atlas-1', true);
+      expect(app.deps.search.forDb(app.db).stats(GOAL_SPACE)).toMatchObject({ vectors: 0, documents: 1 });
+      expect(await goalSpace(app)).toMatchObject({ backend: 'ATLAS', following: 'CHANGE_STREAM', size: 1 });
     } finally {
       await app.close();
     }

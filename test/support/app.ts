@@ -134,11 +134,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
  */
 export async function stopFollowing(app: TestApp): Promise<void> {
   const index = app.deps.search.forDb(app.db);
-  const { vectorSearch, searchFollow } = app.deps.config;
   const deadline = Date.now() + 10_000;
   while (
-    vectorSearch === 'memory' &&
-    searchFollow &&
+    app.deps.config.searchFollow &&
     app.deps.search.spaces.some((space) => index.followStatus(space.name).position === null)
   ) {
     if (Date.now() > deadline) throw new Error('following did not begin within 10 s');

@@ -367,8 +367,10 @@ export function vectorSearch(collection: Collection | undefined, spec: unknown):
   if (query.exact || collection.docs.size < EXACT_BELOW) exact();
   else {
     const graph = graphOf(collection, field);
-    const found = graph.index.search(query.queryVector, Math.min(query.numCandidates, graph.entries.size), 0);
-    for (const key of found.keys) {
+    const candidates = Math.min(query.numCandidates, graph.entries.size);
+    // usearch refuses k = 0: no document has a vector at the path (e.g. a text field left empty everywhere).
+    const found = candidates ? graph.index.search(query.queryVector, candidates, 0).keys : [];
+    for (const key of found) {
       const id = graph.ids.get(key);
       const doc = id === undefined ? undefined : collection.docs.get(id);
       if (doc) consider(doc);

@@ -235,6 +235,17 @@ test('ANN over 2,000 random vectors finds ≥ 95% of the exact top 10, and follo
   expect((await search(collection, { queryVector: query, numCandidates: 100, limit: 1 }))[0]._id).not.toBe('new');
 });
 
+test('ANN over a collection none of whose documents has a vector at the path finds none', async () => {
+  // Past the size below which every search is exact: the graph is walked, and it is empty.
+  const collection = await freshCollection(Array.from({ length: 1_000 }, (_, i) => ({ _id: i, text: `row ${i}` })));
+  await collection.createSearchIndexes([vectorIndex(3)]);
+  expect(await search(collection, { queryVector: [1, 0, 0], numCandidates: 100, limit: 10 })).toEqual([]);
+  await collection.insertOne({ _id: 'one', v: [1, 0, 0] });
+  expect(
+    (await search(collection, { queryVector: [1, 0, 0], numCandidates: 100, limit: 10 })).map((row) => row._id),
+  ).toEqual(['one']);
+});
+
 test('search index definitions survive a restart, from the journal and from a snapshot', async () => {
   for (const compactAfterBytes of [undefined, 4096]) {
     const dataDir = await tempDir();

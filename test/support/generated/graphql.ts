@@ -294,7 +294,7 @@ export type SearchBackend =
   | 'ATLAS'
   | 'IN_PROCESS';
 
-/** How a space sees other processes' writes while the server runs. CHANGE_STREAM: it follows its collection's change stream; POLLING: the database has no change streams (a standalone mongod), so the collection is compared every SEARCH_POLL_MS; OFF: it does not (ATLAS, where the database searches the vectors, or not loaded yet). */
+/** How a space sees other processes' writes while the server runs (with ATLAS, into its keyword index). CHANGE_STREAM: it follows its collection's change stream; POLLING: the database has no change streams (a standalone mongod), so the collection is compared every SEARCH_POLL_MS; OFF: it does not (SEARCH_FOLLOW=false, or not loaded yet). */
 export type SearchFollowing =
   | 'CHANGE_STREAM'
   | 'OFF'
