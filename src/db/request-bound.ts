@@ -1,6 +1,6 @@
 import type { AbstractCursor, Collection, Db, Document, Filter } from 'mongodb';
 import { RequestEndedError } from '../coded-error';
-import { traceSignal, type Span } from '../observability/tracing';
+import { sharedAttributes, traceSignal, type Attributes, type Span } from '../observability/tracing';
 
 /** How a {@link RequestLifetime} learns that its client left. */
 export interface RequestClient {
@@ -166,6 +166,9 @@ function limited<O extends { maxTimeMS?: number }>(options: O | undefined, lifet
   return { ...options, maxTimeMS: Math.min(options?.maxTimeMS ?? left, left) } as O;
 }
 
+/** A database call's span attributes, by command, database and collection: few, and the same for every call. */
+const DATABASE_SPAN_ATTRIBUTES = new Map<string, Attributes>();
+
 /**
  * Runs one database call of a traced request as a child span of the request's, named as the command it sends and
  * the collection it targets (when it has one).
@@ -179,12 +182,18 @@ function traced<T>(
   const request = lifetime.span;
   if (!request) return run();
   const { dbName, collectionName } = target;
-  const span = request.child(collectionName ? `${command} ${collectionName}` : command, {
-    'db.system.name': 'mongodb',
-    'db.operation.name': command,
-    'db.namespace': dbName,
-    ...(collectionName ? { 'db.collection.name': collectionName } : {}),
-  });
+  const key = `${command}\0${dbName}\0${collectionName ?? ''}`;
+  let attributes = DATABASE_SPAN_ATTRIBUTES.get(key);
+  if (!attributes) {
+    attributes = sharedAttributes({
+      'db.system.name': 'mongodb',
+      'db.operation.name': command,
+      'db.namespace': dbName,
+      ...(collectionName ? { 'db.collection.name': collectionName } : {}),
+    });
+    DATABASE_SPAN_ATTRIBUTES.set(key, attributes);
+  }
+  const span = request.child(collectionName ? `${command} ${collectionName}` : command, attributes);
   return run().then(
     (value) => {
       span.end();
