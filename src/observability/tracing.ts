@@ -11,7 +11,7 @@ import type { Logger } from '../logger';
  * The request's span is handed on explicitly (the request's lifetime carries it to its bound `Db` and to the signal
  * of its embedding calls), not through an async context: on Node 20 an AsyncLocalStorage hooks every promise of the
  * process, and with the SDK's span objects and export that cost a small read a third more CPU. Spans here are plain
- * records, encoded to OTLP's JSON once per batch. Unset, `activeTracer()` is undefined and each recording site costs
+ * records, each encoded to OTLP's JSON as it ends and sent in batches. Unset, `activeTracer()` is undefined and each recording site costs
  * one check.
  *
  * Attributes never hold a secret or a user's data: no query text, variables, command bodies, texts or keys.
