@@ -215,7 +215,7 @@ export interface FilterResolver {
  * The `k` documents of the space's `collection` nearest to the unit `vector`, best first, among those that pass
  * `filter`: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact search
  * when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists checked
- * against the filter (`filters` resolves it).
+ * against the filter (`filters` resolves it). Once `signal` aborts, the search throws its reason.
  */
 export async function searchAtlas(
   collection: Collection,
@@ -224,6 +224,7 @@ export async function searchAtlas(
   k: number,
   filter: Document | null | undefined,
   filters: FilterResolver,
+  signal?: AbortSignal,
 ): Promise<VectorHit[]> {
   const run = async (limit: number, options: { filter?: Document; exact?: boolean }): Promise<VectorHit[]> => {
     const capped = Math.min(limit, ATLAS_MAX_CANDIDATES);
@@ -236,7 +237,8 @@ export async function searchAtlas(
       idField: definition.idField,
       ...options,
     });
-    const rows = await collection.aggregate(pipeline).toArray();
+    // The signal also withdraws a command still waiting for a connection: searches queue there under load.
+    const rows = await collection.aggregate(pipeline, { signal }).toArray();
     return rows.flatMap((row) => {
       const id = readPath(row, definition.idField);
       return typeof id === 'string' ? [{ id, score: cosineFromAtlasScore(Number(row.score)) }] : [];

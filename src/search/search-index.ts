@@ -71,7 +71,7 @@ export class SearchIndexes implements SpaceRegistry {
     if (!index) this.indexes.set(db.databaseName, (index = new SearchIndex(db, this)));
     // A request's handle (src/db/request-bound.ts): its searches stop when the request ends.
     const lifetime = requestLifetimeOf(db);
-    return lifetime ? index.during(lifetime) : index;
+    return lifetime ? index.during(lifetime, db) : index;
   }
 
   /** Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). */
@@ -119,6 +119,8 @@ export class SearchIndex {
   private readonly query: SpaceQuery;
   /** Set on the views `during` makes: searches stop at its checkpoints (as they start and after each wait). */
   private readonly lifetime?: RequestLifetime;
+  /** The request's database handle, on the views `during` makes: atlas mode's reads go through it. */
+  private readonly requestDb?: Db;
 
   constructor(
     readonly db: Db,
@@ -129,9 +131,12 @@ export class SearchIndex {
     this.query = new SpaceQuery(db, registry, this.lifecycle);
   }
 
-  /** This index, whose searches stop once the request of `lifetime` has ended (a view: the state is shared). */
-  during(lifetime: RequestLifetime): SearchIndex {
-    return Object.assign(Object.create(this) as SearchIndex, { lifetime });
+  /**
+   * This index, whose searches stop once the request of `lifetime` has ended (a view: the state is shared); `db`, the
+   * request's handle on the same database, carries the request's deadline to the commands of atlas mode's searches.
+   */
+  during(lifetime: RequestLifetime, db: Db): SearchIndex {
+    return Object.assign(Object.create(this) as SearchIndex, { lifetime, requestDb: db });
   }
 
   /** The request's checkpoint, before a search of a view made by `during`. */
@@ -191,7 +196,7 @@ export class SearchIndex {
     try {
       if (!this.lifetime) return await this.query.searchVector(space, query);
       await this.checkpoint();
-      return await this.query.searchVector(space, { ...query, signal: this.lifetime.signal });
+      return await this.query.searchVector(space, { ...query, signal: this.lifetime.signal, db: this.requestDb });
     } finally {
       observeSearch(space, this.registry.options.mode, (performance.now() - started) / 1000);
     }
@@ -212,7 +217,7 @@ export class SearchIndex {
   /** Each listed document's cosine similarity with `vector`, in order: see {@link SpaceQuery.vectorScores}. */
   async vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
     await this.checkpoint();
-    return this.query.vectorScores(space, vector, ids);
+    return this.query.vectorScores(space, vector, ids, this.requestDb);
   }
 
   /** Each listed document's keyword score for `text`, in order: see {@link SpaceQuery.keywordScores}. */

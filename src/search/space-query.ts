@@ -48,12 +48,13 @@ export class SpaceQuery implements FilterResolver {
     if (!unit) return [];
     if (this.options.mode === 'atlas')
       return searchAtlas(
-        this.db.collection(state.definition.collection),
+        (query.db ?? this.db).collection(state.definition.collection),
         state.definition,
         unit,
         query.k,
         query.filter,
         this,
+        query.signal,
       );
     const restriction = await this.restrict(state.definition, query.filter);
     query.signal?.throwIfAborted();
@@ -111,14 +112,19 @@ export class SpaceQuery implements FilterResolver {
   /**
    * The cosine similarity of `vector` with each listed document's vector in the space, in order (null for a document
    * without one). Hybrid search completes the vector part of candidates found by keyword with it. Memory mode reads
-   * the index; atlas mode reads the documents' vectors.
+   * the index; atlas mode reads the documents' vectors through `db` (a request's handle, to carry its deadline).
    */
-  async vectorScores(space: string, vector: Float32Array, ids: readonly string[]): Promise<Array<number | null>> {
+  async vectorScores(
+    space: string,
+    vector: Float32Array,
+    ids: readonly string[],
+    db: Db = this.db,
+  ): Promise<Array<number | null>> {
     const state = await this.lifecycle.ready(space);
     const unit = unitVector(vector);
     if (!unit || unit.length !== this.options.dimensions) return ids.map(() => null);
     if (state.vectors) return state.vectors.scoresOf(ids, unit);
-    return storedVectorScores(this.db.collection(state.definition.collection), state.definition, unit, ids);
+    return storedVectorScores(db.collection(state.definition.collection), state.definition, unit, ids);
   }
 
   /**
