@@ -46,31 +46,75 @@ export interface Target {
 
 export type Run = LoadResult & { cpuMsPerRequest: number };
 
-/** `rounds` rounds of `seconds` of READ on each target (after 1 s of warm-up), in a new order each round. */
-export async function pairedRounds(targets: Target[], rounds: number, seconds: number): Promise<Record<string, Run[]>> {
+/** A server at rest uses less CPU than this per second (ms): timers and heartbeats only. */
+const AT_REST_CPU_MS = 30;
+const SETTLE_LIMIT_MS = 180_000;
+
+/**
+ * Waits until every server is at rest: after seeding, each builds its search graphs and saves snapshots in the
+ * background, and a server seeded last would otherwise spend the first rounds' CPU on that, not on the reads.
+ */
+export async function settle(servers: Child[]): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const before = servers.map((server) => processCpuMs(server.pid) ?? NaN);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const used = servers.map((server, i) => (processCpuMs(server.pid) ?? NaN) - before[i]);
+    if (used.every((ms) => ms < AT_REST_CPU_MS)) {
+      console.error(`servers at rest after ${Math.round((Date.now() - started) / 1000)} s`);
+      return;
+    }
+    if (Date.now() - started > SETTLE_LIMIT_MS) {
+      console.error(
+        `servers still busy after ${SETTLE_LIMIT_MS / 1000} s (CPU ms in the last second: ${used}); going on`,
+      );
+      return;
+    }
+  }
+}
+
+/**
+ * `rounds` rounds of `seconds` of READ on each target (after 1 s of warm-up), once every server is at rest. By default
+ * the targets take turns, in a new order each round; `together` loads them all at once instead, each with its own
+ * CONNECTIONS, so that they share the machine's state second by second: on a machine whose speed drifts within a
+ * round, that leaves what each server costs per request as the difference between them.
+ */
+export async function pairedRounds(
+  targets: Target[],
+  rounds: number,
+  seconds: number,
+  { together = false } = {},
+): Promise<Record<string, Run[]>> {
+  await settle(targets.map((target) => target.server));
   const runs: Record<string, Run[]> = Object.fromEntries(targets.map(({ name }) => [name, []]));
+  const measure = async (target: Target, round: number) => {
+    const base = target.server.url.replace(/\/graphql$/, '');
+    const before = { cpuMs: processCpuMs(target.server.pid) ?? NaN, metrics: await readMetrics(base) };
+    const result = await measureLoad({
+      base,
+      headers: target.headers,
+      connections: CONNECTIONS,
+      duration: seconds,
+      warmup: 1,
+      next: () => ({ path: '/graphql', body: READ }),
+    });
+    if (result.failures) throw new Error(`${target.name}: ${result.firstFailure}`);
+    // Over every request of the load, warm-up included (its CPU is counted too).
+    const requests = (await readMetrics(base)).graphqlRequests - before.metrics.graphqlRequests;
+    const cpuMs = (processCpuMs(target.server.pid) ?? NaN) - before.cpuMs;
+    const cpuMsPerRequest = Math.round((cpuMs / requests) * 1000) / 1000;
+    console.error(`${target.name} round ${round + 1}: ${result.reqPerSec} req/s, ${cpuMsPerRequest} CPU ms/request`);
+    return { ...result, cpuMsPerRequest };
+  };
   for (let round = 0; round < rounds; round++) {
+    if (together) {
+      const results = await Promise.all(targets.map((target) => measure(target, round)));
+      targets.forEach((target, i) => runs[target.name].push(results[i]));
+      continue;
+    }
     // A new order each round, so no server always runs right after another (or first, on a cooler machine).
     const order = [...targets].sort(() => Math.random() - 0.5);
-    for (const target of order) {
-      const base = target.server.url.replace(/\/graphql$/, '');
-      const before = { cpuMs: processCpuMs(target.server.pid) ?? NaN, metrics: await readMetrics(base) };
-      const result = await measureLoad({
-        base,
-        headers: target.headers,
-        connections: CONNECTIONS,
-        duration: seconds,
-        warmup: 1,
-        next: () => ({ path: '/graphql', body: READ }),
-      });
-      if (result.failures) throw new Error(`${target.name}: ${result.firstFailure}`);
-      // Over every request of the load, warm-up included (its CPU is counted too).
-      const requests = (await readMetrics(base)).graphqlRequests - before.metrics.graphqlRequests;
-      const cpuMs = (processCpuMs(target.server.pid) ?? NaN) - before.cpuMs;
-      const cpuMsPerRequest = Math.round((cpuMs / requests) * 1000) / 1000;
-      runs[target.name].push({ ...result, cpuMsPerRequest });
-      console.error(`${target.name} round ${round + 1}: ${result.reqPerSec} req/s, ${cpuMsPerRequest} CPU ms/request`);
-    }
+    for (const target of order) runs[target.name].push(await measure(target, round));
   }
   return runs;
 }

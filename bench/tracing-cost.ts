@@ -16,6 +16,8 @@ import { processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Ch
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const SECONDS = Number(process.env.SECONDS ?? 3);
+/** TOGETHER=0: the servers take turns (paired.ts) instead of being loaded at once. */
+const TOGETHER = process.env.TOGETHER !== '0';
 
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
       ],
       ROUNDS,
       SECONDS,
+      { together: TOGETHER },
     );
     const tracedRequests = (await readMetrics(traced.url.replace(/\/graphql$/, ''))).graphqlRequests;
     // Stopping exports the spans still batched.

@@ -11,8 +11,8 @@ import type { Logger } from '../logger';
  * The request's span is handed on explicitly (the request's lifetime carries it to its bound `Db` and to the signal
  * of its embedding calls), not through an async context: on Node 20 an AsyncLocalStorage hooks every promise of the
  * process, and with the SDK's span objects and export that cost a small read a third more CPU. Spans here are plain
- * records, each encoded to OTLP's JSON as it ends and sent in batches. Unset, `activeTracer()` is undefined and each recording site costs
- * one check.
+ * records, each encoded to OTLP's JSON as it ends, written into the batch's buffer and sent in batches. Unset,
+ * `activeTracer()` is undefined and each recording site costs one check.
  *
  * Attributes never hold a secret or a user's data: no query text, variables, command bodies, texts or keys.
  */
@@ -26,7 +26,7 @@ export const SpanKind = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
 /** Spans sent per export at most; more are sent at once rather than waiting for the timer. */
 const MAX_BATCH = 512;
 const EXPORT_INTERVAL_MS = 1000;
-/** Spans kept while the collector does not answer; past it the oldest are dropped (and counted in the log). */
+/** Spans kept while the collector does not answer; past it the oldest batches are dropped (and counted in the log). */
 const MAX_QUEUED = 8192;
 
 const ID_POOL_BYTES = 4096;
@@ -140,10 +140,21 @@ function samplerOf(name: TracesSampler, ratio: number): () => boolean {
   return () => Math.random() < ratio;
 }
 
+/** Bytes a batch's buffer starts with; a span larger than what is left seals the batch (see Tracer.record). */
+const BATCH_BYTES = 256 * 1024;
+
 /** Records spans and exports them in batches to `<endpoint>/v1/traces`. */
 export class Tracer {
-  /** Ended spans, each already encoded (see Span.end). */
-  private queue: string[] = [];
+  /**
+   * The batch being filled: each span's JSON is written into it as the span ends, so that no span's text outlives
+   * its request on the heap (held strings survived collections, and joining them at export cost as much again).
+   */
+  private batch: Buffer;
+  private batchAt = 0;
+  private batchSpans = 0;
+  /** Sealed batches waiting for their export, each a complete request body. */
+  private ready: Array<{ body: Buffer; spans: number }> = [];
+  private readySpans = 0;
   private timer: NodeJS.Timeout | undefined;
   private exporting: Promise<void> = Promise.resolve();
   private sending = false;
@@ -167,6 +178,7 @@ export class Tracer {
     const resource = encodedAttributes({ 'service.name': serviceName, 'service.version': version });
     const scope = JSON.stringify({ name: 'hindsight', version });
     this.opening = `{"resourceSpans":[{"resource":{"attributes":${resource}},"scopeSpans":[{"scope":${scope},"spans":[`;
+    this.batch = this.newBatch(0);
   }
 
   /** The span of a GraphQL request, or undefined when the sampler leaves the request out (none of its work is traced). */
@@ -183,37 +195,75 @@ export class Tracer {
     return new Span(this, randomId(16), randomId(8), undefined, name, kind, attributes);
   }
 
+  /** A batch buffer holding the body's opening, with room for a span of `spanBytes` at least. */
+  private newBatch(spanBytes: number): Buffer {
+    const batch = Buffer.allocUnsafe(
+      Math.max(BATCH_BYTES, 3 * this.opening.length + spanBytes + this.closing.length + 1),
+    );
+    this.batchAt = batch.write(this.opening, 0);
+    this.batchSpans = 0;
+    return batch;
+  }
+
+  /** Adds an ended span (its OTLP/JSON) to the batch. */
   record(encoded: string): void {
-    this.queue.push(encoded);
-    if (this.queue.length > MAX_QUEUED) this.dropped += this.queue.splice(0, this.queue.length - MAX_QUEUED).length;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a comma before it and the closing after it.
+    const most = 3 * encoded.length + 1;
+    if (this.batchAt + most + this.closing.length > this.batch.length) {
+      this.seal();
+      this.batch = this.newBatch(most);
+    }
+    if (this.batchSpans > 0) this.batch[this.batchAt++] = 0x2c; // ','
+    this.batchAt += this.batch.write(encoded, this.batchAt);
+    this.batchSpans++;
     // A full batch goes at once (unless one is on its way); the rest waits for the interval.
-    if (this.queue.length >= MAX_BATCH && !this.sending) void this.flush();
-    else if (!this.timer) {
+    if (this.batchSpans >= MAX_BATCH) void this.flush();
+    if (!this.timer && this.readySpans + this.batchSpans > 0) {
       this.timer = setTimeout(() => void this.flush(), EXPORT_INTERVAL_MS);
       this.timer.unref();
     }
   }
 
-  /** Sends what is queued now, in batches, after any export in progress. */
+  /** Closes the batch being filled into a request body and queues it (dropping the oldest past MAX_QUEUED spans). */
+  private seal(): void {
+    if (this.batchSpans === 0) return;
+    const end = this.batchAt + this.batch.write(this.closing, this.batchAt);
+    this.ready.push({ body: this.batch.subarray(0, end), spans: this.batchSpans });
+    this.readySpans += this.batchSpans;
+    while (this.readySpans > MAX_QUEUED && this.ready.length > 1) {
+      const oldest = this.ready.shift()!;
+      this.readySpans -= oldest.spans;
+      this.dropped += oldest.spans;
+    }
+    this.batch = this.newBatch(0);
+  }
+
+  /**
+   * Sends what is recorded now, batch by batch; while an export is on its way, the batches wait in `ready` (bounded
+   * by MAX_QUEUED) and go after it. Resolves once nothing recorded before the call is left to send.
+   */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const spans = this.queue;
-    this.queue = [];
-    this.exporting = this.exporting.then(async () => {
-      this.sending = true;
-      try {
-        for (let at = 0; at < spans.length; at += MAX_BATCH) await this.send(spans.slice(at, at + MAX_BATCH));
-      } finally {
-        this.sending = false;
-      }
-    });
+    this.seal();
+    if (!this.sending) this.exporting = this.drain();
     return this.exporting;
   }
 
+  private async drain(): Promise<void> {
+    this.sending = true;
+    try {
+      for (let batch = this.ready.shift(); batch; batch = this.ready.shift()) {
+        this.readySpans -= batch.spans;
+        await this.send(batch.body, batch.spans);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
   /** One export over node:http(s) on a kept-alive connection (fetch cost several times the CPU per export). */
-  private async send(spans: string[]): Promise<void> {
-    const body = Buffer.from(this.opening + spans.join(',') + this.closing);
+  private async send(body: Buffer, spans: number): Promise<void> {
     try {
       await new Promise<void>((resolve, reject) => {
         const request = (this.target.protocol === 'https:' ? https : http).request(
@@ -241,7 +291,7 @@ export class Tracer {
     } catch (error) {
       // The collector's URL and headers are never logged (they may hold credentials).
       this.logger.warn('trace export failed', {
-        spans: spans.length,
+        spans,
         dropped: this.dropped,
         // A code (ECONNREFUSED) or the status, never a message, which may quote the collector's address.
         error: error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : 'error',
