@@ -16,8 +16,8 @@ import { processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Ch
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const SECONDS = Number(process.env.SECONDS ?? 3);
-/** TOGETHER=0: the servers take turns (paired.ts) instead of being loaded at once. */
-const TOGETHER = process.env.TOGETHER !== '0';
+/** TOGETHER=1: the servers are loaded at once instead of taking turns (paired.ts). */
+const TOGETHER = process.env.TOGETHER === '1';
 
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
