@@ -166,8 +166,35 @@ function limited<O extends { maxTimeMS?: number }>(options: O | undefined, lifet
   return { ...options, maxTimeMS: Math.min(options?.maxTimeMS ?? left, left) } as O;
 }
 
-/** A database call's span attributes, by command, database and collection: few, and the same for every call. */
-const DATABASE_SPAN_ATTRIBUTES = new Map<string, Attributes>();
+/** A database call's span name and attributes: few, the same for every call, so made once (no key built per call). */
+interface DatabaseSpanKind {
+  name: string;
+  attributes: Attributes;
+}
+
+/** By database, collection ('' for none) and command. */
+const DATABASE_SPAN_KINDS = new Map<string, Map<string, Map<string, DatabaseSpanKind>>>();
+
+function databaseSpanKind(command: string, dbName: string, collectionName: string | undefined): DatabaseSpanKind {
+  let ofDb = DATABASE_SPAN_KINDS.get(dbName);
+  if (!ofDb) DATABASE_SPAN_KINDS.set(dbName, (ofDb = new Map()));
+  let ofCollection = ofDb.get(collectionName ?? '');
+  if (!ofCollection) ofDb.set(collectionName ?? '', (ofCollection = new Map()));
+  let kind = ofCollection.get(command);
+  if (!kind) {
+    kind = {
+      name: collectionName ? `${command} ${collectionName}` : command,
+      attributes: sharedAttributes({
+        'db.system.name': 'mongodb',
+        'db.operation.name': command,
+        'db.namespace': dbName,
+        ...(collectionName ? { 'db.collection.name': collectionName } : {}),
+      }),
+    };
+    ofCollection.set(command, kind);
+  }
+  return kind;
+}
 
 /**
  * Runs one database call of a traced request as a child span of the request's, named as the command it sends and
@@ -181,19 +208,8 @@ function traced<T>(
 ): Promise<T> {
   const request = lifetime.span;
   if (!request) return run();
-  const { dbName, collectionName } = target;
-  const key = `${command}\0${dbName}\0${collectionName ?? ''}`;
-  let attributes = DATABASE_SPAN_ATTRIBUTES.get(key);
-  if (!attributes) {
-    attributes = sharedAttributes({
-      'db.system.name': 'mongodb',
-      'db.operation.name': command,
-      'db.namespace': dbName,
-      ...(collectionName ? { 'db.collection.name': collectionName } : {}),
-    });
-    DATABASE_SPAN_ATTRIBUTES.set(key, attributes);
-  }
-  const span = request.child(collectionName ? `${command} ${collectionName}` : command, attributes);
+  const kind = databaseSpanKind(command, target.dbName, target.collectionName);
+  const span = request.child(kind.name, kind.attributes);
   return run().then(
     (value) => {
       span.end();

@@ -47,11 +47,12 @@ function randomId(bytes: number): string {
 /** Now, in milliseconds since the epoch with sub-millisecond precision. */
 const now = (): number => performance.timeOrigin + performance.now();
 
-/** OTLP's nanosecond timestamps, as decimal strings (they exceed a double's integers). */
+/**
+ * OTLP's nanosecond timestamps, as decimal strings (they exceed a double's integers), to the microsecond: whole
+ * microseconds since the epoch stay exact in a double, and one number's digits are cheaper than two padded parts.
+ */
 function nanos(ms: number): string {
-  const whole = Math.floor(ms);
-  const fraction = Math.min(999_999, Math.round((ms - whole) * 1e6));
-  return `${whole}${String(fraction).padStart(6, '0')}`;
+  return `${Math.round(ms * 1000)}000`;
 }
 
 /** One span being recorded; `end` hands it to the tracer once. */
