@@ -210,10 +210,7 @@ export class Tracer {
   record(encoded: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; a comma before it and the closing after it.
     const most = 3 * encoded.length + 1;
-    if (this.batchAt + most + this.closing.length > this.batch.length) {
-      this.seal();
-      this.batch = this.newBatch(most);
-    }
+    if (this.batchAt + most + this.closing.length > this.batch.length) this.seal(most);
     if (this.batchSpans > 0) this.batch[this.batchAt++] = 0x2c; // ','
     this.batchAt += this.batch.write(encoded, this.batchAt);
     this.batchSpans++;
@@ -225,9 +222,16 @@ export class Tracer {
     }
   }
 
-  /** Closes the batch being filled into a request body and queues it (dropping the oldest past MAX_QUEUED spans). */
-  private seal(): void {
-    if (this.batchSpans === 0) return;
+  /**
+   * Closes the batch being filled into a request body and queues it (dropping the oldest past MAX_QUEUED spans), then
+   * starts the next with room for a span of `spanBytes`.
+   */
+  private seal(spanBytes = 0): void {
+    if (this.batchSpans === 0) {
+      // Empty: kept, unless the span to come needs a larger one.
+      if (spanBytes > 0) this.batch = this.newBatch(spanBytes);
+      return;
+    }
     const end = this.batchAt + this.batch.write(this.closing, this.batchAt);
     this.ready.push({ body: this.batch.subarray(0, end), spans: this.batchSpans });
     this.readySpans += this.batchSpans;
@@ -236,7 +240,7 @@ export class Tracer {
       this.readySpans -= oldest.spans;
       this.dropped += oldest.spans;
     }
-    this.batch = this.newBatch(0);
+    this.batch = this.newBatch(spanBytes);
   }
 
   /**

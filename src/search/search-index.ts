@@ -196,7 +196,7 @@ export class SearchIndex {
     try {
       if (!this.lifetime) return await this.query.searchVector(space, query);
       await this.checkpoint();
-      return await this.query.searchVector(space, { ...query, signal: this.lifetime.signal, db: this.requestDb });
+      return await this.query.searchVector(space, { ...query, signal: this.lifetime.signal }, this.requestDb);
     } finally {
       observeSearch(space, this.registry.options.mode, (performance.now() - started) / 1000);
     }

@@ -33,9 +33,10 @@ export class SpaceQuery implements FilterResolver {
    * - a filter that at most {@link EXACT_SEARCH_MAX} documents pass: an exact scan over exactly those (recall 1.0);
    * - a broader filter: growing HNSW candidate lists (4k, 16k, …) checked against the filter until k pass.
    * In atlas mode: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact
-   * search when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists.
+   * search when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists, sent
+   * through `db` (a request's handle, so the command is refused after its deadline and carries it as `maxTimeMS`).
    */
-  async searchVector(space: string, query: VectorQuery): Promise<VectorHit[]> {
+  async searchVector(space: string, query: VectorQuery, db: Db = this.db): Promise<VectorHit[]> {
     checkK(query.k);
     const state = await this.lifecycle.ready(space);
     query.signal?.throwIfAborted();
@@ -48,7 +49,7 @@ export class SpaceQuery implements FilterResolver {
     if (!unit) return [];
     if (this.options.mode === 'atlas')
       return searchAtlas(
-        (query.db ?? this.db).collection(state.definition.collection),
+        db.collection(state.definition.collection),
         state.definition,
         unit,
         query.k,

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Document } from 'mongodb';
 import type { VectorSearchMode } from '../config';
 import type { ChangeFollower } from '../db/change-follower';
 import type { Logger } from '../logger';
@@ -24,11 +24,6 @@ export interface KeywordHit {
 export interface VectorQuery {
   /** The request's signal: once aborted, the search throws its reason at its next step (set by `forDb`'s view). */
   signal?: AbortSignal;
-  /**
-   * The request's database handle (set by `forDb`'s view): atlas mode sends `$vectorSearch` through it, so the command
-   * is refused once the request has ended and carries its deadline as `maxTimeMS`.
-   */
-  db?: Db;
   /** The query vector (any length-preserving scale: it is normalised); must have the space's dimensions. */
   vector: Float32Array;
   /** Number of results wanted (integer ≥ 1). */
