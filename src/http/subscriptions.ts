@@ -26,6 +26,12 @@ type ConnectionScope = {
   scope?: { caller: Caller; context: Context };
 };
 
+/** Where a subscriber's events go straight to: its connection, and its subscription's id as JSON. */
+interface Delivery {
+  socket: WebSocket;
+  idJson: string;
+}
+
 /**
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on /graphql. The key comes in
  * `connectionParams.authorization` (`Bearer <key>`) and applies to the whole connection: none or a bad one closes it
@@ -35,6 +41,8 @@ type ConnectionScope = {
 export class SubscriptionServer {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly shared = new Map<string, SharedOperation>();
+  /** Each subscription's delivery, by its execution arguments (the object graphql-ws hands to `context` and `subscribe`). */
+  private readonly deliveries = new WeakMap<ExecutionArgs, Delivery>();
   private readonly disposable: { dispose(): void | Promise<void> };
 
   constructor(
@@ -64,7 +72,10 @@ export class SubscriptionServer {
           ctx.extra.scope = { caller, context: createContext(deps, { caller, db }) };
           return true;
         },
-        context: (ctx) => ctx.extra.scope?.context,
+        context: (ctx, id, _payload, args) => {
+          this.deliveries.set(args, { socket: ctx.extra.socket, idJson: JSON.stringify(id) });
+          return ctx.extra.scope?.context;
+        },
         execute: async (args) => format(await execute(args)),
         // Results are formatted already, their errors plain JSON: sent as they are (graphql-ws would call each error's
         // toJSON, which plain objects lack, and end the subscription).
@@ -121,7 +132,7 @@ export class SubscriptionServer {
       this.shared.set(key, created);
       shared = created;
     }
-    return shared.join();
+    return shared.join(this.deliveries.get(args));
   }
 }
 
@@ -172,10 +183,13 @@ class SharedOperation {
     return this.attached.size;
   }
 
-  /** A subscriber's results from now on; or the operation's error result when its source could not be made. */
-  async join(): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
+  /**
+   * A subscriber's results from now on; or the operation's error result when its source could not be made. With a
+   * delivery, its events are written to its connection directly (see `pump`) and the iterator only ends.
+   */
+  async join(delivery?: Delivery): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
     const closed = openSubscription();
-    const subscriber = new Subscriber(() => this.leave(subscriber), closed);
+    const subscriber = new Subscriber(() => this.leave(subscriber), closed, delivery);
     this.attached.add(subscriber);
     try {
       const source = await this.setUp;
@@ -206,7 +220,11 @@ class SharedOperation {
         const result = this.format(
           await execute({ ...this.args, rootValue: event.value, contextValue: this.contextForEvent() }),
         );
-        for (const subscriber of this.attached) subscriber.push(result);
+        // The result's JSON is made once for every subscriber, not once per subscriber by graphql-ws.
+        let payload: string | undefined;
+        for (const subscriber of this.attached)
+          if (subscriber.delivery) subscriber.send((payload ??= JSON.stringify(result)));
+          else subscriber.push(result);
       }
       for (const subscriber of this.attached) subscriber.end();
     } catch (error) {
@@ -234,7 +252,6 @@ function asError(error: unknown): Error {
  * Makes the frames `ws` sends in one run of the microtask queue leave in one write: its TCP socket is corked at the
  * first send and uncorked once the queue has run (process.nextTick runs then). An event's results reach the
  * connection's N subscribers in one run, so they cost one system call, not N (ws writes each frame at once otherwise).
- * Not later than that: graphql-ws sends a subscriber's next result only when the previous one is written.
  */
 function batchSends(ws: WebSocket, socket: Duplex): void {
   const send = ws.send.bind(ws) as (...args: unknown[]) => void;
@@ -253,7 +270,10 @@ function batchSends(ws: WebSocket, socket: Duplex): void {
   }) as WebSocket['send'];
 }
 
-/** One subscriber's queue of results; `return()` (the client unsubscribed or left) detaches it at once. */
+/**
+ * One subscriber: its events written to its connection directly (with a delivery) or queued for graphql-ws to read;
+ * `return()` (the client unsubscribed or left) detaches it at once.
+ */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   private readonly queue: ExecutionResult[] = [];
   private waiting: ((result: IteratorResult<ExecutionResult>) => void) | null = null;
@@ -263,7 +283,18 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     private readonly leave: () => void,
     /** Counts it closed in /metrics (idempotent), whether the client left or the source ended. */
     private readonly closed: () => void,
+    readonly delivery?: Delivery,
   ) {}
+
+  /**
+   * Writes an event's `next` message (its result's JSON given) to the subscriber's connection: the message graphql-ws
+   * would send, without its per-subscriber encoding and await. Messages keep their order on the socket.
+   */
+  send(payload: string): void {
+    const socket = this.delivery?.socket;
+    if (this.done || !socket || socket.readyState !== socket.OPEN) return;
+    socket.send(`{"id":${this.delivery!.idJson},"type":"next","payload":${payload}}`);
+  }
 
   push(result: ExecutionResult): void {
     if (this.done) return;

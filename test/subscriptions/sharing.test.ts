@@ -1,4 +1,4 @@
-import { EventEmitter, on } from 'node:events';
+import { EventEmitter, on, once } from 'node:events';
 import {
   GraphQLBoolean,
   GraphQLInt,
@@ -12,6 +12,7 @@ import type { Context } from '../../src/context';
 import { createServer, type HindsightServer } from '../../src/http/server';
 import { createTestApp, type Operation, type TestApp } from '../support/app';
 import { subscribe, waitUntil, wsClient } from '../support/subscriptions';
+import WebSocket from 'ws';
 
 /**
  * The sharing of subscriptions (src/http/subscriptions.ts) on a schema whose every result shows the context it was
@@ -148,5 +149,35 @@ describe('subscribers of the same operation share its source and each execution'
       expect(sub.error).toBeUndefined();
     }
     await client.dispose();
+  });
+
+  it("sends each subscriber its own id's messages on the wire, and none after it completes", async () => {
+    // A client of the protocol's messages themselves: any id string is the client's to choose.
+    const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    const frames: Array<Record<string, unknown>> = [];
+    socket.on('message', (data) => frames.push(JSON.parse(String(data)) as Record<string, unknown>));
+    await once(socket, 'open');
+    const send = (message: object) => socket.send(JSON.stringify(message));
+    send({ type: 'connection_init', payload: { authorization: 'Bearer r1' } });
+    await waitUntil(() => frames.some((frame) => frame.type === 'connection_ack'));
+    const ids = ['a', 'quote " and \\ backslash', 'ünï ✓'];
+    for (const id of ids) send({ id, type: 'subscribe', payload: { query: 'subscription { tick { n } }' } });
+    await waitUntil(() => server.subscriptions.subscribers === 3);
+    const next = (n: number) =>
+      frames.filter((frame) => frame.type === 'next' && JSON.stringify(frame).includes(`"n":${n}`));
+
+    ticks.emit('tick', 5);
+    await waitUntil(() => next(5).length === 3);
+    expect(next(5)).toEqual(ids.map((id) => ({ id, type: 'next', payload: { data: { tick: { n: 5 } } } })));
+
+    send({ id: ids[0], type: 'complete' });
+    await waitUntil(() => server.subscriptions.subscribers === 2);
+    ticks.emit('tick', 6);
+    ticks.emit('tick', 7);
+    await waitUntil(() => next(7).length === 2);
+    expect(next(6).map((frame) => frame.id)).toEqual(ids.slice(1));
+    expect(next(7).map((frame) => frame.id)).toEqual(ids.slice(1));
+    socket.close();
+    await waitUntil(() => ticks.listenerCount('tick') === 0);
   });
 });
