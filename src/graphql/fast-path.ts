@@ -19,6 +19,7 @@ import { graphqlFastPath } from '../observability/metrics';
 import { noteErrorRequest } from '../observability/tracing';
 import { asGraphQLJsError, compileOperation } from './compiled-execution';
 import { queryLimitChecks, type QueryLimits } from './query-limits';
+import { illFormedVariable } from './well-formed-input';
 
 /**
  * The response content-type Apollo 5 negotiates (`chooseContentTypeForSingleResultResponse`) for each Accept value the
@@ -58,11 +59,14 @@ const MAX_CACHED_QUERIES = 250;
 const MAX_CACHED_CHARS = 1_000_000;
 
 /**
- * A document starting with `mutation` or `subscription` is almost never a read (only when a later query is chosen by
- * operationName, which Apollo then answers): such requests skip parsing here, which matters for writes whose values
- * are written into the query and so are new strings each time.
+ * A document starting with `mutation` or `subscription`: a write written with its values in the text is a new string
+ * each time, so such a text is parsed here only from its second request on (clients send values as variables, and
+ * the same text each time).
  */
 const WRITE_OPERATION = /^\s*(?:mutation|subscription)\b/;
+/** Write texts seen once, remembered to be cached when they come again. */
+const MAX_SEEN_WRITES = 1000;
+const MAX_SEEN_WRITE_CHARS = 1_000_000;
 
 /** A POST body in the shape the fast path serves: no `extensions` (persisted queries and the like go to Apollo). */
 interface ReadRequest {
@@ -76,10 +80,16 @@ interface CachedQuery {
   /** Null when the query does not parse or validate: Apollo answers it with its errors. */
   document: DocumentNode | null;
   /**
-   * Per operation name (undefined: none given): the compiled operation, or null when it is not a query or does not
+   * Per operation name (undefined: none given): the compiled operation, or null when it is a subscription or does not
    * compile. Names that select no operation are not stored, so this stays within the document's operations.
    */
-  operations: Map<string | undefined, CompiledQuery | null>;
+  operations: Map<string | undefined, CompiledOperation | null>;
+}
+
+interface CompiledOperation {
+  compiled: CompiledQuery;
+  /** A mutation must never run twice: once run, the fast path answers whatever happens. */
+  mutation: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -127,20 +137,23 @@ class LruCache<V> {
 }
 
 /**
- * Answers repeated read operations without Apollo's request pipeline, with exactly the response Apollo would send.
+ * Answers repeated queries and mutations without Apollo's request pipeline, with exactly the response Apollo would send.
  *
  * Apollo's fixed cost per request (a sha256 of the query, content negotiation, header maps, the plugin hooks' promise
  * chain) was about a tenth of a small read's CPU. Here a query string is parsed and validated once (with the schema,
- * rules and parse options Apollo uses: graphql's specified rules and the query limits' checks), and its query
- * operations are compiled once by graphql-jit. A request is then a cache lookup and the compiled function; its
- * resolver errors are formatted with Apollo's formatError, so the operation runs once whatever its result.
+ * rules and parse options Apollo uses: graphql's specified rules and the query limits' checks), and its operations are
+ * compiled once by graphql-jit. A request is then a cache lookup and the compiled function; its resolver errors are
+ * formatted with Apollo's formatError, so the operation runs once whatever its result. Mutations get the one check
+ * Apollo's plugins add (wellFormedInputPlugin's, before anything runs).
  *
  * Whatever could answer differently goes to Apollo untouched, before anything runs: other content-types or Accept
- * values, persisted queries, documents that do not parse, validate or pass the limits, mutations and subscriptions,
- * operations graphql-jit cannot (or may not: too long) compile, and variables that do not coerce.
+ * values, persisted queries, documents that do not parse, validate or pass the limits, subscriptions, a write text's
+ * first request, operations graphql-jit cannot (or may not: too long) compile, mutations with an ill-formed variable,
+ * and variables that do not coerce.
  */
 export class FastPath {
   private readonly queries = new LruCache<CachedQuery>(MAX_CACHED_QUERIES, MAX_CACHED_CHARS);
+  private readonly seenWrites = new LruCache<true>(MAX_SEEN_WRITES, MAX_SEEN_WRITE_CHARS);
 
   private readonly checks: ReturnType<typeof queryLimitChecks>;
   private readonly rules: readonly ValidationRule[];
@@ -163,8 +176,8 @@ export class FastPath {
   }
 
   /**
-   * Answers the POST `req`, whose body parsed as JSON to `body`, when it is a cached read whose result has no errors.
-   * Resolves false, having written nothing, when Apollo must answer it.
+   * Answers the POST `req`, whose body parsed as JSON to `body`, when it is a cached operation. Resolves false, having
+   * run and written nothing, when Apollo must answer it.
    */
   async answer(
     req: IncomingMessage,
@@ -176,14 +189,18 @@ export class FastPath {
     if (contentType === undefined || !REQUEST_CONTENT_TYPES.has(req.headers['content-type'] ?? '')) return false;
     const request = readRequest(body);
     if (!request) return false;
-    const compiled = this.compiledFor(request.query, request.operationName);
-    if (!compiled) return false;
+    const operation = this.compiledFor(request.query, request.operationName);
+    if (!operation) return false;
+    const { compiled, mutation } = operation;
+    // Apollo refuses it before anything runs (wellFormedInputPlugin), with its error.
+    if (mutation && request.variables && illFormedVariable(request.variables) !== undefined) return false;
     let payload: string;
     try {
       const context = createContext();
       const result = await compiled.query(undefined, context, request.variables);
       // Only variables that do not coerce leave `data` undefined (nothing has run): Apollo reports them, with status 400.
-      if (result.data === undefined || result.extensions !== undefined) return false;
+      // A mutation that has run is answered here whatever its result: sent to Apollo it would run again.
+      if (result.data === undefined || (result.extensions !== undefined && !mutation)) return false;
       // Apollo's body: its stringifyResult (JSON.stringify and a newline) of { errors, data, extensions }. Resolver
       // errors are answered here, formatted as Apollo formats them: handing them to Apollo ran the operation twice.
       // Substituted stored values follow them, as graphql-bridge.ts's plugin appends them on Apollo's path.
@@ -194,8 +211,16 @@ export class FastPath {
           return this.formatted(graphQLError);
         }) ?? [];
       const errors = [...resolverErrors, ...context.storedValues.errors];
-      payload = JSON.stringify(errors.length ? { errors, data: result.data } : { data: result.data }) + '\n';
-    } catch {
+      payload =
+        JSON.stringify({
+          ...(errors.length ? { errors } : {}),
+          data: result.data,
+          ...(result.extensions !== undefined ? { extensions: result.extensions } : {}),
+        }) + '\n';
+    } catch (error) {
+      // graphql-jit reports resolvers' errors in the result: a throw is the fast path's own failure, before or after
+      // the operation ran. A query goes to Apollo; a mutation may have written, so the failure is the answer.
+      if (mutation) throw error;
       return false;
     }
     // As graphql-bridge.ts (src/http) writes Apollo's response, so that the headers Node adds come out the same.
@@ -220,10 +245,13 @@ export class FastPath {
   }
 
   /** The compiled operation for this query and operation name; null when Apollo must answer it. */
-  private compiledFor(query: string, operationName: string | undefined): CompiledQuery | null {
+  private compiledFor(query: string, operationName: string | undefined): CompiledOperation | null {
     let cached = this.queries.get(query);
     if (!cached) {
-      if (WRITE_OPERATION.test(query)) return null;
+      if (WRITE_OPERATION.test(query) && this.seenWrites.get(query) === undefined) {
+        this.seenWrites.set(query, true);
+        return null;
+      }
       cached = { document: this.validated(query), operations: new Map() };
       this.queries.set(query, cached);
     }
@@ -233,10 +261,11 @@ export class FastPath {
     if (compiled === undefined) {
       const operation = getOperationAST(document, operationName);
       if (!operation) return null;
-      compiled =
-        operation.operation === OperationTypeNode.QUERY
-          ? compileOperation(this.schema, document, operationName, this.logger, this.maxCompiledChars)
-          : null;
+      const query =
+        operation.operation === OperationTypeNode.SUBSCRIPTION
+          ? null
+          : compileOperation(this.schema, document, operationName, this.logger, this.maxCompiledChars);
+      compiled = query && { compiled: query, mutation: operation.operation === OperationTypeNode.MUTATION };
       operations.set(operationName, compiled);
     }
     return compiled;

@@ -32,7 +32,7 @@ export function illFormedPath(value: unknown, path: string): string | undefined 
 }
 
 /** The path of the first ill-formed string among the variables. Literals need no check: graphql's parser refuses them. */
-function illFormedVariable(variables: Record<string, unknown>): string | undefined {
+export function illFormedVariable(variables: Record<string, unknown>): string | undefined {
   for (const [name, value] of Object.entries(variables)) {
     const found = illFormedPath(value, name);
     if (found) return found;
@@ -42,8 +42,8 @@ function illFormedVariable(variables: Record<string, unknown>): string | undefin
 
 /**
  * Refuses a mutation whose input holds a lone surrogate anywhere (ids, agent ids, keys, texts) with BAD_USER_INPUT
- * naming the field, before any resolver runs: so no feature writes half of it. Reads are not checked (the fast path
- * answers them without plugins); such an id simply matches nothing.
+ * naming the field, before any resolver runs: so no feature writes half of it (the fast path hands such a mutation
+ * here). Reads are not checked; such an id simply matches nothing.
  */
 export function wellFormedInputPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
   return {

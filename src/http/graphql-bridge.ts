@@ -79,7 +79,7 @@ function queryLimits(config: Config): QueryLimits {
 
 /**
  * POST/GET /graphql (GET also serves the playground to browsers): the caller's key, the body, then the fast path
- * (src/graphql/fast-path.ts), which answers repeated reads without Apollo's pipeline with the same answer, else Apollo.
+ * (src/graphql/fast-path.ts), which answers repeated operations without Apollo's pipeline with the same answer, else Apollo.
  */
 export class GraphQLBridge implements Route {
   readonly path = '/graphql';
@@ -109,8 +109,9 @@ export class GraphQLBridge implements Route {
       // main.ts owns SIGINT/SIGTERM. Apollo's own handlers (installed unless NODE_ENV=test) raced it: the process never
       // exited, so the search index was never saved either.
       stopOnTerminationSignals: false,
-      // None of these but wellFormedInputPlugin and storedValueErrorsPlugin has per-request hooks, which the fast path (src/graphql/fast-path.ts) does not run. A plugin that
-      // needs to see every operation must make the fast path hand requests to Apollo.
+      // None of these but wellFormedInputPlugin and storedValueErrorsPlugin has per-request hooks, which the fast path
+      // (src/graphql/fast-path.ts) does not run: it makes both their checks itself. A plugin that needs to see every
+      // operation must make the fast path hand requests to Apollo.
       plugins: [
         // The default cache-control plugin wraps every field resolver to collect cache hints, which nothing here sets
         // (responses are never cached): measured ~15-20% of the CPU of a nested read.
@@ -120,7 +121,7 @@ export class GraphQLBridge implements Route {
         ApolloServerPluginUsageReportingDisabled(),
         ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownTimeoutMs }),
         config.playground ? playgroundLandingPage(deps.keys) : ApolloServerPluginLandingPageDisabled(),
-        // Mutations only, which the fast path never answers.
+        // Mutations only; the fast path hands such a mutation to Apollo for this refusal.
         wellFormedInputPlugin(),
         // The fast path appends these errors itself.
         storedValueErrorsPlugin,

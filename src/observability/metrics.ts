@@ -45,7 +45,7 @@ export const graphqlRequests = new Counter({
 
 export const graphqlFastPath = new Counter({
   name: 'hindsight_graphql_fast_path_total',
-  help: "GraphQL requests answered by the fast path (cached reads, without Apollo's pipeline).",
+  help: "GraphQL requests answered by the fast path (repeated queries and mutations, without Apollo's pipeline).",
   registers: [registry],
 });
 

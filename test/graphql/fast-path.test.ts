@@ -252,20 +252,59 @@ describe('GraphQL fast path', () => {
     expect(fast).toEqual(apollo);
   });
 
-  it('never runs a mutation, even one chosen by operationName in a document that starts with a query', async () => {
-    const before = await metrics();
-    for (const [index, body] of [
-      {
-        query: 'mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }',
-        variables: { id: 'm-1' },
-      },
-      { query: SEVERAL_OPERATIONS, operationName: 'Touch', variables: { id: 'm-2' } },
-    ].entries()) {
-      const answer = await send(JSON.stringify(body));
+  it('answers a mutation from its second request on exactly as Apollo does, running it once', async () => {
+    const CREATE =
+      'mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionType agents { agentId } } }';
+    const created = (id: string) => app.db.collection('sessions').countDocuments({ _id: id as never });
+    /** The mutation's answer for `id` and what /metrics counted; `apollo` sends it with `"extensions": {}`. */
+    const create = async (id: string, apollo = false) => {
+      const before = await metrics();
+      const answer = await send(
+        JSON.stringify({ query: CREATE, variables: { id }, ...(apollo ? { extensions: {} } : {}) }),
+      );
+      return { answer, fastPath: (await metrics()).value(FAST_PATH) - before.value(FAST_PATH) };
+    };
+    // The text's first request goes to Apollo; from the second on the fast path answers it.
+    const first = await create('w-1');
+    expect(first.fastPath).toBe(0);
+    const fast = await create('w-2');
+    expect(fast.fastPath).toBe(1);
+    const apollo = await create('w-3', true);
+    expect(apollo.fastPath).toBe(0);
+    expect(JSON.parse(fast.answer.body)).toEqual({ data: { createSession: { sessionType: 'default', agents: [] } } });
+    expect(fast.answer).toEqual(apollo.answer);
+    expect(fast.answer).toEqual(first.answer);
+    // Each request ran once: a second run would have answered CONFLICT.
+    for (const id of ['w-1', 'w-2', 'w-3']) expect(await created(id)).toBe(1);
+
+    // A resolver's error: the fast path answers it (a mutation that ran is never handed on), as Apollo would.
+    const conflict = await create('w-1');
+    expect(conflict.fastPath).toBe(1);
+    expect(JSON.parse(conflict.answer.body).errors[0].extensions.code).toBe('CONFLICT');
+    expect(conflict.answer).toEqual((await create('w-1', true)).answer);
+    expect(await created('w-1')).toBe(1);
+  });
+
+  it('runs a mutation chosen by operationName in a document that starts with a query once', async () => {
+    for (const id of ['m-1', 'm-2']) {
+      const answer = await send(
+        JSON.stringify({ query: SEVERAL_OPERATIONS, operationName: 'Touch', variables: { id } }),
+      );
       expect(answer.status).toBe(200);
-      expect(JSON.parse(answer.body)).toEqual({ data: { createSession: { sessionId: `m-${index + 1}` } } });
+      expect(JSON.parse(answer.body)).toEqual({ data: { createSession: { sessionId: id } } });
     }
-    expect((await metrics()).value(FAST_PATH)).toBe(before.value(FAST_PATH));
+    expect(await app.db.collection('sessions').countDocuments({ _id: { $in: ['m-1', 'm-2'] } as never })).toBe(2);
+  });
+
+  it("leaves a mutation with an ill-formed variable to Apollo's refusal: 400 BAD_USER_INPUT, nothing written", async () => {
+    const CREATE = 'mutation ($id: String) { createSession(input: { sessionId: $id }) { sessionId } }';
+    await send(JSON.stringify({ query: CREATE, variables: { id: 'w-3' } }));
+    const { fast, apollo, fastPath } = await compare({ query: CREATE, variables: { id: 'lone \ud800 surrogate' } });
+    expect(fastPath).toBe(0);
+    expect(fast.status).toBe(400);
+    expect(JSON.parse(fast.body).errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+    expect(fast).toEqual(apollo);
+    expect(await app.db.collection('sessions').countDocuments({ _id: /surrogate/ as never })).toBe(0);
   });
 
   it('leaves documents that do not validate or parse, unknown operation names and persisted queries to Apollo', async () => {
