@@ -68,7 +68,13 @@ const WRITE_OPERATION = /^\s*(?:mutation|subscription)\b/;
 const MAX_SEEN_WRITES = 1000;
 const MAX_SEEN_WRITE_CHARS = 1_000_000;
 
-/** A POST body in the shape the fast path serves: no `extensions` (persisted queries and the like go to Apollo). */
+/**
+ * Request extensions that change nothing Apollo does here: Apollo Client 4 sends its name and version as
+ * `clientLibrary` in every request. A body with any other extension (a persisted query, say) goes to Apollo.
+ */
+const INERT_EXTENSIONS = new Set(['clientLibrary']);
+
+/** A POST body in the shape the fast path serves: no extensions but inert ones. */
 interface ReadRequest {
   query: string;
   operationName: string | undefined;
@@ -98,8 +104,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The body as Apollo would read it, or null for anything else (Apollo then answers, with its errors if any). */
 function readRequest(body: unknown): ReadRequest | null {
-  if (!isRecord(body) || 'extensions' in body) return null;
-  const { query, operationName, variables } = body;
+  if (!isRecord(body)) return null;
+  const { query, operationName, variables, extensions } = body;
+  if (extensions !== undefined && extensions !== null) {
+    if (!isRecord(extensions)) return null;
+    for (const key in extensions) if (!INERT_EXTENSIONS.has(key)) return null;
+  }
   if (typeof query !== 'string' || query === '' || query.length > MAX_QUERY_CHARS) return null;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return null;
   if (variables !== undefined && variables !== null && !isRecord(variables)) return null;
@@ -147,7 +157,7 @@ class LruCache<V> {
  * Apollo's plugins add (wellFormedInputPlugin's, before anything runs).
  *
  * Whatever could answer differently goes to Apollo untouched, before anything runs: other content-types or Accept
- * values, persisted queries, documents that do not parse, validate or pass the limits, subscriptions, a write text's
+ * values, extensions but Apollo Client's `clientLibrary` (persisted queries, say), documents that do not parse, validate or pass the limits, subscriptions, a write text's
  * first request, operations graphql-jit cannot (or may not: too long) compile, mutations with an ill-formed variable,
  * and variables that do not coerce.
  */

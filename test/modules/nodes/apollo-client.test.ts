@@ -1,6 +1,7 @@
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { createTestApp, type TestApp } from '../../support/app';
+import { scrape } from '../../support/metrics';
 import {
   ChatAddFeedbackDocument,
   ChatAppendDocument,
@@ -27,6 +28,7 @@ import {
 describe('@apollo/client keeps its cache current from the API alone', () => {
   let app: TestApp;
   let client: ApolloClient;
+  let url: string;
   const page = { id: 's1', first: 2 };
   const agentOf = (data: ChatSessionQuery | null | undefined, agentId: string) =>
     data!.session.agents.find((agent) => agent.agentId === agentId)!;
@@ -62,7 +64,7 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
           initiatingAgentId: "planner", finalOutcome: SUCCESS, outputSummary: "draft" }) { experienceId }
         recordInsight(input: { agentType: PLANNER, type: PATTERNS, insight: "list before read" }) { id } }`,
     );
-    const url = await app.server.listen(0, '127.0.0.1');
+    url = await app.server.listen(0, '127.0.0.1');
     client = new ApolloClient({
       link: new HttpLink({ uri: url, fetch }),
       cache: new InMemoryCache({ typePolicies: { Agent: { fields: { messages: relayStylePagination() } } } }),
@@ -88,6 +90,15 @@ describe('@apollo/client keeps its cache current from the API alone', () => {
     } finally {
       subscription.unsubscribe();
     }
+  });
+
+  it("is answered by the fast path, its clientLibrary extension and all, from a query's second request on", async () => {
+    const fastPathAnswers = async () => (await scrape(url)).value('hindsight_graphql_fast_path_total');
+    const before = await fastPathAnswers();
+    for (let i = 0; i < 3; i++)
+      await client.query({ query: ChatSessionDocument, variables: page, fetchPolicy: 'network-only' });
+    // The text is new to the fast path: the first request parses and compiles it there, and every one is answered.
+    expect((await fastPathAnswers()) - before).toBe(3);
   });
 
   it("the same agentId in another session is another cache entry: neither overwrites the other's", async () => {
