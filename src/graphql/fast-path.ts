@@ -36,6 +36,11 @@ export const RESPONSE_CONTENT_TYPES: ReadonlyMap<string | undefined, string> = n
   ['application/graphql-response+json, application/json', 'application/graphql-response+json; charset=utf-8'],
   ['application/graphql-response+json, application/json;q=0.9', 'application/graphql-response+json; charset=utf-8'],
   ['application/graphql-response+json,application/json;q=0.9', 'application/graphql-response+json; charset=utf-8'],
+  // urql's (@urql/core) for queries and mutations.
+  [
+    'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed',
+    'application/graphql-response+json; charset=utf-8',
+  ],
 ]);
 
 /**
