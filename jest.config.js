@@ -25,6 +25,7 @@ module.exports = {
   // Run-wide options: jest reads these here only, not from the projects' configs.
   maxWorkers: 2,
   testTimeout: 60000,
+  testSequencer: '<rootDir>/jest.sequencer.js',
   projects: [
     {
       displayName: 'app',

@@ -31,35 +31,37 @@ async function stop(server: StartedServer): Promise<void> {
 }
 
 let root: string;
-beforeAll(async () => (root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-backup-'))));
-afterAll(() => rm(root, { recursive: true, force: true }));
+/** The server the backup and the refusals go to, started once: neither case depends on the state the other leaves. */
+let server: StartedServer;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'hindsight-backup-'));
+  server = await startBuiltServer(path.join(root, 'data'), ENV);
+}, 60_000);
+afterAll(async () => {
+  if (server) await stop(server);
+  await rm(root, { recursive: true, force: true });
+});
 
 it('backs up the running engine at one instant; a server on the copy finds the data', async () => {
-  const dataDir = path.join(root, 'data');
   const target = path.join(root, 'backup-1');
-  const server = await startBuiltServer(dataDir, ENV);
-  try {
-    expect((await gql(server, `mutation { createSession(input: { sessionId: "s1" }) { sessionId } }`)).errors).toBe(
-      undefined,
-    );
-    const agent = `mutation { upsertAgent(sessionId: "s1", input: { agentId: "agent", agentData: {} }) { agentId } }`;
-    expect((await gql(server, agent)).errors).toBe(undefined);
-    expect((await gql(server, WRITE, { content: 'before' })).errors).toBe(undefined);
+  expect((await gql(server, `mutation { createSession(input: { sessionId: "s1" }) { sessionId } }`)).errors).toBe(
+    undefined,
+  );
+  const agent = `mutation { upsertAgent(sessionId: "s1", input: { agentId: "agent", agentData: {} }) { agentId } }`;
+  expect((await gql(server, agent)).errors).toBe(undefined);
+  expect((await gql(server, WRITE, { content: 'before' })).errors).toBe(undefined);
 
-    const backup = await gql(server, BACKUP, { directory: target });
-    expect(backup).toEqual({
-      data: {
-        backupDataDir: {
-          directory: target,
-          files: [expect.stringMatching(/^snapshot-/), expect.any(String), 'engine-id'],
-        },
+  const backup = await gql(server, BACKUP, { directory: target });
+  expect(backup).toEqual({
+    data: {
+      backupDataDir: {
+        directory: target,
+        files: [expect.stringMatching(/^snapshot-/), expect.any(String), 'engine-id'],
       },
-    });
-    expect((await readdir(target)).sort()).toEqual([...backup.data.backupDataDir.files].sort());
-    expect((await gql(server, WRITE, { content: 'after' })).errors).toBe(undefined);
-  } finally {
-    await stop(server);
-  }
+    },
+  });
+  expect((await readdir(target)).sort()).toEqual([...backup.data.backupDataDir.files].sort());
+  expect((await gql(server, WRITE, { content: 'after' })).errors).toBe(undefined);
 
   const restored = await startBuiltServer(target, ENV);
   try {
@@ -71,23 +73,17 @@ it('backs up the running engine at one instant; a server on the copy finds the d
 }, 60_000);
 
 it('refuses a relative, existing or parentless directory and a non-admin caller, writing nothing', async () => {
-  const dataDir = path.join(root, 'data-2');
   const existing = path.join(root, 'existing');
   await mkdir(existing);
-  const server = await startBuiltServer(dataDir, ENV);
-  try {
-    const refused = async (directory: string, key?: string) =>
-      (await gql(server, BACKUP, { directory }, key)).errors?.[0].extensions;
-    expect(await refused('relative/backup')).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
-    expect(await refused(existing)).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
-    expect(await refused(path.join(root, 'missing', 'backup'))).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
-    expect(await refused(path.join(root, 'by-writer'), 'writer-key')).toEqual({ code: 'FORBIDDEN' });
-    expect(await readdir(existing)).toEqual([]);
-    expect(existsSync(path.join(root, 'by-writer'))).toBe(false);
-  } finally {
-    await stop(server);
-  }
-}, 60_000);
+  const refused = async (directory: string, key?: string) =>
+    (await gql(server, BACKUP, { directory }, key)).errors?.[0].extensions;
+  expect(await refused('relative/backup')).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
+  expect(await refused(existing)).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
+  expect(await refused(path.join(root, 'missing', 'backup'))).toEqual({ code: 'BAD_USER_INPUT', field: 'directory' });
+  expect(await refused(path.join(root, 'by-writer'), 'writer-key')).toEqual({ code: 'FORBIDDEN' });
+  expect(await readdir(existing)).toEqual([]);
+  expect(existsSync(path.join(root, 'by-writer'))).toBe(false);
+});
 
 it('refuses when the database is not the embedded engine', async () => {
   const app = await createTestApp();

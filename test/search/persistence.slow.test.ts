@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Document } from 'mongodb';
@@ -494,56 +494,68 @@ describeInProcessIndex('search index snapshots under DATA_DIR', () => {
     ['keyword index', (dir) => path.join(dir, fileEnding(dir, '.data'))],
     ['manifest', (dir) => path.join(dir, 'snapshot.json')],
   ];
-  it.each([
-    ...files.flatMap(([kind, fileOf]) =>
-      damages.map(([how, damage]): [string, (dir: string) => string] => [
-        `${how} ${kind} file`,
-        (dir) => {
-          const file = fileOf(dir);
-          damage(file);
+  describe('a damaged snapshot', () => {
+    // Every case damages a copy of one saved snapshot: the index built, answered and saved once.
+    let saved: { dir: string; before: unknown[] };
+    beforeAll(async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-snapshots-saved-'));
+      const first = await loaded(searchIndexes({ persistDir: dir }));
+      const before = await answers(first);
+      await first.saveSpaces(() => true);
+      saved = { dir, before };
+    });
+    afterAll(() => saved && rmSync(saved.dir, { recursive: true, force: true }));
+
+    it.each([
+      ...files.flatMap(([kind, fileOf]) =>
+        damages.map(([how, damage]): [string, (dir: string) => string] => [
+          `${how} ${kind} file`,
+          (dir) => {
+            const file = fileOf(dir);
+            damage(file);
+            return file;
+          },
+        ]),
+      ),
+      [
+        'a section of the manifest moved, still valid JSON',
+        (dir: string) => {
+          // What a flipped digit can do: the file is still JSON, the section still within the data file, so the keyword
+          // index reads other bytes as its documents' lengths.
+          const file = path.join(dir, 'snapshot.json');
+          const manifest = JSON.parse(readFileSync(file, 'utf8')) as {
+            sections: Array<{ name: string; offset: number }>;
+          };
+          manifest.sections.find((section) => section.name === 'keywords.lengths')!.offset += 8;
+          writeFileSync(file, JSON.stringify(manifest));
           return file;
         },
-      ]),
-    ),
-    [
-      'a section of the manifest moved, still valid JSON',
-      (dir: string) => {
-        // What a flipped digit can do: the file is still JSON, the section still within the data file, so the keyword
-        // index reads other bytes as its documents' lengths.
-        const file = path.join(dir, 'snapshot.json');
-        const manifest = JSON.parse(readFileSync(file, 'utf8')) as {
-          sections: Array<{ name: string; offset: number }>;
-        };
-        manifest.sections.find((section) => section.name === 'keywords.lengths')!.offset += 8;
-        writeFileSync(file, JSON.stringify(manifest));
-        return file;
-      },
-    ],
-    [
-      'a manifest damaged mid-way',
-      (dir: string) => {
-        const file = path.join(dir, 'snapshot.json');
-        writeFileSync(file, '{"format": 1, "iden');
-        return file;
-      },
-    ],
-  ])('%s: the space is rebuilt from MongoDB with a log line, never served from the file', async (_case, damage) => {
-    const first = await loaded(searchIndexes());
-    const before = await answers(first);
-    await first.saveSpaces(() => true);
-    const file = damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
-    const { logger, lines } = capturingLogger();
-    const restarted = await loaded(searchIndexes({ logger }));
-    const warnings = lines.filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
-    expect(warnings).toEqual([
-      expect.objectContaining({ level: 'warn', space: SPACE.name, reason: expect.stringContaining(file) }),
-    ]);
-    expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
-    expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
-    // Exact and keyword answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are
-    // not compared. The space's answers come first: 8 queries by vector (ANN, exact), then 4 by keyword.
-    const exactAndKeyword = (all: unknown[]) => all.slice(0, 20).filter((_, i) => i >= 16 || i % 2 === 1);
-    expect(exactAndKeyword(await answers(restarted))).toEqual(exactAndKeyword(before));
+      ],
+      [
+        'a manifest damaged mid-way',
+        (dir: string) => {
+          const file = path.join(dir, 'snapshot.json');
+          writeFileSync(file, '{"format": 1, "iden');
+          return file;
+        },
+      ],
+    ])('%s: the space is rebuilt from MongoDB with a log line, never served from the file', async (_case, damage) => {
+      cpSync(saved.dir, dataDir, { recursive: true });
+      const before = saved.before;
+      const file = damage(snapshotDir(dataDir, database.db.databaseName, SPACE.name));
+      const { logger, lines } = capturingLogger();
+      const restarted = await loaded(searchIndexes({ logger }));
+      const warnings = lines.filter((line) => line.message === 'search snapshot not used: rebuilding from MongoDB');
+      expect(warnings).toEqual([
+        expect.objectContaining({ level: 'warn', space: SPACE.name, reason: expect.stringContaining(file) }),
+      ]);
+      expect(lines.find((line) => line.message === 'search space built')).toMatchObject({ space: SPACE.name });
+      expect(lines.find((line) => line.message === 'search space restored')).toMatchObject({ space: OTHER.name });
+      // Exact and keyword answers are the same; the rebuilt graph may differ from the saved one, so ANN answers are
+      // not compared. The space's answers come first: 8 queries by vector (ANN, exact), then 4 by keyword.
+      const exactAndKeyword = (all: unknown[]) => all.slice(0, 20).filter((_, i) => i >= 16 || i % 2 === 1);
+      expect(exactAndKeyword(await answers(restarted))).toEqual(exactAndKeyword(before));
+    });
   });
 
   it('a snapshot saved for another embedder or space definition is rebuilt', async () => {
