@@ -58,6 +58,8 @@ export class ChangeStreamCursor {
   closed = false;
   /** killCursors ran while a getMore waited. */
   killed = false;
+  /** Ends the wait of the getMore waiting for events, if one is. */
+  private wakeWaiting?: () => void;
   private readonly inScope = new Map<number, boolean>();
 
   constructor(
@@ -106,9 +108,20 @@ export class ChangeStreamCursor {
     return resumeToken(this.log.dataDirId, this.position);
   }
 
-  /** Waits until an event after the position is visible, or `ms`. */
+  /** Waits until an event after the position is visible, or `ms`, or the cursor is killed. */
   wait(ms: number): Promise<void> {
-    return this.log.waitBeyond(this.position, ms);
+    const { done, wake } = this.log.waitBeyond(this.position, ms);
+    this.wakeWaiting = wake;
+    return done;
+  }
+
+  /**
+   * killCursors: a getMore waiting for events answers CursorKilled at once, as mongod interrupts it, rather than at
+   * the end of its maxTimeMS (a client closing its stream waited that long for the getMore in flight).
+   */
+  kill(): void {
+    this.killed = true;
+    this.wakeWaiting?.();
   }
 
   private watches(seq: number): boolean {

@@ -141,11 +141,12 @@ export class ChangeLog {
     this.release();
   }
 
-  /** Resolves when an event after `seq` is visible, or after `ms`, or on `release`. */
-  waitBeyond(seq: number, ms: number): Promise<void> {
-    if (this.published > seq) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = (): void => {
+  /** `done` resolves when an event after `seq` is visible, or after `ms`, or on `release` or `wake`. */
+  waitBeyond(seq: number, ms: number): { done: Promise<void>; wake: () => void } {
+    if (this.published > seq) return { done: Promise.resolve(), wake: () => undefined };
+    let wake: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      wake = (): void => {
         clearTimeout(timer);
         this.waiters.delete(wake);
         resolve();
@@ -153,6 +154,7 @@ export class ChangeLog {
       const timer = setTimeout(wake, ms);
       this.waiters.add(wake);
     });
+    return { done, wake };
   }
 
   /** Wakes every waiting stream (new events, or the engine is closing). */

@@ -112,7 +112,7 @@ export class CursorManager {
       const key = id.toString();
       const stream = this.streams.get(key);
       if (stream) {
-        stream.stream.killed = true;
+        stream.stream.kill();
         this.streams.delete(key);
       }
       (this.open.delete(key) || stream ? killed : notFound).push(id);

@@ -234,6 +234,37 @@ test('a getMore waits for a write made meanwhile and returns it', async () => {
   await stream.close();
 }, 20_000);
 
+test('killCursors ends a getMore waiting for events at once with 237 CursorKilled; closing a stream does not wait', async () => {
+  const { client } = await start(await tempDir());
+  const db = client.db('app');
+  const opened = await db.command(
+    { aggregate: 'items', pipeline: [{ $changeStream: {} }], cursor: {} },
+    { promoteLongs: false },
+  );
+  const id = opened.cursor.id;
+  const started = Date.now();
+  // A second client: the driver sends killCursors on another connection while the getMore waits, as a closing stream does.
+  const waiting = db.command({ getMore: id, collection: 'items', maxTimeMS: 5000 }).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const killed = await db.command({ killCursors: 'items', cursors: [id] });
+  expect(killed.cursorsKilled.map(String)).toEqual([String(id)]);
+  const error = await waiting;
+  expect(error).toBeInstanceOf(MongoServerError);
+  expect((error as MongoServerError).code).toBe(237);
+  expect(Date.now() - started).toBeLessThan(2000);
+
+  const stream = db.collection<Item>('items').watch([], { maxAwaitTimeMS: 5000 });
+  const reading = stream.tryNext().catch(() => null);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const closing = Date.now();
+  await stream.close();
+  await reading;
+  expect(Date.now() - closing).toBeLessThan(2000);
+}, 20_000);
+
 test('dropping the collection returns drop then invalidate and closes the stream; startAfter the invalidate goes on', async () => {
   const { client } = await start(await tempDir());
   const coll = client.db('app').collection<Item>('items');
