@@ -34,7 +34,7 @@ interface Delivery {
 
 /**
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on /graphql. The key comes in
- * `connectionParams.authorization` (`Bearer <key>`) and applies to the whole connection: none or a bad one closes it
+ * `connectionParams.authorization` (`Bearer <key>`; see authorizationOf) and applies to the whole connection: none or a bad one closes it
  * with 4401. Each event runs the operation in a fresh context of the caller's role and tenant database, once for all
  * subscribers of the same operation.
  */
@@ -62,8 +62,7 @@ export class SubscriptionServer {
       {
         schema,
         onConnect: async (ctx) => {
-          const authorization = ctx.connectionParams?.authorization;
-          const caller = await callerOf(typeof authorization === 'string' ? authorization : undefined, deps.keys);
+          const caller = await callerOf(authorizationOf(ctx.connectionParams), deps.keys);
           if (!caller) {
             ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: send connectionParams.authorization');
             return false;
@@ -332,6 +331,20 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
     return this;
   }
+}
+
+/**
+ * The key a connection sends: `authorization` in its connectionParams, in any case, or in their `headers` object: the
+ * shapes apps send (`{ authorization }`, `{ Authorization }`, and `{ headers: { Authorization } }`, Hasura's).
+ */
+function authorizationOf(params: Record<string, unknown> | undefined): string | undefined {
+  for (const holder of [params, params?.headers]) {
+    if (typeof holder !== 'object' || holder === null) continue;
+    for (const [name, value] of Object.entries(holder)) {
+      if (name.toLowerCase() === 'authorization' && typeof value === 'string') return value;
+    }
+  }
+  return undefined;
 }
 
 /** Hands WebSocket upgrades of /graphql to `subscriptions`; refuses any other path. */

@@ -188,6 +188,20 @@ describe('subscriptions and API keys', () => {
     await client.dispose();
   });
 
+  it.each([
+    ['Authorization', (key: string) => ({ Authorization: `Bearer ${key}` })],
+    ['headers.authorization', (key: string) => ({ headers: { authorization: `Bearer ${key}` } })],
+    ['headers.Authorization', (key: string) => ({ headers: { Authorization: `Bearer ${key}` } })],
+  ])('takes the key as connectionParams.%s too; a wrong one there still closes with 4401', async (_name, params) => {
+    const client = wsClient(url, undefined, params('alpha-key'));
+    const answered = subscribe(client, SubscriptionsSourceDocument, {});
+    expect((await answered.next()).data?.serverInfo.subscriptions).toEqual({ source: 'CHANGE_STREAM' });
+    await client.dispose();
+    const refused = wsClient(url, undefined, params('nope'));
+    expect(await refused.closed).toBe(4401);
+    await refused.dispose();
+  });
+
   it("a tenant's subscriber sees its tenant's writes and not another's, the same operation as another tenant's", async () => {
     const alpha = { caller: { role: 'admin' as const, tenant: 'alpha', keyId: null } };
     const beta = { caller: { role: 'admin' as const, tenant: 'beta', keyId: null } };

@@ -3,14 +3,21 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { ExecutionResult, Operation } from './app';
 
-/** A graphql-ws client of the server at `httpUrl` (its /graphql), with `key` as connectionParams.authorization. */
-export function wsClient(httpUrl: string, key?: string): Client & { closed: Promise<number> } {
+/**
+ * A graphql-ws client of the server at `httpUrl` (its /graphql), with `key` as connectionParams.authorization (or
+ * the `connectionParams` given).
+ */
+export function wsClient(
+  httpUrl: string,
+  key?: string,
+  connectionParams: Record<string, unknown> = key ? { authorization: `Bearer ${key}` } : {},
+): Client & { closed: Promise<number> } {
   let closedWith: (code: number) => void = () => undefined;
   const closed = new Promise<number>((resolve) => (closedWith = resolve));
   const client = createClient({
     url: httpUrl.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,
-    connectionParams: key ? { authorization: `Bearer ${key}` } : {},
+    connectionParams,
     lazy: false,
     retryAttempts: 0,
     // Tests read the close code from `closed`; the default would print the close event.
