@@ -28,6 +28,13 @@ async function connectStdio(env: Record<string, string>): Promise<Client> {
   return client;
 }
 
+let writerA: Promise<Client> | undefined;
+/** One relay with writer A's key, shared by the cases that need no fresh process of their own. */
+function writerRelay(): Promise<Client> {
+  writerA ??= connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+  return writerA;
+}
+
 beforeAll(async () => {
   app = await createTestApp({ config: { apiKeys: MCP_API_KEYS } });
   base = await app.server.listen(0, '127.0.0.1');
@@ -41,7 +48,7 @@ afterAll(async () => {
 
 describe('MCP over stdio (the built npm run mcp entry)', () => {
   it('relays to HINDSIGHT_URL with HINDSIGHT_API_KEY: lists the tools and calls each', async () => {
-    const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+    const writer = await writerRelay();
     expect((await writer.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
       TOOLS.map((tool) => tool.name).sort(),
     );
@@ -50,7 +57,7 @@ describe('MCP over stdio (the built npm run mcp entry)', () => {
   });
 
   it('answers bad arguments with a tool error naming the argument, and writes nothing', async () => {
-    const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+    const writer = await writerRelay();
     await expectBadArgumentsRefused(writer, await app.deps.tenantDb('alpha'));
   });
 
