@@ -35,12 +35,20 @@ function writerRelay(): Promise<Client> {
   return writerA;
 }
 
+let embedded: Promise<Client>;
+
 beforeAll(async () => {
+  // The embedded relay's start (its own engine on DATA_DIR) runs while the app starts and the relay cases run.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-mcp-'));
+  dataDirs.push(dataDir);
+  embedded = connectStdio({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn' });
+  embedded.catch(() => undefined);
   app = await createTestApp({ config: { apiKeys: MCP_API_KEYS } });
   base = await app.server.listen(0, '127.0.0.1');
 });
 
 afterAll(async () => {
+  await embedded?.catch(() => undefined);
   await Promise.all(clients.map((client) => client.close()));
   await app.close();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
@@ -75,9 +83,7 @@ describe('MCP over stdio (the built npm run mcp entry)', () => {
   });
 
   it('without HINDSIGHT_URL serves an embedded Hindsight on DATA_DIR', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-mcp-'));
-    dataDirs.push(dataDir);
-    const client = await connectStdio({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn' });
+    const client = await embedded;
     const recorded = await toolValue(client, 'record_experience', experienceArgs('Embedded stdio experience'));
     const hits = await toolValue(client, 'search_experiences', { query: 'embedded stdio', mode: 'KEYWORD' });
     expect(hits[0].experience.experienceId).toBe(recorded.experienceId);
