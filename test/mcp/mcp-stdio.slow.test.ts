@@ -28,12 +28,27 @@ async function connectStdio(env: Record<string, string>): Promise<Client> {
   return client;
 }
 
+let writerA: Promise<Client> | undefined;
+/** One relay with writer A's key, shared by the cases that need no fresh process of their own. */
+function writerRelay(): Promise<Client> {
+  writerA ??= connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+  return writerA;
+}
+
+let embedded: Promise<Client>;
+
 beforeAll(async () => {
+  // The embedded relay's start (its own engine on DATA_DIR) runs while the app starts and the relay cases run.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-mcp-'));
+  dataDirs.push(dataDir);
+  embedded = connectStdio({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn' });
+  embedded.catch(() => undefined);
   app = await createTestApp({ config: { apiKeys: MCP_API_KEYS } });
   base = await app.server.listen(0, '127.0.0.1');
 });
 
 afterAll(async () => {
+  await embedded?.catch(() => undefined);
   await Promise.all(clients.map((client) => client.close()));
   await app.close();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
@@ -41,7 +56,7 @@ afterAll(async () => {
 
 describe('MCP over stdio (the built npm run mcp entry)', () => {
   it('relays to HINDSIGHT_URL with HINDSIGHT_API_KEY: lists the tools and calls each', async () => {
-    const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+    const writer = await writerRelay();
     expect((await writer.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
       TOOLS.map((tool) => tool.name).sort(),
     );
@@ -50,7 +65,7 @@ describe('MCP over stdio (the built npm run mcp entry)', () => {
   });
 
   it('answers bad arguments with a tool error naming the argument, and writes nothing', async () => {
-    const writer = await connectStdio({ HINDSIGHT_URL: base, HINDSIGHT_API_KEY: MCP_KEYS.writerA });
+    const writer = await writerRelay();
     await expectBadArgumentsRefused(writer, await app.deps.tenantDb('alpha'));
   });
 
@@ -68,9 +83,7 @@ describe('MCP over stdio (the built npm run mcp entry)', () => {
   });
 
   it('without HINDSIGHT_URL serves an embedded Hindsight on DATA_DIR', async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-mcp-'));
-    dataDirs.push(dataDir);
-    const client = await connectStdio({ DATA_DIR: dataDir, EMBEDDINGS_PROVIDER: 'hash', LOG_LEVEL: 'warn' });
+    const client = await embedded;
     const recorded = await toolValue(client, 'record_experience', experienceArgs('Embedded stdio experience'));
     const hits = await toolValue(client, 'search_experiences', { query: 'embedded stdio', mode: 'KEYWORD' });
     expect(hits[0].experience.experienceId).toBe(recorded.experienceId);

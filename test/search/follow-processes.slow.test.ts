@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { print } from 'graphql';
 import { ROOT, spawnServer, type SpawnedServer } from '../support/build';
-import { postGraphQL, type Operation } from '../support/app';
+import type { Operation } from '../support/app';
+import { postGraphQL } from '../support/http';
 import {
   DeleteExperienceDocument,
   RecordExperienceDocument,

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { compiled, spawnServer } from '../support/build';
-import { postGraphQL } from '../support/app';
+import { postGraphQL } from '../support/http';
 
 /** `npm run keys -- <args>` as the built CLI, on `dataDir`. */
 function keys(dataDir: string, ...args: string[]) {

@@ -12,6 +12,9 @@ import { createServer, type HindsightServer } from '../../src/http/server';
 import { openTestDatabase, type TestDatabase } from './db';
 import { testTarget } from './target';
 
+// Here too for the files that build an app; files that only spawn the built server import ./http, without the app.
+export { postGraphQL } from './http';
+
 export interface ExecutionResult<TData = Record<string, any>> {
   data?: TData | null;
   errors?: readonly GraphQLFormattedError[];
@@ -143,19 +146,4 @@ export async function stopFollowing(app: TestApp): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await index.stopFollowing();
-}
-
-/** POSTs a GraphQL body over real HTTP; `key` goes in `Authorization: Bearer`. */
-export async function postGraphQL(
-  url: string,
-  body: unknown,
-  key?: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; body: any }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, headers: response.headers, body: await response.json() };
 }
