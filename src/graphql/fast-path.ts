@@ -162,9 +162,9 @@ class LruCache<V> {
  * Apollo's plugins add (wellFormedInputPlugin's, before anything runs).
  *
  * Whatever could answer differently goes to Apollo untouched, before anything runs: other content-types or Accept
- * values, extensions but Apollo Client's `clientLibrary` (persisted queries, say), documents that do not parse, validate or pass the limits, subscriptions, a write text's
- * first request, operations graphql-jit cannot (or may not: too long) compile, mutations with an ill-formed variable,
- * and variables that do not coerce.
+ * values, extensions but Apollo Client's `clientLibrary` (persisted queries, say), documents that do not parse,
+ * validate or pass the limits, subscriptions, a write text's first request, operations graphql-jit cannot (or may not:
+ * too long) compile, mutations with an ill-formed variable, and variables that do not coerce.
  */
 export class FastPath {
   private readonly queries = new LruCache<CachedQuery>(MAX_CACHED_QUERIES, MAX_CACHED_CHARS);

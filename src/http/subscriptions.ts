@@ -34,14 +34,14 @@ interface Delivery {
 
 /**
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on /graphql. The key comes in
- * `connectionParams.authorization` (`Bearer <key>`; see authorizationOf) and applies to the whole connection: none or a bad one closes it
- * with 4401. Each event runs the operation in a fresh context of the caller's role and tenant database, once for all
+ * `connectionParams.authorization` (`Bearer <key>`; see authorizationOf) and applies to the whole connection: none or
+ * a bad one closes it with 4401. Each event runs the operation in a fresh context of the caller's role and tenant database, once for all
  * subscribers of the same operation.
  */
 export class SubscriptionServer {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly shared = new Map<string, SharedOperation>();
-  /** Each subscription's delivery, by its execution arguments (the object graphql-ws hands to `context` and `subscribe`). */
+  /** Each subscription's delivery, by the execution arguments graphql-ws hands to `context`, then to `subscribe`. */
   private readonly deliveries = new WeakMap<ExecutionArgs, Delivery>();
   private readonly disposable: { dispose(): void | Promise<void> };
 
@@ -290,9 +290,9 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
    * would send, without its per-subscriber encoding and await. Messages keep their order on the socket.
    */
   send(payload: string): void {
-    const socket = this.delivery?.socket;
-    if (this.done || !socket || socket.readyState !== socket.OPEN) return;
-    socket.send(`{"id":${this.delivery!.idJson},"type":"next","payload":${payload}}`);
+    const { delivery } = this;
+    if (this.done || !delivery || delivery.socket.readyState !== delivery.socket.OPEN) return;
+    delivery.socket.send(`{"id":${delivery.idJson},"type":"next","payload":${payload}}`);
   }
 
   push(result: ExecutionResult): void {
