@@ -56,6 +56,8 @@ export interface FollowOptions {
 /** A consumer's view of a collection's events: an async iterator whose `return()` leaves at once. */
 export interface ChangeFeed extends AsyncIterableIterator<ChangeEvent> {
   return(): Promise<IteratorResult<ChangeEvent>>;
+  /** Whether an event that `test` accepts has arrived and waits to be read. */
+  queued(test: (event: ChangeEvent) => boolean): boolean;
 }
 
 /**
@@ -370,6 +372,10 @@ class Consumer implements ChangeFeed {
     this.queue.length = 0;
     this.waiting?.({ value: undefined, done: true });
     this.waiting = null;
+  }
+
+  queued(test: (event: ChangeEvent) => boolean): boolean {
+    return this.queue.some(test);
   }
 
   next(): Promise<IteratorResult<ChangeEvent>> {

@@ -4,6 +4,7 @@ import { createContext } from '../../src/context';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { silentLogger } from '../../src/logger';
 import { loadConfig } from '../../src/config';
+import { SessionRepository } from '../../src/modules/sessions/session.repository';
 import { createTestApp, type TestApp } from '../support/app';
 import {
   AppendMessageDocument,
@@ -72,6 +73,51 @@ describe('subscriptions over graphql-ws', () => {
     expect(received.map((message) => message?.text)).toEqual(batch(30, 20).map((input) => input.content));
     sub.unsubscribe();
     await client.dispose();
+  });
+
+  it('reads the messages of writes that arrived together once, in order', async () => {
+    await sessionWithAgent(app, 'live-burst');
+    const client = wsClient(url);
+    const appended = subscribe(client, MessageAppendedDocument, { sessionId: 'live-burst', agentId: 'a1' });
+    // Every event reaches all consumers of the stream at once: this one's deliveries show what the other has queued.
+    const updated = subscribe(client, SessionUpdatedDocument, { id: 'live-burst' });
+    await waitUntil(() => app.server.subscriptions.subscribers === 2);
+    // The first read waits until five more writes have arrived behind it.
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const read = SessionRepository.prototype.messagesAfter;
+    const reads = jest.spyOn(SessionRepository.prototype, 'messagesAfter').mockImplementation(async function (
+      this: SessionRepository,
+      ...args
+    ) {
+      await gate;
+      return read.apply(this, args);
+    });
+    try {
+      const texts = Array.from({ length: 6 }, (_, i) => `b${i}`);
+      for (const text of texts) {
+        await app.run(AppendMessageDocument, {
+          sessionId: 'live-burst',
+          agentId: 'a1',
+          input: { role: 'USER', content: text },
+        });
+      }
+      for (let i = 0; i < texts.length; i++) await updated.next();
+      release();
+      const received = [];
+      for (let i = 0; i < texts.length; i++) received.push((await appended.next()).data?.messageAppended?.text);
+      expect(received).toEqual(texts);
+      // The held read returned all six. Of the five events queued behind it, only the last reads again (and finds
+      // none): one read per event would make six, within milliseconds of the release.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(appended.results).toHaveLength(texts.length);
+    } finally {
+      reads.mockRestore();
+      appended.unsubscribe();
+      updated.unsubscribe();
+      await client.dispose();
+    }
   });
 
   it('delivers each selected entity in a fresh context: a second update shows the new metadata', async () => {

@@ -37,8 +37,10 @@ export class SubscriptionService {
     const feed = await this.sessions.followChanges(this.changes);
     // Read after the stream is open, so no message falls between the two.
     let last = await this.sessions.lastMessageId(sessionId, agentId);
+    const ofSession = (event: ChangeEvent) => event.id === sessionId && isWrite(event);
     return selectFromFeed(feed, async (event) => {
-      if (event.id !== sessionId || !isWrite(event)) return [];
+      // A later write of the session that has already arrived reads this one's messages too: one read for a burst.
+      if (!ofSession(event) || feed.queued(ofSession)) return [];
       // Only the new messages, not the session (whose messages grow with every append).
       const appended = await this.sessions.messagesAfter(sessionId, agentId, last);
       last = Math.max(last, ...appended.map((message) => Number(message.message_id)));
