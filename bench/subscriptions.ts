@@ -17,6 +17,8 @@ const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const CONNECTIONS = 10;
 const RATE = 500;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Seconds of appends before the measured ones (see measureSubscriptions). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 /** Appends awaiting their answer at most: past it the sender waits (and `achievedRate` shows it). */
 const IN_FLIGHT = 32;
 
@@ -46,14 +48,53 @@ export interface SubscriptionFigures {
   clientCpuMsPerAppend: number;
 }
 
-const APPEND = `mutation ($content: JSON!) {
-  appendMessage(sessionId: "bench", agentId: "a1", input: { role: USER, content: $content }) { messageId }
+const APPEND = `mutation ($sessionId: ID!, $content: JSON!) {
+  appendMessage(sessionId: $sessionId, agentId: "a1", input: { role: USER, content: $content }) { messageId }
 }`;
 
 function countReceived(received: Map<number, number[]>): number {
   let count = 0;
   for (const times of received.values()) count += times.length;
   return count;
+}
+
+/**
+ * Sends `count` appends to agent a1 of `sessionId` at RATE per second, at most IN_FLIGHT awaiting their answer,
+ * and resolves with the rate they were acknowledged at once all are; `acknowledged` gets each one's message id and
+ * when it was sent.
+ */
+async function offerAppends(
+  url: string,
+  sessionId: string,
+  count: number,
+  acknowledged: (messageId: number, sentAt: number) => void,
+): Promise<number> {
+  const started = performance.now();
+  const appends: Promise<void>[] = [];
+  const pending = new Set<Promise<void>>();
+  for (let i = 0; i < count; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (pending.size >= IN_FLIGHT) await Promise.race(pending);
+    // Variables, as client libraries send them: the operation's text is the same for every append.
+    const sentAt = performance.now();
+    const append = postGraphQL(url, APPEND, { sessionId, content: `m${i}` }).then((data) =>
+      acknowledged(data.appendMessage.messageId, sentAt),
+    );
+    pending.add(append);
+    void append.finally(() => pending.delete(append));
+    appends.push(append);
+  }
+  await Promise.all(appends);
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** Waits until `expected` events have been received, or 5 s. */
+async function delivered(received: Map<number, number[]>, expected: number): Promise<void> {
+  const deadline = performance.now() + 5000;
+  while (countReceived(received) < expected && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 export async function measureSubscriptions(log: (line: string) => void): Promise<SubscriptionFigures> {
@@ -63,61 +104,56 @@ export async function measureSubscriptions(log: (line: string) => void): Promise
     createClient({ url: server.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 }),
   );
   try {
-    await postGraphQL(server.url, 'mutation { createSession(input: { sessionId: "bench" }) { sessionId } }');
-    await postGraphQL(
-      server.url,
-      'mutation { upsertAgent(sessionId: "bench", input: { agentId: "a1", agentData: {} }) { agentId } }',
-    );
-    const received = new Map<number, number[]>();
-    const unsubscribes = Array.from({ length: SUBSCRIBERS }, (_, i) =>
-      clients[i % CONNECTIONS].subscribe<{ messageAppended: { messageId: number } }>(
-        { query: 'subscription { messageAppended(sessionId: "bench", agentId: "a1") { messageId } }' },
-        {
-          next: (result) => {
-            const id = result.data?.messageAppended.messageId;
-            if (id !== undefined) (received.get(id) ?? received.set(id, []).get(id)!).push(performance.now());
+    // SUBSCRIBERS subscribers of agent a1 of a new session `sessionId`, and the times each message's events arrived.
+    const subscribeToNew = async (sessionId: string) => {
+      await postGraphQL(server.url, `mutation { createSession(input: { sessionId: "${sessionId}" }) { sessionId } }`);
+      await postGraphQL(
+        server.url,
+        `mutation { upsertAgent(sessionId: "${sessionId}", input: { agentId: "a1", agentData: {} }) { agentId } }`,
+      );
+      const received = new Map<number, number[]>();
+      const unsubscribes = Array.from({ length: SUBSCRIBERS }, (_, i) =>
+        clients[i % CONNECTIONS].subscribe<{ messageAppended: { messageId: number } }>(
+          { query: `subscription { messageAppended(sessionId: "${sessionId}", agentId: "a1") { messageId } }` },
+          {
+            next: (result) => {
+              const id = result.data?.messageAppended.messageId;
+              if (id !== undefined) (received.get(id) ?? received.set(id, []).get(id)!).push(performance.now());
+            },
+            error: (error) => log(`subscriptions: subscriber error ${JSON.stringify(error)}`),
+            complete: () => undefined,
           },
-          error: (error) => log(`subscriptions: subscriber error ${JSON.stringify(error)}`),
-          complete: () => undefined,
-        },
-      ),
-    );
-    // No protocol message tells when the server has set a subscription up: let them settle.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+        ),
+      );
+      // No protocol message tells when the server has set a subscription up: let them settle.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return { received, unsubscribe: () => unsubscribes.forEach((unsubscribe) => unsubscribe()) };
+    };
 
+    // The same load on another session first, not counted: the server's JIT compiles its hot code in the first
+    // seconds (on its own threads, taking the cores the run measures), which a long-running server has done long
+    // before. The measured agent starts without messages all the same.
+    const warmup = await subscribeToNew('warmup');
+    await offerAppends(server.url, 'warmup', RATE * WARMUP_SECONDS, () => undefined);
+    await delivered(warmup.received, RATE * WARMUP_SECONDS * SUBSCRIBERS);
+    warmup.unsubscribe();
+
+    const { received, unsubscribe } = await subscribeToNew('bench');
     const acknowledged = new Map<number, number>();
     const sent = new Map<number, number>();
     const serverCpuBefore = processCpuMs(server.pid);
     const clientCpuBefore = process.cpuUsage();
-    const started = performance.now();
     const total = RATE * SECONDS;
-    const appends: Promise<void>[] = [];
-    const pending = new Set<Promise<void>>();
-    for (let i = 0; i < total; i++) {
-      const due = started + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      if (pending.size >= IN_FLIGHT) await Promise.race(pending);
-      // Variables, as client libraries send them: the operation's text is the same for every append.
-      const sentAt = performance.now();
-      const append = postGraphQL(server.url, APPEND, { content: `m${i}` }).then((data) => {
-        acknowledged.set(data.appendMessage.messageId, performance.now());
-        sent.set(data.appendMessage.messageId, sentAt);
-      });
-      pending.add(append);
-      void append.finally(() => pending.delete(append));
-      appends.push(append);
-    }
-    log(`subscriptions: ${total} appends sent`);
-    await Promise.all(appends);
-    const achievedRate = total / ((performance.now() - started) / 1000);
+    const achievedRate = await offerAppends(server.url, 'bench', total, (id, sentAt) => {
+      acknowledged.set(id, performance.now());
+      sent.set(id, sentAt);
+    });
+    log(`subscriptions: ${total} appends acknowledged`);
     const expected = total * SUBSCRIBERS;
-    const deadline = performance.now() + 5000;
-    while (countReceived(received) < expected && performance.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await delivered(received, expected);
     const serverCpuAfter = processCpuMs(server.pid);
     const clientCpu = process.cpuUsage(clientCpuBefore);
-    unsubscribes.forEach((unsubscribe) => unsubscribe());
+    unsubscribe();
 
     const latencies: number[] = [];
     const fromSent: number[] = [];
