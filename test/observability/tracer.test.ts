@@ -4,7 +4,15 @@ import { createLogger } from '../../src/logger';
 import { Tracer } from '../../src/observability/tracing';
 
 interface Received {
-  spans: Array<{ spanId: string; parentSpanId?: string; name: string; attributes: unknown[] }>;
+  spans: Array<{
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    name: string;
+    attributes: unknown[];
+    startTimeUnixNano: string;
+    endTimeUnixNano: string;
+  }>;
 }
 
 /** A collector that parses every export; `hold` keeps its answers back until released. */
@@ -67,6 +75,33 @@ describe('the tracer sends ended spans in batches', () => {
       'query Überblick 1299 "quoted" \\ 🚀',
     );
     expect(warnings).toEqual([]);
+  });
+
+  it("writes each span's times as decimal nanoseconds since the epoch, to the microsecond, and hex ids", async () => {
+    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0');
+    const before = BigInt(Date.now() - 1) * 1_000_000n;
+    // A span every few milliseconds for over a second: some start in the first 100 ms of a second (…0xxxxx µs).
+    const started = Date.now();
+    while (Date.now() - started < 1100) {
+      const span = tracer.startRoot('timed', {})!;
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      span.end();
+    }
+    const after = BigInt(Date.now() + 1) * 1_000_000n;
+    await tracer.flush();
+    tracer.close();
+    const received = collector.exports.flat();
+    expect(received.length).toBeGreaterThan(20);
+    for (const span of received) {
+      expect(span.startTimeUnixNano).toMatch(/^[1-9]\d{15}000$/);
+      expect(span.endTimeUnixNano).toMatch(/^[1-9]\d{15}000$/);
+      const start = BigInt(span.startTimeUnixNano);
+      const end = BigInt(span.endTimeUnixNano);
+      expect(start >= before && start < end && end <= after).toBe(true);
+      expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
+    }
+    expect(new Set(received.map((span) => span.traceId)).size).toBe(received.length);
   });
 
   it('while the collector does not answer, at most 8,192 spans wait: the oldest go, the newest are sent', async () => {
