@@ -107,10 +107,11 @@ describe('subscriptions over graphql-ws', () => {
       const received = [];
       for (let i = 0; i < texts.length; i++) received.push((await appended.next()).data?.messageAppended?.text);
       expect(received).toEqual(texts);
-      // The held read returned all six. Of the five events queued behind it, only the last reads again (and finds
-      // none): one read per event would make six, within milliseconds of the release.
+      // The held read returned all six. Of the events queued behind it, only the last reads again (and finds none);
+      // one read per event would make six, within milliseconds of the release. (One read in all if every event had
+      // arrived before the first was handled.)
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(reads).toHaveBeenCalledTimes(2);
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
       expect(appended.results).toHaveLength(texts.length);
     } finally {
       reads.mockRestore();
