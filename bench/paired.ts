@@ -83,10 +83,9 @@ const WARMUP_SECONDS = Number(process.env.WARMUP_SECONDS ?? 15);
 
 /**
  * `rounds` rounds of `seconds` of READ on each target (after 1 s of warm-up), once every server is at rest and has
- * had WARMUP_SECONDS of it. By default
- * the targets take turns, in a new order each round; `together` loads them all at once instead, each with its own
- * CONNECTIONS, so that they share the machine's state second by second: on a machine whose speed drifts within a
- * round, that leaves what each server costs per request as the difference between them.
+ * had WARMUP_SECONDS of it. By default the targets take turns, in a new order each round; `together` loads them all at
+ * once instead, each with its own CONNECTIONS, so that they share the machine's state second by second: on a machine
+ * whose speed drifts within a round, that leaves what each server costs per request as the difference between them.
  */
 export async function pairedRounds(
   targets: Target[],
