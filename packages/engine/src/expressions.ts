@@ -122,6 +122,83 @@ function compileIteration(
   return input && compiledBody ? { input, as, body: compiledBody } : undefined;
 }
 
+/** The `$max` of a list of plain numbers (null for an empty one); anything else is mingo's. */
+function maxOfNumbers(list: unknown): number | null {
+  if (!Array.isArray(list)) return notCompiled();
+  let best: number | null = null;
+  for (const value of list) {
+    if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
+    if (best === null || (value as number) >= best) best = value as number;
+  }
+  return best;
+}
+
+const hasOwn = (value: Doc, key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
+
+/**
+ * A field path's parts, each with how to read it from a plain object: a plain property read, unless an object's
+ * prototype has the name (`constructor`, `toString`), when only an own property counts.
+ */
+type PathParts = ReadonlyArray<{ key: string; inherited: boolean }>;
+
+function ownValue(value: Doc, part: PathParts[number]): unknown {
+  return !part.inherited || hasOwn(value, part.key) ? value[part.key] : undefined;
+}
+
+/**
+ * `maxOfNumbers` of the values a field path finds in `list`'s elements from `parts[from]` on, as resolvePath would
+ * list them, without building that list.
+ */
+function maxOfElements(list: unknown[], parts: PathParts, from: number): number | null {
+  let best: number | null = null;
+  for (const element of list) {
+    if (!isPlainObject(element)) {
+      if (Array.isArray(element)) notCompiled();
+      continue;
+    }
+    let value = ownValue(element, parts[from]);
+    for (let i = from + 1; i < parts.length && value !== undefined; i++) {
+      // An array further down would make this element's value a list, which is not a plain number.
+      if (Array.isArray(value)) notCompiled();
+      value = isPlainObject(value) ? ownValue(value, parts[i]) : undefined;
+    }
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
+    if (best === null || (value as number) >= best) best = value as number;
+  }
+  return best;
+}
+
+/**
+ * `$max` of a field path, bare or as `{ $ifNull: [path, []] }` (an append's next id: the maximum of an agent's
+ * message ids): where the path meets an array, the maximum is taken while walking its elements, without first
+ * building the list of their values (an allocation and a pass per write, as long as the agent's messages). The same
+ * answers as resolving the path and taking `maxOfNumbers` of it. Undefined for other operands.
+ */
+function maxAlongPath(operand: unknown): Compiled | undefined {
+  const empty = isPlainObject(operand) && Object.keys(operand).length === 1 ? operand.$ifNull : undefined;
+  const orEmpty =
+    Array.isArray(empty) && empty.length === 2 && Array.isArray(empty[1]) && empty[1].length === 0 ? empty : undefined;
+  const path = orEmpty ? orEmpty[0] : operand;
+  if (typeof path !== 'string' || !path.startsWith('$') || path.startsWith('$$')) return undefined;
+  const keys = path.slice(1).split('.');
+  if (keys.some((key) => !key || key.startsWith('$'))) return undefined;
+  const parts: PathParts = keys.map((key) => ({ key, inherited: key in Object.prototype }));
+  return (current) => {
+    let value = current;
+    for (let i = 0; i < parts.length; i++) {
+      if (Array.isArray(value)) return maxOfElements(value, parts, i);
+      if (!isPlainObject(value) || !hasOwn(value, parts[i].key)) {
+        value = undefined;
+        break;
+      }
+      value = value[parts[i].key];
+    }
+    // No array on the way: the path's own value.
+    return orEmpty && (value === undefined || value === null) ? null : maxOfNumbers(value);
+  };
+}
+
 const COMPARISONS: Record<string, (order: number) => boolean> = {
   $eq: (order) => order === 0,
   $ne: (order) => order !== 0,
@@ -199,15 +276,7 @@ function compileOperator(operator: string, args: unknown, bound: ReadonlySet<str
     case '$max':
       // The one-operand form over an array of plain numbers (what `{ $max: <array expression> }` reads).
       if (Array.isArray(args)) return undefined;
-      return unary(args, bound, (list) => {
-        if (!Array.isArray(list)) return notCompiled();
-        let best: number | null = null;
-        for (const value of list) {
-          if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
-          if (best === null || (value as number) >= best) best = value as number;
-        }
-        return best;
-      });
+      return maxAlongPath(args) ?? unary(args, bound, maxOfNumbers);
     case '$concatArrays': {
       // Shares the items, as mingo does: the result is stored beside the arrays it was built from.
       const compiled = compileArgs(args, Array.isArray(args) ? [args.length] : [], bound);
