@@ -63,11 +63,16 @@ const isFalsy = (value: unknown): boolean =>
 
 const VARIABLE_NAME = /^[a-z][A-Za-z0-9_]*$/;
 
+/** The keys of a field path (`$a.b`, not a variable's), or undefined for a path the compiled closures do not read. */
+function fieldPathKeys(path: string): string[] | undefined {
+  const keys = path.slice(1).split('.');
+  return keys.some((key) => !key || key.startsWith('$')) ? undefined : keys;
+}
+
 function compilePath(path: string, bound: ReadonlySet<string>): Compiled | undefined {
   if (!path.startsWith('$$')) {
-    const parts = path.slice(1).split('.');
-    if (parts.some((part) => !part || part.startsWith('$'))) return undefined;
-    return (current) => resolvePath(current, parts, 0);
+    const parts = fieldPathKeys(path);
+    return parts && ((current) => resolvePath(current, parts, 0));
   }
   const [name, ...parts] = path.slice(2).split('.');
   if (parts.some((part) => !part || part.startsWith('$'))) return undefined;
@@ -122,14 +127,17 @@ function compileIteration(
   return input && compiledBody ? { input, as, body: compiledBody } : undefined;
 }
 
+/** The larger of `best` and `value` (the later when equal), `value` being a plain number; anything else is mingo's. */
+function higher(best: number | null, value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) return notCompiled();
+  return best === null || value >= best ? value : best;
+}
+
 /** The `$max` of a list of plain numbers (null for an empty one); anything else is mingo's. */
 function maxOfNumbers(list: unknown): number | null {
   if (!Array.isArray(list)) return notCompiled();
   let best: number | null = null;
-  for (const value of list) {
-    if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
-    if (best === null || (value as number) >= best) best = value as number;
-  }
+  for (const value of list) best = higher(best, value);
   return best;
 }
 
@@ -162,9 +170,7 @@ function maxOfElements(list: unknown[], parts: PathParts, from: number): number 
       if (Array.isArray(value)) notCompiled();
       value = isPlainObject(value) ? ownValue(value, parts[i]) : undefined;
     }
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || Number.isNaN(value)) notCompiled();
-    if (best === null || (value as number) >= best) best = value as number;
+    if (value !== undefined) best = higher(best, value);
   }
   return best;
 }
@@ -181,18 +187,14 @@ function maxAlongPath(operand: unknown): Compiled | undefined {
     Array.isArray(empty) && empty.length === 2 && Array.isArray(empty[1]) && empty[1].length === 0 ? empty : undefined;
   const path = orEmpty ? orEmpty[0] : operand;
   if (typeof path !== 'string' || !path.startsWith('$') || path.startsWith('$$')) return undefined;
-  const keys = path.slice(1).split('.');
-  if (keys.some((key) => !key || key.startsWith('$'))) return undefined;
+  const keys = fieldPathKeys(path);
+  if (!keys) return undefined;
   const parts: PathParts = keys.map((key) => ({ key, inherited: key in Object.prototype }));
   return (current) => {
     let value = current;
-    for (let i = 0; i < parts.length; i++) {
+    for (let i = 0; i < parts.length && value !== undefined; i++) {
       if (Array.isArray(value)) return maxOfElements(value, parts, i);
-      if (!isPlainObject(value) || !hasOwn(value, parts[i].key)) {
-        value = undefined;
-        break;
-      }
-      value = value[parts[i].key];
+      value = isPlainObject(value) ? ownValue(value, parts[i]) : undefined;
     }
     // No array on the way: the path's own value.
     return orEmpty && (value === undefined || value === null) ? null : maxOfNumbers(value);
