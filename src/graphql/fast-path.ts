@@ -152,7 +152,8 @@ class LruCache<V> {
 }
 
 /**
- * Answers repeated queries and mutations without Apollo's request pipeline, with exactly the response Apollo would send.
+ * Answers repeated queries and mutations without Apollo's request pipeline, with exactly the response Apollo would
+ * send.
  *
  * Apollo's fixed cost per request (a sha256 of the query, content negotiation, header maps, the plugin hooks' promise
  * chain) was about a tenth of a small read's CPU. Here a query string is parsed and validated once (with the schema,

@@ -79,7 +79,8 @@ function queryLimits(config: Config): QueryLimits {
 
 /**
  * POST/GET /graphql (GET also serves the playground to browsers): the caller's key, the body, then the fast path
- * (src/graphql/fast-path.ts), which answers repeated operations without Apollo's pipeline with the same answer, else Apollo.
+ * (src/graphql/fast-path.ts), which answers repeated operations without Apollo's pipeline with the same answer, else
+ * Apollo.
  */
 export class GraphQLBridge implements Route {
   readonly path = '/graphql';

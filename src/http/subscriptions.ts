@@ -35,8 +35,8 @@ interface Delivery {
 /**
  * GraphQL subscriptions over WebSocket (the graphql-ws protocol) on /graphql. The key comes in
  * `connectionParams.authorization` (`Bearer <key>`; see authorizationOf) and applies to the whole connection: none or
- * a bad one closes it with 4401. Each event runs the operation in a fresh context of the caller's role and tenant database, once for all
- * subscribers of the same operation.
+ * a bad one closes it with 4401. Each event runs the operation in a fresh context of the caller's role and tenant
+ * database, once for all subscribers of the same operation.
  */
 export class SubscriptionServer {
   private readonly wss = new WebSocketServer({ noServer: true });
