@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnvKeys } from './auth/keys';
 import { redact, registerSecrets, uriPassword } from './redact';
+import { OTLP_PROTOCOLS, type OtlpProtocol } from './observability/otlp-encoding';
 
 /**
  * The only reader of the environment. Every variable is declared once in `VARIABLES` with a description,
@@ -54,6 +55,7 @@ export interface Config {
   rateLimitPerMin: number;
   logLevel: LogLevel;
   otlpEndpoint: string | undefined;
+  otlpProtocol: OtlpProtocol;
   otlpHeaders: Record<string, string>;
   serviceName: string;
   tracesSampler: TracesSampler;
@@ -470,7 +472,7 @@ export const VARIABLES = [
     secret: true,
     key: 'otlpEndpoint',
     description:
-      'OpenTelemetry collector (OTLP/HTTP, JSON): each request traced to <endpoint>/v1/traces; unset: no tracing at all.',
+      'OpenTelemetry collector (OTLP/HTTP): each request traced to <endpoint>/v1/traces; unset: no tracing at all.',
     expected: 'an http:// or https:// URL',
     parse: (raw) => {
       const value = optional(raw);
@@ -478,6 +480,18 @@ export const VARIABLES = [
         throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL', value);
       }
       return value?.replace(/\/+$/, '');
+    },
+  }),
+  define({
+    name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    key: 'otlpProtocol',
+    description: "The exports' encoding (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, when set, wins); grpc is not served.",
+    defaultText: 'http/protobuf',
+    expected: `one of ${OTLP_PROTOCOLS.join(', ')}`,
+    parse: (raw, env) => {
+      const traces = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL;
+      if (present(traces)) return oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', traces, OTLP_PROTOCOLS);
+      return present(raw) ? oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', raw, OTLP_PROTOCOLS) : 'http/protobuf';
     },
   }),
   define({

@@ -68,6 +68,19 @@ describe('config', () => {
     expect(config.tracesSamplerRatio).toBe(0.25);
   });
 
+  it("reads OTLP's protocol as OpenTelemetry's variables have it, and refuses grpc by name", () => {
+    expect(loadConfig({}).otlpProtocol).toBe('http/protobuf');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).otlpProtocol).toBe('http/json');
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })
+        .otlpProtocol,
+    ).toBe('http/protobuf');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/,
+    );
+  });
+
   it('.env.example and the README document every variable', () => {
     const root = path.resolve(__dirname, '..');
     const example = readFileSync(path.join(root, '.env.example'), 'utf8');

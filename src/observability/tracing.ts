@@ -3,22 +3,29 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Config, TracesSampler } from '../config';
 import type { Logger } from '../logger';
+import {
+  otlpEncoding,
+  type Attributes,
+  type AttributeValue,
+  type EndedSpan,
+  type OtlpEncoding,
+  type OtlpProtocol,
+} from './otlp-encoding';
 
 /**
- * OpenTelemetry traces, exported over OTLP/HTTP (JSON) while OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per GraphQL
+ * OpenTelemetry traces, exported over OTLP/HTTP (protobuf or JSON) while OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per GraphQL
  * request (named by its operation), with child spans for its database calls and embedding calls.
  *
  * The request's span is handed on explicitly (the request's lifetime carries it to its bound `Db` and to the signal
  * of its embedding calls), not through an async context: on Node 20 an AsyncLocalStorage hooks every promise of the
  * process, and with the SDK's span objects and export that cost a small read a third more CPU. Spans here are plain
- * records, each encoded to OTLP's JSON as it ends, written into the batch's buffer and sent in batches. Unset,
+ * records, each encoded (otlp-encoding.ts) into the batch's buffer as it ends and sent in batches. Unset,
  * `activeTracer()` is undefined and each recording site costs one check.
  *
  * Attributes never hold a secret or a user's data: no query text, variables, command bodies, texts or keys.
  */
 
-export type AttributeValue = string | number | boolean;
-export type Attributes = Record<string, AttributeValue>;
+export type { Attributes, AttributeValue } from './otlp-encoding';
 
 /** OTLP's span kinds. */
 export const SpanKind = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
@@ -49,33 +56,21 @@ function randomId(bytes: number): string {
 /** Now, in milliseconds since the epoch with sub-millisecond precision. */
 const now = (): number => performance.timeOrigin + performance.now();
 
-/**
- * OTLP's nanosecond timestamps, as decimal strings (they exceed a double's integers), to the microsecond. Written from
- * two small integers, seconds and microseconds: converting the whole microsecond count (16 digits) to a string took
- * V8's slow path for large numbers, a few µs per request.
- */
-function nanos(ms: number): string {
-  const micros = Math.round(ms * 1000);
-  const seconds = Math.floor(micros / 1e6);
-  if (seconds < 1) return `${micros}000`;
-  // The microseconds zero-padded to six digits: those of 1,000,000 + them, without the leading 1.
-  return `${seconds}${(micros - seconds * 1e6 + 1e6).toString().slice(1)}000`;
-}
-
 /** One span being recorded; `end` hands it to the tracer once. */
-export class Span {
-  private readonly start = now();
+export class Span implements EndedSpan {
+  readonly startMs = now();
+  endMs = 0;
+  failure: string | undefined;
   private ended = false;
-  private failure: string | undefined;
 
   constructor(
     private readonly tracer: Tracer,
     readonly traceId: string,
     readonly spanId: string,
-    private readonly parentSpanId: string | undefined,
+    readonly parentSpanId: string | undefined,
     public name: string,
-    private readonly kind: number,
-    private readonly attributes: Attributes,
+    readonly kind: number,
+    readonly attributes: Attributes,
   ) {}
 
   setAttribute(key: string, value: AttributeValue): void {
@@ -92,52 +87,18 @@ export class Span {
     this.failure = error instanceof Error ? error.name : 'error';
   }
 
-  /** Ends the span: encoded to OTLP's JSON at once (a string is all that waits for the export, not the span). */
+  /** Ends the span: encoded into the batch at once (its bytes are all that waits for the export, not the span). */
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    const parent = this.parentSpanId ? `,"parentSpanId":"${this.parentSpanId}"` : '';
-    const status = this.failure === undefined ? '{"code":0}' : `{"code":2,"message":${JSON.stringify(this.failure)}}`;
-    this.tracer.record(
-      `{"traceId":"${this.traceId}","spanId":"${this.spanId}"${parent},"name":${JSON.stringify(this.name)},` +
-        `"kind":${this.kind},"startTimeUnixNano":"${nanos(this.start)}","endTimeUnixNano":"${nanos(now())}",` +
-        `"attributes":${encodedAttributes(this.attributes)},"status":${status}}`,
-    );
+    this.endMs = now();
+    this.tracer.record(this);
   }
 }
-
-const encodedOnce = new WeakMap<Attributes, string>();
 
 /** Attributes many spans share (a database call's): frozen, and encoded once for all of them. */
 export function sharedAttributes(attributes: Attributes): Attributes {
   return Object.freeze(attributes);
-}
-
-/** OTLP/JSON's attribute list, written directly (building it as objects first doubled the garbage). */
-function encodedAttributes(attributes: Attributes): string {
-  if (!Object.isFrozen(attributes)) return encodedAttributeList(attributes);
-  let encoded = encodedOnce.get(attributes);
-  if (encoded === undefined) encodedOnce.set(attributes, (encoded = encodedAttributeList(attributes)));
-  return encoded;
-}
-
-function encodedAttributeList(attributes: Attributes): string {
-  let json = '';
-  for (const key in attributes) {
-    const value = attributes[key];
-    const typed =
-      typeof value === 'string'
-        ? `{"stringValue":${JSON.stringify(value)}}`
-        : typeof value === 'boolean'
-          ? `{"boolValue":${value}}`
-          : Number.isInteger(value)
-            ? `{"intValue":${value}}`
-            : Number.isFinite(value)
-              ? `{"doubleValue":${value}}`
-              : `{"stringValue":"${value}"}`;
-    json += `${json ? ',' : ''}{"key":${JSON.stringify(key)},"value":${typed}}`;
-  }
-  return `[${json}]`;
 }
 
 /** Decides, per request, whether it is traced (the OpenTelemetry sampler names; requests carry no parent). */
@@ -154,11 +115,13 @@ const BATCH_BYTES = 256 * 1024;
 /** Records spans and exports them in batches to `<endpoint>/v1/traces`. */
 export class Tracer {
   /**
-   * The batch being filled: each span's JSON is written into it as the span ends, so that no span's text outlives
-   * its request on the heap (held strings survived collections, and joining them at export cost as much again).
+   * The batch being filled: each span is encoded into it as the span ends, so that no span's text outlives its
+   * request on the heap (held strings survived collections, and joining them at export cost as much again).
    */
   private batch: Buffer;
   private batchAt = 0;
+  /** Where the batch's first span goes. */
+  private spansAt = 0;
   private batchSpans = 0;
   /** Sealed batches waiting for their export, each a complete request body. */
   private ready: Array<{ body: Buffer; spans: number }> = [];
@@ -167,9 +130,7 @@ export class Tracer {
   private exporting: Promise<void> = Promise.resolve();
   private sending = false;
   private dropped = 0;
-  /** The export body's text before and after its spans. */
-  private readonly opening: string;
-  private readonly closing = ']}]}]}';
+  private readonly encoding: OtlpEncoding;
   private readonly target: URL;
   private readonly agent: http.Agent;
 
@@ -180,12 +141,15 @@ export class Tracer {
     private readonly logger: Logger,
     serviceName: string,
     version: string,
+    protocol: OtlpProtocol = 'http/protobuf',
   ) {
     this.target = new URL(url);
     this.agent = new (this.target.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: 1 });
-    const resource = encodedAttributes({ 'service.name': serviceName, 'service.version': version });
-    const scope = JSON.stringify({ name: 'hindsight', version });
-    this.opening = `{"resourceSpans":[{"resource":{"attributes":${resource}},"scopeSpans":[{"scope":${scope},"spans":[`;
+    this.encoding = otlpEncoding(
+      protocol,
+      { 'service.name': serviceName, 'service.version': version },
+      { name: 'hindsight', version },
+    );
     this.batch = this.newBatch(0);
   }
 
@@ -205,21 +169,17 @@ export class Tracer {
 
   /** A batch buffer holding the body's opening, with room for a span of `spanBytes` at least. */
   private newBatch(spanBytes: number): Buffer {
-    const batch = Buffer.allocUnsafe(
-      Math.max(BATCH_BYTES, 3 * this.opening.length + spanBytes + this.closing.length + 1),
-    );
-    this.batchAt = batch.write(this.opening, 0);
+    const batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, 2 * this.encoding.framingBytes + spanBytes));
+    this.batchAt = this.spansAt = this.encoding.open(batch);
     this.batchSpans = 0;
     return batch;
   }
 
-  /** Adds an ended span (its OTLP/JSON) to the batch. */
-  record(encoded: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; a comma before it and the closing after it.
-    const most = 3 * encoded.length + 1;
-    if (this.batchAt + most + this.closing.length > this.batch.length) this.seal(most);
-    if (this.batchSpans > 0) this.batch[this.batchAt++] = 0x2c; // ','
-    this.batchAt += this.batch.write(encoded, this.batchAt);
+  /** Adds an ended span to the batch. */
+  record(span: EndedSpan): void {
+    const most = this.encoding.measure(span);
+    if (this.batchAt + most + this.encoding.framingBytes > this.batch.length) this.seal(most);
+    this.batchAt = this.encoding.write(this.batch, this.batchAt, this.batchSpans === 0);
     this.batchSpans++;
     // A full batch goes at once (unless one is on its way); the rest waits for the interval.
     if (this.batchSpans >= MAX_BATCH) void this.flush();
@@ -239,8 +199,8 @@ export class Tracer {
       if (spanBytes > 0) this.batch = this.newBatch(spanBytes);
       return;
     }
-    const end = this.batchAt + this.batch.write(this.closing, this.batchAt);
-    this.ready.push({ body: this.batch.subarray(0, end), spans: this.batchSpans });
+    const body = this.encoding.close(this.batch, this.spansAt, this.batchAt);
+    this.ready.push({ body, spans: this.batchSpans });
     this.readySpans += this.batchSpans;
     while (this.readySpans > MAX_QUEUED && this.ready.length > 1) {
       const oldest = this.ready.shift()!;
@@ -284,7 +244,7 @@ export class Tracer {
             method: 'POST',
             agent: this.agent,
             timeout: 10_000,
-            headers: { ...this.headers, 'content-type': 'application/json', 'content-length': body.length },
+            headers: { ...this.headers, 'content-type': this.encoding.contentType, 'content-length': body.length },
           },
           (response) => {
             response.resume();
@@ -364,7 +324,10 @@ export interface Tracing {
 
 /** Starts exporting spans to `config.otlpEndpoint` (/v1/traces), or does nothing and returns null when it is unset. */
 export function startTracing(
-  config: Pick<Config, 'otlpEndpoint' | 'otlpHeaders' | 'serviceName' | 'tracesSampler' | 'tracesSamplerRatio'>,
+  config: Pick<
+    Config,
+    'otlpEndpoint' | 'otlpProtocol' | 'otlpHeaders' | 'serviceName' | 'tracesSampler' | 'tracesSamplerRatio'
+  >,
   version: string,
   logger: Logger,
 ): Tracing | null {
@@ -376,6 +339,7 @@ export function startTracing(
     logger,
     config.serviceName,
     version,
+    config.otlpProtocol,
   );
   tracer = own;
   return {

@@ -1,33 +1,25 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../src/logger';
-import { Tracer } from '../../src/observability/tracing';
+import { OTLP_PROTOCOLS, type EndedSpan } from '../../src/observability/otlp-encoding';
+import { sharedAttributes, SpanKind, Tracer } from '../../src/observability/tracing';
+import { readOtlpExport, type OtlpExport, type OtlpSpan } from '../support/otlp';
 
-interface Received {
-  spans: Array<{
-    traceId: string;
-    spanId: string;
-    parentSpanId?: string;
-    name: string;
-    attributes: unknown[];
-    startTimeUnixNano: string;
-    endTimeUnixNano: string;
-  }>;
-}
-
-/** A collector that parses every export; `hold` keeps its answers back until released. */
+/** A collector that reads every export (either encoding); `hold` keeps its answers back until released. */
 async function startCollector() {
-  const exports: Received['spans'][] = [];
+  const exports: OtlpSpan[][] = [];
+  const bodies: OtlpExport[][] = [];
+  const contentTypes: Array<string | undefined> = [];
   let release: () => void = () => undefined;
   let held: Promise<void> = Promise.resolve();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: Array<{ scopeSpans: Array<{ spans: Received['spans'] }> }>;
-      };
-      exports.push(body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+      const body = readOtlpExport(req.headers['content-type'], Buffer.concat(chunks));
+      contentTypes.push(req.headers['content-type']);
+      bodies.push(body);
+      exports.push(body.flatMap((scope) => scope.spans));
       await held;
       res.writeHead(200).end('{}');
     });
@@ -36,6 +28,8 @@ async function startCollector() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
     exports,
+    bodies,
+    contentTypes,
     hold() {
       held = new Promise((resolve) => (release = resolve));
     },
@@ -44,7 +38,7 @@ async function startCollector() {
   };
 }
 
-describe('the tracer sends ended spans in batches', () => {
+describe.each(OTLP_PROTOCOLS)('the tracer sends ended spans in batches (%s)', (protocol) => {
   let collector: Awaited<ReturnType<typeof startCollector>>;
   const warnings: string[] = [];
   const logger = createLogger('warn', (line) => warnings.push(line));
@@ -54,8 +48,8 @@ describe('the tracer sends ended spans in batches', () => {
   });
   afterEach(() => collector.close());
 
-  it('every span arrives once, as valid OTLP/JSON, in exports of at most 512 spans (non-ASCII text too)', async () => {
-    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc-é', '1.0.0');
+  it('every span arrives once, as a valid export, in exports of at most 512 spans (non-ASCII text too)', async () => {
+    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc-é', '1.0.0', protocol);
     const ids = new Set<string>();
     for (let i = 0; i < 1300; i++) {
       const request = tracer.startRequest(`request-${i}`)!;
@@ -78,7 +72,7 @@ describe('the tracer sends ended spans in batches', () => {
   });
 
   it("writes each span's times as decimal nanoseconds since the epoch, to the microsecond, and hex ids", async () => {
-    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0');
+    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0', protocol);
     const before = BigInt(Date.now() - 1) * 1_000_000n;
     // A span every few milliseconds for over a second: some start in the first 100 ms of a second (…0xxxxx µs).
     const started = Date.now();
@@ -105,7 +99,7 @@ describe('the tracer sends ended spans in batches', () => {
   });
 
   it('while the collector does not answer, at most 8,192 spans wait: the oldest go, the newest are sent', async () => {
-    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0');
+    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0', protocol);
     collector.hold();
     const names: string[] = [];
     for (let i = 0; i < 20_000; i++) {
@@ -124,5 +118,97 @@ describe('the tracer sends ended spans in batches', () => {
     expect(sent.length).toBeGreaterThanOrEqual(8192);
     expect(sent.at(-1)).toBe('span 19999');
     expect(sent.slice(0, 512)).toEqual(names.slice(0, 512));
+  });
+});
+
+describe('OTLP/HTTP protobuf and JSON', () => {
+  it('carry the same export, as a collector reads each: ids, times, names, kinds, typed attributes, failures', async () => {
+    const collector = await startCollector();
+    const logger = createLogger('warn', () => undefined);
+    const shared = sharedAttributes({ 'db.system.name': 'mongodb', 'db.collection.name': 'expériences' });
+    const base = { traceId: '0af7651916cd43dd8448eb211c80319c', startMs: 1_795_781_468_351.902 };
+    const spans: EndedSpan[] = [
+      {
+        ...base,
+        spanId: 'b7ad6b7169203331',
+        parentSpanId: undefined,
+        name: 'query Überblick "quoted" \\ 🚀',
+        kind: SpanKind.SERVER,
+        endMs: 1_795_781_468_369.185,
+        attributes: {
+          'hindsight.request_id': 'f9c43768-2690-4c2a',
+          'http.response.status_code': 200,
+          negative: -42,
+          large: 2 ** 53 + 2,
+          ratio: 0.25,
+          infinite: Infinity,
+          cached: true,
+          missed: false,
+        },
+        failure: undefined,
+      },
+      {
+        ...base,
+        spanId: '00f067aa0ba902b7',
+        parentSpanId: 'b7ad6b7169203331',
+        name: 'find eat_agent_experiences',
+        kind: SpanKind.CLIENT,
+        endMs: 1_795_781_468_000.001,
+        attributes: shared,
+        failure: 'MongoServerError',
+      },
+      {
+        ...base,
+        spanId: '1000000000000001',
+        parentSpanId: undefined,
+        name: '',
+        kind: SpanKind.INTERNAL,
+        endMs: 0.5 + base.startMs,
+        attributes: {},
+        failure: undefined,
+      },
+    ];
+    for (const protocol of OTLP_PROTOCOLS) {
+      const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc-é', '2.0.0-β', protocol);
+      for (const span of [...spans, spans[1]]) tracer.record(span);
+      await tracer.flush();
+      tracer.close();
+    }
+    await collector.close();
+    expect(collector.contentTypes).toEqual(['application/x-protobuf', 'application/json']);
+    const [fromProtobuf, fromJson] = collector.bodies;
+    expect(fromProtobuf).toEqual(fromJson);
+
+    const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
+    const typed = (value: string | number | boolean) =>
+      typeof value === 'string'
+        ? { stringValue: value }
+        : typeof value === 'boolean'
+          ? { boolValue: value }
+          : Number.isSafeInteger(value)
+            ? { intValue: value }
+            : Number.isFinite(value)
+              ? { doubleValue: value }
+              : { stringValue: String(value) };
+    expect(fromJson).toEqual([
+      {
+        resourceAttributes: [
+          { key: 'service.name', value: { stringValue: 'svc-é' } },
+          { key: 'service.version', value: { stringValue: '2.0.0-β' } },
+        ],
+        scope: { name: 'hindsight', version: '2.0.0-β' },
+        spans: [...spans, spans[1]].map((span) => ({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+          name: span.name,
+          kind: span.kind,
+          startTimeUnixNano: nanos(span.startMs),
+          endTimeUnixNano: nanos(span.endMs),
+          attributes: Object.entries(span.attributes).map(([key, value]) => ({ key, value: typed(value) })),
+          ...(span.failure ? { status: { code: 2, message: span.failure } } : {}),
+        })),
+      },
+    ]);
   });
 });

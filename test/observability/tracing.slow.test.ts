@@ -5,16 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnServer } from '../support/build';
 import { openTestDatabase, type TestDatabase } from '../support/db';
-
-/** A span as OTLP/HTTP's JSON encoding carries it (ids in hex, attributes as typed values). */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-}
+import { readOtlpExport, type OtlpSpan } from '../support/otlp';
 
 /** An OTLP/HTTP receiver on port 0: keeps every span and the headers and bodies of the exports posted to it. */
 async function startReceiver() {
@@ -24,12 +15,10 @@ async function startReceiver() {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      exports.push({ path: req.url ?? '', headers: req.headers, body });
-      const request = JSON.parse(body) as {
-        resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
-      };
-      for (const resource of request.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+      const body = Buffer.concat(chunks);
+      // Either encoding keeps its strings as UTF-8.
+      exports.push({ path: req.url ?? '', headers: req.headers, body: body.toString('utf8') });
+      for (const scope of readOtlpExport(req.headers['content-type'], body)) spans.push(...scope.spans);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -160,6 +149,8 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     expect(read!.traceId).not.toBe(write!.traceId);
     expect(run.receiver.exports.every((sent) => sent.path === '/v1/traces')).toBe(true);
     expect(run.receiver.exports[0].headers.authorization).toBe(`Bearer ${COLLECTOR_TOKEN}`);
+    // OTLP's default encoding.
+    expect(run.receiver.exports[0].headers['content-type']).toBe('application/x-protobuf');
     expect(run.receiver.exports[0].body).toContain('hindsight-under-test');
   });
 
@@ -199,7 +190,11 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
 
 describe('OTEL_TRACES_SAMPLER', () => {
   const REQUESTS = 40;
-  const env = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' };
+  const env = {
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.5',
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+  };
   const run = tracedSuite('sampled-1', env, async (post) => {
     for (let i = 0; i < REQUESTS; i++) {
       // A read that logs, and a write that embeds: each sends database commands.
@@ -222,6 +217,7 @@ describe('OTEL_TRACES_SAMPLER', () => {
   });
 
   it("traces the share of requests the ratio asks for, and none of the others' work", () => {
+    expect(run.receiver.exports.every((sent) => sent.headers['content-type'] === 'application/json')).toBe(true);
     const requests = run.receiver.spans.filter((span) => span.kind === 2);
     // At 0.5, all or none of 40 independent draws would come out once in 2^39 runs.
     expect(requests.length).toBeGreaterThan(0);

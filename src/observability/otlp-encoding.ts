@@ -1,0 +1,391 @@
+/**
+ * OTLP/HTTP's two encodings of an export of spans (`ExportTraceServiceRequest`): protobuf, the OpenTelemetry
+ * default, and JSON. Each writes ended spans one by one into the batch's buffer and frames the body when the batch is
+ * sealed, so that no span's encoding outlives its request on the heap.
+ *
+ * Protobuf takes less than half the bytes of JSON for the same spans (binary ids and times, no keys), which is CPU on
+ * both ends of every export: the server's socket writes and the collector's reads.
+ */
+
+export type AttributeValue = string | number | boolean;
+export type Attributes = Record<string, AttributeValue>;
+
+/** OTEL_EXPORTER_OTLP_PROTOCOL's values that are served (grpc is not). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** What an encoding needs of an ended span. */
+export interface EndedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | undefined;
+  readonly name: string;
+  readonly kind: number;
+  /** Milliseconds since the epoch, with sub-millisecond precision. */
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly attributes: Attributes;
+  /** The error class of a failed span. */
+  readonly failure: string | undefined;
+}
+
+export interface OtlpEncoding {
+  readonly contentType: string;
+  /** Bytes the body's framing takes at most, besides its spans. */
+  readonly framingBytes: number;
+  /** Writes the opening of a body into an empty batch; returns where its first span goes. */
+  open(batch: Buffer): number;
+  /** The bytes `span` takes at most in a batch, separator included; `write` must follow for the same span. */
+  measure(span: EndedSpan): number;
+  /** Writes the span last measured at `at`; returns the end of what it wrote. */
+  write(batch: Buffer, at: number, first: boolean): number;
+  /** The batch's body: its spans from `spansAt` to `end`, framed. */
+  close(batch: Buffer, spansAt: number, end: number): Buffer;
+}
+
+export function otlpEncoding(protocol: OtlpProtocol, resource: Attributes, scope: ScopeName): OtlpEncoding {
+  return protocol === 'http/json' ? new JsonEncoding(resource, scope) : new ProtobufEncoding(resource, scope);
+}
+
+export interface ScopeName {
+  name: string;
+  version: string;
+}
+
+/** An integer that OTLP's int64 holds exactly; other numbers go as doubles, non-finite ones as text. */
+function isInt64(value: number): boolean {
+  return Number.isSafeInteger(value);
+}
+
+/**
+ * OTLP's nanosecond timestamps, as decimal strings (they exceed a double's integers), to the microsecond. Written from
+ * two small integers, seconds and microseconds: converting the whole microsecond count (16 digits) to a string took
+ * V8's slow path for large numbers, a few µs per request.
+ */
+function nanos(ms: number): string {
+  const micros = Math.round(ms * 1000);
+  const seconds = Math.floor(micros / 1e6);
+  if (seconds < 1) return `${micros}000`;
+  // The microseconds zero-padded to six digits: those of 1,000,000 + them, without the leading 1.
+  return `${seconds}${(micros - seconds * 1e6 + 1e6).toString().slice(1)}000`;
+}
+
+/** Attributes many spans share (a database call's) are frozen, and each encoding encodes them once for all of them. */
+function encodedOnce<T>(cache: WeakMap<Attributes, T>, attributes: Attributes, encode: (a: Attributes) => T): T {
+  if (!Object.isFrozen(attributes)) return encode(attributes);
+  let encoded = cache.get(attributes);
+  if (encoded === undefined) cache.set(attributes, (encoded = encode(attributes)));
+  return encoded;
+}
+
+class JsonEncoding implements OtlpEncoding {
+  readonly contentType = 'application/json';
+  readonly framingBytes: number;
+  private readonly opening: string;
+  private readonly closing = ']}]}]}';
+  private readonly attributeLists = new WeakMap<Attributes, string>();
+  private measured = '';
+
+  constructor(resource: Attributes, scope: ScopeName) {
+    const scopeJson = JSON.stringify({ name: scope.name, version: scope.version });
+    this.opening = `{"resourceSpans":[{"resource":{"attributes":${jsonAttributes(resource)}},"scopeSpans":[{"scope":${scopeJson},"spans":[`;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    this.framingBytes = 3 * (this.opening.length + this.closing.length);
+  }
+
+  open(batch: Buffer): number {
+    return batch.write(this.opening, 0);
+  }
+
+  measure(span: EndedSpan): number {
+    const parent = span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : '';
+    const status = span.failure === undefined ? '' : `,"status":{"code":2,"message":${JSON.stringify(span.failure)}}`;
+    const attributes = encodedOnce(this.attributeLists, span.attributes, jsonAttributes);
+    this.measured =
+      `{"traceId":"${span.traceId}","spanId":"${span.spanId}"${parent},"name":${JSON.stringify(span.name)},` +
+      `"kind":${span.kind},"startTimeUnixNano":"${nanos(span.startMs)}","endTimeUnixNano":"${nanos(span.endMs)}",` +
+      `"attributes":${attributes}${status}}`;
+    // A comma before it.
+    return 3 * this.measured.length + 1;
+  }
+
+  write(batch: Buffer, at: number, first: boolean): number {
+    if (!first) batch[at++] = 0x2c; // ','
+    at += batch.write(this.measured, at);
+    this.measured = '';
+    return at;
+  }
+
+  close(batch: Buffer, _spansAt: number, end: number): Buffer {
+    return batch.subarray(0, end + batch.write(this.closing, end));
+  }
+}
+
+/** OTLP/JSON's attribute list, written directly (building it as objects first doubled the garbage). */
+function jsonAttributes(attributes: Attributes): string {
+  let json = '';
+  for (const key in attributes) {
+    const value = attributes[key];
+    const typed =
+      typeof value === 'string'
+        ? `{"stringValue":${JSON.stringify(value)}}`
+        : typeof value === 'boolean'
+          ? `{"boolValue":${value}}`
+          : isInt64(value)
+            ? `{"intValue":${value}}`
+            : Number.isFinite(value)
+              ? `{"doubleValue":${value}}`
+              : `{"stringValue":"${value}"}`;
+    json += `${json ? ',' : ''}{"key":${JSON.stringify(key)},"value":${typed}}`;
+  }
+  return `[${json}]`;
+}
+
+// Protobuf's wire format: a field's key is (number << 3 | wire type); LEN fields carry a varint length.
+const LEN = 2;
+const key = (field: number, wireType: number) => (field << 3) | wireType;
+
+/** Bytes of `value`'s varint (a non-negative integer up to 2^53). */
+function varintSize(value: number): number {
+  let size = 1;
+  while (value >= 128) {
+    value = Math.floor(value / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(buffer: Buffer, at: number, value: number): number {
+  while (value >= 128) {
+    buffer[at++] = (value % 128) | 128;
+    value = Math.floor(value / 128);
+  }
+  buffer[at++] = value;
+  return at;
+}
+
+/** A LEN field's bytes: its key, its length's varint and its content. */
+const lenField = (content: number) => 1 + varintSize(content) + content;
+
+/** An int64 as protobuf has it: a negative one is the 10-byte varint of its two's complement. */
+function int64Varint(value: number): Buffer {
+  let bits = BigInt.asUintN(64, BigInt(value));
+  const bytes: number[] = [];
+  while (bits >= 128n) {
+    bytes.push(Number(bits & 127n) | 128);
+    bits >>= 7n;
+  }
+  bytes.push(Number(bits));
+  return Buffer.from(bytes);
+}
+
+/** An attribute list encoded as repeated KeyValue under `field` (Resource's 1, Span's 9). */
+function protobufAttributes(attributes: Attributes, field: number): Buffer {
+  const parts: Buffer[] = [];
+  for (const name in attributes) {
+    const value = attributes[name];
+    const keyBytes = Buffer.from(name, 'utf8');
+    let anyValue: Buffer;
+    if (typeof value === 'boolean') anyValue = Buffer.from([key(2, 0), value ? 1 : 0]);
+    else if (typeof value === 'number' && isInt64(value)) {
+      anyValue = Buffer.concat([Buffer.from([key(3, 0)]), int64Varint(value)]);
+    } else if (typeof value === 'number' && Number.isFinite(value)) {
+      anyValue = Buffer.alloc(9);
+      anyValue[0] = key(4, 1);
+      anyValue.writeDoubleLE(value, 1);
+    } else anyValue = lenBytes(1, Buffer.from(String(value), 'utf8'));
+    parts.push(lenBytes(field, Buffer.concat([lenBytes(1, keyBytes), lenBytes(2, anyValue)])));
+  }
+  return Buffer.concat(parts);
+}
+
+/** `content` as the LEN field `field`. */
+function lenBytes(field: number, content: Buffer): Buffer {
+  const head = Buffer.alloc(1 + varintSize(content.length));
+  head[0] = key(field, LEN);
+  writeVarint(head, 1, content.length);
+  return Buffer.concat([head, content]);
+}
+
+/** A fixed64 of nanoseconds since the epoch, to the microsecond, written as two 32-bit halves (no BigInt). */
+function writeNanos(buffer: Buffer, at: number, ms: number): number {
+  const micros = Math.round(ms * 1000);
+  const microsHigh = Math.floor(micros / 2 ** 32);
+  // Below 2^42: exact in a double.
+  const lowTimes1000 = (micros - microsHigh * 2 ** 32) * 1000;
+  const carry = Math.floor(lowTimes1000 / 2 ** 32);
+  buffer.writeUInt32LE(lowTimes1000 - carry * 2 ** 32, at);
+  buffer.writeUInt32LE(microsHigh * 1000 + carry, at + 4);
+  return at + 8;
+}
+
+class ProtobufEncoding implements OtlpEncoding {
+  readonly contentType = 'application/x-protobuf';
+  readonly framingBytes: number;
+  /** ResourceSpans' field 1 and ScopeSpans' field 1, the same in every body. */
+  private readonly resourceField: Buffer;
+  private readonly scopeField: Buffer;
+  private readonly attributeLists = new WeakMap<Attributes, Buffer>();
+  // The span last measured, and the sizes `write` needs (kept here: no object per span).
+  private span: EndedSpan | null = null;
+  private spanBytes = 0;
+  private nameBytes = 0;
+  private sharedAttributes: Buffer | undefined;
+  /** Per attribute of a span's own list, in order: its key's bytes, its string value's bytes, AnyValue's, KeyValue's. */
+  private readonly attributeSizes: number[] = [];
+
+  constructor(resource: Attributes, scope: ScopeName) {
+    this.resourceField = lenBytes(1, protobufAttributes(resource, 1));
+    const scopeName = Buffer.concat([
+      lenBytes(1, Buffer.from(scope.name, 'utf8')),
+      lenBytes(2, Buffer.from(scope.version, 'utf8')),
+    ]);
+    this.scopeField = lenBytes(1, scopeName);
+    // Two keys and two lengths (a varint of up to 5 bytes each) around the two fields.
+    this.framingBytes = this.resourceField.length + this.scopeField.length + 2 * (1 + 5);
+  }
+
+  /** The body's opening is written at close, once its lengths are known: the spans start after room for it. */
+  open(): number {
+    return this.framingBytes;
+  }
+
+  measure(span: EndedSpan): number {
+    this.span = span;
+    this.nameBytes = Buffer.byteLength(span.name, 'utf8');
+    // A shared list is encoded once; a span's own is measured here and written by `write` without a copy.
+    this.sharedAttributes = Object.isFrozen(span.attributes)
+      ? encodedOnce(this.attributeLists, span.attributes, (list) => protobufAttributes(list, 9))
+      : undefined;
+    const attributeBytes = this.sharedAttributes?.length ?? this.measureAttributes(span.attributes);
+    this.spanBytes =
+      18 + // trace_id (1): 16 bytes
+      10 + // span_id (2): 8 bytes
+      (span.parentSpanId ? 10 : 0) + // parent_span_id (4)
+      lenField(this.nameBytes) + // name (5)
+      2 + // kind (6)
+      18 + // start_time_unix_nano (7), end_time_unix_nano (8): fixed64
+      attributeBytes + // attributes (9)
+      // status (15), left out (unset) unless the span failed: code ERROR (2) and the error's class.
+      (span.failure === undefined ? 0 : lenField(lenField(Buffer.byteLength(span.failure, 'utf8')) + 2));
+    // ScopeSpans' field 2 around it.
+    return lenField(this.spanBytes);
+  }
+
+  /** The bytes of `attributes` as Span's field 9, noting each one's sizes for `writeAttributes`. */
+  private measureAttributes(attributes: Attributes): number {
+    const sizes = this.attributeSizes;
+    sizes.length = 0;
+    let total = 0;
+    for (const name in attributes) {
+      const value = attributes[name];
+      const keyBytes = Buffer.byteLength(name, 'utf8');
+      let valueBytes = 0;
+      let anyValue: number;
+      if (typeof value === 'boolean') anyValue = 2;
+      else if (typeof value === 'number' && isInt64(value)) anyValue = value < 0 ? 11 : 1 + varintSize(value);
+      else if (typeof value === 'number' && Number.isFinite(value)) anyValue = 9;
+      else anyValue = lenField((valueBytes = Buffer.byteLength(String(value), 'utf8')));
+      const keyValue = lenField(keyBytes) + lenField(anyValue);
+      sizes.push(keyBytes, valueBytes, anyValue, keyValue);
+      total += lenField(keyValue);
+    }
+    return total;
+  }
+
+  private writeAttributes(batch: Buffer, at: number, attributes: Attributes): number {
+    const sizes = this.attributeSizes;
+    let index = 0;
+    for (const name in attributes) {
+      const value = attributes[name];
+      batch[at++] = key(9, LEN);
+      at = writeVarint(batch, at, sizes[index + 3]);
+      batch[at++] = key(1, LEN);
+      at = writeVarint(batch, at, sizes[index]);
+      at += batch.write(name, at, 'utf8');
+      batch[at++] = key(2, LEN);
+      at = writeVarint(batch, at, sizes[index + 2]);
+      if (typeof value === 'boolean') {
+        batch[at++] = key(2, 0);
+        batch[at++] = value ? 1 : 0;
+      } else if (typeof value === 'number' && isInt64(value)) {
+        batch[at++] = key(3, 0);
+        at += value < 0 ? int64Varint(value).copy(batch, at) : writeVarint(batch, at, value) - at;
+      } else if (typeof value === 'number' && Number.isFinite(value)) {
+        batch[at++] = key(4, 1);
+        at = batch.writeDoubleLE(value, at);
+      } else {
+        batch[at++] = key(1, LEN);
+        at = writeVarint(batch, at, sizes[index + 1]);
+        at += batch.write(String(value), at, 'utf8');
+      }
+      index += 4;
+    }
+    return at;
+  }
+
+  write(batch: Buffer, at: number): number {
+    const span = this.span!;
+    this.span = null;
+    batch[at++] = key(2, LEN);
+    at = writeVarint(batch, at, this.spanBytes);
+    batch[at++] = key(1, LEN);
+    batch[at++] = 16;
+    at += batch.write(span.traceId, at, 'hex');
+    batch[at++] = key(2, LEN);
+    batch[at++] = 8;
+    at += batch.write(span.spanId, at, 'hex');
+    if (span.parentSpanId) {
+      batch[at++] = key(4, LEN);
+      batch[at++] = 8;
+      at += batch.write(span.parentSpanId, at, 'hex');
+    }
+    batch[at++] = key(5, LEN);
+    at = writeVarint(batch, at, this.nameBytes);
+    at += batch.write(span.name, at, 'utf8');
+    batch[at++] = key(6, 0);
+    batch[at++] = span.kind;
+    batch[at++] = key(7, 1);
+    at = writeNanos(batch, at, span.startMs);
+    batch[at++] = key(8, 1);
+    at = writeNanos(batch, at, span.endMs);
+    at = this.sharedAttributes
+      ? at + this.sharedAttributes.copy(batch, at)
+      : this.writeAttributes(batch, at, span.attributes);
+    if (span.failure !== undefined) {
+      const messageBytes = Buffer.byteLength(span.failure, 'utf8');
+      batch[at++] = key(15, LEN);
+      at = writeVarint(batch, at, lenField(messageBytes) + 2);
+      batch[at++] = key(2, LEN);
+      at = writeVarint(batch, at, messageBytes);
+      at += batch.write(span.failure, at, 'utf8');
+      batch[at++] = key(3, 0);
+      batch[at++] = 2;
+    }
+    return at;
+  }
+
+  /**
+   * ExportTraceServiceRequest { resource_spans (1): ResourceSpans { resource (1), scope_spans (2): ScopeSpans {
+   * scope (1), spans (2)... } } }, its opening written just before the spans.
+   */
+  close(batch: Buffer, spansAt: number, end: number): Buffer {
+    const scopeSpans = this.scopeField.length + (end - spansAt);
+    const resourceSpans = this.resourceField.length + lenField(scopeSpans);
+    let at = spansAt - this.scopeField.length;
+    this.scopeField.copy(batch, at);
+    at = writeBackwards(batch, at, scopeSpans, key(2, LEN));
+    at -= this.resourceField.length;
+    this.resourceField.copy(batch, at);
+    at = writeBackwards(batch, at, resourceSpans, key(1, LEN));
+    return batch.subarray(at, end);
+  }
+}
+
+/** Writes a LEN field's key and length so that they end at `end`; returns where they start. */
+function writeBackwards(buffer: Buffer, end: number, length: number, fieldKey: number): number {
+  const start = end - 1 - varintSize(length);
+  buffer[start] = fieldKey;
+  writeVarint(buffer, start + 1, length);
+  return start;
+}
