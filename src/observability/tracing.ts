@@ -111,6 +111,8 @@ function samplerOf(name: TracesSampler, ratio: number): () => boolean {
 
 /** Bytes a batch's buffer starts with; a span larger than what is left seals the batch (see Tracer.record). */
 const BATCH_BYTES = 256 * 1024;
+/** Batch buffers kept for reuse: one being filled while another is on its way is the steady state. */
+const SPARE_BATCHES = 2;
 
 /** Records spans and exports them in batches to `<endpoint>/v1/traces`. */
 export class Tracer {
@@ -124,7 +126,9 @@ export class Tracer {
   private spansAt = 0;
   private batchSpans = 0;
   /** Sealed batches waiting for their export, each a complete request body. */
-  private ready: Array<{ body: Buffer; spans: number }> = [];
+  private ready: Array<{ body: Buffer; spans: number; batch: Buffer }> = [];
+  /** Batch buffers whose export is done, filled again rather than allocated: fresh memory is faulted in anew. */
+  private readonly spare: Buffer[] = [];
   private readySpans = 0;
   private timer: NodeJS.Timeout | undefined;
   private exporting: Promise<void> = Promise.resolve();
@@ -169,7 +173,9 @@ export class Tracer {
 
   /** A batch buffer holding the body's opening, with room for a span of `spanBytes` at least. */
   private newBatch(spanBytes: number): Buffer {
-    const batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, 2 * this.encoding.framingBytes + spanBytes));
+    const bytes = Math.max(BATCH_BYTES, 2 * this.encoding.framingBytes + spanBytes);
+    const spare = this.spare.pop();
+    const batch = spare && spare.length >= bytes ? spare : Buffer.allocUnsafe(bytes);
     this.batchAt = this.spansAt = this.encoding.open(batch);
     this.batchSpans = 0;
     return batch;
@@ -200,7 +206,7 @@ export class Tracer {
       return;
     }
     const body = this.encoding.close(this.batch, this.spansAt, this.batchAt);
-    this.ready.push({ body, spans: this.batchSpans });
+    this.ready.push({ body, spans: this.batchSpans, batch: this.batch });
     this.readySpans += this.batchSpans;
     while (this.readySpans > MAX_QUEUED && this.ready.length > 1) {
       const oldest = this.ready.shift()!;
@@ -227,7 +233,10 @@ export class Tracer {
     try {
       for (let batch = this.ready.shift(); batch; batch = this.ready.shift()) {
         this.readySpans -= batch.spans;
-        await this.send(batch.body, batch.spans);
+        // Answered, the collector has read the whole body: its buffer can be filled again (a failed export's socket
+        // may still hold it).
+        if ((await this.send(batch.body, batch.spans)) && this.spare.length < SPARE_BATCHES)
+          this.spare.push(batch.batch);
       }
     } finally {
       this.sending = false;
@@ -235,7 +244,8 @@ export class Tracer {
   }
 
   /** One export over node:http(s) on a kept-alive connection (fetch cost several times the CPU per export). */
-  private async send(body: Buffer, spans: number): Promise<void> {
+  /** True once the collector accepted the export. */
+  private async send(body: Buffer, spans: number): Promise<boolean> {
     try {
       await new Promise<void>((resolve, reject) => {
         const request = (this.target.protocol === 'https:' ? https : http).request(
@@ -260,6 +270,7 @@ export class Tracer {
         request.on('error', reject);
         request.end(body);
       });
+      return true;
     } catch (error) {
       // The collector's URL and headers are never logged (they may hold credentials).
       this.logger.warn('trace export failed', {
@@ -268,6 +279,7 @@ export class Tracer {
         // A code (ECONNREFUSED) or the status, never a message, which may quote the collector's address.
         error: error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : 'error',
       });
+      return false;
     }
   }
 
