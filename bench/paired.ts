@@ -148,11 +148,34 @@ export function summary(runs: Record<string, Run[]>) {
 
 const percent = (ratio: number) => Math.round((ratio - 1) * 1000) / 10;
 
+/** Resamplings of the rounds behind each interval. */
+const RESAMPLES = 4000;
+
+/**
+ * The median of `ratios`, in %, and the 90% interval around it that resampling the rounds gives (a bootstrap of the
+ * median): how far the rounds' spread leaves the figure uncertain.
+ */
+function medianWithInterval(ratios: number[]): { percent: number; interval90: [number, number] } {
+  const medians: number[] = [];
+  for (let i = 0; i < RESAMPLES; i++) {
+    medians.push(median(ratios.map(() => ratios[Math.floor(Math.random() * ratios.length)])));
+  }
+  medians.sort((a, b) => a - b);
+  return {
+    percent: percent(median(ratios)),
+    interval90: [percent(medians[Math.floor(RESAMPLES * 0.05)]), percent(medians[Math.floor(RESAMPLES * 0.95)])],
+  };
+}
+
 /** `name` against `reference`, paired by round (the machine's drift cancels out of each ratio), in % (+: more). */
 export function versus(runs: Record<string, Run[]>, name: string, reference: string) {
   const pairs = runs[name].map((run, i) => ({ run, ref: runs[reference][i] }));
+  const reqPerSec = medianWithInterval(pairs.map(({ run, ref }) => run.reqPerSec / ref.reqPerSec));
+  const cpuPerRequest = medianWithInterval(pairs.map(({ run, ref }) => run.cpuMsPerRequest / ref.cpuMsPerRequest));
   return {
-    reqPerSecPercent: percent(median(pairs.map(({ run, ref }) => run.reqPerSec / ref.reqPerSec))),
-    cpuPerRequestPercent: percent(median(pairs.map(({ run, ref }) => run.cpuMsPerRequest / ref.cpuMsPerRequest))),
+    reqPerSecPercent: reqPerSec.percent,
+    reqPerSecInterval90: reqPerSec.interval90,
+    cpuPerRequestPercent: cpuPerRequest.percent,
+    cpuPerRequestInterval90: cpuPerRequest.interval90,
   };
 }
