@@ -1,23 +1,30 @@
 /**
- * `npm run bench:tracing`: what tracing costs a representative read over HTTP. Two servers of this build run at once
+ * `npm run bench:tracing`: what tracing costs a representative read over HTTP. Three servers of this build run at once
  * (hash embedder, embedded engine, each its own DATA_DIR, same seed): `off` without OTEL_EXPORTER_OTLP_ENDPOINT,
- * `traced` exporting every request's spans to a stand-in collector (otlp-receiver.ts) in a process of its own,
- * compared in paired rounds (paired.ts). `control`, a second server without tracing, shows how far two identical
- * servers differ on this machine: a tracing cost below that is not resolved. The receiver's span counts are checked
- * against the traced server's requests, so the figure cannot silently measure tracing off. OTEL_* variables of the environment (e.g. a sampler)
- * reach the traced server. CPU_PROF_DIR=<dir> writes both servers' CPU profiles there.
+ * `traced` exporting every request's spans to a stand-in collector (otlp-receiver.ts) in a process of its own, and
+ * `control`, a second server without tracing, which shows how far two identical servers differ on this machine: a
+ * tracing cost below that is not resolved. They are compared in paired rounds (paired.ts). The receiver's span counts
+ * are checked against the traced server's requests, so the figure cannot silently measure tracing off. OTEL_*
+ * variables of the environment (a sampler, OTEL_EXPORTER_OTLP_PROTOCOL) reach the traced server. CPU_PROF_DIR=<dir>
+ * writes the servers' CPU profiles there.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readMetrics } from './load';
-import { CONNECTIONS, EXPERIENCES, pairedRounds, seed, summary, versus } from './paired';
+import { CONNECTIONS, EXPERIENCES, pairedRounds, seed, summary, versus, type Run } from './paired';
 import { processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Child } from './processes';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 /** TOGETHER=1: the servers are loaded at once instead of taking turns (paired.ts). */
 const TOGETHER = process.env.TOGETHER === '1';
+/**
+ * INSTANCES=n: the rounds are shared between n sets of the three servers, each started afresh on the same data. Two
+ * processes of one build can differ by several % for as long as they run (`control` against `off`), which a single
+ * set would count as tracing's cost or gain.
+ */
+const INSTANCES = Number(process.env.INSTANCES ?? 1);
 
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
@@ -33,30 +40,36 @@ async function main(): Promise<void> {
     );
     children.push(receiver);
     const untraced = { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
-    const off = await startServer({ dataDir: dirs[0], env: untraced });
-    children.push(off);
-    const control = await startServer({ dataDir: dirs[1], env: untraced });
-    children.push(control);
-    const traced = await startServer({
-      dataDir: dirs[2],
-      env: { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-    });
-    children.push(traced);
-    for (const server of [off, control, traced]) await seed(server.url);
-    const receiverCpuMs = processCpuMs(receiver.pid) ?? NaN;
-    const runs = await pairedRounds(
-      [
-        { name: 'off', server: off, headers: {} },
-        { name: 'control', server: control, headers: {} },
-        { name: 'traced', server: traced, headers: {} },
-      ],
-      ROUNDS,
-      SECONDS,
-      { together: TOGETHER },
-    );
-    const tracedRequests = (await readMetrics(traced.url.replace(/\/graphql$/, ''))).graphqlRequests;
-    // Stopping exports the spans still batched.
-    await traced.stop();
+    const tracedEnv = { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    const runs: Record<string, Run[]> = { off: [], control: [], traced: [] };
+    let tracedRequests = 0;
+    let receiverCpuMs = NaN;
+    for (let instance = 0; instance < INSTANCES; instance++) {
+      const servers = {
+        off: await startServer({ dataDir: dirs[0], env: untraced }),
+        control: await startServer({ dataDir: dirs[1], env: untraced }),
+        traced: await startServer({ dataDir: dirs[2], env: tracedEnv }),
+      };
+      children.push(...Object.values(servers));
+      if (instance === 0) {
+        for (const server of Object.values(servers)) await seed(server.url);
+        receiverCpuMs = processCpuMs(receiver.pid) ?? NaN;
+      }
+      const rounds = Math.ceil(ROUNDS / INSTANCES);
+      const part = await pairedRounds(
+        Object.entries(servers).map(([name, server]) => ({ name, server, headers: {} })),
+        Math.min(rounds, ROUNDS - instance * rounds),
+        SECONDS,
+        { together: TOGETHER },
+      );
+      for (const [name, list] of Object.entries(part)) runs[name].push(...list);
+      tracedRequests += (await readMetrics(servers.traced.url.replace(/\/graphql$/, ''))).graphqlRequests;
+      // Stopping exports the spans still batched.
+      for (const server of Object.values(servers)) {
+        await server.stop();
+        children.splice(children.indexOf(server), 1);
+      }
+    }
     const counts = (await (await fetch(`${receiver.url}/counts`)).json()) as { spans: number; rootSpans: number };
     if (counts.rootSpans === 0) throw new Error('the receiver got no request span: tracing was off');
     console.log(
@@ -65,6 +78,7 @@ async function main(): Promise<void> {
           experiences: EXPERIENCES,
           connections: CONNECTIONS,
           seconds: SECONDS,
+          instances: INSTANCES,
           sampler: process.env.OTEL_TRACES_SAMPLER ?? 'default',
           ...summary(runs),
           tracedVsOff: versus(runs, 'traced', 'off'),
