@@ -13,8 +13,15 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
+/** How many times `key` occurs in `bytes`. */
+function occurrences(bytes: Buffer, key: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(key); at !== -1; at = bytes.indexOf(key, at + key.length)) count++;
+  return count;
+}
+
 /** Counts the occurrences of a key in a byte stream fed chunk by chunk, including those split between chunks. */
-export class KeyCounter {
+class KeyCounter {
   count = 0;
   /** The last key.length - 1 bytes fed: the part of the key an occurrence across the next boundary starts with. */
   private tail: Buffer = Buffer.alloc(0);
@@ -22,27 +29,24 @@ export class KeyCounter {
   constructor(private readonly key: Buffer) {}
 
   feed(chunk: Buffer): void {
-    const key = this.key;
-    for (let at = chunk.indexOf(key); at !== -1; at = chunk.indexOf(key, at + key.length)) this.count++;
-    const keep = key.length - 1;
-    if (this.tail.length > 0) {
-      // Both sides are shorter than the key: whatever occurrence the seam holds spans the boundary.
-      const seam = Buffer.concat([this.tail, chunk.subarray(0, keep)]);
-      for (let at = seam.indexOf(key); at !== -1; at = seam.indexOf(key, at + key.length)) this.count++;
-    }
+    this.count += occurrences(chunk, this.key);
+    const keep = this.key.length - 1;
+    // Both sides are shorter than the key: whatever occurrence the seam holds spans the boundary.
+    if (this.tail.length > 0) this.count += occurrences(Buffer.concat([this.tail, chunk.subarray(0, keep)]), this.key);
     this.tail =
       chunk.length >= keep
         ? Buffer.from(chunk.subarray(chunk.length - keep))
         : Buffer.concat([this.tail, chunk]).subarray(-keep);
   }
 
-  /** Forgets the bytes before a new body: no key spans two requests. */
+  /** Starts over for a new body: no key spans two requests. */
   reset(): void {
+    this.count = 0;
     this.tail = Buffer.alloc(0);
   }
 }
 
-/** Calls `visit` with each field of the protobuf message in `bytes[start, end)`: LEN fields with their content's range. */
+/** Calls `visit` with each LEN field of the protobuf message in `bytes[start, end)`, and its content's range. */
 function forEachField(
   bytes: Buffer,
   start: number,
@@ -149,8 +153,6 @@ function serve(socket: net.Socket): void {
         }
         remaining = Number(length[1]);
         protobuf = /\r\ncontent-type:\s*application\/x-protobuf/i.test(head) ? [] : null;
-        spanIds.count = 0;
-        parentSpanIds.count = 0;
         spanIds.reset();
         parentSpanIds.reset();
         if (remaining === 0) endBody();

@@ -179,24 +179,66 @@ function int64Varint(value: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** An attribute list encoded as repeated KeyValue under `field` (Resource's 1, Span's 9). */
-function protobufAttributes(attributes: Attributes, field: number): Buffer {
-  const parts: Buffer[] = [];
+/**
+ * The bytes of `attributes` as repeated KeyValue, noting in `sizes` (emptied first) each one's key bytes, string value
+ * bytes, AnyValue bytes and KeyValue bytes, in order, for `writeAttributes`.
+ */
+function measureAttributes(attributes: Attributes, sizes: number[]): number {
+  sizes.length = 0;
+  let total = 0;
   for (const name in attributes) {
     const value = attributes[name];
-    const keyBytes = Buffer.from(name, 'utf8');
-    let anyValue: Buffer;
-    if (typeof value === 'boolean') anyValue = Buffer.from([key(2, 0), value ? 1 : 0]);
-    else if (typeof value === 'number' && isInt64(value)) {
-      anyValue = Buffer.concat([Buffer.from([key(3, 0)]), int64Varint(value)]);
-    } else if (typeof value === 'number' && Number.isFinite(value)) {
-      anyValue = Buffer.alloc(9);
-      anyValue[0] = key(4, 1);
-      anyValue.writeDoubleLE(value, 1);
-    } else anyValue = lenBytes(1, Buffer.from(String(value), 'utf8'));
-    parts.push(lenBytes(field, Buffer.concat([lenBytes(1, keyBytes), lenBytes(2, anyValue)])));
+    const keyBytes = Buffer.byteLength(name, 'utf8');
+    let valueBytes = 0;
+    let anyValue: number;
+    if (typeof value === 'boolean') anyValue = 2;
+    else if (typeof value === 'number' && isInt64(value)) anyValue = value < 0 ? 11 : 1 + varintSize(value);
+    else if (typeof value === 'number' && Number.isFinite(value)) anyValue = 9;
+    else anyValue = lenField((valueBytes = Buffer.byteLength(String(value), 'utf8')));
+    const keyValue = lenField(keyBytes) + lenField(anyValue);
+    sizes.push(keyBytes, valueBytes, anyValue, keyValue);
+    total += lenField(keyValue);
   }
-  return Buffer.concat(parts);
+  return total;
+}
+
+/** Writes `attributes`, measured into `sizes`, as repeated KeyValue under `field` (Resource's 1, Span's 9). */
+function writeAttributes(buffer: Buffer, at: number, attributes: Attributes, field: number, sizes: number[]): number {
+  let index = 0;
+  for (const name in attributes) {
+    const value = attributes[name];
+    buffer[at++] = key(field, LEN);
+    at = writeVarint(buffer, at, sizes[index + 3]);
+    buffer[at++] = key(1, LEN);
+    at = writeVarint(buffer, at, sizes[index]);
+    at += buffer.write(name, at, 'utf8');
+    buffer[at++] = key(2, LEN);
+    at = writeVarint(buffer, at, sizes[index + 2]);
+    if (typeof value === 'boolean') {
+      buffer[at++] = key(2, 0);
+      buffer[at++] = value ? 1 : 0;
+    } else if (typeof value === 'number' && isInt64(value)) {
+      buffer[at++] = key(3, 0);
+      at += value < 0 ? int64Varint(value).copy(buffer, at) : writeVarint(buffer, at, value) - at;
+    } else if (typeof value === 'number' && Number.isFinite(value)) {
+      buffer[at++] = key(4, 1);
+      at = buffer.writeDoubleLE(value, at);
+    } else {
+      buffer[at++] = key(1, LEN);
+      at = writeVarint(buffer, at, sizes[index + 1]);
+      at += buffer.write(String(value), at, 'utf8');
+    }
+    index += 4;
+  }
+  return at;
+}
+
+/** An attribute list encoded on its own (a shared one, the resource's). */
+function protobufAttributes(attributes: Attributes, field: number): Buffer {
+  const sizes: number[] = [];
+  const encoded = Buffer.alloc(measureAttributes(attributes, sizes));
+  writeAttributes(encoded, 0, attributes, field, sizes);
+  return encoded;
 }
 
 /** `content` as the LEN field `field`. */
@@ -231,7 +273,7 @@ class ProtobufEncoding implements OtlpEncoding {
   private spanBytes = 0;
   private nameBytes = 0;
   private sharedAttributes: Buffer | undefined;
-  /** Per attribute of a span's own list, in order: its key's bytes, its string value's bytes, AnyValue's, KeyValue's. */
+  /** The sizes of a span's own attributes (see measureAttributes). */
   private readonly attributeSizes: number[] = [];
 
   constructor(resource: Attributes, scope: ScopeName) {
@@ -257,7 +299,7 @@ class ProtobufEncoding implements OtlpEncoding {
     this.sharedAttributes = Object.isFrozen(span.attributes)
       ? encodedOnce(this.attributeLists, span.attributes, (list) => protobufAttributes(list, 9))
       : undefined;
-    const attributeBytes = this.sharedAttributes?.length ?? this.measureAttributes(span.attributes);
+    const attributeBytes = this.sharedAttributes?.length ?? measureAttributes(span.attributes, this.attributeSizes);
     this.spanBytes =
       18 + // trace_id (1): 16 bytes
       10 + // span_id (2): 8 bytes
@@ -270,58 +312,6 @@ class ProtobufEncoding implements OtlpEncoding {
       (span.failure === undefined ? 0 : lenField(lenField(Buffer.byteLength(span.failure, 'utf8')) + 2));
     // ScopeSpans' field 2 around it.
     return lenField(this.spanBytes);
-  }
-
-  /** The bytes of `attributes` as Span's field 9, noting each one's sizes for `writeAttributes`. */
-  private measureAttributes(attributes: Attributes): number {
-    const sizes = this.attributeSizes;
-    sizes.length = 0;
-    let total = 0;
-    for (const name in attributes) {
-      const value = attributes[name];
-      const keyBytes = Buffer.byteLength(name, 'utf8');
-      let valueBytes = 0;
-      let anyValue: number;
-      if (typeof value === 'boolean') anyValue = 2;
-      else if (typeof value === 'number' && isInt64(value)) anyValue = value < 0 ? 11 : 1 + varintSize(value);
-      else if (typeof value === 'number' && Number.isFinite(value)) anyValue = 9;
-      else anyValue = lenField((valueBytes = Buffer.byteLength(String(value), 'utf8')));
-      const keyValue = lenField(keyBytes) + lenField(anyValue);
-      sizes.push(keyBytes, valueBytes, anyValue, keyValue);
-      total += lenField(keyValue);
-    }
-    return total;
-  }
-
-  private writeAttributes(batch: Buffer, at: number, attributes: Attributes): number {
-    const sizes = this.attributeSizes;
-    let index = 0;
-    for (const name in attributes) {
-      const value = attributes[name];
-      batch[at++] = key(9, LEN);
-      at = writeVarint(batch, at, sizes[index + 3]);
-      batch[at++] = key(1, LEN);
-      at = writeVarint(batch, at, sizes[index]);
-      at += batch.write(name, at, 'utf8');
-      batch[at++] = key(2, LEN);
-      at = writeVarint(batch, at, sizes[index + 2]);
-      if (typeof value === 'boolean') {
-        batch[at++] = key(2, 0);
-        batch[at++] = value ? 1 : 0;
-      } else if (typeof value === 'number' && isInt64(value)) {
-        batch[at++] = key(3, 0);
-        at += value < 0 ? int64Varint(value).copy(batch, at) : writeVarint(batch, at, value) - at;
-      } else if (typeof value === 'number' && Number.isFinite(value)) {
-        batch[at++] = key(4, 1);
-        at = batch.writeDoubleLE(value, at);
-      } else {
-        batch[at++] = key(1, LEN);
-        at = writeVarint(batch, at, sizes[index + 1]);
-        at += batch.write(String(value), at, 'utf8');
-      }
-      index += 4;
-    }
-    return at;
   }
 
   write(batch: Buffer, at: number): number {
@@ -351,7 +341,7 @@ class ProtobufEncoding implements OtlpEncoding {
     at = writeNanos(batch, at, span.endMs);
     at = this.sharedAttributes
       ? at + this.sharedAttributes.copy(batch, at)
-      : this.writeAttributes(batch, at, span.attributes);
+      : writeAttributes(batch, at, span.attributes, 9, this.attributeSizes);
     if (span.failure !== undefined) {
       const messageBytes = Buffer.byteLength(span.failure, 'utf8');
       batch[at++] = key(15, LEN);

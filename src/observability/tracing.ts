@@ -13,8 +13,8 @@ import {
 } from './otlp-encoding';
 
 /**
- * OpenTelemetry traces, exported over OTLP/HTTP (protobuf or JSON) while OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per GraphQL
- * request (named by its operation), with child spans for its database calls and embedding calls.
+ * OpenTelemetry traces, exported over OTLP/HTTP (protobuf or JSON) while OTEL_EXPORTER_OTLP_ENDPOINT is set: a span
+ * per GraphQL request (named by its operation), with child spans for its database calls and embedding calls.
  *
  * The request's span is handed on explicitly (the request's lifetime carries it to its bound `Db` and to the signal
  * of its embedding calls), not through an async context: on Node 20 an AsyncLocalStorage hooks every promise of the
@@ -127,7 +127,7 @@ export class Tracer {
   private batchSpans = 0;
   /** Sealed batches waiting for their export, each a complete request body. */
   private ready: Array<{ body: Buffer; spans: number; batch: Buffer }> = [];
-  /** Batch buffers whose export is done, filled again rather than allocated: fresh memory is faulted in anew. */
+  /** Buffers of answered exports, filled again: a fresh buffer per batch made tracing cost about twice as much. */
   private readonly spare: Buffer[] = [];
   private readySpans = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -243,8 +243,10 @@ export class Tracer {
     }
   }
 
-  /** One export over node:http(s) on a kept-alive connection (fetch cost several times the CPU per export). */
-  /** True once the collector accepted the export. */
+  /**
+   * One export over node:http(s) on a kept-alive connection (fetch cost several times the CPU per export); true once
+   * the collector accepted it.
+   */
   private async send(body: Buffer, spans: number): Promise<boolean> {
     try {
       await new Promise<void>((resolve, reject) => {
