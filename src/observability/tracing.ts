@@ -53,12 +53,25 @@ function randomId(bytes: number): string {
   return id;
 }
 
+/**
+ * Wall-clock time minus the monotonic clock. `performance.timeOrigin + performance.now()` alone drifts from the
+ * wall clock over a process's life (NTP slews and steps it, not the monotonic clock), so each reading checks it
+ * against `Date.now()`. That reads whole milliseconds, so the offset only moves when the wall clock is ahead of
+ * it or more than a millisecond behind: it stays within a millisecond below the true offset, and steady.
+ */
+let wallOffset = Date.now() - performance.now();
+
 /** Now, in milliseconds since the epoch with sub-millisecond precision. */
-const now = (): number => performance.timeOrigin + performance.now();
+function now(monotonic: number): number {
+  const measured = Date.now() - monotonic;
+  if (measured > wallOffset || measured < wallOffset - 1) wallOffset = measured;
+  return wallOffset + monotonic;
+}
 
 /** One span being recorded; `end` hands it to the tracer once. */
 export class Span implements EndedSpan {
-  readonly startMs = now();
+  private readonly startedMonotonic = performance.now();
+  readonly startMs = now(this.startedMonotonic);
   endMs = 0;
   failure: string | undefined;
   private ended = false;
@@ -91,7 +104,8 @@ export class Span implements EndedSpan {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.endMs = now();
+    // The monotonic clock's duration: a wall-clock step inside the span does not stretch it or make it negative.
+    this.endMs = this.startMs + (performance.now() - this.startedMonotonic);
     this.tracer.record(this);
   }
 }

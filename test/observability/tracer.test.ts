@@ -98,6 +98,34 @@ describe.each(OTLP_PROTOCOLS)('the tracer sends ended spans in batches (%s)', (p
     expect(new Set(received.map((span) => span.traceId)).size).toBe(received.length);
   });
 
+  it('follows the wall clock when it is stepped after the process started, and keeps durations monotonic', async () => {
+    const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0', protocol);
+    const realNow = Date.now.bind(Date);
+    let step = 60_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + step);
+    try {
+      const before = BigInt(Date.now()) * 1_000_000n;
+      const ahead = tracer.startRoot('ahead', {})!;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      step = -60_000; // stepped back while the span runs: its duration still comes from the monotonic clock
+      ahead.end();
+      const behindFrom = BigInt(Date.now() - 1) * 1_000_000n;
+      const behind = tracer.startRoot('behind', {})!;
+      behind.end();
+      await tracer.flush();
+      const spans = new Map(collector.exports.flat().map((span) => [span.name, span]));
+      const aheadStart = BigInt(spans.get('ahead')!.startTimeUnixNano);
+      const aheadDuration = BigInt(spans.get('ahead')!.endTimeUnixNano) - aheadStart;
+      expect(aheadStart >= before - 1_000_000n && aheadStart <= before + 1_000_000n).toBe(true);
+      expect(aheadDuration >= 4_000_000n && aheadDuration < 1_000_000_000n).toBe(true);
+      const behindStart = BigInt(spans.get('behind')!.startTimeUnixNano);
+      expect(behindStart >= behindFrom && behindStart <= behindFrom + 2_000_000n).toBe(true);
+    } finally {
+      clock.mockRestore();
+      tracer.close();
+    }
+  });
+
   it('while the collector does not answer, at most 8,192 spans wait: the oldest go, the newest are sent', async () => {
     const tracer = new Tracer(collector.url, {}, () => true, logger, 'svc', '1.0.0', protocol);
     collector.hold();
