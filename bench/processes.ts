@@ -44,6 +44,12 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * CPUs (a taskset list, e.g. "0") a child of this name is confined to; unset: any. A benchmark sets it to keep what it
+ * measures apart from the processes that load and observe it (bench:tracing's PIN).
+ */
+export const CHILD_CPUS = new Map<string, string>();
+
 /** Lines kept from a child's output, shown when it fails. */
 const KEPT_LINES = 40;
 
@@ -66,7 +72,12 @@ export function startChild(
   nodeFlags: string[] = [],
 ): Promise<Child> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, script], {
+  const cpus = CHILD_CPUS.get(name);
+  // taskset execs node in its own process: the pid is the server's, and every thread it starts inherits the CPUs.
+  const [command, args] = cpus
+    ? ['taskset', ['-c', cpus, process.execPath, ...nodeFlags, script]]
+    : [process.execPath, [...nodeFlags, script]];
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,12 +8,13 @@
  * variables of the environment (a sampler, OTEL_EXPORTER_OTLP_PROTOCOL) reach the traced server. CPU_PROF_DIR=<dir>
  * writes the servers' CPU profiles there.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readMetrics } from './load';
 import { CONNECTIONS, EXPERIENCES, pairedRounds, seed, summary, versus, type Run } from './paired';
-import { processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Child } from './processes';
+import { CHILD_CPUS, processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Child } from './processes';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const SECONDS = Number(process.env.SECONDS ?? 3);
@@ -25,9 +26,20 @@ const TOGETHER = process.env.TOGETHER === '1';
  * set would count as tracing's cost or gain.
  */
 const INSTANCES = Number(process.env.INSTANCES ?? 1);
+/**
+ * PIN=1 (Linux, at least 2 CPUs): the servers run on CPU 0, this process (the load) and the stand-in collector on the
+ * others, so the collector's CPU, which a deployment spends on another machine, is not taken from the server measured.
+ */
+const PIN = process.env.PIN === '1';
 
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
+  if (PIN) {
+    const others = `1-${os.availableParallelism() - 1}`;
+    if (os.availableParallelism() < 2) throw new Error('PIN=1 needs 2 CPUs at least');
+    CHILD_CPUS.set('server', '0').set('otlp-receiver', others);
+    execFileSync('taskset', ['-a', '-p', '-c', others, String(process.pid)], { stdio: 'ignore' });
+  }
   const dirs = await Promise.all([0, 1, 2].map(() => mkdtemp(path.join(os.tmpdir(), 'hindsight-tracing-'))));
   const children: Child[] = [];
   try {
@@ -79,6 +91,7 @@ async function main(): Promise<void> {
           connections: CONNECTIONS,
           seconds: SECONDS,
           instances: INSTANCES,
+          pinned: PIN,
           sampler: process.env.OTEL_TRACES_SAMPLER ?? 'default',
           ...summary(runs),
           tracedVsOff: versus(runs, 'traced', 'off'),
