@@ -35,8 +35,8 @@ const PIN = process.env.PIN === '1';
 async function main(): Promise<void> {
   if (process.env.CPU_PROF_DIR) SERVER_NODE_FLAGS.push('--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`);
   if (PIN) {
-    const others = `1-${os.availableParallelism() - 1}`;
     if (os.availableParallelism() < 2) throw new Error('PIN=1 needs 2 CPUs at least');
+    const others = `1-${os.availableParallelism() - 1}`;
     CHILD_CPUS.set('server', '0').set('otlp-receiver', others);
     execFileSync('taskset', ['-a', '-p', '-c', others, String(process.pid)], { stdio: 'ignore' });
   }

@@ -70,9 +70,11 @@ function nanos(ms: number): string {
   return `${seconds}${(micros - seconds * 1e6 + 1e6).toString().slice(1)}000`;
 }
 
-/** Attributes many spans share (a database call's) are frozen, and each encoding encodes them once for all of them. */
+/**
+ * Attributes many spans share (a database call's) are frozen, and each encoding encodes them once for all of them:
+ * `attributes` (frozen) as `cache` holds it, encoded by `encode` on first use.
+ */
 function encodedOnce<T>(cache: WeakMap<Attributes, T>, attributes: Attributes, encode: (a: Attributes) => T): T {
-  if (!Object.isFrozen(attributes)) return encode(attributes);
   let encoded = cache.get(attributes);
   if (encoded === undefined) cache.set(attributes, (encoded = encode(attributes)));
   return encoded;
@@ -100,7 +102,9 @@ class JsonEncoding implements OtlpEncoding {
   measure(span: EndedSpan): number {
     const parent = span.parentSpanId ? `,"parentSpanId":"${span.parentSpanId}"` : '';
     const status = span.failure === undefined ? '' : `,"status":{"code":2,"message":${JSON.stringify(span.failure)}}`;
-    const attributes = encodedOnce(this.attributeLists, span.attributes, jsonAttributes);
+    const attributes = Object.isFrozen(span.attributes)
+      ? encodedOnce(this.attributeLists, span.attributes, jsonAttributes)
+      : jsonAttributes(span.attributes);
     this.measured =
       `{"traceId":"${span.traceId}","spanId":"${span.spanId}"${parent},"name":${JSON.stringify(span.name)},` +
       `"kind":${span.kind},"startTimeUnixNano":"${nanos(span.startMs)}","endTimeUnixNano":"${nanos(span.endMs)}",` +
@@ -241,6 +245,9 @@ function protobufAttributes(attributes: Attributes, field: number): Buffer {
   return encoded;
 }
 
+/** A span's attribute list (Span's field 9) encoded on its own: a shared one. */
+const spanAttributeList = (attributes: Attributes) => protobufAttributes(attributes, 9);
+
 /** `content` as the LEN field `field`. */
 function lenBytes(field: number, content: Buffer): Buffer {
   const head = Buffer.alloc(1 + varintSize(content.length));
@@ -297,7 +304,7 @@ class ProtobufEncoding implements OtlpEncoding {
     this.nameBytes = Buffer.byteLength(span.name, 'utf8');
     // A shared list is encoded once; a span's own is measured here and written by `write` without a copy.
     this.sharedAttributes = Object.isFrozen(span.attributes)
-      ? encodedOnce(this.attributeLists, span.attributes, (list) => protobufAttributes(list, 9))
+      ? encodedOnce(this.attributeLists, span.attributes, spanAttributeList)
       : undefined;
     const attributeBytes = this.sharedAttributes?.length ?? measureAttributes(span.attributes, this.attributeSizes);
     this.spanBytes =
