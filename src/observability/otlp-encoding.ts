@@ -168,6 +168,42 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
   return at;
 }
 
+/**
+ * Strings up to this length (a span's name, attribute keys, ids) are measured and written by the loops below: each
+ * call into Buffer's C++ (byteLength, write) costs more than looping over a short string.
+ */
+const SHORT_STRING = 64;
+
+/** The UTF-8 bytes of `text`. */
+function utf8Length(text: string): number {
+  if (text.length > SHORT_STRING) return Buffer.byteLength(text, 'utf8');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return Buffer.byteLength(text, 'utf8');
+  return text.length;
+}
+
+/** Writes `text` as UTF-8 at `at`; returns where it ends. */
+function writeUtf8(buffer: Buffer, at: number, text: string): number {
+  if (text.length > SHORT_STRING) return at + buffer.write(text, at, 'utf8');
+  const start = at;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return start + buffer.write(text, start, 'utf8');
+    buffer[at++] = code;
+  }
+  return at;
+}
+
+/** The value of each lowercase hex digit, by its character code. */
+const HEX_DIGITS = new Uint8Array(128);
+for (let digit = 0; digit < 16; digit++) HEX_DIGITS[digit.toString(16).charCodeAt(0)] = digit;
+
+/** Writes the bytes of `hex` (an id: lowercase hex, an even number of digits) at `at`; returns where they end. */
+function writeHex(buffer: Buffer, at: number, hex: string): number {
+  for (let i = 0; i < hex.length; i += 2)
+    buffer[at++] = (HEX_DIGITS[hex.charCodeAt(i)] << 4) | HEX_DIGITS[hex.charCodeAt(i + 1)];
+  return at;
+}
+
 /** A LEN field's bytes: its key, its length's varint and its content. */
 const lenField = (content: number) => 1 + varintSize(content) + content;
 
@@ -192,13 +228,13 @@ function measureAttributes(attributes: Attributes, sizes: number[]): number {
   let total = 0;
   for (const name in attributes) {
     const value = attributes[name];
-    const keyBytes = Buffer.byteLength(name, 'utf8');
+    const keyBytes = utf8Length(name);
     let valueBytes = 0;
     let anyValue: number;
     if (typeof value === 'boolean') anyValue = 2;
     else if (typeof value === 'number' && isInt64(value)) anyValue = value < 0 ? 11 : 1 + varintSize(value);
     else if (typeof value === 'number' && Number.isFinite(value)) anyValue = 9;
-    else anyValue = lenField((valueBytes = Buffer.byteLength(String(value), 'utf8')));
+    else anyValue = lenField((valueBytes = utf8Length(String(value))));
     const keyValue = lenField(keyBytes) + lenField(anyValue);
     sizes.push(keyBytes, valueBytes, anyValue, keyValue);
     total += lenField(keyValue);
@@ -215,7 +251,7 @@ function writeAttributes(buffer: Buffer, at: number, attributes: Attributes, fie
     at = writeVarint(buffer, at, sizes[index + 3]);
     buffer[at++] = key(1, LEN);
     at = writeVarint(buffer, at, sizes[index]);
-    at += buffer.write(name, at, 'utf8');
+    at = writeUtf8(buffer, at, name);
     buffer[at++] = key(2, LEN);
     at = writeVarint(buffer, at, sizes[index + 2]);
     if (typeof value === 'boolean') {
@@ -230,7 +266,7 @@ function writeAttributes(buffer: Buffer, at: number, attributes: Attributes, fie
     } else {
       buffer[at++] = key(1, LEN);
       at = writeVarint(buffer, at, sizes[index + 1]);
-      at += buffer.write(String(value), at, 'utf8');
+      at = writeUtf8(buffer, at, String(value));
     }
     index += 4;
   }
@@ -301,7 +337,7 @@ class ProtobufEncoding implements OtlpEncoding {
 
   measure(span: EndedSpan): number {
     this.span = span;
-    this.nameBytes = Buffer.byteLength(span.name, 'utf8');
+    this.nameBytes = utf8Length(span.name);
     // A shared list is encoded once; a span's own is measured here and written by `write` without a copy.
     this.sharedAttributes = Object.isFrozen(span.attributes)
       ? encodedOnce(this.attributeLists, span.attributes, spanAttributeList)
@@ -316,7 +352,7 @@ class ProtobufEncoding implements OtlpEncoding {
       18 + // start_time_unix_nano (7), end_time_unix_nano (8): fixed64
       attributeBytes + // attributes (9)
       // status (15), left out (unset) unless the span failed: code ERROR (2) and the error's class.
-      (span.failure === undefined ? 0 : lenField(lenField(Buffer.byteLength(span.failure, 'utf8')) + 2));
+      (span.failure === undefined ? 0 : lenField(lenField(utf8Length(span.failure)) + 2));
     // ScopeSpans' field 2 around it.
     return lenField(this.spanBytes);
   }
@@ -328,18 +364,18 @@ class ProtobufEncoding implements OtlpEncoding {
     at = writeVarint(batch, at, this.spanBytes);
     batch[at++] = key(1, LEN);
     batch[at++] = 16;
-    at += batch.write(span.traceId, at, 'hex');
+    at = writeHex(batch, at, span.traceId);
     batch[at++] = key(2, LEN);
     batch[at++] = 8;
-    at += batch.write(span.spanId, at, 'hex');
+    at = writeHex(batch, at, span.spanId);
     if (span.parentSpanId) {
       batch[at++] = key(4, LEN);
       batch[at++] = 8;
-      at += batch.write(span.parentSpanId, at, 'hex');
+      at = writeHex(batch, at, span.parentSpanId);
     }
     batch[at++] = key(5, LEN);
     at = writeVarint(batch, at, this.nameBytes);
-    at += batch.write(span.name, at, 'utf8');
+    at = writeUtf8(batch, at, span.name);
     batch[at++] = key(6, 0);
     batch[at++] = span.kind;
     batch[at++] = key(7, 1);
@@ -350,12 +386,12 @@ class ProtobufEncoding implements OtlpEncoding {
       ? at + this.sharedAttributes.copy(batch, at)
       : writeAttributes(batch, at, span.attributes, 9, this.attributeSizes);
     if (span.failure !== undefined) {
-      const messageBytes = Buffer.byteLength(span.failure, 'utf8');
+      const messageBytes = utf8Length(span.failure);
       batch[at++] = key(15, LEN);
       at = writeVarint(batch, at, lenField(messageBytes) + 2);
       batch[at++] = key(2, LEN);
       at = writeVarint(batch, at, messageBytes);
-      at += batch.write(span.failure, at, 'utf8');
+      at = writeUtf8(batch, at, span.failure);
       batch[at++] = key(3, 0);
       batch[at++] = 2;
     }

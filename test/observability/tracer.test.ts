@@ -168,6 +168,9 @@ describe('OTLP/HTTP protobuf and JSON', () => {
         attributes: {
           'hindsight.request_id': 'f9c43768-2690-4c2a',
           'http.response.status_code': 200,
+          // Longer than the strings the encoder writes in JS itself, and past it with a character beyond ASCII.
+          long: 'l'.repeat(80),
+          longBeyondAscii: `${'l'.repeat(70)}ü`,
           negative: -42,
           large: 2 ** 53 + 2,
           ratio: 0.25,
