@@ -17,8 +17,10 @@ declare module 'autocannon' {
     interface Options {
       url: string;
       connections: number;
-      /** Seconds. */
-      duration: number;
+      /** Seconds; ignored when `amount` is set. */
+      duration?: number;
+      /** Requests to send in all, after which the run ends. */
+      amount?: number;
       requests?: Request[];
       /** Seconds before a request counts as timed out. */
       timeout?: number;

@@ -90,9 +90,12 @@ export async function check(spec: LoadSpec, count = 3): Promise<void> {
   }
 }
 
+/** How long a load lasts: seconds, or a number of requests. */
+type Length = { duration: number } | { amount: number };
+
 function run(
-  spec: LoadSpec,
-  duration: number,
+  spec: Pick<LoadSpec, 'base' | 'connections' | 'next' | 'headers'>,
+  length: Length,
   latencies: number[] | null,
 ): Promise<{ result: autocannon.Result; failed: number; firstFailure: string | null }> {
   let failed = 0;
@@ -100,7 +103,7 @@ function run(
   const instance = autocannon({
     url: spec.base,
     connections: spec.connections,
-    duration,
+    ...length,
     timeout: 30,
     requests: [
       {
@@ -138,11 +141,11 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
   await idleMetrics(spec.base);
   await check(spec);
-  if (spec.warmup > 0) await run(spec, spec.warmup, null);
+  if (spec.warmup > 0) await run(spec, { duration: spec.warmup }, null);
   const before = await idleMetrics(spec.base);
   const latencies: number[] = [];
   const started = performance.now();
-  const { result, failed, firstFailure } = await run(spec, spec.duration, latencies);
+  const { result, failed, firstFailure } = await run(spec, { duration: spec.duration }, latencies);
   const seconds = (performance.now() - started) / 1000;
   // After the requests still running are done: the commands counted are then those of every request counted.
   const after = await idleMetrics(spec.base);
@@ -160,6 +163,16 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
     commandsPerRequest: received > 0 ? round((after.databaseCommands - before.databaseCommands) / received, 2) : null,
     rssMB: Math.round(after.rssBytes / 2 ** 20),
   };
+}
+
+/** Sends exactly `amount` requests (a measurement that counts work, not time); fails on the first bad answer. */
+export async function sendRequests(
+  spec: Pick<LoadSpec, 'base' | 'connections' | 'next' | 'headers'>,
+  amount: number,
+): Promise<void> {
+  const { result, failed, firstFailure } = await run(spec, { amount }, null);
+  if (failed + result.errors + result.timeouts > 0)
+    throw new Error(`${spec.base}: ${firstFailure ?? 'transport errors'}`);
 }
 
 /** POSTs a GraphQL operation; its `data`, or throws with its errors. */

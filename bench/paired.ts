@@ -74,16 +74,11 @@ export async function settle(servers: Child[]): Promise<void> {
 }
 
 /**
- * Seconds of READ on each server before the first round, not counted (WARMUP_SECONDS): a fresh server's JIT keeps
- * compiling on V8's own threads for many seconds of load (at 800 req/s, those threads used about 240 µs of CPU per
- * request in a server's first 4 s and 60-80 µs after 14 s), and a server with more code to compile (tracing's) pays
- * more of it in the first rounds.
- */
-const WARMUP_SECONDS = Number(process.env.WARMUP_SECONDS ?? 15);
-
-/**
  * `rounds` rounds of `seconds` of READ on each target (after 1 s of warm-up), once every server is at rest and has
- * had WARMUP_SECONDS of it. By default the targets take turns, in a new order each round; `together` loads them all at
+ * had `warmupSeconds` of it, not counted (the environment's WARMUP_SECONDS overrides it). A fresh server's JIT keeps
+ * compiling on V8's own threads for many seconds of load (at 800 req/s, those threads used about 240 µs of CPU per
+ * request in a server's first 4 s and 60-80 µs after 14 s), and a server with more code to compile pays more of it in
+ * the first rounds. By default the targets take turns, in a new order each round; `together` loads them all at
  * once instead, each with its own CONNECTIONS, so that they share the machine's state second by second: on a machine
  * whose speed drifts within a round, that leaves what each server costs per request as the difference between them.
  */
@@ -91,9 +86,10 @@ export async function pairedRounds(
   targets: Target[],
   rounds: number,
   seconds: number,
-  { together = false } = {},
+  { together = false, warmupSeconds = 15 } = {},
 ): Promise<Record<string, Run[]>> {
   await settle(targets.map((target) => target.server));
+  const unmeasuredSeconds = Number(process.env.WARMUP_SECONDS ?? warmupSeconds);
   const runs: Record<string, Run[]> = Object.fromEntries(targets.map(({ name }) => [name, []]));
   const load = (target: Target, duration: number, warmup: number) =>
     measureLoad({
@@ -104,7 +100,7 @@ export async function pairedRounds(
       warmup,
       next: () => ({ path: '/graphql', body: READ }),
     });
-  if (WARMUP_SECONDS > 0) for (const target of targets) await load(target, WARMUP_SECONDS, 0);
+  if (unmeasuredSeconds > 0) for (const target of targets) await load(target, unmeasuredSeconds, 0);
   const measure = async (target: Target, round: number) => {
     const base = target.server.url.replace(/\/graphql$/, '');
     const before = { cpuMs: processCpuMs(target.server.pid) ?? NaN, metrics: await readMetrics(base) };

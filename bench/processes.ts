@@ -45,10 +45,11 @@ export interface Child {
 }
 
 /**
- * CPUs (a taskset list, e.g. "0") a child of this name is confined to; unset: any. A benchmark sets it to keep what it
- * measures apart from the processes that load and observe it (bench:tracing's PIN).
+ * A command a child of this name runs under (its arguments before node's), e.g. `taskset -c 0` to keep what a
+ * benchmark measures apart from the processes that load and observe it (bench:tracing's PIN), or valgrind to count
+ * its instructions (bench:tracing-instructions). Each execs node in the same process: the pid is the server's.
  */
-export const CHILD_CPUS = new Map<string, string>();
+export const CHILD_WRAPPERS = new Map<string, string[]>();
 
 /** Lines kept from a child's output, shown when it fails. */
 const KEPT_LINES = 40;
@@ -72,11 +73,7 @@ export function startChild(
   nodeFlags: string[] = [],
 ): Promise<Child> {
   const started = performance.now();
-  const cpus = CHILD_CPUS.get(name);
-  // taskset execs node in its own process: the pid is the server's, and every thread it starts inherits the CPUs.
-  const [command, args] = cpus
-    ? ['taskset', ['-c', cpus, process.execPath, ...nodeFlags, script]]
-    : [process.execPath, [...nodeFlags, script]];
+  const [command, ...args] = [...(CHILD_WRAPPERS.get(name) ?? []), process.execPath, ...nodeFlags, script];
   const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -217,6 +214,17 @@ export function startServer(options: {
     /GraphQL API:\s+(http:\/\/\S+)/,
     1_800_000,
     SERVER_NODE_FLAGS,
+  );
+}
+
+/** The stand-in OpenTelemetry collector (bench/otlp-receiver.ts) on a free port; `/counts` tells what it received. */
+export function startReceiver(): Promise<Child> {
+  return startChild(
+    'otlp-receiver',
+    path.join(ROOT, 'dist', 'bench', 'otlp-receiver.js'),
+    {},
+    /listening on (http:\/\/\S+)/,
+    30_000,
   );
 }
 

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readMetrics } from './load';
 import { CONNECTIONS, EXPERIENCES, pairedRounds, seed, summary, versus, type Run } from './paired';
-import { CHILD_CPUS, processCpuMs, ROOT, SERVER_NODE_FLAGS, startChild, startServer, type Child } from './processes';
+import { CHILD_WRAPPERS, processCpuMs, SERVER_NODE_FLAGS, startReceiver, startServer, type Child } from './processes';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const SECONDS = Number(process.env.SECONDS ?? 3);
@@ -37,19 +37,14 @@ async function main(): Promise<void> {
   if (PIN) {
     if (os.availableParallelism() < 2) throw new Error('PIN=1 needs 2 CPUs at least');
     const others = `1-${os.availableParallelism() - 1}`;
-    CHILD_CPUS.set('server', '0').set('otlp-receiver', others);
+    // taskset's CPUs are inherited by every thread the server starts.
+    CHILD_WRAPPERS.set('server', ['taskset', '-c', '0']).set('otlp-receiver', ['taskset', '-c', others]);
     execFileSync('taskset', ['-a', '-p', '-c', others, String(process.pid)], { stdio: 'ignore' });
   }
   const dirs = await Promise.all([0, 1, 2].map(() => mkdtemp(path.join(os.tmpdir(), 'hindsight-tracing-'))));
   const children: Child[] = [];
   try {
-    const receiver = await startChild(
-      'otlp-receiver',
-      path.join(ROOT, 'dist', 'bench', 'otlp-receiver.js'),
-      {},
-      /listening on (http:\/\/\S+)/,
-      30_000,
-    );
+    const receiver = await startReceiver();
     children.push(receiver);
     const untraced = { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
     const tracedEnv = { LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
@@ -72,7 +67,9 @@ async function main(): Promise<void> {
         Object.entries(servers).map(([name, server]) => ({ name, server, headers: {} })),
         Math.min(rounds, ROUNDS - instance * rounds),
         SECONDS,
-        { together: TOGETHER },
+        // Tracing's code is still being compiled tens of thousands of requests in (bench:tracing-instructions):
+        // after a shorter warm-up the rounds count that compiling as tracing's cost.
+        { together: TOGETHER, warmupSeconds: 60 },
       );
       for (const [name, list] of Object.entries(part)) runs[name].push(...list);
       tracedRequests += (await readMetrics(servers.traced.url.replace(/\/graphql$/, ''))).graphqlRequests;
