@@ -1,7 +1,8 @@
 /**
  * `npm run bench:tracing-instructions`: what tracing costs a representative read, counted in instructions rather than
  * timed. On a shared machine two processes of one build differ in req/s by several % for as long as they run
- * (bench:tracing's `control`); the instructions a server executes per request do not depend on its neighbours.
+ * (bench:tracing's `control`); the instructions a server executes per request do not depend on its neighbours,
+ * though they still differ between processes of one build by a few % (CONTROL=1 shows by how much).
  *
  * Servers of this build run under valgrind's callgrind (hash embedder, embedded engine, each its own DATA_DIR, same
  * seed): `off` without OTEL_EXPORTER_OTLP_ENDPOINT and `traced` exporting every request's spans to the stand-in
