@@ -93,8 +93,11 @@ export async function check(spec: LoadSpec, count = 3): Promise<void> {
 /** How long a load lasts: seconds, or a number of requests. */
 type Length = { duration: number } | { amount: number };
 
+/** What a load is sent to, and what it sends. */
+type LoadTarget = Pick<LoadSpec, 'base' | 'connections' | 'next' | 'headers'>;
+
 function run(
-  spec: Pick<LoadSpec, 'base' | 'connections' | 'next' | 'headers'>,
+  spec: LoadTarget,
   length: Length,
   latencies: number[] | null,
 ): Promise<{ result: autocannon.Result; failed: number; firstFailure: string | null }> {
@@ -166,10 +169,7 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 /** Sends exactly `amount` requests (a measurement that counts work, not time); fails on the first bad answer. */
-export async function sendRequests(
-  spec: Pick<LoadSpec, 'base' | 'connections' | 'next' | 'headers'>,
-  amount: number,
-): Promise<void> {
+export async function sendRequests(spec: LoadTarget, amount: number): Promise<void> {
   const { result, failed, firstFailure } = await run(spec, { amount }, null);
   if (failed + result.errors + result.timeouts > 0)
     throw new Error(`${spec.base}: ${firstFailure ?? 'transport errors'}`);

@@ -169,8 +169,9 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
 }
 
 /**
- * Strings up to this length (a span's name, attribute keys, ids) are measured and written by the loops below: each
- * call into Buffer's C++ (byteLength, write) costs more than looping over a short string.
+ * Strings up to this length (a span's name, attribute keys and most values) are measured and written by the loops
+ * below, as ids are by writeHex: each call into Buffer's C++ (byteLength, write) costs more than looping over a short
+ * string.
  */
 const SHORT_STRING = 64;
 
