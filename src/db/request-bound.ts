@@ -96,8 +96,15 @@ const YIELD_AFTER_MS = 20;
 
 /** Where a bound handle keeps its request's lifetime. */
 const LIFETIME = Symbol('request lifetime');
+/** Where a bound handle's prototype keeps the database it was made from. */
+const UNBOUND = Symbol('unbound database');
 
 type Bound<T> = T & { [LIFETIME]: RequestLifetime };
+
+/** The database a {@link boundToRequest} handle was made from (`db` itself for any other handle): what per-database caches key by. */
+export function unboundDb(db: Db): Db {
+  return (db as Partial<Record<typeof UNBOUND, Db>>)[UNBOUND] ?? db;
+}
 
 /** The lifetime of the request a {@link boundToRequest} handle serves; undefined for any other handle. */
 export function requestLifetimeOf(db: Db): RequestLifetime | undefined {
@@ -128,6 +135,7 @@ function boundDbPrototype(db: Db): Db {
   if (!prototype) {
     const collectionPrototypes = new Map<string, Collection>();
     prototype = Object.create(db) as Db;
+    Object.defineProperty(prototype, UNBOUND, { value: db });
     prototype.collection = function <T extends Document>(
       this: Bound<Db>,
       name: string,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Document, ObjectId } from 'mongodb';
 import type { AppDeps } from '../../app';
+import { unboundDb } from '../../db/request-bound';
 import { assertSameEmbeddingModel, sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
 import { toStoredVector } from '../../embeddings/vectors';
 import { readPath } from '../../search/space';
@@ -16,7 +17,10 @@ const LEASE_MS = 5 * 60_000;
 /** How long a successful "all vectors are current" check is trusted (a model switch elsewhere shows within this). */
 const VERIFIED_FOR_MS = 30_000;
 
-/** Per database and collection: until when its vectors are known to be the current embedder's. */
+/**
+ * Per database (the unbound handle: each request has its own bound one) and collection: until when its vectors are
+ * known to be the current embedder's.
+ */
 const verifiedUntil = new WeakMap<Db, Map<string, number>>();
 /** Per database and collection: the check in flight, shared by concurrent callers (50 `similar` fields make one read). */
 const verifying = new WeakMap<Db, Map<string, Promise<void>>>();
@@ -119,9 +123,10 @@ export class ReembedService implements VectorModelCheck {
   async assertVectorsCurrent(target: ReembedTarget): Promise<void> {
     const model = this.deps.embedder.signature;
     const key = verificationKey(target.collection, model);
-    if ((verifiedUntil.get(this.db)?.get(key) ?? 0) > Date.now()) return;
-    let inFlight = verifying.get(this.db);
-    if (!inFlight) verifying.set(this.db, (inFlight = new Map()));
+    const db = unboundDb(this.db);
+    if ((verifiedUntil.get(db)?.get(key) ?? 0) > Date.now()) return;
+    let inFlight = verifying.get(db);
+    if (!inFlight) verifying.set(db, (inFlight = new Map()));
     let check = inFlight.get(key);
     if (!check) {
       check = this.documents(target)
@@ -142,8 +147,9 @@ export class ReembedService implements VectorModelCheck {
   }
 
   private markVerified(key: string): void {
-    let verified = verifiedUntil.get(this.db);
-    if (!verified) verifiedUntil.set(this.db, (verified = new Map()));
+    const db = unboundDb(this.db);
+    let verified = verifiedUntil.get(db);
+    if (!verified) verifiedUntil.set(db, (verified = new Map()));
     verified.set(key, Date.now() + VERIFIED_FOR_MS);
   }
 
