@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
@@ -169,14 +170,53 @@ export function watchFollowerLag(source: () => Iterable<[space: string, seconds:
   return () => followerLagSources.delete(source);
 }
 
+/** Seconds the event loop was late: a 10 ms sample's lateness up to a stall that froze every client. */
+const EVENT_LOOP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** How often (ms) perf_hooks' event-loop timer samples; its samples are moved into the histogram every second. */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+
+let eventLoopMonitor: IntervalHistogram | undefined;
+
+const eventLoopDelay = new Histogram({
+  name: 'hindsight_event_loop_delay_seconds',
+  help: `How late the event loop ran a timer due every ${EVENT_LOOP_RESOLUTION_MS} ms (perf_hooks' monitorEventLoopDelay): a request that blocks the loop for N seconds adds one sample of about N.`,
+  buckets: EVENT_LOOP_BUCKETS,
+  registers: [registry],
+  collect: () => moveEventLoopSamples(),
+});
+
+/**
+ * Moves the samples perf_hooks recorded since the last move into the histogram: its percentiles give how many samples
+ * lie at or below each value (its HDR precision, about 1%), then it starts afresh.
+ */
+function moveEventLoopSamples(): void {
+  const monitor = eventLoopMonitor;
+  if (!monitor || monitor.count === 0) return;
+  const count = monitor.count;
+  const percentiles = [...monitor.percentiles].sort(([a], [b]) => a - b);
+  monitor.reset();
+  let moved = 0;
+  for (const [percentile, nanoseconds] of percentiles) {
+    const upTo = Math.round((count * percentile) / 100);
+    // A sample is the time between two runs of the timer: the resolution itself is not a delay.
+    const seconds = Math.max(0, nanoseconds / 1e6 - EVENT_LOOP_RESOLUTION_MS) / 1000;
+    for (; moved < upTo; moved++) eventLoopDelay.observe(seconds);
+  }
+}
+
 let processMetrics = false;
 
 /**
- * Adds prom-client's default process and Node.js metrics (CPU, memory, event loop lag, GC, handles) to the registry,
- * once per process: they sample the event loop's delay, so only a serving process turns them on.
+ * Adds prom-client's default process and Node.js metrics (CPU, memory, event loop lag, GC, handles) and the event
+ * loop's delay histogram to the registry, once per process: they sample the event loop's delay, so only a serving
+ * process turns them on.
  */
 export function collectProcessMetrics(): void {
   if (processMetrics) return;
   processMetrics = true;
   collectDefaultMetrics({ register: registry });
+  eventLoopMonitor = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  eventLoopMonitor.enable();
+  // Every second, so a move costs about 100 observations however rarely the process is scraped.
+  setInterval(moveEventLoopSamples, 1000).unref();
 }

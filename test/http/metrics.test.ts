@@ -61,6 +61,25 @@ describe('GET /metrics (Prometheus text format)', () => {
     expect(after.value('process_resident_memory_bytes')).toBeGreaterThan(after.value('nodejs_heap_size_used_bytes'));
   });
 
+  it('shows a 300 ms stall of the event loop in hindsight_event_loop_delay_seconds', async () => {
+    const DELAY = 'hindsight_event_loop_delay_seconds_bucket';
+    const slow = (scrape: Scrape) => scrape.value(DELAY, { le: '+Inf' }) - scrape.value(DELAY, { le: '0.25' });
+    const before = await scrape(base);
+    expect(before.text).toContain('# TYPE hindsight_event_loop_delay_seconds histogram');
+    const end = Date.now() + 300;
+    while (Date.now() < end); // a request's synchronous work, as a stemmer's loop on a long token would be
+    // The monitor's timer records the stall the next time it runs.
+    let after = await scrape(base);
+    for (let tries = 0; slow(after) === slow(before) && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await scrape(base);
+    }
+    expect(slow(after) - slow(before)).toBeGreaterThanOrEqual(1);
+    expect(after.value('hindsight_event_loop_delay_seconds_sum')).toBeGreaterThan(
+      before.value('hindsight_event_loop_delay_seconds_sum') + 0.25,
+    );
+  });
+
   it('times each request under its operation name: anonymous, unknown, and the names past the bound as "other"', async () => {
     const before = await scrape(base);
     await run('query ListSessions { sessions(first: 1) { totalCount } }');
