@@ -9,7 +9,7 @@ import { runWithin } from './deadline';
 import { CommandError, ErrorCode, asCommandError, badValue, typeMismatch } from './errors';
 import { compileFilter, letVariables, parseCollation, stringOrder } from './filter';
 import { compileProjection } from './projection';
-import { findDocuments } from './query';
+import { distinctFromIndex, findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
 import { MAX_MESSAGE_SIZE } from './wire';
@@ -496,7 +496,13 @@ function distinct(command: Document, { db, engine }: CommandContext): Doc {
     throw typeMismatch(`BSON field 'distinct.key' is the wrong type '${bsonTypeName(key)}', expected type 'string'`);
   const filter = optionalObject(command, 'query', 'distinct');
   const collation = parseCollation(command.collation);
-  const docs = findDocuments(engine.store.collection(db, name), { filter, collation });
+  const collection = engine.store.collection(db, name);
+  const indexed =
+    collection && !collation && (!filter || !Object.keys(filter).length)
+      ? distinctFromIndex(collection, key)
+      : undefined;
+  if (indexed) return ok({ values: [...indexed.values()].sort(compareValues) });
+  const docs = findDocuments(collection, { filter, collation });
   if (collation) {
     // Values equal under the collation are one value: the first found stands for them, as in mongod.
     const order = stringOrder(collation);

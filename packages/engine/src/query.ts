@@ -24,6 +24,42 @@ function equalityValues(condition: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/** True for `null` and `{$eq: null}`: an equality that matches documents holding null or lacking the field. */
+function isNullEquality(condition: unknown): boolean {
+  if (condition === null) return true;
+  return isPlainObject(condition) && Object.keys(condition).length === 1 && condition.$eq === null;
+}
+
+/**
+ * The distinct values of `key` over the whole collection read from a single-field index on it (one document per
+ * index key instead of every document), as mongod's DISTINCT_SCAN; undefined when no such index applies.
+ */
+export function distinctFromIndex(collection: Searchable, key: string): Map<string, unknown> | undefined {
+  const index = [...collection.indexes.values()].find(
+    (candidate) =>
+      candidate.fields.length === 1 &&
+      candidate.fields[0] === key &&
+      !candidate.sparse &&
+      !candidate.spec.partialFilterExpression &&
+      candidate.spec.collation === undefined,
+  );
+  if (!index) return undefined;
+  const seen = new Map<string, unknown>();
+  const nullKey = canonicalKey(null);
+  for (const [indexKey, ids] of index.entries) {
+    // Null's key holds documents lacking the field too (no value for distinct): look for one holding null.
+    for (const id of typeof ids === 'string' ? [ids] : ids) {
+      for (const value of pathValues(collection.docs.get(id), key)) {
+        if (value === undefined) continue;
+        const canonical = canonicalKey(value);
+        if (!seen.has(canonical)) seen.set(canonical, value);
+      }
+      if (indexKey !== nullKey || seen.has(nullKey)) break;
+    }
+  }
+  return seen;
+}
+
 /** The values and regexes of a regex condition (`/re/`, or `{$in: [...]}` holding one or more), else undefined. */
 function patternValues(condition: unknown): unknown[] | undefined {
   if (condition instanceof RegExp) return [condition];
@@ -122,6 +158,13 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
     const entries = index.fields.length === 1 ? index.entries : index.leading;
     if (!entries) continue;
     const condition = filter[index.fields[0]];
+    // `{field: null}` matches documents without the field too, which a sparse index leaves out; the index keeps both
+    // under null's key. A multikey index may hold documents whose path reaches null through arrays in other ways.
+    if (isNullEquality(condition)) {
+      if (index.sparse || index.multikey) continue;
+      const ids = idsAt(entries, canonicalKey(null));
+      return { sets: ids ? [ids] : [] };
+    }
     const values = equalityValues(condition) ?? patternValues(condition);
     if (!values) continue;
     const sets: ReadonlySet<string>[] = [];

@@ -35,7 +35,7 @@ interface RecordedDocs {
 export class Index {
   readonly fields: string[];
   readonly unique: boolean;
-  private readonly sparse: boolean;
+  readonly sparse: boolean;
   private readonly partial?: Matcher;
   readonly entries = new Map<string, KeyIds>();
   /**

@@ -933,6 +933,46 @@ describe('sorted reads along an index', () => {
   });
 });
 
+describe('null equality and distinct on an indexed field', () => {
+  test('find {field: null} and distinct give the same answers with and without the index', async () => {
+    const indexed = fresh();
+    const plain = fresh();
+    await indexed.createIndex({ model: 1 });
+    await indexed.createIndex({ lead: 1, n: 1 });
+    // A document lacking the field comes first under null's key, before one holding null.
+    const models = [{ p: 'hash', d: 384 }, { p: 'local', d: 512 }, undefined, null, 'text', { d: 384, p: 'hash' }];
+    const docs = Array.from({ length: 60 }, (_, n) => {
+      const doc: Doc = { _id: n, n, lead: n % 5 === 0 ? null : `l${n % 3}` };
+      const model = models[n % models.length];
+      if (model !== undefined) doc.model = model;
+      return doc;
+    });
+    await indexed.insertMany(docs);
+    await plain.insertMany(docs);
+    const filters: Doc[] = [
+      { model: null },
+      { model: { $eq: null } },
+      { lead: null },
+      { $and: [{ model: null }, { n: { $gt: 20 } }] },
+    ];
+    for (const filter of filters) {
+      const ids = async (c: Collection<Doc>) => (await c.find(filter).sort({ _id: 1 }).toArray()).map((doc) => doc._id);
+      const expected = await ids(plain);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await ids(indexed)).toEqual(expected);
+    }
+    const expected = await plain.distinct('model');
+    // null (held explicitly by some documents), each subdocument in its own key order, the string.
+    expect(expected).toHaveLength(5);
+    expect(await indexed.distinct('model')).toEqual(expected);
+    // Only documents lacking the field hold null's key: no null among the values.
+    await indexed.deleteMany({ model: null, n: { $mod: [6, 3] } });
+    await plain.deleteMany({ model: null, n: { $mod: [6, 3] } });
+    expect(await plain.distinct('model')).toHaveLength(4);
+    expect(await indexed.distinct('model')).toEqual(await plain.distinct('model'));
+  });
+});
+
 describe('regexes on an indexed field', () => {
   test('find and distinct with regexes in $in give the same documents with and without the index', async () => {
     const indexed = fresh();

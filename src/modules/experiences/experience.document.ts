@@ -1,5 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
+import { EMBEDDING_MODEL_INDEX } from '../shared/reembed-target';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 
 /** The collection of seed 000. */
@@ -58,5 +59,6 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { session_id: 1 }, name: 'session_id' },
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
+    EMBEDDING_MODEL_INDEX,
   ],
 };

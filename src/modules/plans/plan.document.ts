@@ -1,5 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
+import { EMBEDDING_MODEL_INDEX } from '../shared/reembed-target';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 
 /** The collection of seed 002's PlanPattern. */
@@ -50,5 +51,6 @@ export const PLAN_INDEXES: CollectionIndexes = {
     { key: { successRate: -1 }, name: 'successRate' },
     { key: { usageCount: -1 }, name: 'usageCount' },
     { key: { lastUsed: -1, patternId: -1 }, name: 'lastUsed_patternId' },
+    EMBEDDING_MODEL_INDEX,
   ],
 };

@@ -34,7 +34,10 @@ export interface ReembedTarget {
 export interface VectorDocuments {
   /** Number of documents whose vectors were not made by `model`. */
   countOtherModel(model: EmbeddingModelInfo): Promise<number>;
-  /** One document whose vectors were not made by `model` (its id and recorded model), or null when none. */
+  /**
+   * One document whose vectors were not made by `model` (its id and recorded model), or null when none; served by
+   * {@link EMBEDDING_MODEL_INDEX}, so cheap whatever the collection's size.
+   */
   findOtherModel(model: EmbeddingModelInfo): Promise<Document | null>;
   /** The next `limit` documents after `afterId` (by `_id`) still to re-embed, with their id and texts. */
   nextBatch(model: EmbeddingModelInfo, afterId: ObjectId | null, limit: number): Promise<Document[]>;
@@ -48,6 +51,12 @@ export interface VectorDocuments {
 
 /** Where every document that stores vectors records the embedder that made them (see src/embeddings/model-check.ts). */
 export const EMBEDDING_MODEL_PATH = 'embedding_model';
+
+/**
+ * The index on {@link EMBEDDING_MODEL_PATH} of every collection that stores vectors: the vector model check reads the
+ * models present from it (its few distinct keys) and the documents without one through it, never scanning documents.
+ */
+export const EMBEDDING_MODEL_INDEX = { key: { [EMBEDDING_MODEL_PATH]: 1 }, name: EMBEDDING_MODEL_PATH } as const;
 
 /**
  * The guard features call before comparing vectors: implemented by the reembed feature's service and handed to

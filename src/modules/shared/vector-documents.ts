@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter } from 'mongodb';
-import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import { sameEmbeddingModel, type EmbeddingModelInfo } from '../../embeddings/model-check';
 import { readPath } from '../../search/space';
 import { EMBEDDING_MODEL_PATH, type ReembedTarget, type VectorDocuments } from './reembed-target';
 
@@ -33,7 +33,16 @@ export function vectorDocuments<T extends Document>(collection: Collection<T>, l
   return {
     countOtherModel: (model) => documents.countDocuments(otherModelQuery(model)),
 
-    findOtherModel: (model) => documents.findOne(otherModelQuery(model), { projection: idAndModel }),
+    findOtherModel: async (model) => {
+      // The models present come from the index's distinct keys (mongod's DISTINCT_SCAN, the engine's index entries),
+      // and the documents recording none from its null key: neither reads more than a few documents.
+      const models: unknown[] = await documents.distinct(EMBEDDING_MODEL_PATH);
+      const other = models.find(
+        (recorded) => recorded !== null && !sameEmbeddingModel(recorded as EmbeddingModelInfo, model),
+      );
+      const query = other === undefined ? { [EMBEDDING_MODEL_PATH]: null } : { [EMBEDDING_MODEL_PATH]: other };
+      return documents.findOne(query, { projection: idAndModel });
+    },
 
     nextBatch: (model, afterId, limit) => {
       const query = afterId ? { $and: [otherModelQuery(model), { _id: { $gt: afterId } }] } : otherModelQuery(model);

@@ -1,5 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
+import { EMBEDDING_MODEL_INDEX } from '../shared/reembed-target';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import type { AgentType } from '../insights/insight.document';
 import type { PlanStepDocument } from '../plans/plan.document';
@@ -164,5 +165,6 @@ export const TASK_INDEXES: CollectionIndexes = {
     { key: { planId: 1 }, name: 'planId' },
     { key: { patternId: 1 }, name: 'patternId' },
     { key: { 'run.stuck_iterations': -1, 'run.last_action_at': -1 }, name: 'run_stuck_iterations' },
+    EMBEDDING_MODEL_INDEX,
   ],
 };
