@@ -89,8 +89,9 @@ function candidates(
   collection: Searchable,
   filter: Doc | undefined,
 ): { docs: Iterable<Doc>; listed?: number; exact: boolean } {
-  const ids = filter && lookup(collection, filter);
-  if (!ids) return { docs: { [Symbol.iterator]: () => collection.docs.values() }, exact: false };
+  const planned = filter && planLookup(collection, filter);
+  if (!filter || !planned) return { docs: { [Symbol.iterator]: () => collection.docs.values() }, exact: false };
+  const ids = planned.ids();
   return {
     docs: {
       *[Symbol.iterator]() {
@@ -98,20 +99,20 @@ function candidates(
       },
     },
     listed: ids.length,
-    // An _id equality alone needs no test.
-    exact: Object.keys(filter).length === 1 && equalityValues(filter._id) !== undefined,
+    // A filter of one condition that the lookup decides alone (an _id or exact index equality, a regex tested on the
+    // index's keys) needs no test of each document.
+    exact: Object.keys(filter).length === 1 && planned.exact,
   };
 }
 
-/** Ids of the documents an equality on `_id` or on an index's (first) field allows, or undefined when none applies. */
-function lookup(collection: Searchable, filter: Doc): string[] | undefined {
-  return planLookup(collection, filter)?.ids();
-}
-
-/** A lookup before it runs: `size` is at least the number of ids it lists, known without listing them. */
+/**
+ * A lookup before it runs: `size` is at least the number of ids it lists, known without listing them; `exact` when
+ * the ids are exactly the documents matching the condition it was planned from.
+ */
 interface PlannedLookup {
   size: number;
   ids(): string[];
+  exact: boolean;
 }
 
 function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefined {
@@ -119,6 +120,7 @@ function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefi
   if (values) {
     return {
       size: values.length,
+      exact: true,
       ids: () => {
         const ids = [...new Set(values.map(canonicalKey))].filter((id) => collection.docs.has(id));
         if (ids.length > 1) ids.sort((a, b) => compareValues(collection.docs.get(a)!._id, collection.docs.get(b)!._id));
@@ -128,9 +130,10 @@ function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefi
   }
   const indexed = indexedEntries(collection, filter);
   if (indexed) {
-    const { sets } = indexed;
+    const { sets, exact } = indexed;
     return {
       size: sets.reduce((sum, ids) => sum + ids.size, 0),
+      exact,
       ids: () => (sets.length === 1 ? [...sets[0]] : [...new Set(sets.flatMap((ids) => [...ids]))]),
     };
   }
@@ -142,14 +145,17 @@ function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefi
     const planned = isPlainObject(clause) ? planLookup(collection, clause) : undefined;
     if (planned && (!fewest || planned.size < fewest.size)) fewest = planned;
   }
-  return fewest;
+  return fewest && { ...fewest, exact: false };
 }
 
 /**
  * The index entries (sets of ids) an equality or a regex condition on an index's (first) field selects, or undefined
  * when none applies.
  */
-function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySet<string>[] } | undefined {
+function indexedEntries(
+  collection: Searchable,
+  filter: Doc,
+): { sets: ReadonlySet<string>[]; exact: boolean } | undefined {
   // A single-field index first (its entries are exactly the field's values), else the leading field of a compound one.
   const usable = [...collection.indexes.values()]
     .filter((index) => !index.spec.partialFilterExpression)
@@ -163,7 +169,8 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
     if (isNullEquality(condition)) {
       if (index.sparse || index.multikey) continue;
       const ids = idsAt(entries, canonicalKey(null));
-      return { sets: ids ? [ids] : [] };
+      // Null's key holds documents lacking the field and documents holding null: both match.
+      return { sets: ids ? [ids] : [], exact: index.spec.collation === undefined };
     }
     const values = equalityValues(condition) ?? patternValues(condition);
     if (!values) continue;
@@ -187,7 +194,9 @@ function indexedEntries(collection: Searchable, filter: Doc): { sets: ReadonlySe
         if (asRead.some((pattern) => pattern.test(text))) sets.push(idsAt(entries, key)!);
       }
     }
-    return { sets };
+    // Without arrays on the path (each document holds one key: its value) and with keys compared binary, a key holds
+    // exactly the documents the condition matches; the regexes were tested with the matcher's own (linear) RegExp.
+    return { sets, exact: !index.multikey && index.spec.collation === undefined };
   }
   return undefined;
 }
