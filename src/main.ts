@@ -1,4 +1,5 @@
 import { OPERATOR_NODE_ENV } from './production-env';
+import os from 'node:os';
 import 'reflect-metadata';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -11,6 +12,7 @@ import { removeServerPid, writeServerPid } from './auth/server-pid';
 import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
 import { createDegradedServer } from './http/degraded';
 import { DataDamagedError } from '@hindsight/engine';
+import { STOP_DEADLINE_MS, startStopWatchdog } from './stop-watchdog';
 
 export interface RunningHindsight {
   url: string;
@@ -129,7 +131,37 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  let running: RunningHindsight | Awaited<ReturnType<typeof startDegraded>>;
+  // Before the start: the watchdog's signal watch replaces the signals' default action (death) for the whole process,
+  // so from here on this process's handlers answer every SIGTERM and SIGINT.
+  const watchdog = await startStopWatchdog();
+  let running: RunningHindsight | Awaited<ReturnType<typeof startDegraded>> | undefined;
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    watchdog.arm(signal);
+    if (!running) {
+      // Still starting: end as the signal's default action would (acknowledged writes are already in the journal).
+      logger.info('stopped while starting', { signal });
+      process.exit(128 + os.constants.signals[signal]);
+    }
+    logger.info('shutting down', { signal });
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time: exiting', { signal, deadlineMs: STOP_DEADLINE_MS });
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: error instanceof Error ? error.stack : String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  // Before the ready line: a supervisor may signal as soon as it reads it, and an unanswered signal would wait for
+  // the watchdog's hard stop (the search index then unsaved).
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
     running = await startHindsight(config, logger);
   } catch (error) {
@@ -142,23 +174,6 @@ async function main(): Promise<void> {
     process.stdout.write(`Hindsight ${VERSION} serves no data: ${degraded.reason}\n  GraphQL API: ${degraded.url}\n`);
     running = degraded;
   }
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('shutdown failed', { error: error instanceof Error ? error.stack : String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  // Before the ready line: a supervisor may signal as soon as it reads it, and without a handler the signal's default
-  // action kills the process unsaved (the benchmark's restarts lost their snapshots' saves so).
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
   if (!('deps' in running)) return;
   const kind =
     running.deps.database.kind === 'EMBEDDED' ? `embedded engine, data in ${config.dataDir}` : 'MongoDB at MONGODB_URI';
