@@ -138,7 +138,8 @@ function lookUp(word: string): string[] {
 export function synonymsOf(word: string): string[] {
   let result = cache.get(word);
   if (result === undefined) {
-    result = /^[a-z]{3,}$/.test(word) ? lookUp(word) : [];
+    // WordNet's longest single-word lemma has 31 letters: a longer word has no entry, and is not looked up.
+    result = word.length <= 40 && /^[a-z]{3,}$/.test(word) ? lookUp(word) : [];
     if (cache.size >= CACHE_SIZE) cache.clear();
     cache.set(word, result);
   }

@@ -23,10 +23,19 @@ function bounded(value: string, field: string, max: number): string {
   return value;
 }
 
-/** `text` cut to `max` code points; whether it was cut. */
+/**
+ * `text` cut to `max` code points; whether it was cut. Reads at most `max` code points (not the whole text: a 12 MB
+ * result took 190 ms as an array of its characters).
+ */
 export function truncate(text: string, max: number): { text: string; truncated: boolean } {
-  const chars = Array.from(text);
-  return chars.length > max ? { text: chars.slice(0, max).join(''), truncated: true } : { text, truncated: false };
+  if (text.length <= max) return { text, truncated: false };
+  let end = 0;
+  for (let points = 0; points < max && end < text.length; points++) {
+    const code = text.charCodeAt(end);
+    const next = text.charCodeAt(end + 1);
+    end += code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  }
+  return end < text.length ? { text: text.slice(0, end), truncated: true } : { text, truncated: false };
 }
 
 /** A new action from the input, checked; its iteration is the supplied one or null (to be allocated). */
