@@ -49,6 +49,12 @@ export interface OperationResult {
   singleClient?: LoadResult;
 }
 
+/** The `p` quantile (0–1) of `values`: the value at rank ⌊p·n⌋ of the sorted list. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
 const cell = (value: number | null | undefined) =>
   value === null || value === undefined || Number.isNaN(value) ? '–' : String(value);
 

@@ -31,6 +31,8 @@ import { seedDatabase, writeBehindTheServer, type SeedManifest, type SeedSizes, 
 import { measureFollowing, type FollowFigures } from './follow';
 import { measureSubscriptions, type SubscriptionFigures } from './subscriptions';
 import { measureVectors, type VectorFigures } from './vector';
+import { measureInProcess, type InProcessFigures } from './in-process';
+import { checkTargets, targetRows, type FilteredSearchFigure, type TargetCheck } from './targets';
 
 const DATABASE = 'hindsight';
 /** ENGINE_COMPACT_AFTER_BYTES high enough that seeding never snapshots (the engine's maximum, 64 GiB). */
@@ -78,6 +80,12 @@ interface Results {
   subscriptions: SubscriptionFigures | null;
   /** Lag of live search following between two servers on one engine (bench/follow.ts). */
   follow: FollowFigures | null;
+  /** The one-connection operations run in process over the embedded target's data (bench/in-process.ts). */
+  inProcess: InProcessFigures[] | null;
+  /** Filtered HYBRID searches at the target's selectivities. */
+  filteredSearch: FilteredSearchFigure[] | null;
+  /** Every target with its figure: met, missed or not measured (bench/targets.ts). */
+  targets: TargetCheck[];
   notes: string[];
   totalSeconds: number;
 }
@@ -93,6 +101,10 @@ const ENGINE_FILE = /^(journal-|snapshot-|spill-)|\.(tmp|sock)$|^(LOCK|engine-id
 async function serverFiles(dataDir: string): Promise<string[]> {
   return (await readdir(dataDir).catch(() => [] as string[])).filter((name) => !ENGINE_FILE.test(name));
 }
+
+/** Seed of the variables of operation `index`'s load, and of its one-connection run (also run in process). */
+const loadSeed = (index: number) => 1000 + index;
+const singleClientSeed = (index: number) => loadSeed(index) + 500;
 
 /** GraphQL request generator of an operation (seeded: both targets see the same sequence). */
 function graphqlRequests(operation: Operation, seed: number): () => { path: string; body: string } {
@@ -123,7 +135,7 @@ async function runOperations(
       next,
     });
   for (const [index, operation] of ops.entries()) {
-    const seed = 1000 + index;
+    const seed = loadSeed(index);
     log(`${target}: ${operation.name} (GraphQL)`);
     const graphql = await load(server, graphqlRequests(operation, seed), operation.connections);
     let baselineResult: LoadResult | null = null;
@@ -135,7 +147,7 @@ async function runOperations(
     let singleClient: LoadResult | undefined;
     if (operation.singleClient) {
       log(`${target}: ${operation.name} (GraphQL, 1 connection)`);
-      singleClient = await load(server, graphqlRequests(operation, seed + 500), 1);
+      singleClient = await load(server, graphqlRequests(operation, singleClientSeed(index)), 1);
     }
     const result: OperationResult = {
       target,
@@ -345,6 +357,9 @@ async function main(): Promise<void> {
     batching: null,
     subscriptions: null,
     follow: null,
+    inProcess: null,
+    filteredSearch: null,
+    targets: [],
     notes: [],
     totalSeconds: 0,
   };
@@ -372,7 +387,23 @@ async function main(): Promise<void> {
     log(`seed: journal replayed and written as one snapshot in ${results.seed[0].snapshotSeconds} s`);
     const ops = operations(manifest, sizes);
 
-    if (options.targets.includes('embedded')) await runEmbedded(dataDir, ops, options, results);
+    if (options.targets.includes('embedded')) {
+      await runEmbedded(dataDir, ops, options, results);
+      log('in process: the one-connection operations over the same data, through executeOperation');
+      const engine = await startEngine(dataDir);
+      try {
+        results.inProcess = await measureInProcess(
+          withDatabase(engine.url, DATABASE),
+          dataDir,
+          ops,
+          (operation) => singleClientSeed(ops.indexOf(operation)),
+          options.duration,
+        );
+        for (const figures of results.inProcess) log(`in process: ${JSON.stringify(figures)}`);
+      } finally {
+        await engine.stop();
+      }
+    }
     if (options.targets.includes('shared')) {
       const shared = await startEngine(dataDir);
       log(`shared: engine recovered the data in ${(shared.startMs / 1000).toFixed(1)} s`);
@@ -422,6 +453,7 @@ async function main(): Promise<void> {
     else await rm(root, { recursive: true, force: true });
   }
   results.machine.loadAverageAtEnd = loadAverage();
+  results.targets = checkTargets(results);
   results.totalSeconds = Math.round((performance.now() - started) / 1000);
   print(results);
   const out = path.resolve(ROOT, options.out);
@@ -468,8 +500,15 @@ function print(results: Results): void {
   if (results.batching) {
     console.table(results.batching.map(({ query: _query, ...figures }) => figures));
   }
+  if (results.inProcess) {
+    console.log('In process, one request at a time, over the embedded target’s data:');
+    console.table(results.inProcess);
+  }
   for (const note of results.notes) console.log(`Note: ${note}`);
   console.log(`\n${markdownTable(tableRows(results.operations))}\n`);
+  console.log('Targets:');
+  console.table(targetRows(results.targets));
+  console.log(`\n${markdownTable(targetRows(results.targets))}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { HNSW, VectorStore, unitVector, type ScoredRow } from '../src/search/vec
 import { seededRandom } from '../test/support/vectors';
 import { timed } from './search-e2e';
 import { DIMENSIONS } from './seed';
+import { percentile } from './report';
 
 const K = 10;
 const QUERIES = 200;
@@ -45,11 +46,6 @@ export interface VectorFigures {
   crossoverRows: number | null;
   /** The server's rule: filters leaving at most this many vectors are scanned exactly. */
   exactSearchMax: number;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));

@@ -26,7 +26,7 @@ describe('the vector model check', () => {
         initiatingAgentId: `agent-${i % 3}`,
         primaryGoalDescription: `Deploy service ${i} to the staging cluster`,
         subTaskDescription: 'Roll out the new image',
-        finalOutcome: 'SUCCESS',
+        finalOutcome: 'SUCCESS' as const,
       })),
     });
     await app.run(RecordTaskDocument, {
