@@ -9,11 +9,12 @@ import * as pipelineOperators from 'mingo/operators/pipeline';
 import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import { Query } from 'mingo/query';
+import { $addFields } from './mingo-fields';
 import { Binary } from 'bson';
 import { checkDeadline } from './deadline';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { LinearRegExp, mongoRegExp } from './regex';
-import { bsonSize, bsonTypeName, compareValues, isPlainObject, typeRank, type Doc } from './values';
+import { bsonSize, bsonTypeName, compareValues, isPlainObject, ownField, typeRank, type Doc } from './values';
 import { WIDE_NUMBER_OPERATORS } from './wide-numbers';
 
 /** Tests whether a document matches a compiled filter. */
@@ -33,11 +34,11 @@ function queryValues(doc: unknown, path: string): unknown[] {
     const segment = segments[i];
     if (Array.isArray(current)) {
       if (/^\d+$/.test(segment)) walk(current[Number(segment)], i + 1);
-      for (const item of current) if (isPlainObject(item)) walk(item[segment], i + 1);
+      for (const item of current) if (isPlainObject(item)) walk(ownField(item, segment), i + 1);
       if (!current.length) out.push(undefined);
       return;
     }
-    walk(isPlainObject(current) ? current[segment] : undefined, i + 1);
+    walk(isPlainObject(current) ? ownField(current, segment) : undefined, i + 1);
   };
   walk(doc, 0);
   return out;
@@ -318,7 +319,7 @@ export const MINGO_OPTIONS = {
   context: Context.init({
     accumulator: accumulatorOperators,
     expression: { ...expressionOperators, ...EXTRA_EXPRESSION_OPERATORS, ...WIDE_NUMBER_OPERATORS } as never,
-    pipeline: pipelineOperators,
+    pipeline: { ...pipelineOperators, $addFields, $set: $addFields } as never,
     query: { ...queryOperators, ...COMPARISON_OPERATORS } as never,
     window: windowOperators,
   }),

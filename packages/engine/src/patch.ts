@@ -1,5 +1,5 @@
 import { CommandError, ErrorCode } from './errors';
-import { isPlainObject, type Doc } from './values';
+import { isPlainObject, ownField, type Doc } from './values';
 
 /**
  * One change of a document patch, addressed by a path of field names (array indexes as decimal strings):
@@ -104,7 +104,7 @@ export function applyPatch(doc: Doc, steps: PatchStep[]): Doc {
     let parent: Container = root;
     for (let i = 0; i < step.p.length - 1; i++) {
       const key = step.p[i];
-      const child: unknown = Array.isArray(parent) ? parent[Number(key)] : parent[key];
+      const child: unknown = Array.isArray(parent) ? parent[Number(key)] : ownField(parent, key);
       if (!isContainer(child)) throw corrupt(step);
       let copy: Container = child;
       if (!fresh.has(child)) {
@@ -128,7 +128,7 @@ export function applyPatch(doc: Doc, steps: PatchStep[]): Doc {
         parent[key] = step.v;
       }
     } else {
-      const current: unknown = Array.isArray(parent) ? parent[Number(key)] : parent[key];
+      const current: unknown = Array.isArray(parent) ? parent[Number(key)] : ownField(parent, key);
       if (!Array.isArray(current) || current.length < step.at) throw corrupt(step);
       const items = current.slice(0, step.at);
       for (const item of step.v) items.push(item);

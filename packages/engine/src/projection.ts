@@ -1,7 +1,7 @@
 import { Aggregator } from 'mingo/aggregator';
 import { CommandError, ErrorCode, badValue } from './errors';
 import { MINGO_COMPUTE, compileFilter, mingoError, type Matcher } from './filter';
-import { isPlainObject, type Doc } from './values';
+import { isPlainObject, ownField, type Doc } from './values';
 
 type Leaf =
   | { kind: 'include' }
@@ -230,6 +230,7 @@ function relevantClauses(filter: Doc, arrayPath: string): Doc[] {
 function replaceAt(doc: Doc, segments: string[], value: unknown): Doc {
   const [head, ...rest] = segments;
   const copy: Doc = { ...doc };
-  copy[head] = rest.length ? replaceAt(isPlainObject(doc[head]) ? doc[head] : {}, rest, value) : value;
+  const child = ownField(doc, head);
+  copy[head] = rest.length ? replaceAt(isPlainObject(child) ? child : {}, rest, value) : value;
   return copy;
 }

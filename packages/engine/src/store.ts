@@ -2,11 +2,21 @@ import { ObjectId, UUID, type Document } from 'bson';
 import { ChangeLog } from './changes';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp, SearchIndexSpec } from './durability';
 import { CommandError, ErrorCode } from './errors';
+import { unpackDocument } from './packed';
 import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './filter';
 import { SortedList } from './sorted-list';
 import type { VectorSpill } from './spill';
-import { canonicalKey, compareValues, formatValue, isPlainObject, markStored, pathValues, type Doc } from './values';
+import {
+  canonicalKey,
+  compareValues,
+  formatValue,
+  isPlainObject,
+  markStored,
+  ownField,
+  pathValues,
+  type Doc,
+} from './values';
 
 /**
  * One key an index holds for a document: the canonical string, the field values it was built from, and whether the
@@ -171,7 +181,7 @@ function reachesArray(doc: unknown, path: string): boolean {
   for (const segment of path.split('.')) {
     if (Array.isArray(current)) return true;
     if (!isPlainObject(current)) return false;
-    current = current[segment];
+    current = ownField(current, segment);
   }
   return Array.isArray(current);
 }
@@ -322,11 +332,14 @@ export class Collection {
     else ops.push({ t: 'put', db: this.db, coll: this.name, doc: next, change });
   }
 
-  /** Stores a document under its canonical `_id`: from now on it is immutable (see markStored). */
-  keep(id: string, doc: Doc): void {
+  /**
+   * Stores a document under its canonical `_id`: from now on it is immutable (see markStored). `loaded`: recovery
+   * loads it from a snapshot (see VectorSpill.spillDocument).
+   */
+  keep(id: string, doc: Doc, loaded = false): void {
     this.version++;
     markStored(doc);
-    this.spill?.spillDocument(doc);
+    this.spill?.spillDocument(doc, loaded);
     this.docs.set(id, doc);
   }
 
@@ -474,7 +487,11 @@ export class Store implements DurableState {
         for (const spec of coll.indexes)
           if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
         for (const spec of coll.searchIndexes ?? []) collection.putSearchIndex(spec, null);
-        for (const doc of coll.docs) this.put(collection, doc);
+        for (const doc of coll.docs) {
+          // A snapshot's packed arrays (packed.ts) go to the spill file as they are; without one, back into arrays.
+          if (!this.spill) unpackDocument(doc);
+          this.put(collection, doc, true);
+        }
       }
     }
   }
@@ -549,15 +566,16 @@ export class Store implements DurableState {
     }));
   }
 
-  private put(collection: Collection, doc: Doc): void {
-    const current = collection.get(doc._id);
+  private put(collection: Collection, doc: Doc, loaded = false): void {
     const id = canonicalKey(doc._id);
+    const current = collection.docs.get(id);
     const record = collection.recordOf(id);
+    // Kept first: the indexes then read the document as stored (with its packed arrays spilled).
+    collection.keep(id, doc, loaded);
     for (const index of collection.indexes.values()) {
       if (current) index.remove(index.keysOf(current), id, record);
       index.add(index.keysOf(doc), id, record);
     }
-    collection.keep(id, doc);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   formatValue,
   isNumeric,
   isPlainObject,
+  ownField,
   toNumber,
   valuesEqual,
   type Doc,
@@ -212,7 +213,7 @@ function applySetStages(doc: Doc, stages: SetStage[]): Doc | undefined {
       const segments = stage.paths[f];
       let parent = root;
       for (let i = 0; i < segments.length - 1; i++) {
-        const child = parent[segments[i]];
+        const child = ownField(parent, segments[i]);
         let next: Doc;
         if (child === undefined || child === null) {
           next = {};
@@ -500,7 +501,7 @@ function compilePushSort(spec: unknown): (a: unknown, b: unknown) => number {
   });
   const field = (item: unknown, path: string): unknown => {
     let current = item;
-    for (const segment of path.split('.')) current = isPlainObject(current) ? current[segment] : undefined;
+    for (const segment of path.split('.')) current = isPlainObject(current) ? ownField(current, segment) : undefined;
     return current;
   };
   return (a, b) => {
@@ -576,7 +577,7 @@ function targets(writer: Writer, segments: string[], create: boolean): Target[] 
       out.push({ parent: container, key, path });
       return;
     }
-    const child = (container as Doc)[key];
+    const child = getAt(container, key);
     if (child === undefined || (Array.isArray(container) && Number(key) >= container.length)) {
       if (!create) return;
       if (segments[i + 1].startsWith('$[')) {
@@ -612,7 +613,7 @@ function setAt(parent: Container, key: string, value: unknown): void {
 }
 
 function getAt(parent: Container, key: string): unknown {
-  return (parent as Doc)[key];
+  return ownField(parent as Doc, key);
 }
 
 /** Replaces the positional `$` with the index of the first array element the filter matched. */
@@ -870,7 +871,7 @@ function setPath(doc: Doc, path: string, value: unknown): void {
   const segments = path.split('.');
   let current = doc;
   for (const segment of segments.slice(0, -1)) {
-    if (!isPlainObject(current[segment])) current[segment] = {};
+    if (!isPlainObject(ownField(current, segment))) current[segment] = {};
     current = current[segment] as Doc;
   }
   current[segments[segments.length - 1]] = value;

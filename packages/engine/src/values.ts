@@ -3,6 +3,15 @@ import { BSON, Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, typ
 /** Plain object as stored: field order matters, values are JS primitives, arrays, Dates or bson classes. */
 export type Doc = Document;
 
+/**
+ * The value of `doc`'s own field `key`, undefined when it has none: a field path must never reach a member of
+ * Object.prototype (`constructor`, `toString`...), which a stored document that lacks such a field would otherwise
+ * appear to hold.
+ */
+export function ownField(doc: Doc, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : undefined;
+}
+
 export function isPlainObject(value: unknown): value is Doc {
   if (value === null || typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value);
@@ -417,10 +426,10 @@ export function pathValues(doc: unknown, path: string): unknown[] {
         out.push(undefined);
         return;
       }
-      for (const item of current) walk(isPlainObject(item) ? item[segments[i]] : undefined, i + 1);
+      for (const item of current) walk(isPlainObject(item) ? ownField(item, segments[i]) : undefined, i + 1);
       return;
     }
-    walk(isPlainObject(current) ? current[segments[i]] : undefined, i + 1);
+    walk(isPlainObject(current) ? ownField(current, segments[i]) : undefined, i + 1);
   };
   walk(doc, 0);
   return out;

@@ -4,7 +4,7 @@ import type { JournalOp, SearchIndexSpec } from './durability';
 import { CommandError, ErrorCode, badValue, failedToParse } from './errors';
 import { compileFilter } from './filter';
 import type { Collection, Store } from './store';
-import { isPlainObject, type Doc } from './values';
+import { isPlainObject, ownField, type Doc } from './values';
 
 /**
  * Atlas Vector Search as Atlas documents it: `createSearchIndexes`, `updateSearchIndex`, `dropSearchIndex`, the
@@ -227,7 +227,7 @@ function readPath(doc: Doc, path: string): unknown {
   let current: unknown = doc;
   for (const segment of path.split('.')) {
     if (!isPlainObject(current)) return undefined;
-    current = current[segment];
+    current = ownField(current, segment);
   }
   return current;
 }

@@ -951,9 +951,9 @@ export class SessionRepository {
       { _id: sessionId },
       { projection: { [`agents.${agentId}.messages.message_id`]: 1 } },
     );
-    const messages: unknown[] = Array.isArray(session?.agents?.[agentId]?.messages)
-      ? session.agents[agentId].messages
-      : [];
+    // An own field only: an agent named `constructor` must not be read from Object.prototype.
+    const agent = session?.agents && Object.hasOwn(session.agents, agentId) ? session.agents[agentId] : undefined;
+    const messages: unknown[] = Array.isArray(agent?.messages) ? agent.messages : [];
     return messages.reduce<number>((max, message) => {
       const id = Number((message as { message_id?: unknown } | null)?.message_id);
       return Number.isFinite(id) ? Math.max(max, id) : max;
