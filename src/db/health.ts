@@ -9,7 +9,7 @@ import {
   type TopologyDescriptionChangedEvent,
 } from 'mongodb';
 
-/** What GET /ready answers: the last known state, never a wait on the database. */
+/** What GET /ready answers: the database's state, checked at most {@link READY_MAX_AGE_MS} before. */
 export interface DatabaseHealthState {
   /** The driver knows a server it can reach (its monitor's heartbeats, or an operation's network error, update it). */
   reachable: boolean;
@@ -50,15 +50,20 @@ export class DamagedStorage implements HealthSource {
 }
 
 /**
- * The database's health, kept current by the driver's topology events (no request waits on a ping) and by the writes
- * that fail or succeed ({@link recordFailure}). While an operation's failure marks it unreachable, a ping in the
- * background says when it is back; `check()` probes with a write only while writes are failing, so that readiness
- * returns once the database can write again even when no client writes.
+ * The database's health, kept current by the driver's topology events, by the operations that fail or succeed
+ * ({@link recordFailure}) and by `check()`'s own ping: the driver's monitor learns of a database gone only at its next
+ * heartbeat, while requests fail at once, so `check()` (GET /ready) pings live unless a ping answered less than
+ * {@link READY_MAX_AGE_MS} ago, waiting at most {@link READY_PING_TIMEOUT_MS}. While an operation's failure marks it
+ * unreachable, a ping in the background says when it is back; `check()` probes with a write only while writes are
+ * failing, so that readiness returns once the database can write again even when no client writes.
  */
 export class DatabaseHealth implements HealthSource {
   private reachable = true;
   private writeFailing = false;
   private recoveryPing: NodeJS.Timeout | undefined;
+  /** When a ping of `check()` last answered (performance.now()), and the ping in flight, shared by concurrent checks. */
+  private lastPingAt = Number.NEGATIVE_INFINITY;
+  private pinging: Promise<void> | undefined;
   private readonly onTopology = (event: TopologyDescriptionChangedEvent) => {
     this.reachable = event.newDescription.hasKnownServers;
   };
@@ -116,6 +121,7 @@ export class DatabaseHealth implements HealthSource {
    * of a collection that is never read), whose success clears the failure.
    */
   async check(): Promise<DatabaseHealthState> {
+    if (performance.now() - this.lastPingAt > READY_MAX_AGE_MS) await (this.pinging ??= this.ping());
     if (this.writeFailing && this.reachable) {
       try {
         await this.db
@@ -133,11 +139,33 @@ export class DatabaseHealth implements HealthSource {
     return this.state;
   }
 
+  /** One live ping: its answer marks the database reachable, its failure unreachable (as an operation's would). */
+  private async ping(): Promise<void> {
+    try {
+      await this.db.command({ ping: 1 }, { timeoutMS: Math.min(this.timeoutMs, READY_PING_TIMEOUT_MS) });
+      this.reachable = true;
+      this.lastPingAt = performance.now();
+    } catch (error) {
+      // A database that answers with an error is reachable; no answer, or none in time, is not.
+      if (!(error instanceof MongoServerError)) {
+        this.reachable = false;
+        this.pingUntilReachable();
+      }
+    } finally {
+      this.pinging = undefined;
+    }
+  }
+
   close(): void {
     clearTimeout(this.recoveryPing);
     this.client.off('topologyDescriptionChanged', this.onTopology);
   }
 }
+
+/** The oldest ping GET /ready answers from; an older one is repeated first. */
+export const READY_MAX_AGE_MS = 1000;
+/** How long GET /ready's ping waits for the database (DB_TIMEOUT_MS when shorter). */
+export const READY_PING_TIMEOUT_MS = 1000;
 
 /** How often a database marked unreachable by a failed operation is pinged, to see whether it is back. */
 const RECOVERY_PING_MS = 500;

@@ -49,8 +49,8 @@ export function healthRoute(deps: Pick<AppDeps, 'version'>): Route {
 }
 
 /**
- * GET /ready: 200 while the database is reachable and its writes succeed, else 503 with the reason. Answers from the
- * health the driver's events keep (see DatabaseHealth), so it never waits for an unreachable database.
+ * GET /ready: 200 while the database is reachable and its writes succeed, else 503 with the reason. Answers from a
+ * ping at most a second old, made live when older (see DatabaseHealth), so it waits at most that ping's second.
  */
 export function readyRoute(deps: { database: { health: HealthSource; kind: DatabaseKind } }): Route {
   const { health, kind } = deps.database;

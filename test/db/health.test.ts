@@ -103,3 +103,55 @@ describe('a MongoDB URI whose server goes away and comes back (DB_TIMEOUT_MS def
     expect(status).toBe(200);
   }, 30_000);
 });
+
+describe('GET /ready checks the database itself, not only what the driver last heard', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hindsight-ready-'));
+  let port: number;
+  let engine: EmbeddedServer | undefined;
+  let running: RunningHindsight;
+  const ready = () => timed(() => fetch(`${running.url.replace(/\/graphql$/, '')}/ready`));
+
+  beforeAll(async () => {
+    port = await closedPort();
+    engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port, host: '127.0.0.1' });
+    running = await startHindsight(
+      loadConfig(
+        {},
+        {
+          mongodbUri: `mongodb://127.0.0.1:${port}/ready?directConnection=true`,
+          dataDir,
+          port: 0,
+          host: '127.0.0.1',
+          embeddingsProvider: 'hash',
+        },
+      ),
+      silentLogger,
+    );
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await engine?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers 503 at once when the database stops, before any request or heartbeat noticed, and 200 once it is back', async () => {
+    expect((await ready()).value.status).toBe(200);
+    // Past the age of the last ping /ready may answer from.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await engine!.close();
+    engine = undefined;
+    const down = await ready();
+    expect(down.value.status).toBe(503);
+    expect(await down.value.json()).toEqual({ status: 'unavailable', error: 'database unreachable' });
+    expect(down.ms).toBeLessThan(1500);
+
+    engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port, host: '127.0.0.1' });
+    const deadline = Date.now() + 10_000;
+    let status = (await ready()).value.status;
+    while (status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await ready()).value.status;
+    }
+    expect(status).toBe(200);
+  }, 30_000);
+});
