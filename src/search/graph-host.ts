@@ -1,7 +1,11 @@
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { IndexConfig } from 'usearch';
 import type { FileCheck } from './snapshot';
+
+/** The mode of the graph files (see save). */
+const FILE_MODE = 0o600;
 
 /**
  * The worker threads that hold the HNSW graphs (usearch), so that the walks of one search over several spaces run in
@@ -254,9 +258,16 @@ export class HostedGraph {
     return { keys, distances };
   }
 
-  /** Writes the graph to `path` (usearch's format); resolves once written. */
+  /**
+   * Writes the graph to `path` (usearch's format), 0600 as every file under DATA_DIR whatever the umask: usearch
+   * creates its file with the default mode, so the file is created 0600 first (usearch truncates it and keeps the
+   * mode) and the mode is set again once written. Resolves once written.
+   */
   async save(path: string): Promise<void> {
+    closeSync(openSync(path, 'w', FILE_MODE));
+    chmodSync(path, FILE_MODE);
     await this.host.ask({ op: 'save', graph: this.graph, path });
+    chmodSync(path, FILE_MODE);
   }
 
   /**
