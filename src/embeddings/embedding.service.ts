@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Binary, MongoBulkWriteError, type Collection, type WriteError } from 'mongodb';
 import { BadInputError } from '../coded-error';
-import { countEmbeddingCache, embeddingCall } from '../observability/embedding-calls';
+import { countEmbeddingCache, countEmbeddingTruncations, embeddingCall } from '../observability/embedding-calls';
 import type { EmbeddingModelInfo } from './model-check';
-import { inBatches, type EmbeddingProvider } from './provider';
+import { cutForModel, inBatches, type EmbeddingProvider } from './provider';
 import { fromStoredVector } from './vectors';
 
 /** Name of the cache collection, kept in the default database. */
@@ -52,8 +52,34 @@ export class EmbeddingService {
    * (ServiceUnavailableError); vectors already embedded by earlier batches of the call stay cached.
    */
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    return (await this.embedDetailed(texts, signal)).vectors;
+  }
+
+  /**
+   * {@link embed}, saying which texts were longer than the model reads (`provider.inputLimit`): those were embedded
+   * from their beginning, cut to the limit (after leading whitespace), and counted in
+   * `hindsight_embedding_inputs_truncated_total`.
+   */
+  async embedDetailed(
+    texts: string[],
+    signal?: AbortSignal,
+  ): Promise<{ vectors: Float32Array[]; truncated: boolean[] }> {
     const blank = texts.findIndex((text) => text.trim() === '');
     if (blank !== -1) throw new BadInputError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
+    const truncated = texts.map(() => false);
+    const limit = this.provider.inputLimit;
+    if (limit) {
+      texts = texts.map((text, i) => {
+        if (!cutForModel(text, limit).truncated) return text;
+        truncated[i] = true;
+        return cutForModel(text.trimStart(), limit).text;
+      });
+      countEmbeddingTruncations(this.signature, truncated.filter(Boolean).length);
+    }
+    return { vectors: await this.embedPrepared(texts, signal), truncated };
+  }
+
+  private async embedPrepared(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const keys = new Map<string, string>();
     for (const text of texts) if (!keys.has(text)) keys.set(text, this.cacheKey(text));
 
@@ -79,6 +105,7 @@ export class EmbeddingService {
   withSignal(signal: AbortSignal): EmbeddingService {
     const bound = Object.create(this) as EmbeddingService;
     bound.embed = (texts) => this.embed(texts, signal);
+    bound.embedDetailed = (texts) => this.embedDetailed(texts, signal);
     return bound;
   }
 

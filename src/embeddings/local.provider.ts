@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../coded-error';
-import { inBatches, normalize, type EmbeddingProvider } from './provider';
+import { inBatches, normalize, type EmbeddingProvider, type InputLimit } from './provider';
 
 /**
  * The worker's code. Inline (not a file) so it runs the same from the TypeScript sources under jest and from
@@ -49,6 +49,13 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'local';
   readonly model = 'universal-sentence-encoder-lite';
   readonly dimensions = 512;
+  /**
+   * The package's tokenizer is quadratic in a text's length (it copies the rest of the text at each character: 16k /
+   * 32k / 64k characters took 0.13 / 2.8 / 16 s in the worker, which serves every request's embeddings). 4,096
+   * characters (some 1,500 word pieces) stay under 40 ms and hold several paragraphs, more than a sentence encoder
+   * averages usefully.
+   */
+  readonly inputLimit: InputLimit = { unit: 'chars', max: 4096 };
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Set once the worker is gone; every later call fails with it. */

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { ServiceUnavailableError } from '../coded-error';
-import { inBatches, normalize, type EmbeddingProvider } from './provider';
+import { inBatches, normalize, type EmbeddingProvider, type InputLimit } from './provider';
 import { backoffDelayMs, withRetries, type RetryPolicy } from './retry';
 
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
@@ -42,6 +42,13 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
   readonly id = 'openai';
   readonly model: string;
   readonly baseURL: string;
+  /**
+   * OpenAI's embedding models read at most 8,191 tokens and refuse a longer input (HTTP 400, which failed the whole
+   * write). Without a tokenizer, bytes bound tokens safely: every token of a byte-level BPE (cl100k, o200k) covers at
+   * least one UTF-8 byte, so 8,191 bytes are at most 8,191 tokens (English runs about 4 bytes a token, so this keeps
+   * some 2,000 tokens of it).
+   */
+  readonly inputLimit: InputLimit = { unit: 'bytes', max: 8191 };
   private readonly client: OpenAI;
   private readonly retry: RetryPolicy;
 

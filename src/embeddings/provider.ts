@@ -13,8 +13,39 @@ export interface EmbeddingProvider {
    * with its reason.
    */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * The longest text the model reads; {@link EmbeddingService} cuts a longer one to it ({@link cutForModel}) before
+   * anything else (cache key included). Absent: no limit (the hash embedder, linear in the text).
+   */
+  readonly inputLimit?: InputLimit;
   /** Releases resources (model weights, sockets). */
   close?(): Promise<void>;
+}
+
+/** A model's input limit: `max` UTF-16 code units (`chars`) or UTF-8 bytes (`bytes`). */
+export interface InputLimit {
+  unit: 'chars' | 'bytes';
+  max: number;
+}
+
+/**
+ * `text` cut to `limit`, never inside a surrogate pair (nor, for bytes, inside a character's encoding); whether it was
+ * cut. Reads only the first `max` units of a longer text.
+ */
+export function cutForModel(text: string, limit: InputLimit | undefined): { text: string; truncated: boolean } {
+  if (!limit || text.length <= (limit.unit === 'bytes' ? limit.max / 3 : limit.max)) return { text, truncated: false };
+  let end = 0;
+  let used = 0;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    const next = text.charCodeAt(end + 1);
+    const pair = code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
+    const size = limit.unit === 'chars' ? (pair ? 2 : 1) : pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (used + size > limit.max) break;
+    used += size;
+    end += pair ? 2 : 1;
+  }
+  return end === text.length ? { text, truncated: false } : { text: text.slice(0, end), truncated: true };
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */

@@ -1,4 +1,10 @@
-import { embeddingCacheHits, embeddingCacheMisses, embeddingDuration, embeddingErrors } from './metrics';
+import {
+  embeddingCacheHits,
+  embeddingCacheMisses,
+  embeddingDuration,
+  embeddingErrors,
+  embeddingTruncations,
+} from './metrics';
 import { inSpan } from './tracing';
 
 /** Who answers an embedding call: the provider's id and model (never its key or endpoint). */
@@ -11,6 +17,11 @@ export interface EmbedderName {
 export function countEmbeddingCache(hits: number, misses: number): void {
   if (hits > 0) embeddingCacheHits.inc(hits);
   if (misses > 0) embeddingCacheMisses.inc(misses);
+}
+
+/** Counts the texts of an `embed` call that were cut to the model's input limit. */
+export function countEmbeddingTruncations(embedder: EmbedderName, texts: number): void {
+  if (texts > 0) embeddingTruncations.labels(embedder.provider).inc(texts);
 }
 
 /**

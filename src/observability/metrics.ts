@@ -118,6 +118,13 @@ export const embeddingErrors = new Counter({
   registers: [registry],
 });
 
+export const embeddingTruncations = new Counter({
+  name: 'hindsight_embedding_inputs_truncated_total',
+  help: "Texts longer than the embedding model reads, embedded from their beginning cut to the model's input limit.",
+  labelNames: ['provider'],
+  registers: [registry],
+});
+
 export const embeddingCacheHits = new Counter({
   name: 'hindsight_embedding_cache_hits_total',
   help: 'Texts whose vector came from the embedding cache.',

@@ -1,6 +1,16 @@
 import { KeywordIndex } from '../../src/search/bm25';
 import { synonymsOf } from '../../src/search/synonyms';
-import { SYNONYM_WEIGHT, keywordTerms, queryTerms } from '../../src/search/tokenize';
+import {
+  MAX_SYNONYM_WORDS,
+  MAX_TOKEN_LENGTH,
+  SYNONYM_WEIGHT,
+  keywordTerms,
+  queryTerms,
+  stemmerCalls,
+  tokenize,
+} from '../../src/search/tokenize';
+import { goalPattern } from '../../src/modules/plans/plan.goal-pattern';
+import { redact } from '../../src/redact';
 
 describe('keyword analysis', () => {
   it('stems words to their Porter2 stems, so other word forms match', () => {
@@ -47,5 +57,78 @@ describe('KeywordIndex with the analysis', () => {
     expect(hits[1].score).toBeLessThan(hits[0].score);
     // The synonym's share: its idf × SYNONYM_WEIGHT, out of the query's own terms' idf mass.
     expect(hits[1].score).toBeLessThan(1);
+  });
+});
+
+describe('long tokens', () => {
+  const long = (length: number, alphabet = 'abcdefghij') =>
+    Array.from({ length }, (_, i) => alphabet[(i * 7 + (i >> 3)) % alphabet.length]).join('');
+
+  it('splits like /[\\p{L}\\p{N}]+/gu, surrogate pairs, lone surrogates and combining marks included', () => {
+    const texts = ['Déjà vu, 𝐀𝐁 x\uD800y ż\u0301 漢字 ٣٤ İstanbul', 'a-b_c.d', '', '   ', '😀 emoji 😀'];
+    for (const text of texts) expect(tokenize(text)).toEqual(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  });
+
+  it('cuts a token to MAX_TOKEN_LENGTH, never inside a surrogate pair', () => {
+    expect(tokenize(`a ${'x'.repeat(1_000_000)} b`)).toEqual(['a', 'x'.repeat(MAX_TOKEN_LENGTH), 'b']);
+    const astral = tokenize('𝐀'.repeat(100))[0];
+    expect(astral.length).toBeLessThanOrEqual(MAX_TOKEN_LENGTH);
+    expect(astral).toBe('𝐀'.repeat(astral.length / 2));
+    expect(tokenize('b' + '𝐀'.repeat(100))[0]).toBe('b' + '𝐀'.repeat((MAX_TOKEN_LENGTH - 2) / 2));
+  });
+
+  it('tokenizes a 12 MB multi-byte token (the pattern overflowed its stack on it)', () => {
+    const tokens = tokenize('漢字語ж'.repeat(3_000_000));
+    expect(tokens).toEqual(['漢字語ж'.repeat(MAX_TOKEN_LENGTH / 4)]);
+  });
+
+  it('never hands the stemmer or WordNet a token longer than MAX_TOKEN_LENGTH', () => {
+    stemmerCalls.longest = 0;
+    const words = [long(5_000), long(100_000, 'qwertyuiop'), `${long(63)}ing`, 'reconfigurations'];
+    keywordTerms(words.join(' '));
+    queryTerms(words.join(' '));
+    expect(stemmerCalls.longest).toBeLessThan(MAX_TOKEN_LENGTH);
+    expect(stemmerCalls.longest).toBeGreaterThan(0);
+  });
+
+  it('keeps a long token as its cut prefix, unstemmed, with no synonyms', () => {
+    const token = `${long(200)}ing`;
+    expect(keywordTerms(token)).toEqual([token.slice(0, MAX_TOKEN_LENGTH)]);
+    expect(queryTerms(token)).toEqual([{ term: token.slice(0, MAX_TOKEN_LENGTH), weight: 1 }]);
+    expect(synonymsOf('bill'.repeat(1000))).toEqual([]);
+  });
+
+  it('bounds a query of many words: synonyms for its first MAX_SYNONYM_WORDS distinct words only', () => {
+    const words = Array.from({ length: 5_000 }, (_, i) => ['bill', 'car', 'fix', 'plan'][i % 4] + 'x'.repeat(i % 50));
+    const terms = queryTerms(['bill', ...words].join(' '));
+    const synonyms = terms.filter((term) => term.weight < 1);
+    const own = terms.filter((term) => term.weight === 1);
+    expect(own.length).toBe(new Set(keywordTerms(['bill', ...words].join(' '))).size);
+    expect(synonyms).toContainEqual({ term: 'invoic', weight: SYNONYM_WEIGHT });
+    expect(MAX_SYNONYM_WORDS).toBe(32);
+  });
+
+  it('finds a document by its long token, by the whole token or a prefix of MAX_TOKEN_LENGTH or more', () => {
+    const index = new KeywordIndex(['text']);
+    const payload = long(1_000_000, 'AbCdEfGh0123456789');
+    index.upsert('payload', { text: `image ${payload} attached` });
+    index.upsert('other', { text: 'image attached to the report' });
+    expect(index.top(payload, 5)[0].id).toBe('payload');
+    expect(index.top(payload.slice(0, 80), 5)[0].id).toBe('payload');
+    expect(index.top(payload.slice(0, MAX_TOKEN_LENGTH), 5)[0].id).toBe('payload');
+  });
+});
+
+describe('goal patterns and redaction of long texts', () => {
+  it('replaces quoted text in one pass, unclosed quotes too', () => {
+    expect(goalPattern('Send “the report” to Ann')).toBe('send_*_to_*');
+    expect(goalPattern(`Send ${'“'.repeat(200_000)} now`)).toBe('send_now');
+    expect(goalPattern(`Send ${'‘'.repeat(200_000)}`)).toBe('send');
+  });
+
+  it('redacts URI credentials with a bounded scheme', () => {
+    expect(redact('mongodb+srv://user:secret@host/db')).toBe('mongodb+srv://user:[redacted]@host/db');
+    const text = 'a.'.repeat(50_000);
+    expect(redact(text)).toBe(text);
   });
 });
