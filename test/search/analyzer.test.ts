@@ -1,4 +1,4 @@
-import { KeywordIndex } from '../../src/search/bm25';
+import { KeywordIndex, MAX_SCORED_TERMS } from '../../src/search/bm25';
 import { synonymsOf } from '../../src/search/synonyms';
 import {
   MAX_SYNONYM_WORDS,
@@ -130,5 +130,17 @@ describe('goal patterns and redaction of long texts', () => {
     expect(redact('mongodb+srv://user:secret@host/db')).toBe('mongodb+srv://user:[redacted]@host/db');
     const text = 'a.'.repeat(50_000);
     expect(redact(text)).toBe(text);
+  });
+});
+
+describe('a query of many words', () => {
+  it('scores its MAX_SCORED_TERMS rarest terms only', () => {
+    const index = new KeywordIndex(['text']);
+    const rare = Array.from({ length: 100 }, (_, i) => `rare${i}word`);
+    rare.forEach((word, i) => index.upsert(`rare-${i}`, { text: `${word} filler` }));
+    for (let i = 0; i < 100; i++) index.upsert(`common-${i}`, { text: `common filler ${i}` });
+    const hits = index.top(['common', ...rare].join(' '), 500);
+    expect(hits).toHaveLength(MAX_SCORED_TERMS);
+    expect(hits.every((hit) => hit.id.startsWith('rare-'))).toBe(true);
   });
 });
