@@ -25,7 +25,7 @@ import { operationOf } from '../observability/operation';
 import { GraphQLRequestSignals } from '../observability/request-signals';
 import { activeTracer, noteErrorRequest } from '../observability/tracing';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
-import { parseJsonBody, readBody } from './body';
+import { checkRequestSize, parseJsonBody, readBody } from './body';
 import { playgroundLandingPage } from './playground';
 import type { Route } from './routes';
 
@@ -190,9 +190,12 @@ export class GraphQLBridge implements Route {
     const context = () => createContext(deps, { caller: scope, db, lifetime, requestId });
     let body: unknown;
     if (method === 'POST') {
-      body = parseJsonBody(await readBody(req));
+      const text = await readBody(req);
+      body = parseJsonBody(text);
       const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-      signals.named(operationOf(fields.query, fields.operationName));
+      const operation = operationOf(fields.query, fields.operationName);
+      signals.named(operation);
+      checkRequestSize(text, body, operation);
       if (await this.fastPath.answer(req, res, body, context)) return;
     } else {
       signals.named(operationOf(url.searchParams.get('query'), url.searchParams.get('operationName')));

@@ -1,10 +1,15 @@
 import type { ServerResponse } from 'node:http';
 
-/** A request the server refuses before GraphQL sees it: answered with `status` and code BAD_REQUEST. */
+/**
+ * A request the server refuses before GraphQL sees it: answered with `status` and `code` (BAD_REQUEST unless a limit
+ * names its own, with the limit in `extensions`).
+ */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code = 'BAD_REQUEST',
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(message);
   }

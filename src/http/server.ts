@@ -102,7 +102,9 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
     respond().catch((error: unknown) => {
       if (error instanceof HttpError) {
         if (!res.headersSent)
-          sendJson(res, error.status, { errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
+          sendJson(res, error.status, {
+            errors: [{ message: error.message, extensions: { code: error.code, ...error.extensions } }],
+          });
         return;
       }
       logger.error('request failed', { error: error instanceof Error ? error.stack : String(error) });
