@@ -9,10 +9,14 @@
  *   back to back, so a record is applied whole or not at all. Journals written before headers existed start with an
  *   op record; they are read as they are.
  * - `snapshot-<seq>.bson`: the state after every journal numbered below `<seq>`, in the same record framing
- *   (`H` header, `B` database, `C` collection, `D` documents, `S` sidecar documents (the change log; absent
+ *   (`H` header, `B` database, `C` collection, `P` documents, `S` sidecar documents (the change log; absent
  *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). The header's
  *   `journalHeaders: true` says the journals after it have headers (absent from older snapshots). It is written as
  *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
+ *   A `P` record holds documents as BSON `{d: <document>, p: [<path>, ...]}`: each path (`[field]` or `[field,
+ *   subfield]`) names a long numeric array of the document stored as packed bytes in a Binary (see packed.ts), which
+ *   loads without decoding its numbers one by one. Format 1 snapshots hold `D` records instead (the documents' BSON
+ *   back to back, arrays as BSON arrays); they load as they are, and the next snapshot is written in format 2.
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
 import { constants } from 'node:fs';
@@ -28,7 +32,10 @@ import {
   type DeserializeOptions,
 } from 'bson';
 import { DIR_MODE, FILE_MODE } from './files';
+import { numberEncoding, PackedNumbers, type PackedPath } from './packed';
 import type { PatchStep } from './patch';
+import { spilledNumbers } from './spill';
+import { isPlainObject, type Doc } from './values';
 
 export interface IndexSpec {
   name: string;
@@ -146,7 +153,9 @@ const MAX_RECORD = 1 << 30;
 const READ_CHUNK = 8 << 20;
 const WRITE_CHUNK = 4 << 20;
 const SNAPSHOT_DOCS_CHUNK = 1 << 20;
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
+/** Formats a snapshot may have to load: 1 (documents as plain BSON, `D` records) and 2 (`P` records). */
+const SNAPSHOT_FORMATS = [1, 2];
 /**
  * Starts the body of a journal's header record. Read as a BSON length ("HIND", little-endian) it exceeds MAX_RECORD,
  * so no op record of a journal written before headers existed can begin with it.
@@ -171,6 +180,7 @@ export const enum Kind {
   Database = 0x42, // 'B'
   Collection = 0x43, // 'C'
   Documents = 0x44, // 'D'
+  Packed = 0x50, // 'P'
   Sidecar = 0x53, // 'S'
   End = 0x45, // 'E'
 }
@@ -611,17 +621,17 @@ export async function writeSnapshotFile(final: string, seq: number, image: Froze
         let parts: Uint8Array[] = [];
         let size = 0;
         for (const doc of coll.docs) {
-          const bson = toBson(doc);
+          const bson = snapshotDocument(doc);
           parts.push(bson);
           size += bson.length;
           documents++;
           if (size >= SNAPSHOT_DOCS_CHUNK) {
-            await out.record(Kind.Documents, parts);
+            await out.record(Kind.Packed, parts);
             parts = [];
             size = 0;
           }
         }
-        if (parts.length > 0) await out.record(Kind.Documents, parts);
+        if (parts.length > 0) await out.record(Kind.Packed, parts);
       }
     }
     for (const doc of image.sidecar) await out.record(Kind.Sidecar, [toBson(doc)]);
@@ -721,7 +731,7 @@ export function snapshotLoader(
     switch (body[0]) {
       case Kind.Header:
         header = deserialize(payload, BSON_READ);
-        if (header.format !== SNAPSHOT_FORMAT) throw damaged(offset, 'unknown header');
+        if (!SNAPSHOT_FORMATS.includes(header.format as number)) throw damaged(offset, 'unknown header');
         break;
       case Kind.Database:
         if (!header) throw damaged(offset, 'missing header');
@@ -741,9 +751,13 @@ export function snapshotLoader(
         collections++;
         break;
       }
-      case Kind.Documents: {
+      case Kind.Documents:
+      case Kind.Packed: {
         if (!collection) throw damaged(offset, 'documents outside a collection');
-        const docs = decodeConcatenated(body, 1);
+        let docs: Document[];
+        if (body[0] === Kind.Documents) docs = decodeConcatenated(body, 1);
+        else if ((header as Document | null)?.format !== 2) throw damaged(offset, `unknown record kind ${body[0]}`);
+        else docs = decodePacked(body, join(dataDir, name), offset, (what) => damaged(offset, what));
         state.loadImage([{ name: databases.at(-1)!, collections: [{ ...collection, docs }] }]);
         documents += docs.length;
         break;
@@ -905,6 +919,82 @@ export function decodeConcatenated(body: Buffer, start: number): Document[] {
   for (let at = start; at < body.length;) {
     const length = body.readInt32LE(at);
     docs.push(deserialize(body.subarray(at, at + length), BSON_READ));
+    at += length;
+  }
+  return docs;
+}
+
+/**
+ * A stored document as a snapshot's `P` record holds it: `{d: <document>, p: [<path>, ...]}`, its long numeric arrays
+ * (spilled or not) as packed bytes at the paths `p` lists (absent when none). Spilled arrays are copied from the spill
+ * file as bytes, never read into arrays.
+ */
+export function snapshotDocument(doc: Doc): Uint8Array {
+  const paths: PackedPath[] = [];
+  const packed = packContainer(doc, null, paths);
+  return toBson(paths.length > 0 ? { d: packed, p: paths } : { d: doc });
+}
+
+/** A copy of `container` with its long numeric arrays as Binary (their paths added to `paths`), or itself if none. */
+function packContainer(container: Doc, parent: string | null, paths: PackedPath[]): Doc {
+  let copy: Doc | undefined;
+  const keys = Object.keys(container);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const at: PackedPath = parent === null ? [key] : [parent, key];
+    let value: unknown;
+    let changed = true;
+    const spilled = spilledNumbers(container, key);
+    if (spilled) {
+      value = spilled.toBinary();
+      paths.push(at);
+    } else {
+      value = container[key];
+      const float32 = numberEncoding(value);
+      if (float32 !== undefined) {
+        value = PackedNumbers.fromArray(value as number[], float32).toBinary();
+        paths.push(at);
+      } else if (parent === null && isPlainObject(value)) {
+        const inner = packContainer(value, key, paths);
+        changed = inner !== value;
+        value = inner;
+      } else changed = false;
+    }
+    if (changed && !copy) {
+      copy = {};
+      for (let j = 0; j < i; j++) setField(copy, keys[j], container[keys[j]]);
+    }
+    if (copy) setField(copy, key, value);
+  }
+  return copy ?? container;
+}
+
+/** Sets a field as data, even one named `__proto__`. */
+function setField(doc: Doc, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
+  else doc[key] = value;
+}
+
+/**
+ * Decodes the documents of a `P` record's `body`, read from `offset` of the snapshot `file`: their packed arrays as
+ * PackedNumbers (the store spills or unpacks them); `damaged` makes the error for a malformed one.
+ */
+function decodePacked(body: Buffer, file: string, offset: number, damaged: (what: string) => Error): Document[] {
+  const within = { bytes: body, file, position: offset + RECORD_HEADER };
+  const docs: Document[] = [];
+  for (let at = 1; at < body.length;) {
+    const length = body.readInt32LE(at);
+    const { d: doc, p: paths } = deserialize(body.subarray(at, at + length), BSON_READ) as { d: Doc; p?: PackedPath[] };
+    if (!isPlainObject(doc)) throw damaged('a packed document without its document');
+    for (const path of paths ?? []) {
+      const container = path.length === 1 ? doc : doc[path[0]];
+      const key = path[path.length - 1];
+      const numbers = isPlainObject(container) ? PackedNumbers.fromBinary(container[key], within) : undefined;
+      if (!numbers) throw damaged(`no packed numbers at ${path.join('.')}`);
+      container[key] = numbers;
+    }
+    docs.push(doc);
     at += length;
   }
   return docs;

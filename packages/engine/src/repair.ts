@@ -339,6 +339,7 @@ function salvageSnapshot(
         counts.collections++;
         break;
       case Kind.Documents:
+      case Kind.Packed:
         if (!collection) {
           dropped++;
           continue;

@@ -1,6 +1,7 @@
-import { closeSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { FILE_MODE } from './files';
+import { numberEncoding, PackedNumbers } from './packed';
 import { isPlainObject, type Doc } from './values';
 
 /**
@@ -17,13 +18,17 @@ import { isPlainObject, type Doc } from './values';
  * old copy).
  */
 
-/** Arrays shorter than this stay in the heap: the reference would save little and cost a read per access. */
-const MIN_SPILLED_LENGTH = 64;
 /** Writes are gathered up to this size; reads of what is still gathered are served from memory. */
 const WRITE_BUFFER_BYTES = 4 << 20;
 /** The file is compacted when what was written since the last compaction exceeds what it kept, and at least this. */
 const MIN_COMPACTION_BYTES = 256 << 20;
 const FILE_PREFIX = 'spill-';
+/**
+ * Arrays loaded from a snapshot are read where the snapshot holds them instead of being copied into the spill file
+ * (see {@link VectorSpill.spillDocument}). Not on Windows, where a file open for reading cannot be deleted, and
+ * compaction deletes the snapshots a new one covers.
+ */
+const READ_FROM_SNAPSHOTS = process.platform !== 'win32';
 
 /** Where one array lives: its file, byte position, element count and encoding. Compaction moves it in place. */
 interface SpillRef {
@@ -38,16 +43,25 @@ interface SpillRef {
 const REFS = Symbol('spilledArrays');
 type Container = Doc & { [REFS]?: Record<string, SpillRef> };
 
-/** One spill file. Old ones stay readable, unlinked, until nothing refers to them (see {@link closeUnreachable}). */
+/**
+ * One spill file. Old ones stay readable, unlinked, until nothing refers to them (see {@link closeUnreachable}). A
+ * `snapshot` segment reads arrays where a snapshot file holds them packed (see {@link VectorSpill.spillDocument}): it
+ * is only read, and never deleted by the spill.
+ */
 class Segment {
   private readonly fd: number;
   private flushed = 0;
-  private readonly pending = Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES);
+  private readonly pending: Buffer;
   private pendingBytes = 0;
   private closed = false;
 
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'w+', FILE_MODE);
+  constructor(
+    readonly path: string,
+    private readonly snapshot = false,
+  ) {
+    this.fd = openSync(path, snapshot ? 'r' : 'w+', FILE_MODE);
+    this.pending = Buffer.allocUnsafeSlow(snapshot ? 0 : WRITE_BUFFER_BYTES);
+    if (snapshot) this.flushed = fstatSync(this.fd).size;
     closeUnreachable.register(this, this.fd, this);
   }
 
@@ -55,8 +69,11 @@ class Segment {
     return this.flushed + this.pendingBytes;
   }
 
-  /** Appends the array's elements, 8-byte aligned, and returns where they are. */
-  append(values: readonly number[], float32: boolean): SpillRef {
+  /**
+   * Appends the array's elements, 8-byte aligned, and returns where they are. Packed numbers (from a snapshot) are
+   * copied as they are: they are in the spill's own encoding.
+   */
+  append(values: readonly number[] | PackedNumbers, float32: boolean): SpillRef {
     const bytes = values.length * (float32 ? 4 : 8);
     const padded = (bytes + 7) & ~7;
     if (this.pendingBytes + padded > WRITE_BUFFER_BYTES) this.flush();
@@ -73,28 +90,34 @@ class Segment {
   }
 
   read(ref: SpillRef): number[] {
-    const bytes = ref.length * (ref.float32 ? 4 : 8);
-    let source: Buffer;
-    let offset: number;
-    if (ref.position >= this.flushed) {
-      source = this.pending;
-      offset = ref.position - this.flushed;
-    } else {
-      source = scratch(bytes);
-      offset = 0;
-      let done = 0;
-      while (done < bytes) {
-        const read = readSync(this.fd, source, done, bytes - done, ref.position + done);
-        if (read === 0) throw new Error(`spill: ${this.path} ends before byte ${ref.position + bytes}`);
-        done += read;
-      }
-    }
+    const { source, offset } = this.locate(ref);
     const view = ref.float32
       ? new Float32Array(source.buffer, source.byteOffset + offset, ref.length)
       : new Float64Array(source.buffer, source.byteOffset + offset, ref.length);
     const values = new Array<number>(ref.length);
     for (let i = 0; i < ref.length; i++) values[i] = view[i];
     return values;
+  }
+
+  /** The array's bytes, copied, as a snapshot stores them. */
+  readPacked(ref: SpillRef): PackedNumbers {
+    const { source, offset } = this.locate(ref);
+    const bytes = ref.length * (ref.float32 ? 4 : 8);
+    return new PackedNumbers(Uint8Array.prototype.slice.call(source, offset, offset + bytes), ref.float32);
+  }
+
+  /** Where the array's bytes are in memory: in the write buffer, or read from the file into the scratch buffer. */
+  private locate(ref: SpillRef): { source: Buffer; offset: number } {
+    const bytes = ref.length * (ref.float32 ? 4 : 8);
+    if (ref.position >= this.flushed) return { source: this.pending, offset: ref.position - this.flushed };
+    const source = scratch(bytes);
+    let done = 0;
+    while (done < bytes) {
+      const read = readSync(this.fd, source, done, bytes - done, ref.position + done);
+      if (read === 0) throw new Error(`spill: ${this.path} ends before byte ${ref.position + bytes}`);
+      done += read;
+    }
+    return { source, offset: 0 };
   }
 
   flush(): void {
@@ -108,7 +131,7 @@ class Segment {
     this.closed = true;
     closeUnreachable.unregister(this);
     closeSync(this.fd);
-    rmSync(this.path, { force: true });
+    if (!this.snapshot) rmSync(this.path, { force: true });
   }
 
   /** Deletes the file's name; its data stays readable through the open descriptor until the segment is collected. */
@@ -143,23 +166,24 @@ function scratch(bytes: number): Buffer {
   return scratchBuffer;
 }
 
-function encode(out: Buffer, offset: number, values: readonly number[], float32: boolean): void {
+function encode(out: Buffer, offset: number, values: readonly number[] | PackedNumbers, float32: boolean): void {
+  if (values instanceof PackedNumbers) {
+    out.set(values.bytes, offset);
+    return;
+  }
   const view = float32
     ? new Float32Array(out.buffer, out.byteOffset + offset, values.length)
     : new Float64Array(out.buffer, out.byteOffset + offset, values.length);
   for (let i = 0; i < values.length; i++) view[i] = values[i];
 }
 
-/** How `value` would be spilled: not at all (undefined), as float32 (true) or as float64 (false). */
-function spillEncoding(value: unknown): boolean | undefined {
-  if (!Array.isArray(value) || value.length < MIN_SPILLED_LENGTH) return undefined;
-  let float32 = true;
-  for (let i = 0; i < value.length; i++) {
-    const item: unknown = value[i];
-    if (typeof item !== 'number') return undefined;
-    if (float32 && !Object.is(Math.fround(item), item)) float32 = false;
-  }
-  return float32;
+/**
+ * The bytes of the field `key` of `container` when it is a spilled array (read from the file without making an
+ * array), else undefined: how a snapshot stores it.
+ */
+export function spilledNumbers(container: Doc, key: string): PackedNumbers | undefined {
+  const ref = (container as Container)[REFS]?.[key];
+  return ref && ref.segment.readPacked(ref);
 }
 
 /** The containers whose arrays are spilled: the document, then its top-level subdocuments. */
@@ -218,6 +242,9 @@ export class VectorSpill {
   private sequence = 0;
   /** Bytes the last compaction kept; the next one runs once this much (at least MIN_COMPACTION_BYTES) was added. */
   private keptBytes = 0;
+  /** Snapshot files that stored arrays are read from, by path, and the bytes those arrays take (also kept). */
+  private snapshots = new Map<string, Segment>();
+  private snapshotBytes = 0;
 
   /**
    * @param documents every stored document, walked by compaction to move what they refer to (documents no longer
@@ -237,10 +264,18 @@ export class VectorSpill {
    * subdocument holding some is replaced, in the document, by a copy whose spilled fields are accessors: built
    * field by field, the copies of every document share one hidden class, where turning a field of an existing object
    * into an accessor would give each its own property dictionary (about 850 bytes per experience).
+   *
+   * Arrays may come packed (see packed.ts), from a snapshot: those are not copied but read from the snapshot file
+   * itself, which the spill holds open (once a newer snapshot replaces it, unlinked) until compaction has moved every
+   * array into its own file. `loaded` marks a document recovery loads from a snapshot: what it adds is live, so it
+   * counts as kept, and it never starts a compaction (there is nothing to reclaim yet, and each would copy everything
+   * loaded so far again).
    */
-  spillDocument(doc: Doc): void {
+  spillDocument(doc: Doc, loaded = false): void {
     // Before this document's arrays are written, so that none of them lands in the file being retired.
-    if (this.segment.size - this.keptBytes > Math.max(this.keptBytes, this.minCompactionBytes)) this.compact();
+    const kept = this.keptBytes + this.snapshotBytes;
+    if (!loaded && this.segment.size - this.keptBytes > Math.max(kept, this.minCompactionBytes)) this.compact();
+    const before = this.segment.size;
     const top = this.spillArrays(doc);
     if (top) for (const [key, ref] of Object.entries(top)) spillInPlace(doc, key, ref);
     for (const key of Object.keys(doc)) {
@@ -252,6 +287,7 @@ export class VectorSpill {
       if ((value as Container)[REFS]) for (const [field, ref] of Object.entries(refs)) spillInPlace(value, field, ref);
       else doc[key] = withAccessors(value, refs);
     }
+    if (loaded) this.keptBytes += this.segment.size - before;
   }
 
   /** Bytes in the current file (live arrays plus what replaced or deleted documents left behind). */
@@ -264,6 +300,8 @@ export class VectorSpill {
     this.segment.close();
     this.segment = this.nextSegment();
     this.keptBytes = 0;
+    this.snapshots.clear();
+    this.snapshotBytes = 0;
   }
 
   close(): void {
@@ -281,14 +319,16 @@ export class VectorSpill {
       if (!refs) return;
       for (const ref of Object.values(refs)) {
         if (moved.has(ref)) continue;
-        const values = ref.segment.read(ref);
-        Object.assign(ref, next.append(values, ref.float32));
+        Object.assign(ref, next.append(ref.segment.readPacked(ref), ref.float32));
         moved.add(ref);
       }
     };
     for (const doc of this.documents()) for (const container of containersOf(doc)) move(container);
     this.segment = next;
     this.keptBytes = next.size;
+    // No stored array is read from them any more; documents still being read keep their segments open.
+    this.snapshots.clear();
+    this.snapshotBytes = 0;
     previous.retire();
   }
 
@@ -298,10 +338,22 @@ export class VectorSpill {
     for (const key of Object.keys(container)) {
       if (container[REFS]?.[key]) continue;
       const value = container[key];
-      const float32 = spillEncoding(value);
-      if (float32 !== undefined) (refs ??= {})[key] = this.segment.append(value as number[], float32);
+      const float32 = numberEncoding(value);
+      if (float32 === undefined) continue;
+      (refs ??= {})[key] =
+        value instanceof PackedNumbers && value.source && READ_FROM_SNAPSHOTS
+          ? this.inSnapshot(value, value.source)
+          : this.segment.append(value as number[] | PackedNumbers, float32);
     }
     return refs;
+  }
+
+  /** A reference to packed numbers where their snapshot file holds them. */
+  private inSnapshot(value: PackedNumbers, source: { file: string; position: number }): SpillRef {
+    let segment = this.snapshots.get(source.file);
+    if (!segment) this.snapshots.set(source.file, (segment = new Segment(source.file, true)));
+    this.snapshotBytes += value.bytes.length;
+    return { segment, position: source.position, length: value.length, float32: value.float32 };
   }
 
   private nextSegment(): Segment {

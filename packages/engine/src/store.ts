@@ -55,6 +55,8 @@ export class Index {
   readonly leading?: Map<string, KeyIds>;
   /** 1 or -1 per field; undefined for an index whose keys have no order (text, hashed, geo). */
   readonly directions?: number[];
+  /** Every field is a top-level one (no dotted path): see keysOf. */
+  private readonly topLevel: boolean;
   /** A document has (or had: mongod never clears the flag either) an array on an indexed path. */
   multikey = false;
   /**
@@ -69,6 +71,7 @@ export class Index {
     this.unique = spec.unique === true;
     this.sparse = spec.sparse === true;
     if (this.fields.length > 1) this.leading = new Map();
+    this.topLevel = this.fields.every((field) => !field.includes('.'));
     if (spec.partialFilterExpression) this.partial = compileFilter(spec.partialFilterExpression);
     const directions = Object.values(spec.key).map(Number);
     if (directions.every((direction) => direction === 1 || direction === -1)) this.directions = directions;
@@ -116,6 +119,24 @@ export class Index {
   /** The keys `doc` contributes, or none when sparse/partial options leave it out of the index. */
   keysOf(doc: Doc): IndexKey[] {
     if (this.partial && !this.partial(doc)) return [];
+    // The usual case, without building the combinations: top-level fields holding no array give one key.
+    if (this.topLevel) {
+      const values = new Array<unknown>(this.fields.length);
+      let present = false;
+      for (let i = 0; i < values.length; i++) {
+        const value = ownField(doc, this.fields[i]);
+        if (Array.isArray(value)) return this.keysThroughPaths(doc);
+        values[i] = value;
+        present ||= value !== undefined;
+      }
+      if (this.sparse && !present) return [];
+      const key = values.length === 1 ? canonicalKey(values[0]) : values.map(canonicalKey).join('\u0002');
+      return [{ key, values, array: false }];
+    }
+    return this.keysThroughPaths(doc);
+  }
+
+  private keysThroughPaths(doc: Doc): IndexKey[] {
     const perField = this.fields.map((field) => pathValues(doc, field));
     if (this.sparse && perField.every((values) => values.every((value) => value === undefined))) return [];
     const multi = perField.filter((values) => values.length > 1);
