@@ -19,6 +19,8 @@ export { scramCredential, type ScramCredential } from './auth';
 export { DataDamagedError, type EngineLog } from './durability';
 export { repairDataDir, type RepairReport, type RepairedFile } from './repair';
 export { backupDataDir, type BackupResult } from './backup';
+/** Whether a `$project` runs as compiled closures rather than in mingo: the app's tests hold its reads to it. */
+export { compileProject, NotCompiled } from './expressions';
 export { canStartEngineThread, startEngineThread, type EngineThreadMessage, type EngineThreadOptions } from './thread';
 
 /**

@@ -137,6 +137,23 @@ const COMPILED: Doc[] = [
     negated: { $not: ['$metadata'] },
     kind: { $type: '$metadata' },
   },
+  // Stored shapes taken as they come: what is not an array or an object reads as an empty one.
+  {
+    agents: {
+      $map: {
+        input: { $objectToArray: { $cond: [{ $eq: [{ $type: '$agents' }, 'object'] }, '$agents', {}] } },
+        as: 'a',
+        in: {
+          agent_id: '$$a.k',
+          listed: { $isArray: '$$a.v.messages' },
+          wrapped: { $isArray: ['$$a.v.messages'] },
+          count: { $size: { $cond: [{ $isArray: '$$a.v.messages' }, '$$a.v.messages', []] } },
+        },
+      },
+    },
+    literal: { $isArray: [{ $literal: [1] }] },
+    absent: { $isArray: '$nothing' },
+  },
   // The operators of the sessions repository's append (appendMessages).
   {
     total: { $add: ['$score', 1, '$score'] },

@@ -1,3 +1,5 @@
+import type { Document } from 'mongodb';
+import { compileProject, NotCompiled } from '@hindsight/engine';
 import { createTestApp, type TestApp } from '../../support/app';
 import { SessionRepository } from '../../../src/modules/sessions/session.repository';
 import { SessionsWithAgentsDocument } from '../../support/generated/graphql';
@@ -40,6 +42,33 @@ describe('sessions: DataLoader batching and indexes', () => {
       .insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);
   });
   afterAll(() => app.close());
+
+  it('reads sessions with projections the embedded engine runs as compiled closures', async () => {
+    // mingo interprets a projection per document several times slower: one operator the compiler does not know
+    // sends the whole read there.
+    app.commands.reset();
+    await app.run(`query Reads {
+      session(id: "s-1") { sessionType agents { agentId messageCount agentData { model } messages(last: 2) { edges { node { messageId role content } } } } }
+      sessions(first: 20) { edges { node { sessionId agents { agentId messageCount lastMessage { messageId role content } } } } }
+    }`);
+    const projections = app.commands.events
+      .filter((event) => event.commandName === 'aggregate' && event.command.aggregate === 'sessions')
+      .flatMap((event) => (event.command.pipeline as Document[]).filter((stage) => '$project' in stage));
+    expect(projections.length).toBeGreaterThanOrEqual(2);
+    const stored = await app.db.collection('sessions').find().toArray();
+    for (const { $project: spec } of projections) {
+      const project = compileProject(spec);
+      expect({ spec, compiled: project !== undefined }).toEqual({ spec, compiled: true });
+      for (const document of stored) {
+        try {
+          project!(document);
+        } catch (error) {
+          expect(error).not.toBeInstanceOf(NotCompiled);
+          throw error;
+        }
+      }
+    }
+  });
 
   it("resolves 50 sessions' agents and last messages with one read of the sessions collection", async () => {
     // One document with 50 aliased session(id) fields: each resolves through ctx.loaders.sessionById.
