@@ -12,6 +12,7 @@ import { compileProjection } from './projection';
 import { distinctFromIndex, findDocuments } from './query';
 import { Collection, Store, defaultIndexName, withIdFirst } from './store';
 import { compileUpdate, upsertSeed, type CompiledUpdate } from './update';
+import { checkPipelineLength } from './limits';
 import { MAX_MESSAGE_SIZE } from './wire';
 import { createSearchIndexes, dropSearchIndex, updateSearchIndex } from './vector-search';
 import {
@@ -531,6 +532,7 @@ function aggregate(command: Document, { db, engine, ops }: CommandContext): Doc 
     throw typeMismatch(`Invalid input namespace, ${bsonTypeName(target)}`);
   }
   const pipeline = requireArray(command, 'pipeline', 'aggregate');
+  checkPipelineLength(pipeline);
   const cursorOptions = optionalObject(command, 'cursor', 'aggregate');
   if (!cursorOptions && command.explain !== true) {
     throw new CommandError(

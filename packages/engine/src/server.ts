@@ -4,7 +4,16 @@ import { ConnectionAuth, type ScramCredential } from './auth';
 import { CloseConnection, Engine, OP_QUERY_COMMANDS, opQueryHello } from './commands';
 import type { EngineLog } from './durability';
 import { CommandError, ErrorCode } from './errors';
-import { FrameReader, ProtocolError, encodeMsgReply, encodeOpReply, parseFrame, type Request } from './wire';
+import {
+  FrameReader,
+  OpCode,
+  ProtocolError,
+  RefusedMessage,
+  encodeMsgReply,
+  encodeOpReply,
+  parseFrame,
+  type Request,
+} from './wire';
 
 /** A listening wire-protocol server over an Engine. */
 export interface WireServer {
@@ -93,7 +102,13 @@ export async function listen(engine: Engine, options: ListenOptions, log: Engine
               socket.uncork();
             }
           } catch (error) {
-            if (error instanceof ProtocolError || error instanceof CloseConnection) drop(error.message);
+            if (error instanceof RefusedMessage) {
+              if (error.moreToCome || socket.destroyed) return;
+              const encode = error.opCode === OpCode.QUERY ? encodeOpReply : encodeMsgReply;
+              socket.cork();
+              for (const part of encode(error.requestId, error.reply)) socket.write(part);
+              socket.uncork();
+            } else if (error instanceof ProtocolError || error instanceof CloseConnection) drop(error.message);
             else drop(`internal error: ${(error as Error).stack ?? String(error)}`, 'error');
           } finally {
             inFlight--;

@@ -3,6 +3,7 @@ import { evalExpr } from 'mingo/core';
 import { Decimal128, Int32, Long, Timestamp } from 'bson';
 import { CommandError, ErrorCode, badValue, failedToParse, typeMismatch } from './errors';
 import { NotCompiled, compileUpdateExpression } from './expressions';
+import { checkPipelineLength } from './limits';
 import { positionalIndex } from './projection';
 import { wideArithmetic } from './wide-numbers';
 import { MINGO_COMPUTE, MINGO_OPTIONS, compileFilter, mingoError } from './filter';
@@ -117,6 +118,7 @@ export function withEmbeddedFieldsAsPaths(stage: Doc): Doc {
 }
 
 function compilePipeline(stages: unknown[], arrayFilters: unknown, variables: Doc | undefined): CompiledUpdate {
+  checkPipelineLength(stages);
   if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || arrayFilters.length)) {
     throw new CommandError(ErrorCode.FailedToParse, 'arrayFilters may not be specified for pipeline-style updates');
   }

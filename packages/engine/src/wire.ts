@@ -17,6 +17,29 @@ export class ProtocolError extends Error {
   override name = 'ProtocolError';
 }
 
+/** mongod's BSONDepth::kDefaultMaxAllowableDepth: how deep a document of a message may nest (itself level 1). */
+export const MAX_BSON_DEPTH = 200;
+
+/**
+ * A well-framed message the engine answers with an error instead of running it (the connection stays open), as mongod
+ * answers a document nested deeper than {@link MAX_BSON_DEPTH}: `reply` is the error reply.
+ */
+export class RefusedMessage extends Error {
+  override name = 'RefusedMessage';
+
+  constructor(
+    readonly requestId: number,
+    readonly opCode: number,
+    /** The client expects no reply. */
+    readonly moreToCome: boolean,
+    readonly reply: Document,
+  ) {
+    super(String(reply.errmsg));
+  }
+}
+
+class TooDeep extends Error {}
+
 export interface MsgRequest {
   kind: 'msg';
   requestId: number;
@@ -90,16 +113,111 @@ function readCString(buf: Buffer, offset: number, end: number): [string, number]
 /** int64 values stay `Long` (cursor ids must; stored values keep their type, as the journal keeps them). */
 const BSON_READ = { promoteLongs: false };
 
-/** Reads one BSON document at `offset`, checking its length against the frame. */
+/**
+ * Reads one BSON document at `offset`, checking its length against the frame, and its depth before building it:
+ * building a document nested 100,000 deep held the engine's thread for seconds.
+ */
 function readDocument(buf: Buffer, offset: number, end: number): [Document, number] {
   if (offset + 5 > end) throw new ProtocolError('truncated document');
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > end) throw new ProtocolError(`invalid document length ${size}`);
+  if (nestedDeeperThan(buf, offset, offset + size, MAX_BSON_DEPTH)) throw new TooDeep();
   try {
     return [BSON.deserialize(buf.subarray(offset, offset + size), BSON_READ), offset + size];
   } catch (error) {
     throw new ProtocolError(`invalid BSON: ${(error as Error).message}`);
   }
+}
+
+/** The smallest a nested document costs: type byte, empty name's terminator, and an empty document (5 bytes). */
+const MIN_LEVEL_BYTES = 7;
+
+/**
+ * Whether the BSON document at `buf[start, end)` nests documents or arrays deeper than `max` levels (the document is
+ * level 1), read from its bytes in one pass without building it. Bytes it cannot read answer false: the parser then
+ * reports them.
+ */
+export function nestedDeeperThan(buf: Buffer, start: number, end: number, max: number): boolean {
+  if (end - start < 5 + MIN_LEVEL_BYTES * max) return false;
+  const ends = [end];
+  let at = start + 4;
+  const int32 = (): number => (at + 4 <= ends[ends.length - 1] ? buf.readInt32LE(at) : -1);
+  while (ends.length > 0) {
+    const documentEnd = ends[ends.length - 1];
+    if (at >= documentEnd - 1) {
+      at = documentEnd;
+      ends.pop();
+      continue;
+    }
+    const type = buf[at];
+    const nameEnd = buf.indexOf(0, at + 1);
+    if (nameEnd < 0 || nameEnd >= documentEnd) return false;
+    at = nameEnd + 1;
+    let length: number;
+    switch (type) {
+      case 0x03: // document
+      case 0x04: {
+        // array
+        length = int32();
+        if (length < 5 || at + length > documentEnd) return false;
+        if (ends.length + 1 > max) return true;
+        ends.push(at + length);
+        at += 4;
+        continue;
+      }
+      case 0x01: // double
+      case 0x09: // date
+      case 0x11: // timestamp
+      case 0x12: // int64
+        length = 8;
+        break;
+      case 0x02: // string
+      case 0x0d: // JavaScript code
+      case 0x0e: // symbol
+        length = 4 + int32();
+        break;
+      case 0x05: // binary
+        length = 5 + int32();
+        break;
+      case 0x06: // undefined
+      case 0x0a: // null
+      case 0x7f: // max key
+      case 0xff: // min key
+        length = 0;
+        break;
+      case 0x07: // ObjectId
+        length = 12;
+        break;
+      case 0x08: // boolean
+        length = 1;
+        break;
+      case 0x0b: {
+        // regex: two cstrings
+        const pattern = buf.indexOf(0, at);
+        const flags = pattern < 0 ? -1 : buf.indexOf(0, pattern + 1);
+        if (flags < 0) return false;
+        length = flags + 1 - at;
+        break;
+      }
+      case 0x0c: // DBPointer
+        length = 4 + int32() + 12;
+        break;
+      case 0x0f: // code with scope: its int32 counts itself
+        length = int32();
+        break;
+      case 0x10: // int32
+        length = 4;
+        break;
+      case 0x13: // decimal128
+        length = 16;
+        break;
+      default:
+        return false;
+    }
+    if (length < 0 || at + length > documentEnd) return false;
+    at += length;
+  }
+  return false;
 }
 
 // CRC-32C (Castagnoli), the checksum OP_MSG uses.
@@ -119,12 +237,26 @@ function crc32c(buf: Buffer): number {
   return (crc ^ -1) >>> 0;
 }
 
-/** Parses a complete frame. Throws ProtocolError for anything malformed or unsupported. */
+/**
+ * Parses a complete frame. Throws ProtocolError for anything malformed or unsupported, RefusedMessage for a document
+ * nested deeper than {@link MAX_BSON_DEPTH} (mongod's Overflow, code 15, and wording).
+ */
 export function parseFrame(frame: Buffer): Request {
   const requestId = frame.readInt32LE(4);
   const opCode = frame.readInt32LE(12);
-  if (opCode === OpCode.MSG) return parseMsg(frame, requestId);
-  if (opCode === OpCode.QUERY) return parseQuery(frame, requestId);
+  try {
+    if (opCode === OpCode.MSG) return parseMsg(frame, requestId);
+    if (opCode === OpCode.QUERY) return parseQuery(frame, requestId);
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    const moreToCome = opCode === OpCode.MSG && (frame.readUInt32LE(HEADER_SIZE) & MSG_MORE_TO_COME) !== 0;
+    throw new RefusedMessage(requestId, opCode, moreToCome, {
+      ok: 0,
+      errmsg: `BSONObj exceeded maximum nested object depth: ${MAX_BSON_DEPTH}`,
+      code: 15,
+      codeName: 'Overflow',
+    });
+  }
   throw new ProtocolError(`unsupported opcode ${opCode}`);
 }
 

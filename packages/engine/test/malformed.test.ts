@@ -229,3 +229,85 @@ describeEngine('malformed messages', () => {
     await driverStillWorks();
   });
 });
+
+/** `{a: {a: ... {}}}` nested `depth` levels below the document itself, built as bytes in one pass. */
+function nestedBytes(depth: number): Buffer {
+  const buf = Buffer.alloc(8 * depth + 5);
+  for (let level = 0; level < depth; level++) {
+    buf.writeInt32LE(5 + 8 * (depth - level), 7 * level);
+    buf.set([0x03, 0x61, 0x00], 7 * level + 4);
+  }
+  buf.writeInt32LE(5, 7 * depth);
+  return buf;
+}
+
+/** `{ping: 1, x: <nested>, $db: "admin"}` as bytes: the command is one level above `nested`. */
+function pingWith(nested: Buffer): Buffer {
+  const parts = [
+    Buffer.from([0x10, ...Buffer.from('ping\0'), 1, 0, 0, 0]),
+    Buffer.concat([Buffer.from([0x03, ...Buffer.from('x\0')]), nested]),
+    Buffer.from([0x02, ...Buffer.from('$db\0'), 6, 0, 0, 0, ...Buffer.from('admin\0')]),
+  ];
+  const length = 4 + parts.reduce((sum, part) => sum + part.length, 0) + 1;
+  const size = Buffer.alloc(4);
+  size.writeInt32LE(length, 0);
+  return Buffer.concat([size, ...parts, Buffer.from([0])]);
+}
+
+describeEngine('nesting and pipeline limits (mongod: maxBSONDepth 200, internalPipelineLengthLimit 1000)', () => {
+  test('a document nested 100,000 deep is refused at once with Overflow, and the connection keeps answering', async () => {
+    const raw = await connect();
+    // 200 levels with the command's own: accepted.
+    raw.socket.write(opMsg(pingWith(nestedBytes(198))));
+    expect(replyBody(await waitForBytes(raw, 21))).toEqual({ ok: 1 });
+    const accepted = raw.received().length;
+
+    const started = performance.now();
+    raw.socket.write(opMsg(pingWith(nestedBytes(100_000))));
+    const bytes = (await waitForBytes(raw, accepted + 21)).subarray(accepted);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(replyBody(bytes)).toEqual({
+      ok: 0,
+      errmsg: 'BSONObj exceeded maximum nested object depth: 200',
+      code: 15,
+      codeName: 'Overflow',
+    });
+    const refused = raw.received().length;
+    // 201 levels: refused too; then a ping on the same connection.
+    raw.socket.write(opMsg(pingWith(nestedBytes(199))));
+    expect(replyBody((await waitForBytes(raw, refused + 21)).subarray(refused))).toMatchObject({ ok: 0, code: 15 });
+    const again = raw.received().length;
+    raw.socket.write(opMsg(command({ ping: 1, $db: 'admin' })));
+    expect(replyBody((await waitForBytes(raw, again + 21)).subarray(again))).toEqual({ ok: 1 });
+    raw.socket.destroy();
+    await driverStillWorks();
+  });
+
+  test('a pipeline of 100,000 stages is refused at once with code 7749501; 1,000 run', async () => {
+    const collection = t.db.collection('pipeline_limit');
+    await collection.insertMany([{ n: 1 }, { n: 2 }]);
+    const stages = (count: number) => Array.from({ length: count }, () => ({ $match: { n: { $gte: 1 } } }));
+    const message = 'Pipeline length must be no longer than 1000 stages.';
+
+    // Sent as bytes built beforehand: the time measured is the engine's, not the driver's encoding of 100,000 stages.
+    const frame = opMsg(
+      command({ aggregate: 'pipeline_limit', pipeline: stages(100_000), cursor: {}, $db: t.db.databaseName }),
+    );
+    const raw = await connect();
+    const started = performance.now();
+    raw.socket.write(frame);
+    const reply = replyBody(await waitForBytes(raw, 21));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(reply).toMatchObject({ ok: 0, code: 7749501, errmsg: message });
+    raw.socket.destroy();
+    await expect(collection.aggregate(stages(100_000)).toArray()).rejects.toMatchObject({ code: 7749501, message });
+    expect(await collection.aggregate(stages(1000)).toArray()).toHaveLength(2);
+    await expect(collection.aggregate(stages(1001)).toArray()).rejects.toMatchObject({ code: 7749501 });
+    await expect(collection.aggregate([{ $facet: { many: stages(1001) } }]).toArray()).rejects.toMatchObject({
+      code: 7749501,
+    });
+    const update = Array.from({ length: 1001 }, () => ({ $set: { m: 1 } }));
+    await expect(collection.updateOne({ n: 1 }, update)).rejects.toMatchObject({ code: 7749501, message });
+    expect(await collection.countDocuments({ m: 1 })).toBe(0);
+  });
+});
