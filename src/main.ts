@@ -12,7 +12,7 @@ import { removeServerPid, writeServerPid } from './auth/server-pid';
 import { VERSION, createAppDeps, prepareDatabase, type AppDeps } from './app';
 import { createDegradedServer } from './http/degraded';
 import { DataDamagedError } from '@hindsight/engine';
-import { STOP_DEADLINE_MS, startStopWatchdog } from './stop-watchdog';
+import { HARD_STOP_MARGIN_MS, startStopWatchdog, stopDeadlineMs } from './stop-watchdog';
 
 export interface RunningHindsight {
   url: string;
@@ -133,7 +133,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Before the start: the watchdog's signal watch replaces the signals' default action (death) for the whole process,
   // so from here on this process's handlers answer every SIGTERM and SIGINT.
-  const watchdog = await startStopWatchdog();
+  const deadlineMs = stopDeadlineMs(config.shutdownTimeoutMs);
+  const watchdog = await startStopWatchdog(deadlineMs + HARD_STOP_MARGIN_MS);
   let running: RunningHindsight | Awaited<ReturnType<typeof startDegraded>> | undefined;
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -147,9 +148,9 @@ async function main(): Promise<void> {
     }
     logger.info('shutting down', { signal });
     setTimeout(() => {
-      logger.error('shutdown did not finish in time: exiting', { signal, deadlineMs: STOP_DEADLINE_MS });
+      logger.error('shutdown did not finish in time: exiting', { signal, deadlineMs });
       process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
+    }, deadlineMs).unref();
     running.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -1,9 +1,17 @@
 import { Worker } from 'node:worker_threads';
 
-/** How long the graceful stop (in-flight requests, search index save, database close) may take before exit(1). */
-export const STOP_DEADLINE_MS = 8_000;
-/** When the watchdog kills the process after SIGTERM or SIGINT, should the main thread not have ended it by then. */
-export const HARD_STOP_MS = 9_500;
+/**
+ * What the graceful stop may take beyond SHUTDOWN_TIMEOUT_MS (in-flight requests) to save the search index and close
+ * the database, before the main thread exits 1: with the default 5 s, the stop's deadline is 8 s.
+ */
+export const SAVE_AND_CLOSE_MS = 3_000;
+/** How long after the stop's deadline the watchdog kills the process: 9.5 s after the signal by default. */
+export const HARD_STOP_MARGIN_MS = 1_500;
+
+/** The stop's deadline for SHUTDOWN_TIMEOUT_MS `shutdownTimeoutMs`: in-flight requests, then saving and closing. */
+export function stopDeadlineMs(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs + SAVE_AND_CLOSE_MS;
+}
 
 /**
  * The watchdog's thread. Node runs a signal's JavaScript handler on the main thread's event loop, so a main thread held
@@ -46,10 +54,10 @@ export interface StopWatchdog {
 }
 
 /**
- * Starts the watchdog thread that ends the process {@link HARD_STOP_MS} after SIGTERM or SIGINT whatever the main
- * thread is doing. The thread does not keep the process alive. Resolves once it watches the signals.
+ * Starts the watchdog thread that ends the process `hardStopMs` after SIGTERM or SIGINT whatever the main thread is
+ * doing. The thread does not keep the process alive. Resolves once it watches the signals.
  */
-export async function startStopWatchdog(hardStopMs = HARD_STOP_MS): Promise<StopWatchdog> {
+export async function startStopWatchdog(hardStopMs: number): Promise<StopWatchdog> {
   const worker = new Worker(WATCHDOG_SOURCE, {
     eval: true,
     workerData: { hardStopMs },
