@@ -6,6 +6,9 @@ import type { EmbeddingModelInfo } from './model-check';
 import { cutForModel, inBatches, type EmbeddingProvider } from './provider';
 import { fromStoredVector } from './vectors';
 
+/** Characters of a provider batch from which it is embedded in a turn of the event loop of its own. */
+const LARGE_BATCH_CHARS = 1 << 20;
+
 /** Name of the cache collection, kept in the default database. */
 export const EMBEDDING_CACHE_COLLECTION = 'embedding_cache';
 
@@ -64,7 +67,8 @@ export class EmbeddingService {
     texts: string[],
     signal?: AbortSignal,
   ): Promise<{ vectors: Float32Array[]; truncated: boolean[] }> {
-    const blank = texts.findIndex((text) => text.trim() === '');
+    // Not `text.trim()`: that copies a 12 MB text to find its first non-blank character.
+    const blank = texts.findIndex((text) => !/\S/.test(text));
     if (blank !== -1) throw new BadInputError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
     const truncated = texts.map(() => false);
     const limit = this.provider.inputLimit;
@@ -87,10 +91,16 @@ export class EmbeddingService {
     const misses = [...keys].filter(([, key]) => !found.has(key)).map(([text]) => text);
     countEmbeddingCache(keys.size - misses.length, misses.length);
     for (const batch of inBatches(misses, this.options.batchSize)) {
+      // A large batch is embedded in its own turn of the event loop (the hash embedder works synchronously, about
+      // 10 ms a MB): what the request did before and does after (encoding the document) then never adds up to one
+      // long stall of every other request.
+      const large = batch.reduce((sum, text) => sum + text.length, 0) > LARGE_BATCH_CHARS;
+      if (large) await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
       const vectors = await embeddingCall(this.signature, batch.length, signal, () =>
         this.provider.embed(batch, signal),
       );
+      if (large) await new Promise((resolve) => setImmediate(resolve));
       this.check(vectors, batch.length);
       batch.forEach((text, i) => found.set(keys.get(text)!, vectors[i]));
       await this.store(batch.map((text, i) => this.cacheDocument(keys.get(text)!, vectors[i])));
@@ -116,6 +126,8 @@ export class EmbeddingService {
   }
 
   private cacheKey(text: string): string {
+    // Without a cache the key only dedupes the call's texts: the text itself does, without hashing megabytes.
+    if (!this.cache) return text;
     const { provider, model, dimensions } = this.signature;
     // NUL separators: no two (provider, model, dimensions, text) tuples give the same hashed string.
     return createHash('sha256').update(`${provider}\0${model}\0${dimensions}\0${text}`).digest('hex');
