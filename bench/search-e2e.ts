@@ -9,10 +9,14 @@
  * - `vector`: ANN against exact search (recall@10, p50 speed-up) in one space, in process;
  * - `keyword`: BM25 top-k in one space, in process;
  * - `graphql`: searchExperiences through Apollo's executeOperation (HYBRID, VECTOR, KEYWORD; limit 10), p50/p95/p99;
- * - `scoped`: searches whose filter leaves 1k … 50k experiences (in-process vector search and GraphQL HYBRID);
+ * - `filtered`: searchExperiences HYBRID whose filter (one agent) leaves 1k, 5k, 10k, 20k, 50k experiences, p50/p95
+ *   per selectivity and recall@10 of the filtered vector search against an exact scan of exactly the documents that
+ *   pass (read from MongoDB), each against its target (see {@link filteredSearchBench}, callable from the main bench);
  * - `restart`: saving the index under DATA_DIR, then a cold start that loads it and catches up with MongoDB after
  *   writes made directly through the driver (inserts, updates, deletes), against the build from MongoDB.
  * BENCH_DATA_DIR keeps the seeded engine and the saved index (reused when it already holds `count` experiences).
+ * BENCH_PHASES (comma-separated: vector, keyword, graphql, filtered, restart; default all) picks what is measured after
+ * the build; BENCH_RESTORE=1 restores a saved index instead of building one fresh.
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +29,7 @@ import { createContext } from '../src/context';
 import { startEmbeddedServer } from '@hindsight/engine';
 import { HashEmbeddingProvider } from '../src/embeddings/hash.provider';
 import type { EmbeddingProvider } from '../src/embeddings/provider';
-import { toStoredVector } from '../src/embeddings/vectors';
+import { fromStoredVector, toStoredVector } from '../src/embeddings/vectors';
 import { createLogger, silentLogger, type Logger } from '../src/logger';
 import { EXPERIENCE_SPACES } from '../src/modules/experiences/experience.spaces';
 import {
@@ -35,14 +39,18 @@ import {
   embeddingKey,
 } from '../src/modules/experiences/experience.document';
 import { buildAppSchema } from '../src/schema';
+import { readPath } from '../src/search/space';
+import type { VectorHit } from '../src/search/types';
+import { exactSearch, unitVector } from '../src/search/vector-store';
 import { createServer, type HindsightServer } from '../src/http/server';
 import { seededRandom } from '../test/support/vectors';
 import { experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
 
 const DIMENSIONS = 384;
 const VOCABULARY = 6000;
-/** Queries per scoped size: a filter leaving more than EXACT_SEARCH_MAX costs several round trips per query. */
-const SCOPED_QUERIES = 20;
+/** Timed filtered searches per selectivity (after {@link FILTERED_WARMUP} untimed ones). */
+const FILTERED_QUERIES = 100;
+const FILTERED_WARMUP = 10;
 /** Experiences updated, inserted and deleted (each) behind the server's back before the restart. */
 const CHANGES_BEHIND = 100;
 const SYLLABLES = [
@@ -207,13 +215,13 @@ const SEARCH = `query Search($query: String!, $mode: SearchMode!, $filter: Exper
   searchExperiences(query: $query, mode: $mode, limit: 10, filter: $filter) { score vectorScore keywordScore matchedField experience { experienceId } }
 }`;
 
-interface App {
+export interface App {
   deps: AppDeps;
   server: HindsightServer;
   search(variables: Record<string, unknown>): Promise<Array<{ experience: { experienceId: string } }>>;
 }
 
-async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Logger): Promise<App> {
+export async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Logger): Promise<App> {
   const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
   const embeddings = new HashEmbeddingProvider(DIMENSIONS);
   const deps = createAppDeps({
@@ -240,8 +248,238 @@ async function startApp(db: Db, client: MongoClient, dataDir: string, logger: Lo
   };
 }
 
+type Index = ReturnType<AppDeps['search']['forDb']>;
+
+/** ANN against exact search (recall@10, speed-up) in one space, in process. */
+async function measureVector(index: Index, space: string, vectors: Float32Array[]): Promise<void> {
+  const annMs: number[] = [];
+  const exactMs: number[] = [];
+  let sameIds = 0;
+  let tieAware = 0;
+  for (const vector of vectors) {
+    const truth = await timed(exactMs, () => index.searchVector(space, { vector, k: 10, exact: true }));
+    const ann = await timed(annMs, () => index.searchVector(space, { vector, k: 10 }));
+    const recall = recallOf(ann, truth);
+    sameIds += recall.sameIds;
+    tieAware += recall.tieAware;
+  }
+  report('vector', {
+    space,
+    recallAt10: +(sameIds / (vectors.length * 10)).toFixed(4),
+    recallAt10TieAware: +(tieAware / (vectors.length * 10)).toFixed(4),
+    annP50Ms: ms(percentile(annMs, 0.5)),
+    annP95Ms: ms(percentile(annMs, 0.95)),
+    exactP50Ms: ms(percentile(exactMs, 0.5)),
+    speedupP50: +(percentile(exactMs, 0.5) / percentile(annMs, 0.5)).toFixed(1),
+  });
+}
+
+/**
+ * Hits of `found` among the exact top `truth`: `sameIds` counts the same ids; `tieAware` counts a hit scoring at least
+ * the exact last score − 1e-6 (templated texts embed to many identical vectors: which of them make the exact top 10
+ * is a matter of order, so the id overlap understates).
+ */
+function recallOf(found: VectorHit[], truth: VectorHit[]): { sameIds: number; tieAware: number } {
+  const ids = new Set(truth.map((hit) => hit.id));
+  const last = truth[truth.length - 1]?.score ?? -Infinity;
+  return {
+    sameIds: found.filter((hit) => ids.has(hit.id)).length,
+    tieAware: Math.min(truth.length, found.filter((hit) => hit.score >= last - 1e-6).length),
+  };
+}
+
+/** searchExperiences through executeOperation in each mode, no filter. */
+async function measureGraphql(app: App, queries: string[]): Promise<void> {
+  for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
+    const samples: number[] = [];
+    for (const query of queries.slice(0, 20)) await app.search({ query, mode }); // warm-up
+    for (const query of queries) await timed(samples, () => app.search({ query, mode }));
+    report('graphql', {
+      operation: 'searchExperiences',
+      mode,
+      limit: 10,
+      p50Ms: ms(percentile(samples, 0.5)),
+      p95Ms: ms(percentile(samples, 0.95)),
+      p99Ms: ms(percentile(samples, 0.99)),
+    });
+  }
+}
+
+/** The filtered-search targets of issue 40: filters keeping these many of 100k experiences (one agent's share each). */
+export const FILTERED_SHARES = [1000, 5000, 10_000, 20_000, 50_000] as const;
+/** Per selectivity: HYBRID p95 through one connection, recall@10 of the filtered vector search against exact. */
+export const FILTERED_TARGETS = { hybridP95Ms: 30, recallAt10: 0.95 } as const;
+
+/** One selectivity measured by {@link measureFilteredSearch}. */
+export interface FilteredSearchFigure {
+  /** Experiences that pass the filter (`initiatingAgentId` of an agent holding that many). */
+  allowed: number;
+  /** The first HYBRID search with this filter, which resolves it (ms). */
+  firstMs: number;
+  /** searchExperiences HYBRID, limit 10, through Apollo's executeOperation, one at a time (ms). */
+  hybridP50Ms: number;
+  hybridP95Ms: number;
+  /**
+   * Recall@10 of searchVector (primary goal space, k = 10, with the filter) against an exact scan over the documents
+   * that pass it, read from MongoDB: tie-aware (see `recallOf`), the figure held against the target.
+   */
+  recallAt10: number;
+  /** The same by ids alone. */
+  recallAt10SameIds: number;
+  /** Every result of every filtered search (HYBRID and vector) passed the filter. */
+  allPassed: boolean;
+  p95Met: boolean;
+  recallMet: boolean;
+}
+
+export interface FilteredSearchFigures {
+  /** Experiences in the collection. */
+  count: number;
+  /** Timed queries per selectivity. */
+  queries: number;
+  targets: typeof FILTERED_TARGETS;
+  figures: FilteredSearchFigure[];
+  /** Every selectivity met both targets and every result passed its filter. */
+  met: boolean;
+}
+
+/**
+ * Filtered search at each of {@link FILTERED_SHARES} (those the corpus is large enough for): HYBRID p50/p95 through
+ * GraphQL and the vector side's recall@10 against exact search over exactly the documents that pass.
+ */
+export async function measureFilteredSearch(
+  app: App,
+  db: Db,
+  embeddings: EmbeddingProvider,
+  count: number,
+  queries = benchQueries(FILTERED_WARMUP + FILTERED_QUERIES, count),
+  vectors?: Float32Array[],
+): Promise<FilteredSearchFigures> {
+  vectors ??= await embeddings.embed(queries);
+  const index = app.deps.search.forDb(db);
+  const space = EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name;
+  const vectorPath = `embeddings.${embeddingKey(ExperienceField.PRIMARY_GOAL)}`;
+  const figures: FilteredSearchFigure[] = [];
+  for (const share of FILTERED_SHARES) {
+    if (share > count) break;
+    const agent = `scope-${share}`;
+    // The truth, read straight from MongoDB: the documents that pass and their vectors.
+    const passing = await db
+      .collection(EXPERIENCES_COLLECTION)
+      .find({ initiating_agent_id: agent }, { projection: { _id: 0, experience_id: 1, [vectorPath]: 1 } })
+      .toArray();
+    const ids: string[] = [];
+    const units: Float32Array[] = [];
+    for (const document of passing) {
+      const unit = unitVector(fromStoredVector(readPath(document, vectorPath)) ?? new Float32Array(0));
+      if (unit?.length !== DIMENSIONS) continue;
+      ids.push(document.experience_id as string);
+      units.push(unit);
+    }
+    const matrix = new Float32Array(units.length * DIMENSIONS);
+    units.forEach((unit, i) => matrix.set(unit, i * DIMENSIONS));
+    const allowed = new Set(passing.map((document) => document.experience_id as string));
+    let allPassed = true;
+
+    const variables = (query: string) => ({ query, mode: 'HYBRID', filter: { initiatingAgentId: agent } });
+    const first: number[] = [];
+    const hybridMs: number[] = [];
+    for (let q = 0; q < queries.length; q++) {
+      const hits = await timed(q === 0 ? first : q < FILTERED_WARMUP ? [] : hybridMs, () =>
+        app.search(variables(queries[q])),
+      );
+      if (!hits.every((hit) => allowed.has(hit.experience.experienceId))) allPassed = false;
+    }
+
+    let sameIds = 0;
+    let tieAware = 0;
+    let expected = 0;
+    for (const vector of vectors) {
+      const found = await index.searchVector(space, { vector, k: 10, filter: { initiating_agent_id: agent } });
+      if (!found.every((hit) => allowed.has(hit.id))) allPassed = false;
+      const unit = unitVector(vector)!;
+      const truth = exactSearch(matrix, unit, 10).map(({ row, score }) => ({ id: ids[row], score }));
+      const recall = recallOf(found, truth);
+      sameIds += recall.sameIds;
+      tieAware += recall.tieAware;
+      expected += truth.length;
+    }
+    const hybridP95Ms = ms(percentile(hybridMs, 0.95));
+    const recallAt10 = +(tieAware / expected).toFixed(4);
+    figures.push({
+      allowed: allowed.size,
+      firstMs: ms(first[0]),
+      hybridP50Ms: ms(percentile(hybridMs, 0.5)),
+      hybridP95Ms,
+      recallAt10,
+      recallAt10SameIds: +(sameIds / expected).toFixed(4),
+      allPassed,
+      p95Met: hybridP95Ms <= FILTERED_TARGETS.hybridP95Ms,
+      recallMet: recallAt10 >= FILTERED_TARGETS.recallAt10,
+    });
+  }
+  return {
+    count,
+    queries: Math.max(0, queries.length - FILTERED_WARMUP),
+    targets: FILTERED_TARGETS,
+    figures,
+    met: figures.every((figure) => figure.p95Met && figure.recallMet && figure.allPassed),
+  };
+}
+
+/**
+ * The filtered-search benchmark on its own, for the main bench: an embedded engine under `dataDir` (a temporary
+ * directory when unset, removed after), seeded with `count` experiences (default 100k; those already there are
+ * kept), the app's search index restored from `dataDir` when saved there, else built, then
+ * {@link measureFilteredSearch}. With `dataDir`, the index is saved for the next call.
+ */
+export async function filteredSearchBench(
+  options: { count?: number; dataDir?: string; logger?: Logger } = {},
+): Promise<FilteredSearchFigures> {
+  const count = options.count ?? 100_000;
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'hindsight-filtered-'));
+  const engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port: 0 });
+  const client = new MongoClient(engine.uri, { ignoreUndefined: true });
+  try {
+    await client.connect();
+    const db = client.db('bench_search');
+    const embeddings = new HashEmbeddingProvider(DIMENSIONS);
+    const present = await db.collection(EXPERIENCES_COLLECTION).countDocuments();
+    await seedExperiences(db, embeddings, count, Math.min(present, count));
+    const app = await startApp(db, client, dataDir, options.logger ?? silentLogger);
+    try {
+      return await measureFilteredSearch(app, db, embeddings, count);
+    } finally {
+      if (options.dataDir) await app.deps.search.save();
+      await app.deps.search.close();
+      await app.server.stop();
+    }
+  } finally {
+    await client.close();
+    await engine.close();
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** One line per selectivity: its figures and met / missed against the targets. */
+export function filteredSearchTable({ figures, targets }: FilteredSearchFigures): string {
+  const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+  return [
+    `filtered HYBRID search (targets: p95 <= ${targets.hybridP95Ms} ms, recall@10 >= ${targets.recallAt10})`,
+    ...figures.map(
+      (f) =>
+        `  ${String(f.allowed).padStart(6)} pass: p50 ${f.hybridP50Ms.toFixed(1)} ms, p95 ${f.hybridP95Ms.toFixed(1)} ms ` +
+        `${verdict(f.p95Met)}; recall@10 ${f.recallAt10.toFixed(3)} (same ids ${f.recallAt10SameIds.toFixed(3)}) ` +
+        `${verdict(f.recallMet)}${f.allPassed ? '' : '; A RESULT FAILED THE FILTER'}`,
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? process.env.BENCH_SEARCH_COUNT ?? 100_000);
+  const phases = new Set(
+    (process.env.BENCH_PHASES ?? 'vector,keyword,graphql,filtered,restart').split(',').map((phase) => phase.trim()),
+  );
   const keep = process.env.BENCH_DATA_DIR;
   const dataDir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-e2e-'));
   const logger = process.env.BENCH_LOG ? createLogger('info') : silentLogger;
@@ -256,7 +494,7 @@ async function main(): Promise<void> {
     if (present > count) throw new Error(`${dataDir} holds ${present} experiences, more than ${count}`);
     let started = performance.now();
     await seedExperiences(db, embeddings, count, present);
-    rmSync(path.join(dataDir, 'search'), { recursive: true, force: true }); // a fresh build first
+    if (process.env.BENCH_RESTORE !== '1') rmSync(path.join(dataDir, 'search'), { recursive: true, force: true }); // a fresh build first
     report('seed', {
       count,
       seeded: count - present,
@@ -287,68 +525,30 @@ async function main(): Promise<void> {
     const queries = benchQueries(200, count);
     const vectors = await embeddings.embed(queries);
     const space = EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name;
-    const annMs: number[] = [];
-    const exactMs: number[] = [];
-    let sameIds = 0;
-    let tieAware = 0;
-    for (const vector of vectors) {
-      const truth = await timed(exactMs, () => index.searchVector(space, { vector, k: 10, exact: true }));
-      const ann = await timed(annMs, () => index.searchVector(space, { vector, k: 10 }));
-      const ids = new Set(truth.map((hit) => hit.id));
-      sameIds += ann.filter((hit) => ids.has(hit.id)).length;
-      // Ties at the 10th score make the id overlap ambiguous: an ANN hit scoring as high as the exact 10th counts.
-      const tenth = truth[truth.length - 1]?.score ?? -Infinity;
-      tieAware += Math.min(truth.length, ann.filter((hit) => hit.score >= tenth - 1e-6).length);
-    }
-    report('vector', {
-      space,
-      recallAt10: +(sameIds / (vectors.length * 10)).toFixed(4),
-      recallAt10TieAware: +(tieAware / (vectors.length * 10)).toFixed(4),
-      annP50Ms: ms(percentile(annMs, 0.5)),
-      annP95Ms: ms(percentile(annMs, 0.95)),
-      exactP50Ms: ms(percentile(exactMs, 0.5)),
-      speedupP50: +(percentile(exactMs, 0.5) / percentile(annMs, 0.5)).toFixed(1),
-    });
-
-    const keywordMs: number[] = [];
-    for (const text of queries) await timed(keywordMs, () => index.searchKeyword(space, { text, k: 50 }));
-    report('keyword', { space, k: 50, p50Ms: ms(percentile(keywordMs, 0.5)), p95Ms: ms(percentile(keywordMs, 0.95)) });
-
-    for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
-      const samples: number[] = [];
-      for (const query of queries.slice(0, 20)) await app.search({ query, mode }); // warm-up
-      for (const query of queries) await timed(samples, () => app.search({ query, mode }));
-      report('graphql', {
-        operation: 'searchExperiences',
-        mode,
-        limit: 10,
-        p50Ms: ms(percentile(samples, 0.5)),
-        p95Ms: ms(percentile(samples, 0.95)),
-        p99Ms: ms(percentile(samples, 0.99)),
+    if (phases.has('vector')) await measureVector(index, space, vectors);
+    if (phases.has('keyword')) {
+      const keywordMs: number[] = [];
+      for (const text of queries) await timed(keywordMs, () => index.searchKeyword(space, { text, k: 50 }));
+      report('keyword', {
+        space,
+        k: 50,
+        p50Ms: ms(percentile(keywordMs, 0.5)),
+        p95Ms: ms(percentile(keywordMs, 0.95)),
       });
     }
-
-    // Scoped searches: the filter (an indexed field) leaves `share` experiences; ≤ EXACT_SEARCH_MAX are scanned exactly.
-    for (const share of AGENT_SHARES) {
-      if (share > count) break;
-      const filter = { initiating_agent_id: `scope-${share}` };
-      const vectorMs: number[] = [];
-      const graphqlMs: number[] = [];
-      for (const vector of vectors.slice(0, SCOPED_QUERIES))
-        await timed(vectorMs, () => index.searchVector(space, { vector, k: 10, filter }));
-      for (const query of queries.slice(0, SCOPED_QUERIES)) {
-        await timed(graphqlMs, () =>
-          app.search({ query, mode: 'HYBRID', filter: { initiatingAgentId: `scope-${share}` } }),
-        );
-      }
-      report('scoped', {
-        allowed: share,
-        vectorP50Ms: ms(percentile(vectorMs, 0.5)),
-        graphqlHybridP50Ms: ms(percentile(graphqlMs, 0.5)),
-        graphqlHybridP95Ms: ms(percentile(graphqlMs, 0.95)),
-      });
+    if (phases.has('graphql')) await measureGraphql(app, queries);
+    if (phases.has('filtered')) {
+      const filtered = await measureFilteredSearch(app, db, embeddings, count);
+      for (const figure of filtered.figures) report('filtered', { ...figure });
+      process.stderr.write(filteredSearchTable(filtered) + '\n');
     }
 
+    if (!phases.has('restart')) {
+      if (keep) await app.deps.search.save();
+      await app.deps.search.close();
+      await app.server.stop();
+      return;
+    }
     // Restart: save, write behind the server's back, then a cold start that restores and catches up.
     let begun = performance.now();
     await app.deps.search.save();

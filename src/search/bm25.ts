@@ -24,6 +24,11 @@ export interface KeywordTopOptions {
   /** Only documents whose id passes count (the filter applies before the limit). */
   allowed?: (id: string) => boolean;
   /**
+   * Only documents whose number (see DocumentIds) has a 1 here count: `allowed` without looking each id up (a
+   * cached search filter, space-filters.ts).
+   */
+  passing?: Uint8Array;
+  /**
    * Skip documents that provably cannot reach the top (default true). False scores every matching document; the
    * result is the same, which the tests check.
    */
@@ -317,7 +322,9 @@ export class KeywordIndex {
     const rowCount = this.rows.length;
     if (options.allowed && this.verdicts.length < rowCount) this.verdicts = new Uint8Array(rowCount * 2);
     const judged: number[] = [];
+    const { passing } = options;
     const passes = (row: number): boolean => {
+      if (passing && passing[this.rows.numberAt(row)] !== 1) return false;
       if (!options.allowed) return true;
       let verdict = this.verdicts[row];
       if (verdict === 0) {

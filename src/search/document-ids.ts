@@ -179,6 +179,16 @@ export class RowIds implements NumberHolder {
     return this.rowOf(id) !== undefined;
   }
 
+  /** The number (see {@link DocumentIds}) of a row's id; -1 for a free row. */
+  numberAt(row: number): number {
+    return row < this.length ? this.numberOfRow[row] : -1;
+  }
+
+  /** The row of the id numbered `number`; -1 when it has none. */
+  rowAt(number: number): number {
+    return number < this.rowOfNumber.length ? this.rowOfNumber[number] : -1;
+  }
+
   /** The id of a row; null for a free one. */
   idOf(row: number): string | null {
     const number = row < this.length ? this.numberOfRow[row] : -1;

@@ -1,22 +1,26 @@
 import type { Collection, Document } from 'mongodb';
 import { readPath } from './space';
+import type { PassingSet } from './space-filters';
 
 /**
- * A filtered search lists the documents that pass its filter when they are at most this many, and scores exactly
- * those (exact vector scan, recall 1.0). With more, it walks the ranking and checks candidates instead.
+ * Atlas mode: a filtered search that Atlas cannot pre-filter lists the documents that pass its filter when they are at
+ * most this many, and searches exactly those. With more, it walks the ranking and checks candidates instead.
  */
 export const EXACT_SEARCH_MAX = 10_000;
 
 /**
- * What a search filter leaves of a space:
+ * What a search filter leaves of a space, resolved through MongoDB:
  * - `all`: no filter;
- * - `ids`: exactly these documents (at most {@link EXACT_SEARCH_MAX} when they came from MongoDB);
+ * - `ids`: exactly these documents (a filter on ids alone, or at most {@link EXACT_SEARCH_MAX} from MongoDB);
  * - `check`: too many to list: `passing(ids)` says which candidates pass.
  */
 export type Restriction =
   | { kind: 'all' }
   | { kind: 'ids'; ids: ReadonlySet<string> }
   | { kind: 'check'; passing(ids: string[]): Promise<ReadonlySet<string>> };
+
+/** In memory mode also `passing`: the documents of a cached filter (see CollectionFilters in space-filters.ts). */
+export type SpaceRestriction = Restriction | { kind: 'passing'; set: PassingSet };
 
 /** True for an absent or empty filter (`{}`): nothing to apply. */
 export function isEmptyFilter(filter: Document | null | undefined): boolean {
@@ -36,11 +40,8 @@ export async function resolveFilter(
   max = EXACT_SEARCH_MAX,
 ): Promise<Restriction> {
   if (isEmptyFilter(filter)) return { kind: 'all' };
-  const byId = idCondition(filter!, idField);
-  if (byId) {
-    if (byId.only) return { kind: 'ids', ids: new Set([...byId.only].filter((id) => !byId.except.has(id))) };
-    return { kind: 'check', passing: async (ids) => new Set(ids.filter((id) => !byId.except.has(id))) };
-  }
+  const byId = idRestriction(filter!, idField);
+  if (byId) return byId;
   const projection = { _id: 0, [idField]: 1 };
   const rows = await collection.find(filter!, { projection, limit: max + 1, batchSize: max + 1 }).toArray();
   if (rows.length <= max) return { kind: 'ids', ids: idsOf(rows, idField) };
@@ -66,6 +67,14 @@ export async function resolveFilter(
       );
     },
   };
+}
+
+/** The restriction of a filter on the id field alone (`{ id: x }`, `$eq`, `$in`, `$ne`, `$nin`); null for another. */
+export function idRestriction(filter: Document, idField: string): Restriction | null {
+  const byId = idCondition(filter, idField);
+  if (!byId) return null;
+  if (byId.only) return { kind: 'ids', ids: new Set([...byId.only].filter((id) => !byId.except.has(id))) };
+  return { kind: 'check', passing: async (ids) => new Set(ids.filter((id) => !byId.except.has(id))) };
 }
 
 function idsOf(rows: Document[], idField: string): Set<string> {

@@ -126,9 +126,9 @@ export class SearchIndex {
     readonly db: Db,
     private readonly registry: SearchIndexes,
   ) {
-    this.states = new SpaceStates(registry);
+    this.states = new SpaceStates(registry, db);
     this.lifecycle = new SpaceLifecycle(db, registry, this.states, new CatchUp(db, registry.options));
-    this.query = new SpaceQuery(db, registry, this.lifecycle);
+    this.query = new SpaceQuery(db, registry, this.lifecycle, this.states);
   }
 
   /**

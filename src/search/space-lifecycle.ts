@@ -84,6 +84,8 @@ export class SpaceLifecycle implements FollowTarget {
       if (event.operationType === 'delete') changes.deleted.push(event.id);
       else changes.written.push({ id: event.id, inserted: event.operationType === 'insert' });
     }
+    const definition = this.states.all().find((state) => collectionKey(state.definition) === groupKey)?.definition;
+    if (definition) this.markChanges(definition, [changes]);
     await this.inTurn(groupKey, async () => {
       const live = this.live(groupKey);
       if (live.length)
@@ -117,6 +119,8 @@ export class SpaceLifecycle implements FollowTarget {
       } finally {
         for (const state of live) for (const apply of state.held?.splice(0) ?? []) apply();
         for (const state of live) state.held = null;
+        // What changed was found without events: the cached search filters cannot know which documents.
+        this.states.forgetFilters(live[0].definition);
       }
     });
   }
@@ -161,6 +165,8 @@ export class SpaceLifecycle implements FollowTarget {
           })
           .finally(() => {
             state.building = null;
+            // Loaded or caught up from MongoDB: the cached search filters may not have seen those writes.
+            this.states.forgetFilters(state.definition);
           });
       }
     }
@@ -253,8 +259,26 @@ export class SpaceLifecycle implements FollowTarget {
       live.map((state) => state.position),
       1,
     );
+    this.markChanges(live[0].definition, changed);
     await this.applyToLive(live, changed);
     return live.length === states.length && live.every((state) => state.position);
+  }
+
+  /**
+   * The cached search filters of the collection ask about the documents changed again before their next use (any field
+   * may have changed, indexed by a space or not); changes that could not be had make them resolve again.
+   */
+  private markChanges(definition: SpaceDefinition, changed: Array<Changes | null>): void {
+    for (const changes of new Set(changed)) {
+      if (!changes) this.states.forgetFilters(definition);
+      else {
+        this.states.markEvents(definition, changes.deleted);
+        this.states.markEvents(
+          definition,
+          changes.written.map(({ id }) => id),
+        );
+      }
+    }
   }
 
   /** Applies changes to ready spaces (of one collection) and moves their positions on (lost where none were had). */

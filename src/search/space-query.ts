@@ -1,9 +1,18 @@
 import { BSON, type Db, type Document } from 'mongodb';
 import { searchAtlas, storedVectorScores, type FilterResolver } from './atlas';
-import { firstPassing, isEmptyFilter, resolveFilter, type Restriction } from './filter';
+import {
+  firstPassing,
+  idRestriction,
+  isEmptyFilter,
+  resolveFilter,
+  type Restriction,
+  type SpaceRestriction,
+} from './filter';
 import type { SpaceDefinition } from './space';
 import type { SpaceLifecycle } from './space-lifecycle';
+import type { SpaceState, SpaceStates } from './space-state';
 import type { KeywordHit, KeywordQuery, SearchOptions, SpaceRegistry, VectorHit, VectorQuery } from './types';
+import { TopK } from './top-k';
 import { HNSW, unitVector, type ScoredRow, type VectorStore } from './vector-store';
 
 /**
@@ -12,6 +21,12 @@ import { HNSW, unitVector, type ScoredRow, type VectorStore } from './vector-sto
  * that moment; in atlas mode vector search runs `$vectorSearch` (atlas.ts). Filters are MongoDB filters on the
  * space's collection and apply before the limit: see `searchVector`.
  */
+/**
+ * A filtered keyword search scores the documents that pass when they are at most this many (`KeywordIndex.scoreOf`),
+ * and otherwise ranks the postings of the query's terms, testing each document met against the filter.
+ */
+const KEYWORD_LISTED_MAX = 5000;
+
 export class SpaceQuery implements FilterResolver {
   /** Filter resolutions in flight, shared by concurrent searches with the same collection and filter. */
   private readonly resolving = new Map<string, Promise<Restriction>>();
@@ -20,6 +35,7 @@ export class SpaceQuery implements FilterResolver {
     private readonly db: Db,
     private readonly registry: SpaceRegistry,
     private readonly lifecycle: SpaceLifecycle,
+    private readonly states: SpaceStates,
   ) {}
 
   private get options(): SearchOptions {
@@ -30,8 +46,9 @@ export class SpaceQuery implements FilterResolver {
    * The `k` documents whose vectors are most similar (cosine) to `query.vector`, best first, among those that pass
    * `query.filter`. In memory mode:
    * - no filter: the HNSW graph proposes max(4k, HNSW.expansionSearch) candidates, all re-scored exactly;
-   * - a filter that at most {@link EXACT_SEARCH_MAX} documents pass: an exact scan over exactly those (recall 1.0);
-   * - a broader filter: growing HNSW candidate lists (4k, 16k, …) checked against the filter until k pass.
+   * - a filter: the documents that pass it, cached and kept current (see CollectionFilters in space-filters.ts), then
+   *   `VectorStore.searchPassing`: an exact scan of them when few (recall 1.0), else a graph walk sized by the share
+   *   that passes, keeping those that pass.
    * In atlas mode: `$vectorSearch` with the filter as its pre-filter when Atlas can take it (ANN, retried as exact
    * search when it returned fewer than k), else with the ids that pass (exact search) or growing candidate lists, sent
    * through `db` (a request's handle, so the command is refused after its deadline and carries it as `maxTimeMS`).
@@ -57,7 +74,7 @@ export class SpaceQuery implements FilterResolver {
         this,
         query.signal,
       );
-    const restriction = await this.restrict(state.definition, query.filter);
+    const restriction = await this.restrictSpace(state, query.filter);
     query.signal?.throwIfAborted();
     // Read the store only now, and name the rows of the store that found them: a rebuild may replace it during awaits.
     const hits = (store: VectorStore, rows: ScoredRow[]) =>
@@ -78,6 +95,11 @@ export class SpaceQuery implements FilterResolver {
           .filter((row): row is number => row !== undefined);
         return hits(state.vectors!, state.vectors!.exact(unit, query.k, rows));
       }
+      case 'passing': {
+        const store = state.vectors!;
+        if (query.exact) return hits(store, store.exactPassing(unit, query.k, restriction.set));
+        return hits(store, await store.searchPassing(unit, query.k, restriction.set));
+      }
       case 'check':
         return firstPassing(approximate, query.k, restriction.passing);
     }
@@ -93,18 +115,33 @@ export class SpaceQuery implements FilterResolver {
     const paths = this.registry.space(space).textPaths ?? [];
     if (!paths.length) throw new Error(`Search space ${JSON.stringify(space)} has no text paths for keyword search.`);
     const state = await this.lifecycle.ready(space);
-    const restriction = await this.restrict(state.definition, query.filter);
+    const restriction = await this.restrictSpace(state, query.filter);
     query.signal?.throwIfAborted();
     // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
-    const rank = (n: number, allowed?: (id: string) => boolean) =>
+    const rank = (n: number, allowed?: (id: string) => boolean, passing?: Uint8Array) =>
       state
-        .keywords!.top(query.text, n, { allowed })
+        .keywords!.top(query.text, n, { allowed, passing })
         .map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
     switch (restriction.kind) {
       case 'all':
         return rank(query.k);
       case 'ids':
         return rank(query.k, (id) => restriction.ids.has(id));
+      case 'passing': {
+        const { set } = restriction;
+        if (set.count > KEYWORD_LISTED_MAX) return rank(query.k, undefined, set.bits);
+        // Few pass: score exactly those, rather than walk the postings of every document and test each.
+        const top = new TopK(query.k);
+        const ids = set.ids();
+        const scored = state.keywords!.scoreOf(query.text, ids);
+        scored.forEach((hit, i) => {
+          if (hit) top.offer(i, hit.bm25);
+        });
+        return top.drain().map(({ item }) => {
+          const { id, score, bm25, field } = scored[item]!;
+          return { id, score, bm25, field: paths[field] };
+        });
+      }
       case 'check':
         return firstPassing((n) => rank(n), query.k, restriction.passing);
     }
@@ -139,6 +176,21 @@ export class SpaceQuery implements FilterResolver {
     return state
       .keywords!.scoreOf(text, ids)
       .map((hit) => hit && { id: hit.id, score: hit.score, bm25: hit.bm25, field: paths[hit.field] });
+  }
+
+  /**
+   * What a filter leaves of a space: in memory mode the documents that pass it, from the collection's cached filters
+   * (see CollectionFilters in space-filters.ts); a filter on ids alone is answered in memory; atlas mode asks MongoDB (`restrict`).
+   */
+  private restrictSpace(state: SpaceState, filter: Document | null | undefined): Promise<SpaceRestriction> {
+    if (isEmptyFilter(filter)) return Promise.resolve({ kind: 'all' });
+    if (this.options.mode !== 'memory') return this.restrict(state.definition, filter);
+    const byId = idRestriction(filter!, state.definition.idField);
+    if (byId) return Promise.resolve(byId);
+    return this.states
+      .filtersOf(state.definition.name)
+      .passing(filter!)
+      .then((set) => ({ kind: 'passing', set }));
   }
 
   /**

@@ -1,8 +1,10 @@
 import type { ChangePosition } from './changes';
 import type { KeywordIndex } from './bm25';
+import type { Db } from 'mongodb';
 import { DocumentIds, type Fingerprints } from './document-ids';
 import { UNKNOWN_DOCUMENT, fingerprint } from './fingerprint';
 import type { SpaceDefinition } from './space';
+import { CollectionFilters } from './space-filters';
 import type { SpaceRegistry, SpaceTexts } from './types';
 import type { VectorStore } from './vector-store';
 
@@ -46,8 +48,44 @@ export class SpaceStates {
   private readonly states = new Map<string, SpaceState>();
   /** `SpaceState.documents` by collection and id field. */
   private readonly documents = new Map<string, DocumentIds>();
+  /** The search filters of each collection (and id field) with the documents passing them (memory mode). */
+  private readonly filters = new Map<string, CollectionFilters>();
 
-  constructor(private readonly registry: SpaceRegistry) {}
+  constructor(
+    private readonly registry: SpaceRegistry,
+    private readonly db?: Db,
+  ) {}
+
+  /**
+   * The cached search filters of the space's collection (see {@link CollectionFilters}), which every write the spaces
+   * learn of marks.
+   */
+  filtersOf(space: string): CollectionFilters {
+    const state = this.get(space);
+    const key = collectionKey(state.definition);
+    let filters = this.filters.get(key);
+    if (!filters) {
+      if (!this.db) throw new Error('search filters need the database');
+      this.filters.set(key, (filters = new CollectionFilters(this.db, state.definition, state.documents)));
+    }
+    return filters;
+  }
+
+  /** Marks a written document in the cached filters of a collection (see {@link CollectionFilters.markId}). */
+  markWritten(definition: SpaceDefinition, id: string): void {
+    this.filters.get(collectionKey(definition))?.markId(id);
+  }
+
+  /** Marks documents named by a change event's `_id`s (see {@link CollectionFilters.markKey}). */
+  markEvents(definition: SpaceDefinition, keys: readonly unknown[]): void {
+    const filters = this.filters.get(collectionKey(definition));
+    if (filters) for (const key of keys) filters.markKey(key);
+  }
+
+  /** The spaces of a collection caught up by other means than events: its filters are resolved again. */
+  forgetFilters(definition: SpaceDefinition): void {
+    this.filters.get(collectionKey(definition))?.forget();
+  }
 
   /** The state of a space (created, `empty`, on first use); throws for an unknown space. */
   get(space: string): SpaceState {
@@ -95,6 +133,7 @@ export class SpaceStates {
       );
     }
     const texts = textsFor(state.definition, text);
+    this.markWritten(state.definition, id);
     this.write(state, () => {
       if (state.vectors) {
         if (vector) state.vectors.upsert(id, vector);
@@ -116,6 +155,7 @@ export class SpaceStates {
   /** Removes a document from a space after a successful delete. */
   remove(space: string, id: string): void {
     const state = this.get(space);
+    this.markWritten(state.definition, id);
     this.write(state, () => {
       state.vectors?.remove(id);
       state.keywords?.remove(id);

@@ -34,6 +34,25 @@ export const HNSW = {
  */
 const GRAPH_COSINE_ERROR = 0.01;
 
+/**
+ * A filtered search lists the documents that pass when they are at most this many and scores exactly those; with
+ * more, it walks the graph for max(HNSW.expansionSearch, FILTERED_OVERSAMPLING · k / share passing) candidates and
+ * keeps those that pass. Measured by bench/search-e2e.ts (100k experiences, hybrid search over 4 spaces, 2 cores):
+ * see docs/performance.md.
+ */
+export const FILTERED_EXACT_MAX = 4000;
+/** How many times k / (share of the space passing) a filtered graph walk asks for (see FILTERED_EXACT_MAX). */
+export const FILTERED_OVERSAMPLING = 3;
+
+/** Which documents a filtered search may return: `bits[n]` is 1 for the document numbered n (see DocumentIds). */
+export interface Passing {
+  readonly bits: Uint8Array;
+  /** Documents passing (the bits set). */
+  readonly count: number;
+  /** Their numbers, ascending. */
+  numbers(): Int32Array;
+}
+
 /** One scored id: its row (see {@link VectorStore.rowOf}) and its cosine similarity to the query. */
 export interface ScoredRow {
   row: number;
@@ -126,6 +145,11 @@ export class VectorStore {
   private prevInGroup: Int32Array;
 
   private readonly graph: HostedGraph;
+
+  // exactPassing's scores of the groups met in its current scan (`scan`): ids sharing a vector cost one product.
+  private scan = 0;
+  private scoredIn = new Int32Array(0);
+  private scoreOf = new Float64Array(0);
 
   /**
    * `initialCapacity`: ids expected (sizes the per-id tables; the vectors grow by chunks as distinct ones arrive).
@@ -259,24 +283,95 @@ export class VectorStore {
   }
 
   /**
-   * Approximate search: the HNSW graph proposes `candidates` distinct vectors, each is re-scored exactly and expanded
-   * to the ids holding it; the best `keep` rows (default: `candidates`) come first. Scans exactly instead when
-   * `candidates` covers half the space (a graph walk gains nothing there) or when the graph found fewer than asked,
-   * so a short answer always means the space has no more vectors.
+   * Exact search over the rows of the documents that pass (see {@link Passing}); equal scores come in row order. Each
+   * distinct vector is scored once however many passing ids hold it.
    */
-  async approximate(query: Float32Array, candidates: number, keep = candidates): Promise<ScoredRow[]> {
+  exactPassing(query: Float32Array, k: number, passing: Passing): ScoredRow[] {
+    this.checkDimensions(query);
+    const top = new TopK(k);
+    const { bits } = passing;
+    if (passing.count < this.liveGroups) {
+      // Fewer passing ids than distinct vectors: walk the passing ids, scoring each group once.
+      if (this.scoredIn.length < this.groupCount) {
+        this.scoredIn = new Int32Array(this.groupCount + CHUNK_ROWS);
+        this.scoreOf = new Float64Array(this.groupCount + CHUNK_ROWS);
+      }
+      const stamp = ++this.scan;
+      const numbers = passing.numbers();
+      for (let i = 0; i < numbers.length; i++) {
+        const row = this.rows.rowAt(numbers[i]);
+        if (row < 0) continue;
+        const group = this.groupOfRow[row];
+        let score: number;
+        if (this.scoredIn[group] === stamp) score = this.scoreOf[group];
+        else {
+          score = this.scoreOf[group] = this.groupScore(group, query);
+          this.scoredIn[group] = stamp;
+        }
+        if (score >= top.threshold) top.offer(row, score);
+      }
+    } else {
+      for (let c = 0; c < this.chunks.length; c++) {
+        const chunk = this.chunks[c];
+        const end = Math.min(CHUNK_ROWS, this.groupCount - c * CHUNK_ROWS);
+        for (let r = 0; r < end; r++) {
+          const group = c * CHUNK_ROWS + r;
+          if (this.groupSize[group] === 0) continue;
+          const score = rowDot(chunk, r, query);
+          if (score >= top.threshold) this.offerGroup(top, group, score, bits);
+        }
+      }
+    }
+    return top.drain().map(({ item, score }) => ({ row: item, score }));
+  }
+
+  /**
+   * The `k` rows most similar to `query` among the documents that pass (see {@link Passing}), best first. At most
+   * `exactMax` passing: an exact scan of them (`exactPassing`). More: the graph is asked for enough
+   * candidates that about FILTERED_OVERSAMPLING · k of them pass, and for 4 times as many while fewer than k did,
+   * down to an exact scan (see `approximate`), so fewer than k rows means no more pass.
+   */
+  async searchPassing(
+    query: Float32Array,
+    k: number,
+    passing: Passing,
+    exactMax = FILTERED_EXACT_MAX,
+  ): Promise<ScoredRow[]> {
+    if (passing.count <= exactMax) return this.exactPassing(query, k, passing);
+    const share = Math.min(1, passing.count / Math.max(1, this.size));
+    for (let candidates = Math.max(HNSW.expansionSearch, Math.ceil((FILTERED_OVERSAMPLING * k) / share)); ;) {
+      const rows = await this.approximate(query, candidates, k, passing);
+      if (rows.length >= k || candidates * 2 >= this.size) return rows;
+      candidates *= 4;
+    }
+  }
+
+  /**
+   * Approximate search: the HNSW graph proposes `candidates` distinct vectors, each is re-scored exactly and expanded
+   * to the ids holding it (those that pass, with `passing`); the best `keep` rows (default: `candidates`) come first.
+   * Scans exactly instead when `candidates` covers half the space (a graph walk gains nothing there) or when the graph
+   * found fewer than asked, so a short answer always means the space has no more vectors (that pass).
+   */
+  async approximate(
+    query: Float32Array,
+    candidates: number,
+    keep = candidates,
+    passing?: Passing,
+  ): Promise<ScoredRow[]> {
     this.checkDimensions(query);
     keep = Math.min(keep, candidates);
-    if (candidates * 2 >= this.size) return this.exact(query, keep);
+    const exact = () => (passing ? this.exactPassing(query, keep, passing) : this.exact(query, keep));
+    if (candidates * 2 >= this.size) return exact();
     const wanted = Math.min(candidates, this.liveGroups);
     const matches = await this.graph.search(query, wanted);
-    if (matches.keys.length < wanted) return this.exact(query, keep);
+    if (matches.keys.length < wanted) return exact();
     const top = new TopK(keep);
+    const bits = passing?.bits;
     // A stored vector identical to the query is found by its hash: a graph built by parallel inserts can hold a node
     // that no other links to, which no walk reaches (seen in 2 of 6 builds of the benchmark's 100k: exact matches
     // of queries missed, the walk's best at cosine 0.3).
     const identical = this.findGroup(query, this.hashOf(query));
-    if (identical !== undefined) this.offerGroup(top, identical, this.groupScore(identical, query));
+    if (identical !== undefined) this.offerGroup(top, identical, this.groupScore(identical, query), bits);
     const { keys, distances } = matches;
     for (let i = 0; i < keys.length; i++) {
       // Candidates come by increasing distance of their f16 copies, whose cosine is within GRAPH_COSINE_ERROR of the
@@ -285,7 +380,7 @@ export class VectorStore {
       const group = Number(keys[i]);
       if (this.groupSize[group] === 0 || group === identical) continue;
       const score = this.groupScore(group, query);
-      if (score >= top.threshold) this.offerGroup(top, group, score);
+      if (score >= top.threshold) this.offerGroup(top, group, score, bits);
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
   }
@@ -466,8 +561,10 @@ export class VectorStore {
     this.liveGroups--;
   }
 
-  private offerGroup(top: TopK, group: number, score: number): void {
-    for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row]) top.offer(row, score);
+  /** Offers every row of a group, or with `bits` those whose document passes (see {@link Passing}). */
+  private offerGroup(top: TopK, group: number, score: number, bits?: Uint8Array): void {
+    for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row])
+      if (!bits || bits[this.rows.numberAt(row)] === 1) top.offer(row, score);
   }
 
   private groupScore(group: number, query: Float32Array): number {
