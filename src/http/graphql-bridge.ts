@@ -25,7 +25,7 @@ import { operationOf } from '../observability/operation';
 import { GraphQLRequestSignals } from '../observability/request-signals';
 import { activeTracer, noteErrorRequest } from '../observability/tracing';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
-import { checkRequestSize, parseJsonBody, readBody } from './body';
+import { checkJsonWidth, checkReadBodySize, parseJsonBody, readBody } from './body';
 import { playgroundLandingPage } from './playground';
 import type { Route } from './routes';
 
@@ -191,11 +191,12 @@ export class GraphQLBridge implements Route {
     let body: unknown;
     if (method === 'POST') {
       const text = await readBody(req);
+      checkJsonWidth(text);
       body = parseJsonBody(text);
       const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
       const operation = operationOf(fields.query, fields.operationName);
       signals.named(operation);
-      checkRequestSize(text, body, operation);
+      checkReadBodySize(text, body, operation);
       if (await this.fastPath.answer(req, res, body, context)) return;
     } else {
       signals.named(operationOf(url.searchParams.get('query'), url.searchParams.get('operationName')));

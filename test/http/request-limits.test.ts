@@ -12,12 +12,9 @@ describe('request size limits, refused before any GraphQL work', () => {
   let url: string;
 
   const post = async (body: unknown): Promise<Answer> => {
+    const text = JSON.stringify(body);
     const started = performance.now();
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
     return {
       status: response.status,
       body: (await response.json()) as Answer['body'],
@@ -61,7 +58,7 @@ describe('request size limits, refused before any GraphQL work', () => {
   });
 
   it(`variables with an object of over ${MAX_VARIABLE_KEYS} keys are 413 VARIABLES_TOO_LARGE naming the limit`, async () => {
-    const wide = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 1]));
+    const wide = Object.fromEntries(Array.from({ length: 1_000_000 }, (_, i) => [`k${i}`, 1]));
     const answer = await post({
       query:
         'mutation ($m: JSONObject!) { updateSessionMetadata(sessionId: "large-mutation", metadata: $m) { sessionId } }',
@@ -70,7 +67,8 @@ describe('request size limits, refused before any GraphQL work', () => {
     expect(answer.status).toBe(413);
     expect(answer.body.errors?.[0].extensions).toEqual({ code: 'VARIABLES_TOO_LARGE', limit: MAX_VARIABLE_KEYS });
     expect(answer.body.errors?.[0].message).toContain(`at most ${MAX_VARIABLE_KEYS}`);
-    expect(answer.ms).toBeLessThan(2000);
+    // Refused from the text, without building the object (which alone held the server 1.9 s).
+    expect(answer.ms).toBeLessThan(1000);
   });
 
   it(`variables holding over ${MAX_VARIABLE_VALUES} values in all are 413 VARIABLES_TOO_LARGE`, async () => {
