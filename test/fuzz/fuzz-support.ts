@@ -209,7 +209,12 @@ const ODD_TEXT = [
   'e\u0301\u0301\u0301\u0301',
   'Z̸̧̛̗͓̪a̵̧͈l̷̨̛g̸o',
   '__proto__',
+  // Object.prototype's members: ids and keys so named are stored like any other (test/security/prototype-names.test.ts).
   'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
   '$where',
   'a.b',
   '.',
@@ -289,7 +294,21 @@ function manyKeys(count: number): Record<string, number> {
 
 const jsonKey = fc.oneof(
   { weight: 6, arbitrary: fc.string({ maxLength: 8 }) },
-  { weight: 1, arbitrary: fc.constantFrom('$set', '$', 'a.b', 'a\0b', '__proto__', 'constructor', '\uD800', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '$set',
+      '$',
+      'a.b',
+      'a\0b',
+      '__proto__',
+      'constructor',
+      'toString',
+      'valueOf',
+      '\uD800',
+      '',
+    ),
+  },
 );
 
 const plainJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
