@@ -12,7 +12,7 @@ import type { RateLimiter } from '../auth/rate-limit';
 import { timeDatabaseCommands } from '../observability/database';
 import { collectProcessMetrics, registry } from '../observability/metrics';
 import { authenticate, sendRateLimited, sendUnauthenticated } from './auth';
-import { parseJsonBody, readBody } from './body';
+import { checkJsonWidth, parseJsonBody, readBody } from './body';
 import { sendJson } from './reply';
 
 /**
@@ -129,7 +129,9 @@ export function mcpRoute(
         void server.close();
       });
       await server.connect(transport);
-      const body = req.method === 'POST' ? parseJsonBody(await readBody(req)) : undefined;
+      const text = req.method === 'POST' ? await readBody(req) : undefined;
+      if (text !== undefined) checkJsonWidth(text);
+      const body = text === undefined ? undefined : parseJsonBody(text);
       await transport.handleRequest(req, res, body);
     },
   };

@@ -20,6 +20,7 @@ import { createContext, type Context } from '../context';
 import { createErrorFormatter } from '../errors';
 import { openSubscription } from '../observability/metrics';
 import { callerOf } from './auth';
+import { MAX_READ_BODY_BYTES } from './body';
 
 /** What a connection keeps from its `connection_init`: who it is, and so which database it follows. */
 type ConnectionScope = {
@@ -39,7 +40,8 @@ interface Delivery {
  * database, once for all subscribers of the same operation.
  */
 export class SubscriptionServer {
-  private readonly wss = new WebSocketServer({ noServer: true });
+  // A subscription is a read: a message over MAX_READ_BODY_BYTES closes the connection with 1009 (ws's default: 100 MiB).
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_READ_BODY_BYTES });
   private readonly shared = new Map<string, SharedOperation>();
   /** Each subscription's delivery, by the execution arguments graphql-ws hands to `context`, then to `subscribe`. */
   private readonly deliveries = new WeakMap<ExecutionArgs, Delivery>();
@@ -90,6 +92,7 @@ export class SubscriptionServer {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       batchSends(ws, socket);
+      quietOversizedMessages(ws);
       this.wss.emit('connection', ws, req);
     });
   }
@@ -360,4 +363,17 @@ export function acceptUpgrades(
       () => socket.destroy(),
     );
   });
+}
+
+/**
+ * ws closes a connection whose message passes maxPayload with 1009 and emits the error too, which graphql-ws logs
+ * with console.error as a fault of the implementation: any client could fill the log so. That error alone is not
+ * emitted; the close stands.
+ */
+function quietOversizedMessages(ws: WebSocket): void {
+  const emit = ws.emit.bind(ws);
+  ws.emit = ((event: string | symbol, ...args: unknown[]) =>
+    event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+      ? false
+      : emit(event, ...args)) as WebSocket['emit'];
 }

@@ -1,4 +1,5 @@
 import { MAX_READ_BODY_BYTES, MAX_VARIABLE_KEYS, MAX_VARIABLE_VALUES } from '../../src/http/body';
+import WebSocket from 'ws';
 import { createTestApp, type TestApp } from '../support/app';
 
 interface Answer {
@@ -79,5 +80,13 @@ describe('request size limits, refused before any GraphQL work', () => {
     });
     expect(answer.status).toBe(413);
     expect(answer.body.errors?.[0].extensions).toEqual({ code: 'VARIABLES_TOO_LARGE', limit: MAX_VARIABLE_VALUES });
+  });
+
+  it(`a subscription message over ${MAX_READ_BODY_BYTES} bytes closes its WebSocket with 1009`, async () => {
+    const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(MAX_READ_BODY_BYTES) } }));
+    expect(await closed).toBe(1009);
   });
 });
