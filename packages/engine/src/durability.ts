@@ -13,10 +13,11 @@
  *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). The header's
  *   `journalHeaders: true` says the journals after it have headers (absent from older snapshots). It is written as
  *   `.tmp`, fsynced, renamed, and the directory fsynced, so a snapshot under its final name is complete.
- *   A `P` record holds documents as BSON `{d: <document>, p: [<path>, ...]}`: each path (`[field]` or `[field,
- *   subfield]`) names a long numeric array of the document stored as packed bytes in a Binary (see packed.ts), which
- *   loads without decoding its numbers one by one. Format 1 snapshots hold `D` records instead (the documents' BSON
- *   back to back, arrays as BSON arrays); they load as they are, and the next snapshot is written in format 2.
+ *   A `P` record holds documents as BSON `{d: <document>, p: [<entry>, ...], v: <bytes>}`: each entry names a long
+ *   numeric array of the document (`null` in `d`) stored as packed float32 or float64 bytes in `v` (see packed.ts),
+ *   which loads without decoding its numbers one by one. That is format 3; format 1 snapshots hold `D` records instead
+ *   (the documents' BSON back to back, arrays as BSON arrays), format 2 ones each array as a Binary in place. Both
+ *   load as they are, and the next snapshot is written in format 3.
  * Recovery loads the newest valid snapshot and replays, in sequence order, every journal numbered at or above it.
  */
 import { constants } from 'node:fs';
@@ -32,10 +33,10 @@ import {
   type DeserializeOptions,
 } from 'bson';
 import { DIR_MODE, FILE_MODE } from './files';
-import { numberEncoding, PackedNumbers, type PackedPath } from './packed';
+import { numberEncoding, PackedNumbers, packedForSnapshot, unwrapPacked, unwrapPackedV2 } from './packed';
 import type { PatchStep } from './patch';
 import { spilledNumbers } from './spill';
-import { isPlainObject, type Doc } from './values';
+import type { Doc } from './values';
 
 export interface IndexSpec {
   name: string;
@@ -153,9 +154,12 @@ const MAX_RECORD = 1 << 30;
 const READ_CHUNK = 8 << 20;
 const WRITE_CHUNK = 4 << 20;
 const SNAPSHOT_DOCS_CHUNK = 1 << 20;
-export const SNAPSHOT_FORMAT = 2;
-/** Formats a snapshot may have to load: 1 (documents as plain BSON, `D` records) and 2 (`P` records). */
-const SNAPSHOT_FORMATS = [1, 2];
+export const SNAPSHOT_FORMAT = 3;
+/**
+ * Formats a snapshot may have to load: 1 (documents as plain BSON, `D` records), 2 and 3 (`P` records; 2 with each
+ * array in its own Binary, see unwrapPackedV2).
+ */
+const SNAPSHOT_FORMATS = [1, 2, 3];
 /**
  * Starts the body of a journal's header record. Read as a BSON length ("HIND", little-endian) it exceeds MAX_RECORD,
  * so no op record of a journal written before headers existed can begin with it.
@@ -756,8 +760,12 @@ export function snapshotLoader(
         if (!collection) throw damaged(offset, 'documents outside a collection');
         let docs: Document[];
         if (body[0] === Kind.Documents) docs = decodeConcatenated(body, 1);
-        else if ((header as Document | null)?.format !== 2) throw damaged(offset, `unknown record kind ${body[0]}`);
-        else docs = decodePacked(body, join(dataDir, name), offset, (what) => damaged(offset, what));
+        else {
+          const format = (header as Document | null)?.format;
+          if (format !== 2 && format !== 3) throw damaged(offset, `unknown record kind ${body[0]}`);
+          const unwrap = format === 2 ? unwrapPackedV2 : unwrapPacked;
+          docs = decodePacked(body, join(dataDir, name), offset, unwrap, (what) => damaged(offset, what));
+        }
         state.loadImage([{ name: databases.at(-1)!, collections: [{ ...collection, docs }] }]);
         documents += docs.length;
         break;
@@ -793,17 +801,31 @@ export function snapshotLoader(
 }
 
 /**
- * Calls `onRecord` with the body and file offset of each intact record, in order, reading the file in chunks.
- * Stops at the first torn or corrupt record; `valid` is the byte offset where intact records end.
+ * Calls `onRecord` with the body and file offset of each intact record, in order, reading the file in chunks (the
+ * next one is read while the records of the current one are handled). Stops at the first torn or corrupt record;
+ * `valid` is the byte offset where intact records end.
  */
 export async function readRecords(
   path: string,
   onRecord: (body: Buffer, offset: number) => void,
 ): Promise<{ valid: number; size: number }> {
   const fh = await open(path, 'r');
+  let ahead: Promise<Buffer> | null = null;
   try {
     const { size } = await fh.stat();
-    let buf = Buffer.alloc(0);
+    let requested = 0; // file offset of the next chunk to read
+    const readChunk = (): Promise<Buffer> | null => {
+      if (requested >= size) return null;
+      const length = Math.min(READ_CHUNK, size - requested);
+      const chunk = Buffer.allocUnsafe(length);
+      const read = readAll(fh, chunk, 0, length, requested).then(() => chunk);
+      // Awaited below, or left behind by an early return: never an unhandled rejection.
+      read.catch(() => undefined);
+      requested += length;
+      return read;
+    };
+    ahead = readChunk();
+    let buf: Buffer = Buffer.alloc(0);
     let bufStart = 0; // file offset of buf[0]
     let at = 0; // offset in buf of the next record
     for (;;) {
@@ -817,19 +839,24 @@ export async function readRecords(
         onRecord(body, bufStart + at);
         at += RECORD_HEADER + length;
       }
-      const filePos = bufStart + buf.length;
-      if (filePos >= size) return { valid: bufStart + at, size };
+      if (!ahead) return { valid: bufStart + at, size };
+      // The rest of the record at `at` (its length checked above to end within the file), read chunk by chunk.
       const rest = buf.subarray(at);
-      const needed = rest.length >= RECORD_HEADER ? RECORD_HEADER + rest.readUInt32LE(0) - rest.length : 0;
-      const want = Math.min(size - filePos, Math.max(READ_CHUNK, needed));
-      const next = Buffer.allocUnsafe(rest.length + want);
-      rest.copy(next);
-      await readAll(fh, next, rest.length, want, filePos);
+      const needed = rest.length >= RECORD_HEADER ? RECORD_HEADER + rest.readUInt32LE(0) : RECORD_HEADER;
+      const parts: Buffer[] = [rest];
+      let have = rest.length;
+      do {
+        const chunk: Buffer = await ahead;
+        ahead = readChunk();
+        parts.push(chunk);
+        have += chunk.length;
+      } while (have < needed && ahead);
       bufStart += at;
-      buf = next;
+      buf = parts.length === 2 && rest.length === 0 ? parts[1] : Buffer.concat(parts, have);
       at = 0;
     }
   } finally {
+    await ahead?.catch(() => undefined);
     await fh.close();
   }
 }
@@ -925,75 +952,38 @@ export function decodeConcatenated(body: Buffer, start: number): Document[] {
 }
 
 /**
- * A stored document as a snapshot's `P` record holds it: `{d: <document>, p: [<path>, ...]}`, its long numeric arrays
- * (spilled or not) as packed bytes at the paths `p` lists (absent when none). Spilled arrays are copied from the spill
- * file as bytes, never read into arrays.
+ * A stored document as a snapshot's `P` record holds it (see packedForSnapshot): its long numeric arrays, spilled or
+ * not, as packed bytes. Spilled arrays are copied from the spill file as bytes, never read into arrays.
  */
 export function snapshotDocument(doc: Doc): Uint8Array {
-  const paths: PackedPath[] = [];
-  const packed = packContainer(doc, null, paths);
-  return toBson(paths.length > 0 ? { d: packed, p: paths } : { d: doc });
+  return toBson(packedForSnapshot(doc, snapshotArray));
 }
 
-/** A copy of `container` with its long numeric arrays as Binary (their paths added to `paths`), or itself if none. */
-function packContainer(container: Doc, parent: string | null, paths: PackedPath[]): Doc {
-  let copy: Doc | undefined;
-  const keys = Object.keys(container);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const at: PackedPath = parent === null ? [key] : [parent, key];
-    let value: unknown;
-    let changed = true;
-    const spilled = spilledNumbers(container, key);
-    if (spilled) {
-      value = spilled.toBinary();
-      paths.push(at);
-    } else {
-      value = container[key];
-      const float32 = numberEncoding(value);
-      if (float32 !== undefined) {
-        value = PackedNumbers.fromArray(value as number[], float32).toBinary();
-        paths.push(at);
-      } else if (parent === null && isPlainObject(value)) {
-        const inner = packContainer(value, key, paths);
-        changed = inner !== value;
-        value = inner;
-      } else changed = false;
-    }
-    if (changed && !copy) {
-      copy = {};
-      for (let j = 0; j < i; j++) setField(copy, keys[j], container[keys[j]]);
-    }
-    if (copy) setField(copy, key, value);
-  }
-  return copy ?? container;
-}
-
-/** Sets a field as data, even one named `__proto__`. */
-function setField(doc: Doc, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
-  else doc[key] = value;
+function snapshotArray(container: Doc, key: string): PackedNumbers | undefined {
+  const spilled = spilledNumbers(container, key);
+  if (spilled) return spilled;
+  const value = container[key];
+  const float32 = numberEncoding(value);
+  return float32 === undefined ? undefined : PackedNumbers.fromArray(value as number[], float32);
 }
 
 /**
  * Decodes the documents of a `P` record's `body`, read from `offset` of the snapshot `file`: their packed arrays as
  * PackedNumbers (the store spills or unpacks them); `damaged` makes the error for a malformed one.
  */
-function decodePacked(body: Buffer, file: string, offset: number, damaged: (what: string) => Error): Document[] {
-  const within = { bytes: body, file, position: offset + RECORD_HEADER };
+function decodePacked(
+  body: Buffer,
+  file: string,
+  offset: number,
+  unwrap: typeof unwrapPacked,
+  damaged: (what: string) => Error,
+): Document[] {
+  const source = { file, position: offset + RECORD_HEADER };
   const docs: Document[] = [];
   for (let at = 1; at < body.length;) {
     const length = body.readInt32LE(at);
-    const { d: doc, p: paths } = deserialize(body.subarray(at, at + length), BSON_READ) as { d: Doc; p?: PackedPath[] };
-    if (!isPlainObject(doc)) throw damaged('a packed document without its document');
-    for (const path of paths ?? []) {
-      const container = path.length === 1 ? doc : doc[path[0]];
-      const key = path[path.length - 1];
-      const numbers = isPlainObject(container) ? PackedNumbers.fromBinary(container[key], within) : undefined;
-      if (!numbers) throw damaged(`no packed numbers at ${path.join('.')}`);
-      container[key] = numbers;
-    }
+    const doc = unwrap(deserialize(body.subarray(at, at + length), BSON_READ), body, source);
+    if (typeof doc === 'string') throw damaged(doc);
     docs.push(doc);
     at += length;
   }

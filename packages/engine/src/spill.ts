@@ -41,6 +41,8 @@ interface SpillRef {
 
 /** The spilled properties of a container, by key (a non-enumerable symbol property, invisible to every reader). */
 const REFS = Symbol('spilledArrays');
+/** A record of spilled properties: without a prototype, so that a field named `toString` is no spilled array. */
+const noPrototype = (): Record<string, SpillRef> => Object.create(null) as Record<string, SpillRef>;
 type Container = Doc & { [REFS]?: Record<string, SpillRef> };
 
 /**
@@ -103,7 +105,7 @@ class Segment {
   readPacked(ref: SpillRef): PackedNumbers {
     const { source, offset } = this.locate(ref);
     const bytes = ref.length * (ref.float32 ? 4 : 8);
-    return new PackedNumbers(Uint8Array.prototype.slice.call(source, offset, offset + bytes), ref.float32);
+    return new PackedNumbers(Uint8Array.prototype.slice.call(source, offset, offset + bytes), 0, bytes, ref.float32);
   }
 
   /** Where the array's bytes are in memory: in the write buffer, or read from the file into the scratch buffer. */
@@ -232,7 +234,7 @@ function withAccessors(container: Container, refs: Record<string, SpillRef>): Co
 
 /** Turns a field of `container` into an accessor of its spilled array (for the document itself, which stays the same object). */
 function spillInPlace(container: Container, key: string, ref: SpillRef): void {
-  if (!container[REFS]) Object.defineProperty(container, REFS, { value: {} });
+  if (!container[REFS]) Object.defineProperty(container, REFS, { value: noPrototype() });
   container[REFS]![key] = ref;
   Object.defineProperty(container, key, accessorFor(key));
 }
@@ -340,20 +342,20 @@ export class VectorSpill {
       const value = container[key];
       const float32 = numberEncoding(value);
       if (float32 === undefined) continue;
-      (refs ??= {})[key] =
-        value instanceof PackedNumbers && value.source && READ_FROM_SNAPSHOTS
-          ? this.inSnapshot(value, value.source)
+      (refs ??= noPrototype())[key] =
+        value instanceof PackedNumbers && value.file !== undefined && READ_FROM_SNAPSHOTS
+          ? this.inSnapshot(value, value.file)
           : this.segment.append(value as number[] | PackedNumbers, float32);
     }
     return refs;
   }
 
   /** A reference to packed numbers where their snapshot file holds them. */
-  private inSnapshot(value: PackedNumbers, source: { file: string; position: number }): SpillRef {
-    let segment = this.snapshots.get(source.file);
-    if (!segment) this.snapshots.set(source.file, (segment = new Segment(source.file, true)));
-    this.snapshotBytes += value.bytes.length;
-    return { segment, position: source.position, length: value.length, float32: value.float32 };
+  private inSnapshot(value: PackedNumbers, file: string): SpillRef {
+    let segment = this.snapshots.get(file);
+    if (!segment) this.snapshots.set(file, (segment = new Segment(file, true)));
+    this.snapshotBytes += value.byteLength;
+    return { segment, position: value.position, length: value.length, float32: value.float32 };
   }
 
   private nextSegment(): Segment {
