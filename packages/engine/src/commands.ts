@@ -498,10 +498,7 @@ function distinct(command: Document, { db, engine }: CommandContext): Doc {
   const filter = optionalObject(command, 'query', 'distinct');
   const collation = parseCollation(command.collation);
   const collection = engine.store.collection(db, name);
-  const indexed =
-    collection && !collation && (!filter || !Object.keys(filter).length)
-      ? distinctFromIndex(collection, key)
-      : undefined;
+  const indexed = collection && !collation ? distinctFromIndex(collection, key, filter) : undefined;
   if (indexed) return ok({ values: [...indexed.values()].sort(compareValues) });
   const docs = findDocuments(collection, { filter, collation });
   if (collation) {

@@ -3,7 +3,7 @@ import { CommandError, badValue } from './errors';
 import { compileFilter, stringOrder, type Matcher, type StringOrder } from './filter';
 import { mongoRegExp } from './regex';
 import type { SortedList } from './sorted-list';
-import { idsAt, type Index, type OrderedEntry } from './store';
+import { idsAt, type Index, type KeyIds, type OrderedEntry } from './store';
 import { canonicalKey, compareValues, isPlainObject, pathValues, typeRank, type Doc } from './values';
 
 /** A scalar that can be looked up by canonical key: not an operator document, regex, array or null. */
@@ -28,36 +28,6 @@ function equalityValues(condition: unknown): unknown[] | undefined {
 function isNullEquality(condition: unknown): boolean {
   if (condition === null) return true;
   return isPlainObject(condition) && Object.keys(condition).length === 1 && condition.$eq === null;
-}
-
-/**
- * The distinct values of `key` over the whole collection read from a single-field index on it (one document per
- * index key instead of every document), as mongod's DISTINCT_SCAN; undefined when no such index applies.
- */
-export function distinctFromIndex(collection: Searchable, key: string): Map<string, unknown> | undefined {
-  const index = [...collection.indexes.values()].find(
-    (candidate) =>
-      candidate.fields.length === 1 &&
-      candidate.fields[0] === key &&
-      !candidate.sparse &&
-      !candidate.spec.partialFilterExpression &&
-      candidate.spec.collation === undefined,
-  );
-  if (!index) return undefined;
-  const seen = new Map<string, unknown>();
-  const nullKey = canonicalKey(null);
-  for (const [indexKey, ids] of index.entries) {
-    // Null's key holds documents lacking the field too (no value for distinct): look for one holding null.
-    for (const id of typeof ids === 'string' ? [ids] : ids) {
-      for (const value of pathValues(collection.docs.get(id), key)) {
-        if (value === undefined) continue;
-        const canonical = canonicalKey(value);
-        if (!seen.has(canonical)) seen.set(canonical, value);
-      }
-      if (indexKey !== nullKey || seen.has(nullKey)) break;
-    }
-  }
-  return seen;
 }
 
 /** The values and regexes of a regex condition (`/re/`, or `{$in: [...]}` holding one or more), else undefined. */
@@ -148,9 +118,40 @@ function planLookup(collection: Searchable, filter: Doc): PlannedLookup | undefi
   return fewest && { ...fewest, exact: false };
 }
 
+const NULL_KEY = canonicalKey(null);
+
 /**
- * The index entries (sets of ids) an equality or a regex condition on an index's (first) field selects, or undefined
- * when none applies.
+ * The keys of `entries` (an index's, by canonical value of its first field) that `condition` selects: an equality,
+ * `$in` of values and regexes, or null. Undefined for any other condition.
+ */
+function selectedKeys(entries: ReadonlyMap<string, KeyIds>, condition: unknown): string[] | undefined {
+  if (isNullEquality(condition)) return entries.has(NULL_KEY) ? [NULL_KEY] : [];
+  const values = equalityValues(condition) ?? patternValues(condition);
+  if (!values) return undefined;
+  const keys: string[] = [];
+  const patterns: RegExp[] = [];
+  for (const value of values) {
+    if (value instanceof RegExp) patterns.push(value);
+    else if (entries.has(canonicalKey(value))) keys.push(canonicalKey(value));
+  }
+  // A regex matches strings only: test each distinct string the index holds (their keys are 's' + the string)
+  // instead of every document.
+  if (patterns.length) {
+    const asRead = patterns.map(mongoRegExp);
+    for (const key of entries.keys()) {
+      if (key[0] === 's' && asRead.some((pattern) => pattern.test(key.slice(1)))) keys.push(key);
+    }
+  }
+  return keys;
+}
+
+/** An index's entries by the canonical value of its first field: its own for a single field, else `leading`. */
+const firstFieldEntries = (index: Index): ReadonlyMap<string, KeyIds> | undefined =>
+  index.fields.length === 1 ? index.entries : index.leading;
+
+/**
+ * The index entries (sets of ids) an equality, null or regex condition on an index's (first) field selects, or
+ * undefined when none applies. `exact` when those are exactly the documents the condition matches.
  */
 function indexedEntries(
   collection: Searchable,
@@ -161,44 +162,66 @@ function indexedEntries(
     .filter((index) => !index.spec.partialFilterExpression)
     .sort((a, b) => a.fields.length - b.fields.length);
   for (const index of usable) {
-    const entries = index.fields.length === 1 ? index.entries : index.leading;
+    const entries = firstFieldEntries(index);
     if (!entries) continue;
     const condition = filter[index.fields[0]];
     // `{field: null}` matches documents without the field too, which a sparse index leaves out; the index keeps both
     // under null's key. A multikey index may hold documents whose path reaches null through arrays in other ways.
-    if (isNullEquality(condition)) {
-      if (index.sparse || index.multikey) continue;
-      const ids = idsAt(entries, canonicalKey(null));
-      // Null's key holds documents lacking the field and documents holding null: both match.
-      return { sets: ids ? [ids] : [], exact: index.spec.collation === undefined };
-    }
-    const values = equalityValues(condition) ?? patternValues(condition);
-    if (!values) continue;
-    const sets: ReadonlySet<string>[] = [];
-    const patterns: RegExp[] = [];
-    for (const value of values) {
-      if (value instanceof RegExp) {
-        patterns.push(value);
-        continue;
-      }
-      const ids = idsAt(entries, canonicalKey(value));
-      if (ids) sets.push(ids);
-    }
-    // A regex matches strings only: test each distinct string the index holds (their keys are 's' + the string)
-    // instead of every document. The matcher still tests each candidate.
-    if (patterns.length) {
-      const asRead = patterns.map(mongoRegExp);
-      for (const key of entries.keys()) {
-        if (key[0] !== 's') continue;
-        const text = key.slice(1);
-        if (asRead.some((pattern) => pattern.test(text))) sets.push(idsAt(entries, key)!);
-      }
-    }
+    if (isNullEquality(condition) && (index.sparse || index.multikey)) continue;
+    const keys = selectedKeys(entries, condition);
+    if (!keys) continue;
     // Without arrays on the path (each document holds one key: its value) and with keys compared binary, a key holds
-    // exactly the documents the condition matches; the regexes were tested with the matcher's own (linear) RegExp.
-    return { sets, exact: !index.multikey && index.spec.collation === undefined };
+    // exactly the documents the condition matches (null's key: those holding null and those lacking the field); the
+    // regexes were tested with the matcher's own (linear) RegExp.
+    return {
+      sets: keys.map((key) => idsAt(entries, key)!),
+      exact: !index.multikey && index.spec.collation === undefined,
+    };
   }
   return undefined;
+}
+
+/**
+ * The distinct values of `key` over the documents `filter` matches, read from one document per index key (as
+ * mongod's DISTINCT_SCAN) when an index has `key` first and `filter` is empty or one condition on `key` that the index
+ * decides exactly (see indexedEntries); undefined otherwise.
+ */
+export function distinctFromIndex(
+  collection: Searchable,
+  key: string,
+  filter: Doc | undefined,
+): Map<string, unknown> | undefined {
+  const conditions = filter ? Object.keys(filter) : [];
+  if (conditions.length > 1 || (conditions.length === 1 && conditions[0] !== key)) return undefined;
+  // A filter on a multikey index would select documents whose other elements are values too.
+  const index = [...collection.indexes.values()]
+    .filter(
+      (candidate) =>
+        candidate.fields[0] === key &&
+        !candidate.sparse &&
+        !candidate.spec.partialFilterExpression &&
+        candidate.spec.collation === undefined &&
+        !(conditions.length && candidate.multikey),
+    )
+    .sort((a, b) => a.fields.length - b.fields.length)[0];
+  const entries = index && firstFieldEntries(index);
+  if (!entries) return undefined;
+  const keys = conditions.length ? selectedKeys(entries, filter![key]) : entries.keys();
+  if (!keys) return undefined;
+  const seen = new Map<string, unknown>();
+  for (const indexKey of keys) {
+    const ids = entries.get(indexKey)!;
+    // Null's key holds documents lacking the field too (no value for distinct): look for one holding null.
+    for (const id of typeof ids === 'string' ? [ids] : ids) {
+      for (const value of pathValues(collection.docs.get(id), key)) {
+        if (value === undefined) continue;
+        const canonical = canonicalKey(value);
+        if (!seen.has(canonical)) seen.set(canonical, value);
+      }
+      if (indexKey !== NULL_KEY || seen.has(NULL_KEY)) break;
+    }
+  }
+  return seen;
 }
 
 interface SortKey {

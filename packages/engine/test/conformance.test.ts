@@ -961,6 +961,16 @@ describe('null equality and distinct on an indexed field', () => {
       expect(expected.length).toBeGreaterThan(0);
       expect(await ids(indexed)).toEqual(expected);
     }
+    // distinct with a condition on the key, which the compound index's first field decides.
+    for (const filter of [
+      { lead: null },
+      { lead: /^l[12]/ },
+      { lead: { $in: ['l0', /^l2$/, null] } },
+      { lead: 'l1' },
+    ]) {
+      expect(await indexed.distinct('lead', filter)).toEqual(await plain.distinct('lead', filter));
+    }
+    expect(await indexed.distinct('lead', { lead: /^l/ })).toEqual(['l0', 'l1', 'l2']);
     const expected = await plain.distinct('model');
     // null (held explicitly by some documents), each subdocument in its own key order, the string.
     expect(expected).toHaveLength(5);
