@@ -33,7 +33,15 @@ export interface KeywordTopOptions {
    * result is the same, which the tests check.
    */
   prune?: boolean;
+  /**
+   * Called before the walk and every CHECK_EVERY documents walked (each term's list, without pruning): throws to stop
+   * the search, e.g. at the request's deadline, which no timer can signal while this synchronous walk holds the thread.
+   */
+  check?: () => void;
 }
+
+/** Documents walked between two calls of {@link KeywordTopOptions.check}. */
+const CHECK_EVERY = 4096;
 
 /**
  * The most terms of a query that are scored: its rarest (highest idf, synonyms' scaled by their weight), like Lucene's
@@ -334,7 +342,10 @@ export class KeywordIndex {
       return verdict === 1;
     };
     try {
-      const top = options.prune === false ? this.scoreAll(plan, n, passes) : this.maxScore(plan, n, passes);
+      const top =
+        options.prune === false
+          ? this.scoreAll(plan, n, passes, options.check)
+          : this.maxScore(plan, n, passes, options.check);
       return top.drain().map(({ item: row, score }) => ({
         id: this.rows.idOf(row)!,
         bm25: score,
@@ -347,13 +358,14 @@ export class KeywordIndex {
   }
 
   /** Exhaustive: every posting of every term, accumulated per row, then the best n. */
-  private scoreAll(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
+  private scoreAll(plan: Plan, n: number, passes: (row: number) => boolean, check?: () => void): TopK {
     const rowCount = this.rows.length;
     if (this.scratch.length < rowCount) this.scratch = new Float64Array(rowCount * 2);
     const { scratch: scores, live } = this;
     const touched: number[] = [];
     try {
       for (const term of plan.terms) {
+        check?.();
         const { rows, tfs, length } = term.list;
         let i = 0;
         while (i < length) {
@@ -388,7 +400,7 @@ export class KeywordIndex {
    * that only tie the n-th best are skipped too, as they could not displace it. On templated texts most rows of a
    * common term tie; the per-row walk scored every one of them.
    */
-  private maxScore(plan: Plan, n: number, passes: (row: number) => boolean): TopK {
+  private maxScore(plan: Plan, n: number, passes: (row: number) => boolean, check?: () => void): TopK {
     const { terms } = plan;
     const count = terms.length;
     const byBound = terms.map((_, t) => t).sort((a, b) => terms[a].bound - terms[b].bound);
@@ -411,7 +423,10 @@ export class KeywordIndex {
     // Rows up to `keptUpTo` were found not skippable with `keptAt` as the n-th best: no need to ask again for them.
     let keptUpTo = -1;
     let keptAt = -Infinity;
+    let walked = 0;
+    check?.();
     for (;;) {
+      if (check && ++walked % CHECK_EVERY === 0) check();
       let row = Infinity;
       for (let i = essential; i < count; i++) if (current[byBound[i]] < row) row = current[byBound[i]];
       if (row === Infinity) break;

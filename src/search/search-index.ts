@@ -208,7 +208,12 @@ export class SearchIndex {
     try {
       if (!this.lifetime) return await this.query.searchKeyword(space, query);
       await this.checkpoint();
-      return await this.query.searchKeyword(space, { ...query, signal: this.lifetime.signal });
+      const { lifetime } = this;
+      return await this.query.searchKeyword(space, {
+        ...query,
+        signal: lifetime.signal,
+        check: () => lifetime.check(),
+      });
     } finally {
       observeSearch(space, 'keyword', (performance.now() - started) / 1000);
     }

@@ -120,7 +120,7 @@ export class SpaceQuery implements FilterResolver {
     // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
     const rank = (n: number, allowed?: (id: string) => boolean, passing?: Uint8Array) =>
       state
-        .keywords!.top(query.text, n, { allowed, passing })
+        .keywords!.top(query.text, n, { allowed, passing, check: query.check })
         .map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
     switch (restriction.kind) {
       case 'all':

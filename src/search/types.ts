@@ -44,6 +44,8 @@ export interface KeywordQuery {
   filter?: Document | null;
   /** As for {@link VectorQuery.signal}. */
   signal?: AbortSignal;
+  /** Throws once the request has ended: called during the ranking's synchronous walk (see KeywordTopOptions.check). */
+  check?: () => void;
 }
 
 /** The texts of a document for a space: one string for a space with one text path, else strings by path. */

@@ -144,3 +144,23 @@ describe('a query of many words', () => {
     expect(hits.every((hit) => hit.id.startsWith('rare-'))).toBe(true);
   });
 });
+
+describe('a keyword ranking that runs long', () => {
+  const index = new KeywordIndex(['text']);
+  for (let i = 0; i < 20_000; i++) index.upsert(`d${i}`, { text: `common words ${i % 7} and rare${i}` });
+
+  it.each([true, false])('calls check as it walks (prune: %s), and stops when check throws', (prune) => {
+    let calls = 0;
+    index.top('common words', 5, { prune, check: () => void calls++ });
+    expect(calls).toBeGreaterThan(0);
+    const ended = new Error('the request ended');
+    expect(() =>
+      index.top('common words', 5, {
+        prune,
+        check: () => {
+          throw ended;
+        },
+      }),
+    ).toThrow(ended);
+  });
+});
