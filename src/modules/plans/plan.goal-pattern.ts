@@ -232,25 +232,53 @@ function splitPattern(pattern: string): string[] {
   return pattern ? pattern.split('_') : [];
 }
 
-/** True when `specific` is an instance of `general`: each `*` of `general` stands for zero or more of its words. */
+/**
+ * True when `specific` is an instance of `general`: each `*` of `general` stands for zero or more of its words.
+ * Linear in both lengths: the literal runs between `*`s are matched leftmost in turn (KMP), which finds a match
+ * whenever there is one, since a `*` absorbs whatever lies between two runs.
+ */
 function isInstanceOf(specific: string[], general: string[]): boolean {
-  // reachable[i][j]: general[0..i) covers specific[0..j).
-  const reachable = Array.from({ length: general.length + 1 }, () =>
-    new Array<boolean>(specific.length + 1).fill(false),
-  );
-  reachable[0][0] = true;
-  for (let i = 0; i <= general.length; i++) {
-    for (let j = 0; j <= specific.length; j++) {
-      if (!reachable[i][j] || i === general.length) continue;
-      if (general[i] === WILDCARD) {
-        reachable[i + 1][j] = true;
-        if (j < specific.length) reachable[i][j + 1] = true;
-      } else if (general[i] === specific[j]) {
-        reachable[i + 1][j + 1] = true;
-      }
-    }
+  const runs: string[][] = [[]];
+  for (const token of general) {
+    if (token === WILDCARD) runs.push([]);
+    else runs[runs.length - 1].push(token);
   }
-  return reachable[general.length][specific.length];
+  if (runs.length === 1) return specific.length === general.length && sameWords(specific, 0, general);
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const end = specific.length - last.length;
+  if (end < first.length || !sameWords(specific, 0, first) || !sameWords(specific, end, last)) return false;
+  let from = first.length;
+  for (let run = 1; run < runs.length - 1; run++) {
+    if (!runs[run].length) continue;
+    const at = indexOfRun(specific, runs[run], from, end);
+    if (at === -1) return false;
+    from = at + runs[run].length;
+  }
+  return true;
+}
+
+/** True when `words` appear in `list` from `at` on. */
+function sameWords(list: string[], at: number, words: string[]): boolean {
+  if (at + words.length > list.length) return false;
+  for (let i = 0; i < words.length; i++) if (list[at + i] !== words[i]) return false;
+  return true;
+}
+
+/** The first index at or after `from` where `run` (not empty) lies wholly in `list` before `end`, or -1 (KMP). */
+function indexOfRun(list: string[], run: string[], from: number, end: number): number {
+  const fallback = new Int32Array(run.length);
+  for (let i = 1, k = 0; i < run.length; i++) {
+    while (k > 0 && run[i] !== run[k]) k = fallback[k - 1];
+    if (run[i] === run[k]) k++;
+    fallback[i] = k;
+  }
+  for (let i = from, matched = 0; i < end; i++) {
+    while (matched > 0 && list[i] !== run[matched]) matched = fallback[matched - 1];
+    if (list[i] === run[matched]) matched++;
+    if (matched === run.length) return i - run.length + 1;
+  }
+  return -1;
 }
 
 /**

@@ -146,6 +146,13 @@ export class TaskService {
       goalVector ? this.index.vectorScores(TASK_GOAL_SPACE.name, goalVector, ids) : null,
     ]);
     const candidates = new Map(found.map((document) => [document.taskId, document]));
+    // Many candidates share a template: each distinct one is scored once.
+    const patternScores = new Map<string, number>();
+    const patternScore = (pattern: string) => {
+      let score = patternScores.get(pattern);
+      if (score === undefined) patternScores.set(pattern, (score = goalPatternScore(template, pattern)));
+      return score;
+    };
     const documents = [...candidates.values()];
     const position = new Map(ids.map((id, i) => [id, i]));
     const fused = fuse(
@@ -171,7 +178,7 @@ export class TaskService {
           weight: SIMILARITY_WEIGHTS.goalPattern,
           hits: documents.map((document) => ({
             id: document.taskId,
-            score: goalPatternScore(template, taskGoalPattern(document)),
+            score: patternScore(taskGoalPattern(document)),
           })),
         },
       ],

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   goalPattern,
   goalPatternScore,
@@ -61,6 +62,37 @@ describe('goal pattern matching', () => {
   ])('%s and %s unify: %s', (a, b, expected) => {
     expect(patternsUnify(a, b)).toBe(expected);
     expect(patternsUnify(b, a)).toBe(expected);
+  });
+
+  it('unifies as the definition says: each * stands for zero or more words (random templates)', () => {
+    // The definition as a table: covers[i][j] when general[0..i) covers specific[0..j).
+    const instanceOf = (specific: string[], general: string[]): boolean => {
+      const covers = Array.from({ length: general.length + 1 }, () => new Array(specific.length + 1).fill(false));
+      covers[0][0] = true;
+      for (let i = 0; i < general.length; i++) {
+        for (let j = 0; j <= specific.length; j++) {
+          if (!covers[i][j]) continue;
+          if (general[i] === '*') {
+            for (let k = j; k <= specific.length; k++) covers[i + 1][k] = true;
+          } else if (general[i] === specific[j]) covers[i + 1][j + 1] = true;
+        }
+      }
+      return covers[general.length][specific.length];
+    };
+    const template = fc.array(fc.constantFrom('a', 'b', '*'), { maxLength: 9 });
+    fc.assert(
+      fc.property(template, template, (a, b) => {
+        expect(patternsUnify(a.join('_'), b.join('_'))).toBe(instanceOf(a, b) || instanceOf(b, a));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('unifies templates of 100,000 words', () => {
+    const words = Array.from({ length: 100_000 }, (_, i) => (i % 7 ? 'a' : 'b'));
+    const general = ['*', ...words.slice(1, 50_000), '*', 'b', '*', ...words.slice(-3)].join('_');
+    expect(patternsUnify(words.join('_'), general)).toBe(true);
+    expect(patternsUnify(words.join('_'), `${general}_c`)).toBe(false);
   });
 
   it('scores a unifying template 1 and a template that only shares words half their Dice overlap', () => {
