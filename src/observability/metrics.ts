@@ -179,36 +179,61 @@ export function watchFollowerLag(source: () => Iterable<[space: string, seconds:
 
 /** Seconds the event loop was late: a 10 ms sample's lateness up to a stall that froze every client. */
 const EVENT_LOOP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** How often (ms) perf_hooks' event-loop timer samples; its samples are moved into the histogram every second. */
+/** How often (ms) perf_hooks' event-loop timer samples. */
 const EVENT_LOOP_RESOLUTION_MS = 10;
+const EVENT_LOOP_DELAY = 'hindsight_event_loop_delay_seconds';
 
 let eventLoopMonitor: IntervalHistogram | undefined;
 
-const eventLoopDelay = new Histogram({
-  name: 'hindsight_event_loop_delay_seconds',
-  help: `How late the event loop ran a timer due every ${EVENT_LOOP_RESOLUTION_MS} ms (perf_hooks' monitorEventLoopDelay): a request that blocks the loop for N seconds adds one sample of about N.`,
-  buckets: EVENT_LOOP_BUCKETS,
-  registers: [registry],
-  collect: () => moveEventLoopSamples(),
-});
-
 /**
- * Moves the samples perf_hooks recorded since the last move into the histogram: its percentiles give how many samples
- * lie at or below each value (its HDR precision, about 1%), then it starts afresh.
+ * The event loop's delay as a Prometheus histogram, read at each scrape from perf_hooks' monitorEventLoopDelay, which
+ * keeps every sample since the start (HDR, about 1% precision) and is never reset: a reset makes it drop the sample
+ * after it, which may be the stall. A sample is the time between two runs of its 10 ms timer less those 10 ms; the
+ * count at or below a bucket's bound is the rank of the bound among the samples, found by bisecting its percentiles.
  */
-function moveEventLoopSamples(): void {
-  const monitor = eventLoopMonitor;
-  if (!monitor || monitor.count === 0) return;
-  const count = monitor.count;
-  const percentiles = [...monitor.percentiles].sort(([a], [b]) => a - b);
-  monitor.reset();
-  let moved = 0;
-  for (const [percentile, nanoseconds] of percentiles) {
-    const upTo = Math.round((count * percentile) / 100);
-    // A sample is the time between two runs of the timer: the resolution itself is not a delay.
-    const seconds = Math.max(0, nanoseconds / 1e6 - EVENT_LOOP_RESOLUTION_MS) / 1000;
-    for (; moved < upTo; moved++) eventLoopDelay.observe(seconds);
+const eventLoopDelay = {
+  name: EVENT_LOOP_DELAY,
+  help: `How late the event loop ran a timer due every ${EVENT_LOOP_RESOLUTION_MS} ms (perf_hooks' monitorEventLoopDelay): a request that blocks the loop for N seconds adds one sample of about N.`,
+  type: 'histogram',
+  aggregator: 'sum',
+  async get() {
+    const monitor = eventLoopMonitor;
+    const count = monitor?.count ?? 0;
+    const lateness = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - EVENT_LOOP_RESOLUTION_MS) / 1000;
+    const values: Array<{ metricName: string; labels?: Record<string, string | number>; value: number }> = [];
+    for (const bound of EVENT_LOOP_BUCKETS) {
+      values.push({
+        metricName: `${EVENT_LOOP_DELAY}_bucket`,
+        labels: { le: bound },
+        value: monitor && count ? Math.round((count * rankOf(monitor, bound, lateness)) / 100) : 0,
+      });
+    }
+    values.push({ metricName: `${EVENT_LOOP_DELAY}_bucket`, labels: { le: '+Inf' }, value: count });
+    values.push({
+      metricName: `${EVENT_LOOP_DELAY}_sum`,
+      value: monitor && count ? count * lateness(monitor.mean) : 0,
+    });
+    values.push({ metricName: `${EVENT_LOOP_DELAY}_count`, value: count });
+    return { name: EVENT_LOOP_DELAY, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  },
+  reset() {
+    // The monitor's samples are the process's since its start, as a histogram's are.
+  },
+};
+registry.registerMetric(eventLoopDelay as unknown as Parameters<Registry['registerMetric']>[0]);
+
+/** The percentile (0-100) of the monitor's samples at or below `bound` seconds of lateness, to 1e-6. */
+function rankOf(monitor: IntervalHistogram, bound: number, lateness: (nanoseconds: number) => number): number {
+  if (lateness(monitor.max) <= bound) return 100;
+  if (lateness(monitor.min) > bound) return 0;
+  let low = 0;
+  let high = 100;
+  for (let step = 0; step < 27; step++) {
+    const middle = (low + high) / 2;
+    if (lateness(monitor.percentile(middle)) <= bound) low = middle;
+    else high = middle;
   }
+  return low;
 }
 
 let processMetrics = false;
@@ -224,6 +249,4 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry });
   eventLoopMonitor = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
   eventLoopMonitor.enable();
-  // Every second, so a move costs about 100 observations however rarely the process is scraped.
-  setInterval(moveEventLoopSamples, 1000).unref();
 }

@@ -143,7 +143,8 @@ describe('GET /ready checks the database itself, not only what the driver last h
     const down = await ready();
     expect(down.value.status).toBe(503);
     expect(await down.value.json()).toEqual({ status: 'unavailable', error: 'database unreachable' });
-    expect(down.ms).toBeLessThan(1500);
+    // At most its ping's second (DB_TIMEOUT_MS when shorter), and some on a loaded machine.
+    expect(down.ms).toBeLessThan(2500);
 
     engine = await startEmbeddedServer({ dataDir: path.join(dataDir, 'engine'), port, host: '127.0.0.1' });
     const deadline = Date.now() + 10_000;
