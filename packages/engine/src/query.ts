@@ -162,9 +162,11 @@ function indexedEntries(
     .filter((index) => !index.spec.partialFilterExpression)
     .sort((a, b) => a.fields.length - b.fields.length);
   for (const index of usable) {
+    const condition = filter[index.fields[0]];
+    // Before the entries are read: an index a snapshot loaded is built on first use (Index.defer).
+    if (condition === undefined) continue;
     const entries = firstFieldEntries(index);
     if (!entries) continue;
-    const condition = filter[index.fields[0]];
     // `{field: null}` matches documents without the field too, which a sparse index leaves out; the index keeps both
     // under null's key. A multikey index may hold documents whose path reaches null through arrays in other ways.
     if (isNullEquality(condition) && (index.sparse || index.multikey)) continue;

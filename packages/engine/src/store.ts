@@ -47,18 +47,19 @@ export class Index {
   readonly unique: boolean;
   readonly sparse: boolean;
   private readonly partial?: Matcher;
-  readonly entries = new Map<string, KeyIds>();
+  private readonly keyed = new Map<string, KeyIds>();
+  private readonly leadingKeyed?: Map<string, KeyIds>;
   /**
-   * For a compound index: canonical value of its first field → ids, so that an equality on that field alone (the
-   * usual `{agent: x}` against an `{agent, timestamp}` index) is a lookup, not a scan.
+   * The documents of an index whose entries are not built yet: those a snapshot loaded (see `defer`). Entries,
+   * `leading`, `multikey` and the ordered view are built from them on first use; until then `add` and `remove` do
+   * nothing (the documents are the truth the build reads).
    */
-  readonly leading?: Map<string, KeyIds>;
+  private deferred?: RecordedDocs;
   /** 1 or -1 per field; undefined for an index whose keys have no order (text, hashed, geo). */
   readonly directions?: number[];
   /** Every field is a top-level one (no dotted path): see keysOf. */
   private readonly topLevel: boolean;
-  /** A document has (or had: mongod never clears the flag either) an array on an indexed path. */
-  multikey = false;
+  private anyArray = false;
   /**
    * The entries in index order: field values in BSON order along each field's direction, then record order.
    * Built by the first query that walks the index and maintained from then on, so indexes no query sorts by cost
@@ -70,11 +71,54 @@ export class Index {
     this.fields = Object.keys(spec.key);
     this.unique = spec.unique === true;
     this.sparse = spec.sparse === true;
-    if (this.fields.length > 1) this.leading = new Map();
+    if (this.fields.length > 1) this.leadingKeyed = new Map();
     this.topLevel = this.fields.every((field) => !field.includes('.'));
     if (spec.partialFilterExpression) this.partial = compileFilter(spec.partialFilterExpression);
     const directions = Object.values(spec.key).map(Number);
     if (directions.every((direction) => direction === 1 || direction === -1)) this.directions = directions;
+  }
+
+  /** Canonical key → ids of the documents holding it. */
+  get entries(): Map<string, KeyIds> {
+    this.build();
+    return this.keyed;
+  }
+
+  /**
+   * For a compound index: canonical value of its first field → ids, so that an equality on that field alone (the
+   * usual `{agent: x}` against an `{agent, timestamp}` index) is a lookup, not a scan.
+   */
+  get leading(): Map<string, KeyIds> | undefined {
+    this.build();
+    return this.leadingKeyed;
+  }
+
+  /** A document has (or had: mongod never clears the flag either) an array on an indexed path. */
+  get multikey(): boolean {
+    this.build();
+    return this.anyArray;
+  }
+
+  /**
+   * Leaves the entries of the (empty) index to be built from `collection`'s documents on first use: a restart then
+   * loads a snapshot without computing every document's keys, and an index no query uses before the next snapshot
+   * costs nothing.
+   */
+  defer(collection: RecordedDocs): void {
+    if (this.keyed.size > 0) throw new Error(`index ${this.spec.name}: only an empty index can be deferred`);
+    this.deferred = collection;
+  }
+
+  /** The entries are still to be built (see `defer`). */
+  get pending(): boolean {
+    return this.deferred !== undefined;
+  }
+
+  private build(): void {
+    const collection = this.deferred;
+    if (!collection) return;
+    this.deferred = undefined;
+    for (const [id, doc] of collection.docs) this.add(this.keysOf(doc), id, collection.records.get(id)!);
   }
 
   /**
@@ -167,21 +211,23 @@ export class Index {
   }
 
   add(keys: IndexKey[], id: string, record: number): void {
+    if (this.deferred) return;
     for (const { key, values } of keys) {
-      addId(this.entries, key, id);
-      if (this.leading) addId(this.leading, canonicalKey(values[0]), id);
+      addId(this.keyed, key, id);
+      if (this.leadingKeyed) addId(this.leadingKeyed, canonicalKey(values[0]), id);
     }
     if (keys.some((key) => key.array)) {
-      this.multikey = true;
+      this.anyArray = true;
       this.view = undefined;
     }
     for (const { values } of keys) this.view?.insert({ values, id, record });
   }
 
   remove(keys: IndexKey[], id: string, record: number): void {
+    if (this.deferred) return;
     for (const { key, values } of keys) {
-      removeId(this.entries, key, id);
-      if (this.leading) removeId(this.leading, canonicalKey(values[0]), id);
+      removeId(this.keyed, key, id);
+      if (this.leadingKeyed) removeId(this.leadingKeyed, canonicalKey(values[0]), id);
     }
     for (const { values } of keys) this.view?.delete({ values, id, record });
   }
@@ -505,8 +551,12 @@ export class Store implements DurableState {
       for (const coll of image.collections) {
         const collection =
           this.collection(image.name, coll.name) ?? this.createCollection(image.name, coll.name, coll.options, null);
-        for (const spec of coll.indexes)
-          if (spec.name !== ID_INDEX.name && !collection.indexes.has(spec.name)) collection.addIndex(spec, null, false);
+        for (const spec of coll.indexes) {
+          if (spec.name === ID_INDEX.name || collection.indexes.has(spec.name)) continue;
+          collection.addIndex(spec, null, false);
+          // The snapshot's documents come next: their keys are computed when the index is first used.
+          if (collection.docs.size === 0) collection.indexes.get(spec.name)!.defer(collection);
+        }
         for (const spec of coll.searchIndexes ?? []) collection.putSearchIndex(spec, null);
         for (const doc of coll.docs) {
           // A snapshot's packed arrays (packed.ts) go to the spill file as they are; without one, back into arrays.
@@ -594,6 +644,7 @@ export class Store implements DurableState {
     // Kept first: the indexes then read the document as stored (with its packed arrays spilled).
     collection.keep(id, doc, loaded);
     for (const index of collection.indexes.values()) {
+      if (index.pending) continue;
       if (current) index.remove(index.keysOf(current), id, record);
       index.add(index.keysOf(doc), id, record);
     }
