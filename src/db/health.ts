@@ -53,9 +53,10 @@ export class DamagedStorage implements HealthSource {
  * The database's health, kept current by the driver's topology events, by the operations that fail or succeed
  * ({@link recordFailure}) and by `check()`'s own ping: the driver's monitor learns of a database gone only at its next
  * heartbeat, while requests fail at once, so `check()` (GET /ready) pings live unless a ping answered less than
- * {@link READY_MAX_AGE_MS} ago, waiting at most {@link READY_PING_TIMEOUT_MS}. While an operation's failure marks it
- * unreachable, a ping in the background says when it is back; `check()` probes with a write only while writes are
- * failing, so that readiness returns once the database can write again even when no client writes.
+ * {@link READY_MAX_AGE_MS} ago, waiting at most {@link READY_PING_TIMEOUT_MS}. While it is known unreachable (a failed
+ * operation or ping, or the monitor), `check()` answers at once and pings in the background (every
+ * {@link RECOVERY_PING_MS}) say when it is back. `check()` probes with a write only while writes are failing, so that
+ * readiness returns once the database can write again even when no client writes.
  */
 export class DatabaseHealth implements HealthSource {
   private reachable = true;
@@ -66,6 +67,7 @@ export class DatabaseHealth implements HealthSource {
   private pinging: Promise<void> | undefined;
   private readonly onTopology = (event: TopologyDescriptionChangedEvent) => {
     this.reachable = event.newDescription.hasKnownServers;
+    if (!this.reachable) this.pingUntilReachable();
   };
 
   constructor(
@@ -121,7 +123,8 @@ export class DatabaseHealth implements HealthSource {
    * of a collection that is never read), whose success clears the failure.
    */
   async check(): Promise<DatabaseHealthState> {
-    if (performance.now() - this.lastPingAt > READY_MAX_AGE_MS) await (this.pinging ??= this.ping());
+    // Known down: the recovery pings (every RECOVERY_PING_MS) say when it is back, so no ping waits here.
+    if (this.reachable && performance.now() - this.lastPingAt > READY_MAX_AGE_MS) await (this.pinging ??= this.ping());
     if (this.writeFailing && this.reachable) {
       try {
         await this.db
