@@ -363,6 +363,19 @@ export async function measureFilteredSearch(
   for (const share of FILTERED_SHARES) {
     if (share > count) break;
     const agent = `scope-${share}`;
+    // Timed first: the truth read below (every passing document's vector) leaves garbage for the collector.
+    global.gc?.();
+    const variables = (query: string) => ({ query, mode: 'HYBRID', filter: { initiatingAgentId: agent } });
+    const first: number[] = [];
+    const hybridMs: number[] = [];
+    const returned = new Set<string>();
+    for (let q = 0; q < queries.length; q++) {
+      const hits = await timed(q === 0 ? first : q < FILTERED_WARMUP ? [] : hybridMs, () =>
+        app.search(variables(queries[q])),
+      );
+      for (const hit of hits) returned.add(hit.experience.experienceId);
+    }
+
     // The truth, read straight from MongoDB: the documents that pass and their vectors.
     const passing = await db
       .collection(EXPERIENCES_COLLECTION)
@@ -379,17 +392,7 @@ export async function measureFilteredSearch(
     const matrix = new Float32Array(units.length * DIMENSIONS);
     units.forEach((unit, i) => matrix.set(unit, i * DIMENSIONS));
     const allowed = new Set(passing.map((document) => document.experience_id as string));
-    let allPassed = true;
-
-    const variables = (query: string) => ({ query, mode: 'HYBRID', filter: { initiatingAgentId: agent } });
-    const first: number[] = [];
-    const hybridMs: number[] = [];
-    for (let q = 0; q < queries.length; q++) {
-      const hits = await timed(q === 0 ? first : q < FILTERED_WARMUP ? [] : hybridMs, () =>
-        app.search(variables(queries[q])),
-      );
-      if (!hits.every((hit) => allowed.has(hit.experience.experienceId))) allPassed = false;
-    }
+    let allPassed = [...returned].every((id) => allowed.has(id));
 
     let sameIds = 0;
     let tieAware = 0;
@@ -470,7 +473,8 @@ export function filteredSearchTable({ figures, targets }: FilteredSearchFigures)
       (f) =>
         `  ${String(f.allowed).padStart(6)} pass: p50 ${f.hybridP50Ms.toFixed(1)} ms, p95 ${f.hybridP95Ms.toFixed(1)} ms ` +
         `${verdict(f.p95Met)}; recall@10 ${f.recallAt10.toFixed(3)} (same ids ${f.recallAt10SameIds.toFixed(3)}) ` +
-        `${verdict(f.recallMet)}${f.allPassed ? '' : '; A RESULT FAILED THE FILTER'}`,
+        `${verdict(f.recallMet)}; first search ${f.firstMs.toFixed(0)} ms` +
+        `${f.allPassed ? '' : '; A RESULT FAILED THE FILTER'}`,
     ),
   ].join('\n');
 }
