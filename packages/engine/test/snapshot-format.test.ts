@@ -24,6 +24,7 @@ import {
 import { ChangeLog } from '../src/changes';
 import { Engine } from '../src/commands';
 import { createJournal, DataDamagedError, DurableLog, frame, Kind, snapshotName, toBson } from '../src/durability';
+import { PackedNumbers } from '../src/packed';
 import { VectorSpill } from '../src/spill';
 import { ID_INDEX, Store } from '../src/store';
 import { flipByte, recordOffsets, removeTempDirs, tempDir } from './support/data-dir';
@@ -283,6 +284,25 @@ describe('format 3 snapshots', () => {
     expect(error).toBeInstanceOf(DataDamagedError);
     expect((error as DataDamagedError).detail).toContain('no packed array at embeddings.a');
   });
+});
+
+it('packed numbers that no snapshot file holds (as on Windows) are copied into the spill file', async () => {
+  const dir = await tempDir();
+  const store = new Store();
+  const spill = new VectorSpill(dir, () => store.documents());
+  try {
+    const doc: Document = {
+      _id: 1,
+      top: PackedNumbers.fromArray(vector(1), true),
+      embeddings: { a: PackedNumbers.fromArray(vector(2, false), false) },
+    };
+    spill.spillDocument(doc, true);
+    expect(spill.fileBytes).toBe(384 * 4 + 384 * 8);
+    expect(doc.top).toEqual(vector(1));
+    expect(doc.embeddings.a).toEqual(vector(2, false));
+  } finally {
+    spill.close();
+  }
 });
 
 describe('older snapshots', () => {
