@@ -4,7 +4,17 @@ import { DocumentIds } from '../../src/search/document-ids';
 import { SearchIndexes, type SearchIndex } from '../../src/search/search-index';
 import type { SpaceDefinition } from '../../src/search/space';
 import { VectorStore, unitVector, type Passing, type ScoredRow } from '../../src/search/vector-store';
+import { createTestApp, type TestApp } from '../support/app';
 import { openTestDatabase, type TestDatabase } from '../support/db';
+import {
+  DeleteExperienceDocument,
+  RecordExperiencesDocument,
+  SearchExperiencesDocument,
+  UpdateExperienceDocument,
+  type ExperienceFilter,
+  type SearchMode,
+} from '../support/generated/graphql';
+import { describeInProcessIndex } from '../support/search-path';
 import { embeddingLikeVectors, seededRandom } from '../support/vectors';
 
 /** A {@link Passing} over the ids of `documents` that `passes`. */
@@ -248,5 +258,54 @@ describe('filtered search over a real database: cached filters kept current', ()
     stored.get(closest.id)!.tier = 'rest';
     index.upsert(SPACE.name, closest.id, vectorOf(moved), moved.text as string);
     await expectExact(filter, passes);
+  });
+});
+
+describeInProcessIndex('searchExperiences with a filter follows writes of fields no space indexes', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  afterAll(() => app?.close());
+
+  const MODES: SearchMode[] = ['HYBRID', 'KEYWORD', 'VECTOR'];
+  const found = async (filter: ExperienceFilter, mode: SearchMode) =>
+    (
+      await app.run(SearchExperiencesDocument, { query: 'rotate the database credentials', filter, mode })
+    ).searchExperiences.map((hit) => hit.experience.experienceId);
+
+  it('sees an update of tags or agent (no text changed, so no index write) once the change stream brings it', async () => {
+    const recorded = await app.run(RecordExperiencesDocument, {
+      inputs: ['a', 'b', 'c'].map((agent, i) => ({
+        primaryGoalDescription: `Rotate the database credentials of service ${i}`,
+        subTaskDescription: 'Issue new keys and revoke the old ones',
+        initiatingAgentId: agent,
+        finalOutcome: 'SUCCESS' as const,
+      })),
+    });
+    const [first, second] = recorded.recordExperiences.map((experience) => experience.experienceId);
+    for (const mode of MODES) {
+      expect(await found({ tagsAny: ['urgent'] }, mode)).toEqual([]);
+      expect(await found({ initiatingAgentId: 'a' }, mode)).toEqual([first]);
+    }
+
+    await app.run(UpdateExperienceDocument, { id: second, input: { tags: ['urgent'], initiatingAgentId: 'a' } });
+    const deadline = Date.now() + 5000;
+    while ((await found({ tagsAny: ['urgent'] }, 'HYBRID')).length === 0) {
+      if (Date.now() > deadline) throw new Error('the tag update never reached the cached filter');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const mode of MODES) {
+      expect(await found({ tagsAny: ['urgent'] }, mode)).toEqual([second]);
+      expect((await found({ initiatingAgentId: 'a' }, mode)).sort()).toEqual([first, second].sort());
+      expect(await found({ initiatingAgentId: 'b' }, mode)).toEqual([]);
+    }
+
+    // A delete is seen at once: the service removes the experience from the spaces, which marks it.
+    await app.run(DeleteExperienceDocument, { id: second });
+    for (const mode of MODES) {
+      expect(await found({ tagsAny: ['urgent'] }, mode)).toEqual([]);
+      expect(await found({ initiatingAgentId: 'a' }, mode)).toEqual([first]);
+    }
   });
 });
