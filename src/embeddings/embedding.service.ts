@@ -58,6 +58,11 @@ export class EmbeddingService {
     return (await this.embedDetailed(texts, signal)).vectors;
   }
 
+  /** True when the model reads only the beginning of `text` (longer than `provider.inputLimit`): what embed cuts. */
+  cutsText(text: string): boolean {
+    return cutForModel(text, this.provider.inputLimit).truncated;
+  }
+
   /**
    * {@link embed}, saying which texts were longer than the model reads (`provider.inputLimit`): those were embedded
    * from their beginning, cut to the limit (after leading whitespace), and counted in

@@ -18,7 +18,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context';
 import type { Connection } from '../shared/connection';
 import { IDEMPOTENCY_KEY } from '../shared/idempotency';
-import { experienceFields } from './experience.selection';
+import { experienceFields, searchedExperienceFields } from './experience.selection';
 import { sessionShape } from '../sessions/session.selection';
 import { Session } from '../sessions/session.type';
 import {
@@ -61,7 +61,7 @@ export class ExperienceResolver {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ExperienceSearchHit[]> {
-    return ctx.services.experiences.search(args, experienceFields(info, ['experience']));
+    return ctx.services.experiences.search(args, searchedExperienceFields(info));
   }
 
   @Authorized('writer')

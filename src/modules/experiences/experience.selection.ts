@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { fieldNodesAt, subfields } from '../shared/selection';
+import { EXPERIENCE_FIELDS } from './experience.document';
 
 /** The stored fields each field of Experience reads (`embeddings` loads the vectors by id, apart). */
 const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -25,6 +26,16 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // Embeds the goal when the experience has no stored vector.
   similar: ['primary_goal_description'],
 };
+
+/**
+ * The stored fields searchExperiences must read: those of the hits' `experience`, and every embedded text when
+ * `matchedTextCut` is selected (which field matches is known only after the search).
+ */
+export function searchedExperienceFields(info: GraphQLResolveInfo): string[] | null {
+  const fields = experienceFields(info, ['experience']);
+  if (!fields || !subfields(fieldNodesAt(info, []), info.fragments).has('matchedTextCut')) return fields;
+  return [...new Set([...fields, ...EXPERIENCE_FIELDS])].sort();
+}
 
 /**
  * The stored fields a page of experiences must read for the Experience selected at `path` (e.g. `['edges', 'node']`),

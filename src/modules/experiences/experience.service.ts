@@ -502,13 +502,17 @@ export class ExperienceService {
       const document = documents[i];
       // Deleted between the search and the read.
       if (!document || document instanceof Error) return [];
+      const matchedField = (vectorBest.get(hit.id) ?? keywordBest.get(hit.id))!.field;
+      const matchedText = document[matchedField];
       return [
         {
           experience: toExperience(document),
           score: hit.score,
           vectorScore: hit.parts.vector ?? null,
           keywordScore: hit.parts.keyword ?? null,
-          matchedField: (vectorBest.get(hit.id) ?? keywordBest.get(hit.id))!.field,
+          matchedField,
+          // A read without the text (not selected, see searchedExperienceFields) never asks.
+          matchedTextCut: typeof matchedText === 'string' && this.deps.embedder.cutsText(matchedText),
         },
       ];
     });
@@ -540,6 +544,7 @@ export class ExperienceService {
           vectorScore: score,
           keywordScore: null,
           matchedField: ExperienceField.PRIMARY_GOAL,
+          matchedTextCut: this.deps.embedder.cutsText(document.primary_goal_description ?? ''),
         },
       ];
     });

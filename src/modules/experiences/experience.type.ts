@@ -169,6 +169,12 @@ export class ExperienceSearchHit {
     description: 'The field that matched best (by vector score, else by keyword score).',
   })
   matchedField!: ExperienceField;
+
+  @Field(() => Boolean, {
+    description:
+      "True when the matched field's text is longer than the embedding model reads: its vector (and vectorScore) stands for the beginning of the text only, while keywordScore covers all of it.",
+  })
+  matchedTextCut!: boolean;
 }
 
 export const ExperienceConnection = ConnectionType('Experience', Experience);
