@@ -1,7 +1,8 @@
 /**
  * Long numeric arrays (embedding vectors) as packed bytes, the form a snapshot stores them in. Decoding a vector of
  * 384 numbers from BSON costs 384 typed elements with their index names and a JS array; as packed float32 bytes it is
- * one copy, and a store with a spill file (spill.ts) copies them there without making an array at all.
+ * one copy, and a store with a spill file (spill.ts) reads them where the snapshot holds them, without making an array
+ * at all.
  *
  * Which arrays: those the spill keeps out of the heap, i.e. arrays of at least MIN_PACKED_LENGTH numbers at the top
  * level of a document or of one of its top-level subdocuments (`embeddings.<field>`). Numbers come back as the same

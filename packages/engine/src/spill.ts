@@ -11,7 +11,8 @@ import { isPlainObject, type Doc } from './values';
  * needs no change. Reads come from the OS page cache, which is not the process's RSS.
  *
  * The file is a cache, not durable state: the journal and snapshots hold the full documents, and every start rebuilds
- * it while recovery loads them. Only arrays at the top level of a document or of one of its top-level subdocuments are
+ * it while recovery loads them (arrays a snapshot holds packed are read from the snapshot file itself instead, until
+ * compaction moves them here). Only arrays at the top level of a document or of one of its top-level subdocuments are
  * looked at (`embeddings.<field>`), so storing a new version of a large document (a session with thousands of
  * messages) costs no walk of its whole tree. A new version shares the subdocuments an update did not touch, spilled
  * arrays included; a top-level array is copied into the new version, and so written again (compaction reclaims the
