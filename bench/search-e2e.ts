@@ -16,7 +16,8 @@
  *   writes made directly through the driver (inserts, updates, deletes), against the build from MongoDB.
  * BENCH_DATA_DIR keeps the seeded engine and the saved index (reused when it already holds `count` experiences).
  * BENCH_PHASES (comma-separated: vector, keyword, graphql, filtered, restart; default all) picks what is measured after
- * the build; BENCH_RESTORE=1 restores a saved index instead of building one fresh.
+ * the build; BENCH_RESTORE=1 restores a saved index instead of building one fresh (then `build` and `restart` compare
+ * a restore with a restore).
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
