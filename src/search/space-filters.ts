@@ -86,8 +86,8 @@ export class PassingSet implements NumberHolder {
  * marked documents alone (`{ $and: [filter, { id: { $in: marked } }] }`). Writes come from this process's services
  * (SpaceStates.upsert, remove) and from the collection's change stream (SpaceLifecycle.applyEvents, which also
  * carries this process's own writes of fields no space indexes, such as an outcome or tags); when the spaces catch up
- * by other means (a restore, a lost stream position, polling) every filter is resolved again. So a filter sees a
- * write as soon as the spaces do.
+ * by other means (a restore, a lost stream position, polling) every filter is resolved again. So a filter sees this
+ * process's writes through the spaces at once, and any other write when the change stream brings it.
  */
 export class CollectionFilters {
   private readonly sets = new Map<string, PassingSet>();
