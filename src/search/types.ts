@@ -31,8 +31,8 @@ export interface VectorQuery {
   /** A MongoDB filter on the space's collection, applied before the limit: `k` results whenever `k` documents pass. */
   filter?: Document | null;
   /**
-   * Memory mode: scan every vector instead of walking the graph (the baseline ANN is measured against). A filter
-   * that lists at most EXACT_SEARCH_MAX documents is scanned exactly anyway.
+   * Memory mode: scan every vector (with a filter, every passing one) instead of walking the graph (the baseline ANN
+   * is measured against). A filter that few documents pass is scanned exactly anyway (FILTERED_EXACT_MAX).
    */
   exact?: boolean;
 }
