@@ -236,7 +236,7 @@ describe('filtered search over a real database: cached filters kept current', ()
     await cards.deleteOne({ card_id: bestPassing.id });
     stored.delete(bestPassing.id);
     index.remove(SPACE.name, bestPassing.id);
-    const inserted = { ...card(COUNT, 'some'), text: 'lantern copper lantern copper' };
+    const inserted: Document = { ...card(COUNT, 'some'), text: 'lantern copper lantern copper' };
     await cards.insertOne({ ...inserted });
     stored.set(inserted.card_id as string, inserted);
     index.upsert(SPACE.name, inserted.card_id as string, vectorOf(inserted), inserted.text as string);
