@@ -6,8 +6,9 @@
  * - `journal-<seq>.log`: records, each `[u32 length][u32 crc32][body]` (little-endian). The first is the header
  *   (`JOURNAL_MAGIC` then BSON `{format, seq}`), written and fsynced before the journal gets its name, so a journal
  *   cut to nothing is told from one never written to. Every other body is the BSON documents of one append's ops,
- *   back to back, so a record is applied whole or not at all. Journals written before headers existed start with an
- *   op record; they are read as they are.
+ *   back to back, so a record is applied whole or not at all (in format 2, a `put` holds its document's long numeric
+ *   arrays packed: see JOURNAL_FORMATS). Journals written before headers existed start with an op record; they are
+ *   read as they are.
  * - `snapshot-<seq>.bson`: the state after every journal numbered below `<seq>`, in the same record framing
  *   (`H` header, `B` database, `C` collection, `P` documents, `S` sidecar documents (the change log; absent
  *   from snapshots written before it existed, which load with an empty log), `E` end marker with counts). The header's
@@ -33,7 +34,14 @@ import {
   type DeserializeOptions,
 } from 'bson';
 import { DIR_MODE, FILE_MODE } from './files';
-import { numberEncoding, PackedNumbers, packedForSnapshot, unwrapPacked, unwrapPackedV2 } from './packed';
+import {
+  numberEncoding,
+  PackedNumbers,
+  packedForSnapshot,
+  unpackDocument,
+  unwrapPacked,
+  unwrapPackedV2,
+} from './packed';
 import type { PatchStep } from './patch';
 import { spilledNumbers } from './spill';
 import type { Doc } from './values';
@@ -104,6 +112,11 @@ export interface DurableState {
   sidecar?(): Document[];
   /** Restores what `sidecar` returned, after `loadImage`; called with none for a snapshot that has none. */
   loadSidecar?(docs: Document[]): void;
+  /**
+   * The state takes documents whose long numeric arrays are PackedNumbers (see packed.ts), as read from a snapshot or
+   * a journal (the Store with a spill file does); otherwise they are turned back into arrays before it gets them.
+   */
+  readonly keepsPacked?: boolean;
 }
 
 export interface DurableLogOptions {
@@ -165,7 +178,13 @@ const SNAPSHOT_FORMATS = [1, 2, 3];
  * so no op record of a journal written before headers existed can begin with it.
  */
 const JOURNAL_MAGIC = Buffer.from('HINDJRNL', 'latin1');
-export const JOURNAL_FORMAT = 1;
+export const JOURNAL_FORMAT = 2;
+/**
+ * Journal formats read: 1, and 2, whose `put` ops may hold their document packed as a snapshot does (`doc` with
+ * `null` where each long numeric array stands, `p` and `v` beside it: see packed.ts). A journal without a header is
+ * format 1. An op is unpacked when it has `v`, which no format 1 op has; an older build refuses a format 2 journal.
+ */
+const JOURNAL_FORMATS = [1, 2];
 const DEFAULT_COMPACT_AFTER = 64 << 20;
 const DEFAULT_COMPACT_SHARE = 0.25;
 /** bson's default internal buffer is 17 MiB and it silently truncates strings past it; see `toBson`. */
@@ -294,6 +313,8 @@ export class DurableLog {
     private readonly state: DurableState,
     private journal: FileHandle,
     private journalSeq: number,
+    /** The current journal's format: whether its `put` records may be packed (see JOURNAL_FORMATS). */
+    private journalFormat: number,
     private journalBytes: number,
     /** The current journal file's length after its last good commit: where a retry after a failure truncates to. */
     private journalLength: number,
@@ -342,19 +363,27 @@ export class DurableLog {
     };
     let journalBytes = 0;
     let journalLength = 0;
+    let lastFormat = 1;
     for (const [i, seq] of replay.entries()) {
       const name = journalName(seq);
       const path = join(dataDir, name);
       let headed = false;
+      lastFormat = 1;
       const { valid, size } = await readRecords(path, (body, offset) => {
         if (isJournalHeader(body)) {
-          checkJournalHeader(dataDir, name, seq, body, offset);
+          lastFormat = checkJournalHeader(dataDir, name, seq, body, offset);
           headed = true;
           return;
         }
         if (headerExpected && !headed) throw journalHeaderMissing(dataDir, name, 'begins with an op record');
         // Decode every op before applying any, so a record is all or nothing.
-        const ops = decodeConcatenated(body, 0) as JournalOp[];
+        const ops: JournalOp[] = [];
+        for (let at = 0; at < body.length; at += body.readInt32LE(at)) {
+          const op = decodeOp(body.subarray(at, at + body.readInt32LE(at)), state.keepsPacked === true);
+          if (typeof op === 'string')
+            throw new DataDamagedError(dataDir, name, offset, `${name} is damaged at byte ${offset}: ${op}`);
+          ops.push(op);
+        }
         for (const op of ops) state.apply(op);
         report.records++;
         report.ops += ops.length;
@@ -420,6 +449,7 @@ export class DurableLog {
       state,
       journal,
       seq,
+      created ? JOURNAL_FORMAT : lastFormat,
       journalBytes,
       journalLength,
       snapshotBytes,
@@ -438,7 +468,8 @@ export class DurableLog {
   append(ops: JournalOp[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('durability: the journal is closed'));
     // Encoded now: the ops must be recorded as they are at the time of the write.
-    const record = ops.length > 0 ? frame(ops.map(toBson)) : Buffer.alloc(0);
+    const packed = this.journalFormat >= 2;
+    const record = ops.length > 0 ? frame(ops.map((op) => encodeOp(op, packed))) : Buffer.alloc(0);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
       this.kick();
@@ -567,6 +598,7 @@ export class DurableLog {
       const sealed = this.journal;
       this.journal = next;
       this.journalSeq = seq;
+      this.journalFormat = JOURNAL_FORMAT;
       this.journalBytes = 0;
       this.journalLength = headerBytes;
       this.compactAt = this.compactAfter;
@@ -765,6 +797,7 @@ export function snapshotLoader(
           if (format !== 2 && format !== 3) throw damaged(offset, `unknown record kind ${body[0]}`);
           const unwrap = format === 2 ? unwrapPackedV2 : unwrapPacked;
           docs = decodePacked(body, join(dataDir, name), offset, unwrap, (what) => damaged(offset, what));
+          if (state.keepsPacked !== true) for (const doc of docs) unpackDocument(doc);
         }
         state.loadImage([{ name: databases.at(-1)!, collections: [{ ...collection, docs }] }]);
         documents += docs.length;
@@ -903,14 +936,44 @@ export function isJournalHeader(body: Buffer): boolean {
   return body.length > JOURNAL_MAGIC.length && JOURNAL_MAGIC.equals(body.subarray(0, JOURNAL_MAGIC.length));
 }
 
-/** Refuses a header that is not the first record, of an unknown format, or of another journal (a copied file). */
-function checkJournalHeader(dataDir: string, name: string, seq: number, body: Buffer, offset: number): void {
+/**
+ * Refuses a header that is not the first record, of an unknown format, or of another journal (a copied file); returns
+ * the journal's format.
+ */
+function checkJournalHeader(dataDir: string, name: string, seq: number, body: Buffer, offset: number): number {
   const damaged = (what: string) =>
     new DataDamagedError(dataDir, name, offset, `${name} is damaged at byte ${offset}: ${what}`);
   if (offset !== 0) throw damaged('a journal header after its first record');
   const header = deserialize(body.subarray(JOURNAL_MAGIC.length), BSON_READ);
-  if (header.format !== JOURNAL_FORMAT) throw damaged(`unknown journal format ${String(header.format)}`);
+  if (!JOURNAL_FORMATS.includes(header.format as number))
+    throw damaged(`unknown journal format ${String(header.format)}`);
   if (header.seq !== seq) throw damaged(`the header of journal ${String(header.seq)}`);
+  return header.format as number;
+}
+
+/**
+ * An op as a journal record holds it: a `put` of a document with long numeric arrays, in a journal of format 2 or
+ * later (`packed`), with them packed as a snapshot holds them (taken from the spill file as bytes).
+ */
+export function encodeOp(op: JournalOp, packed: boolean): Uint8Array {
+  if (!packed || op.t !== 'put') return toBson(op);
+  const { d, p, v } = packedForSnapshot(op.doc, snapshotArray);
+  if (!v) return toBson(op);
+  return toBson({ ...op, doc: d, p, v });
+}
+
+/**
+ * Decodes one op of a journal record; a packed `put` gets its document back with PackedNumbers, or with arrays unless
+ * `keepsPacked`. Returns what is wrong with a malformed one instead.
+ */
+export function decodeOp(bytes: Uint8Array, keepsPacked: boolean): JournalOp | string {
+  const op = deserialize(bytes, BSON_READ) as JournalOp & { p?: unknown; v?: unknown };
+  if (op.t !== 'put' || op.v === undefined) return op;
+  const doc = unwrapPacked({ d: op.doc, p: op.p, v: op.v }, bytes);
+  if (typeof doc === 'string') return doc;
+  if (!keepsPacked) unpackDocument(doc);
+  const { p: _p, v: _v, ...plain } = op;
+  return { ...plain, doc } as JournalOp;
 }
 
 function journalHeaderMissing(dataDir: string, name: string, what: string): DataDamagedError {
@@ -975,7 +1038,7 @@ function decodePacked(
   body: Buffer,
   file: string,
   offset: number,
-  unwrap: typeof unwrapPacked,
+  unwrap: (wrapper: Doc, record: Uint8Array, source: { file: string; position: number }) => Doc | string,
   damaged: (what: string) => Error,
 ): Document[] {
   const source = { file, position: offset + RECORD_HEADER };

@@ -143,14 +143,15 @@ function setField(doc: Doc, key: string, value: unknown): void {
 export function unwrapPacked(
   wrapper: Doc,
   record: Uint8Array,
-  source: { file: string; position: number },
+  source?: { file: string; position: number },
 ): Doc | string {
   const { d: doc, p: entries, v: bytes } = wrapper;
   if (!isPlainObject(doc)) return 'a packed document without its document';
   if (entries === undefined && bytes === undefined) return doc;
   if (!Array.isArray(entries) || !(bytes instanceof Binary)) return 'packed arrays without their list or bytes';
   const data = bytes.buffer.subarray(0, bytes.position);
-  const position = data.buffer === record.buffer ? source.position + data.byteOffset - record.byteOffset : undefined;
+  const position =
+    source && data.buffer === record.buffer ? source.position + data.byteOffset - record.byteOffset : undefined;
   let at = 0;
   for (const entry of entries as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 4) return 'a malformed packed array entry';
@@ -172,7 +173,7 @@ export function unwrapPacked(
       at,
       byteLength,
       width === 4,
-      position === undefined ? undefined : source.file,
+      position === undefined ? undefined : source!.file,
       position === undefined ? 0 : position + at,
     );
     at += byteLength;

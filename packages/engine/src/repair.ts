@@ -28,6 +28,7 @@ import {
   SNAPSHOT_FORMAT,
   copyDurably,
   decodeConcatenated,
+  decodeOp,
   frame,
   isJournalHeader,
   journalHeader,
@@ -390,8 +391,10 @@ function replayJournal(
     for (let at = 0; at < body.length; at += body.readInt32LE(at))
       ops.push(body.subarray(at, at + body.readInt32LE(at)));
     for (const bytes of ops) {
-      const op = deserialize(bytes, BSON_READ) as JournalOp;
+      const decoded = decodeOp(bytes, state.keepsPacked);
+      const op = typeof decoded === 'string' ? (deserialize(bytes, BSON_READ) as JournalOp) : decoded;
       try {
+        if (typeof decoded === 'string') throw new Error(decoded);
         state.apply(op);
         keep.push(bytes);
       } catch (error) {

@@ -2,7 +2,6 @@ import { ObjectId, UUID, type Document } from 'bson';
 import { ChangeLog } from './changes';
 import type { DatabaseImage, DurableState, IndexSpec, JournalOp, SearchIndexSpec } from './durability';
 import { CommandError, ErrorCode } from './errors';
-import { unpackDocument } from './packed';
 import { applyPatch, diffDocuments } from './patch';
 import { compileFilter, type Matcher } from './filter';
 import { SortedList } from './sorted-list';
@@ -540,6 +539,11 @@ export class Store implements DurableState {
 
   // DurableState: replay applies ops without enforcing constraints (they were enforced when first applied).
 
+  /** Packed arrays (packed.ts) of recovered documents go to the spill file as they are. */
+  get keepsPacked(): boolean {
+    return this.spill !== undefined;
+  }
+
   reset(): void {
     this.databases.clear();
     this.changes.reset();
@@ -558,11 +562,7 @@ export class Store implements DurableState {
           if (collection.docs.size === 0) collection.indexes.get(spec.name)!.defer(collection);
         }
         for (const spec of coll.searchIndexes ?? []) collection.putSearchIndex(spec, null);
-        for (const doc of coll.docs) {
-          // A snapshot's packed arrays (packed.ts) go to the spill file as they are; without one, back into arrays.
-          if (!this.spill) unpackDocument(doc);
-          this.put(collection, doc, true);
-        }
+        for (const doc of coll.docs) this.put(collection, doc, true);
       }
     }
   }

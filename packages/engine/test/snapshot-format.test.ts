@@ -25,6 +25,7 @@ import { ChangeLog } from '../src/changes';
 import { Engine } from '../src/commands';
 import { createJournal, DataDamagedError, DurableLog, frame, Kind, snapshotName, toBson } from '../src/durability';
 import { PackedNumbers } from '../src/packed';
+import { repairDataDir } from '../src/repair';
 import { VectorSpill } from '../src/spill';
 import { ID_INDEX, Store } from '../src/store';
 import { flipByte, recordOffsets, removeTempDirs, tempDir } from './support/data-dir';
@@ -473,6 +474,112 @@ describe('indexes of a loaded snapshot (built on first use)', () => {
       expect(ids(last)).toEqual([6, 0]);
     } finally {
       await engine.close();
+    }
+  });
+});
+
+describe('journals of format 2: puts with vectors packed', () => {
+  /** The ops of each record of a journal after its header, as stored (packed puts not unpacked). */
+  async function journalOps(dir: string, seq = 1): Promise<{ header: Document; ops: Document[] }> {
+    const data = await readFile(path.join(dir, `journal-${String(seq).padStart(12, '0')}.log`));
+    const [first, ...rest] = records(data);
+    const ops: Document[] = [];
+    for (const body of rest)
+      for (let at = 0; at < body.length; at += body.readInt32LE(at))
+        ops.push(deserialize(body.subarray(at, at + body.readInt32LE(at))));
+    return { header: deserialize(first.subarray(8)), ops };
+  }
+
+  it('replay gives every document back byte for byte, with a spill file and without (repair, backup)', async () => {
+    const dir = await tempDir();
+    const first = await open(dir);
+    await first.run({ insert: 'c', documents: documents() });
+    const before = storedBson(first.store);
+    await first.close();
+
+    const { header, ops } = await journalOps(dir);
+    expect(header.format).toBe(2);
+    const puts = ops.filter((op) => op.t === 'put');
+    expect(puts.map((op) => (op.p as unknown[] | undefined)?.length ?? 0)).toEqual([0, 4, 2]);
+    expect(puts[1].doc.embeddings.first_embedding).toBeNull();
+
+    const second = await open(dir);
+    try {
+      expect(storedBson(second.store)).toEqual(before);
+    } finally {
+      await second.close();
+    }
+    const store = new Store();
+    const log = await DurableLog.open(dir, store, {});
+    await log.close();
+    expect(storedBson(store)).toEqual(before);
+  });
+
+  it('a journal an older build began (format 1) is continued with plain records, and replays', async () => {
+    const dir = await tempDir();
+    const old = { t: 'put', db: 'db', coll: 'c', doc: { _id: 'old', v: vector(1) } };
+    await writeFile(
+      path.join(dir, 'journal-000000000001.log'),
+      Buffer.concat([frame([Buffer.from('HINDJRNL', 'latin1'), toBson({ format: 1, seq: 1 })]), frame([toBson(old)])]),
+    );
+    const first = await open(dir);
+    await first.run({ insert: 'c', documents: [{ _id: 'new', embeddings: { e: vector(2) } }] });
+    const before = storedBson(first.store);
+    await first.close();
+    const { header, ops } = await journalOps(dir);
+    expect(header.format).toBe(1);
+    expect(
+      ops.filter((op) => op.t === 'put').map((op) => [op.doc._id, op.v === undefined ? 'plain' : 'packed']),
+    ).toEqual([
+      ['old', 'plain'],
+      ['new', 'plain'],
+    ]);
+
+    const second = await open(dir);
+    try {
+      expect(storedBson(second.store)).toEqual(before);
+      await second.log.compact(); // the next journal is format 2
+      await second.run({ insert: 'c', documents: [{ _id: 'newer', embeddings: { e: vector(3) } }] });
+      const next = await journalOps(dir, 2);
+      expect(next.header.format).toBe(2);
+      expect(next.ops.filter((op) => op.t === 'put').map((op) => op.p)).toEqual([[['embeddings', 'e', 4, 384]]]);
+    } finally {
+      await second.close();
+    }
+    const third = await open(dir);
+    try {
+      expect((await third.run({ find: 'c', filter: { _id: 'newer' } })).cursor.firstBatch[0].embeddings.e).toEqual(
+        vector(3),
+      );
+      expect(third.store.collection('db', 'c')!.docs.size).toBe(3);
+    } finally {
+      await third.close();
+    }
+  });
+
+  it('a flipped byte in a packed record is refused; repair keeps the records around it', async () => {
+    const dir = await tempDir();
+    const first = await open(dir);
+    for (let i = 0; i < 5; i++) await first.run({ insert: 'c', documents: [{ _id: i, embeddings: { e: vector(i) } }] });
+    await first.close();
+    const file = path.join(dir, 'journal-000000000001.log');
+    const data = await readFile(file);
+    const offsets = recordOffsets(data);
+    await flipByte(file, offsets[3] + 200); // in the vector bytes of the third insert
+    const error = await open(dir).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ file: 'journal-000000000001.log', offset: offsets[3] });
+
+    await repairDataDir(dir);
+    const repaired = await open(dir);
+    try {
+      const docs = (await repaired.run({ find: 'c', filter: {}, sort: { _id: 1 } })).cursor.firstBatch as Document[];
+      expect(docs.map((doc) => doc._id)).toEqual([0, 1, 3, 4]);
+      for (const doc of docs) expect(doc.embeddings.e).toEqual(vector(doc._id as number));
+    } finally {
+      await repaired.close();
     }
   });
 });
