@@ -185,6 +185,14 @@ export class SearchIndex {
     this.states.upsert(space, id, vector, text);
   }
 
+  /**
+   * Marks a document of the space's collection written without a change to its vector or text (its tags, outcome,
+   * status): cached filters ask about it again at the next search, so a search right after the write sees it.
+   */
+  markWritten(space: string, id: string): void {
+    this.states.markWritten(this.registry.space(space), id);
+  }
+
   /** Removes a document from a space after a successful delete. */
   remove(space: string, id: string): void {
     this.states.remove(space, id);

@@ -319,6 +319,8 @@ export class ExperienceService {
       );
       this.indexFields({ ...updated, embeddings: vectors }, touched);
     }
+    // Filtered searches see the new tags, outcome or agent at once (not only when the change stream brings them).
+    this.index.markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, id);
     this.loaders.experiences.experienceById.clear(id).prime(id, updated);
     this.loaders.experiences.experienceVectorsById.clear(id);
     return toExperience(updated);

@@ -16,6 +16,7 @@ import type { ToolService } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
 import { TaskRepository } from './task.repository';
+import { TASK_GOAL_SPACE } from './task.spaces';
 import type { TaskDocument } from './task.document';
 import { TaskOutcome, TaskStatus, taskGoalPattern, type LearnResult } from './task.type';
 import { checkMetrics, requiredText } from './task.validation';
@@ -136,6 +137,8 @@ export class LearningService {
     );
     this.loaders.tasks.taskById.clear(taskId);
     if (!task) return this.answerForUnclaimed(taskId);
+    // similarTasks filtered by status sees the new one at once.
+    this.deps.search.forDb(this.db).markWritten(TASK_GOAL_SPACE.name, taskId);
 
     const done = task.learning?.done ?? {};
     const plan = await this.runPlan(task, planId);
