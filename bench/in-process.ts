@@ -16,7 +16,15 @@ import { silentLogger } from '../src/logger';
 import { buildAppSchema } from '../src/schema';
 import { createServer } from '../src/http/server';
 import { percentile } from './report';
+import { appOf, measureFilteredSearch, type FilteredSearchFigures } from './search-e2e';
 import { variableStream, type Operation } from './operations';
+
+/** What the in-process phase measured: the one-connection operations, and filtered searches. */
+export interface InProcessResults {
+  operations: InProcessFigures[];
+  /** HYBRID searches whose filter keeps each agent's share of the experiences (bench/seed.ts `AGENT_SHARES`). */
+  filtered: FilteredSearchFigures;
+}
 
 export interface InProcessFigures {
   operation: string;
@@ -31,7 +39,8 @@ const WARMUP_SECONDS = 5;
 
 /**
  * Runs each of `ops` that has `singleClient` for `seconds` in process against `uri` (a database served from
- * `dataDir`), with the variable stream `seedOf(operation)` draws.
+ * `dataDir`, holding `experiences` experiences), with the variable stream `seedOf(operation)` draws; then the filtered
+ * searches of bench/search-e2e.ts over the same data.
  */
 export async function measureInProcess(
   uri: string,
@@ -39,7 +48,8 @@ export async function measureInProcess(
   ops: Operation[],
   seedOf: (operation: Operation) => number,
   seconds: number,
-): Promise<InProcessFigures[]> {
+  experiences: number,
+): Promise<InProcessResults> {
   const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
   const client = await MongoClient.connect(uri, { ignoreUndefined: true });
   const embeddings = await createEmbeddingProvider(config);
@@ -83,7 +93,8 @@ export async function measureInProcess(
           p99Ms: ms(0.99),
         });
       }
-      return figures;
+      const filtered = await measureFilteredSearch(appOf(deps, server), client.db(), embeddings, experiences);
+      return { operations: figures, filtered };
     } finally {
       await server.stop();
     }

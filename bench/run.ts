@@ -32,7 +32,8 @@ import { measureFollowing, type FollowFigures } from './follow';
 import { measureSubscriptions, type SubscriptionFigures } from './subscriptions';
 import { measureVectors, type VectorFigures } from './vector';
 import { measureInProcess, type InProcessFigures } from './in-process';
-import { checkTargets, targetRows, type FilteredSearchFigure, type TargetCheck } from './targets';
+import type { FilteredSearchFigures } from './search-e2e';
+import { checkTargets, targetRows, type TargetCheck } from './targets';
 
 const DATABASE = 'hindsight';
 /** ENGINE_COMPACT_AFTER_BYTES high enough that seeding never snapshots (the engine's maximum, 64 GiB). */
@@ -82,8 +83,8 @@ interface Results {
   follow: FollowFigures | null;
   /** The one-connection operations run in process over the embedded target's data (bench/in-process.ts). */
   inProcess: InProcessFigures[] | null;
-  /** Filtered HYBRID searches at the target's selectivities. */
-  filteredSearch: FilteredSearchFigure[] | null;
+  /** Filtered HYBRID searches at the target's selectivities, in process over the same data (bench/search-e2e.ts). */
+  filteredSearch: FilteredSearchFigures | null;
   /** Every target with its figure: met, missed or not measured (bench/targets.ts). */
   targets: TargetCheck[];
   notes: string[];
@@ -392,14 +393,18 @@ async function main(): Promise<void> {
       log('in process: the one-connection operations over the same data, through executeOperation');
       const engine = await startEngine(dataDir);
       try {
-        results.inProcess = await measureInProcess(
+        const measured = await measureInProcess(
           withDatabase(engine.url, DATABASE),
           dataDir,
           ops,
           (operation) => singleClientSeed(ops.indexOf(operation)),
           options.duration,
+          sizes.experiences,
         );
+        results.inProcess = measured.operations;
+        results.filteredSearch = measured.filtered;
         for (const figures of results.inProcess) log(`in process: ${JSON.stringify(figures)}`);
+        for (const figures of measured.filtered.figures) log(`filtered search: ${JSON.stringify(figures)}`);
       } finally {
         await engine.stop();
       }
@@ -503,6 +508,10 @@ function print(results: Results): void {
   if (results.inProcess) {
     console.log('In process, one request at a time, over the embedded target’s data:');
     console.table(results.inProcess);
+  }
+  if (results.filteredSearch) {
+    console.log('Filtered HYBRID searches, in process over the same data:');
+    console.table(results.filteredSearch.figures);
   }
   for (const note of results.notes) console.log(`Note: ${note}`);
   console.log(`\n${markdownTable(tableRows(results.operations))}\n`);

@@ -45,7 +45,7 @@ import type { VectorHit } from '../src/search/types';
 import { exactSearch, unitVector } from '../src/search/vector-store';
 import { createServer, type HindsightServer } from '../src/http/server';
 import { seededRandom } from '../test/support/vectors';
-import { experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
+import { agentOf, experienceTexts as templateTexts, pick, writeBehindTheServer } from './seed';
 
 const DIMENSIONS = 384;
 const VOCABULARY = 6000;
@@ -105,19 +105,6 @@ function zipfWords(random: () => number): (count: number) => string {
     return WORDS[low];
   };
   return (count) => Array.from({ length: count }, word).join(' ');
-}
-
-/** Sizes of the agents' shares of the corpus: scoped searches filter on one agent (indexed field). */
-export const AGENT_SHARES = [1000, 2000, 5000, 10_000, 20_000, 50_000] as const;
-
-/** The agent of experience `index`: the first 1000 belong to agent `scope-1000`, … (see AGENT_SHARES), the rest to `agent-rest`. */
-export function agentOf(index: number): string {
-  let start = 0;
-  for (const share of AGENT_SHARES) {
-    if (index < start + share) return `scope-${share}`;
-    start += share;
-  }
-  return 'agent-rest';
 }
 
 type Corpus = 'templates' | 'zipf';
@@ -232,7 +219,11 @@ export async function startApp(db: Db, client: MongoClient, dataDir: string, log
     embeddings,
   });
   await prepareDatabase(deps, db);
-  const server = await createServer(deps, await buildAppSchema());
+  return appOf(deps, await createServer(deps, await buildAppSchema()));
+}
+
+/** An app over `deps` and `server` whose `search` runs searchExperiences through executeOperation. */
+export function appOf(deps: AppDeps, server: HindsightServer): App {
   return {
     deps,
     server,

@@ -150,6 +150,19 @@ export type Random = () => number;
 export const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)];
 const number = (random: Random, max: number) => 1 + Math.floor(random() * max);
 
+/** Sizes of the agents' shares of the corpus: filtered searches keep one agent's (an indexed field). */
+export const AGENT_SHARES = [1000, 2000, 5000, 10_000, 20_000, 50_000] as const;
+
+/** The agent of experience `index`: the first 1000 belong to agent `scope-1000`, … (see AGENT_SHARES), the rest to `agent-rest`. */
+export function agentOf(index: number): string {
+  let start = 0;
+  for (const share of AGENT_SHARES) {
+    if (index < start + share) return `scope-${share}`;
+    start += share;
+  }
+  return 'agent-rest';
+}
+
 /** Goal texts of the kinds agents record, with enough distinct words for keyword and lexical-vector search. */
 const GOALS: Array<(r: Random) => string> = [
   (r) =>
@@ -365,7 +378,7 @@ async function seedExperiences(
       const input: RecordExperienceInput = {
         experienceId: `bench-exp-${String(index).padStart(7, '0')}`,
         ...experienceTexts(r),
-        initiatingAgentId: `agent-${number(r, 20)}`,
+        initiatingAgentId: agentOf(index),
         involvedComponents: [pick(r, TOOLS), pick(r, SYSTEMS)],
         keyDecisionsMade: [`Used ${pick(r, TOOLS)}`],
         finalOutcome: pick(r, outcomes),
