@@ -112,8 +112,15 @@ export function fitsInBody(value: unknown, maxBytes: number): boolean {
   }
 }
 
-/** Codes a rejection may carry: the caller's fault or state, never the server's. */
-export const REJECTION_CODES = new Set(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'BAD_REQUEST']);
+/** Codes a rejection may carry: the caller's fault or state, never the server's (the 413s: a body or variables too wide). */
+export const REJECTION_CODES = new Set([
+  'BAD_USER_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'BAD_REQUEST',
+  'REQUEST_TOO_LARGE',
+  'VARIABLES_TOO_LARGE',
+]);
 
 export interface GraphQLReply {
   status: number;
