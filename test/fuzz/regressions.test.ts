@@ -158,3 +158,49 @@ describe('fuzz regressions: writes to a damaged stored document', () => {
     },
   );
 });
+
+describe('fuzz regressions: writes that would take an experience past 16 MB', () => {
+  let app: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    url = await app.server.listen(0, '127.0.0.1');
+    // Stored as another writer may have stored it: a 12 MB summary, so that 5 MB more passes MongoDB's limit.
+    await app.db.collection('eat_agent_experiences').insertOne({
+      experience_id: 'big',
+      primary_goal_description: 'goal',
+      sub_task_description: 'sub task',
+      initiating_agent_id: 'agent',
+      final_outcome: 'success',
+      output_summary: 'x'.repeat(12 * 1024 * 1024),
+      feedback_signals: {},
+      timestamp: NOW,
+      version: 1,
+    });
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    [
+      'addExperienceFeedback',
+      'mutation($text: String!) { addExperienceFeedback(id: "big", signals: { errorType: $text }) { experienceId } }',
+      'signals',
+    ],
+    [
+      'updateExperience',
+      'mutation($text: String!) { updateExperience(id: "big", input: { workflowId: $text }) { experienceId } }',
+      'input',
+    ],
+  ])(
+    '%s: BAD_USER_INPUT naming the input (not INTERNAL_SERVER_ERROR), and nothing is written',
+    async (_, mutation, field) => {
+      const before = await fingerprint(app.db);
+      const reply = await postOperation(url, mutation, { text: 'y'.repeat(5 * 1024 * 1024) });
+      expect(reply.body.errors?.map((error) => [error.extensions?.code, error.extensions?.field])).toEqual([
+        ['BAD_USER_INPUT', field],
+      ]);
+      expect(reply.body.errors![0].message).toContain('16 MB');
+      expect(await fingerprint(app.db)).toEqual(before);
+    },
+  );
+});

@@ -1,6 +1,14 @@
-import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoServerError,
+  ObjectId,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+} from 'mongodb';
 import { findDocuments } from '../../db/bson-reader';
-import { ConflictError, isDuplicateKeyError } from '../../errors';
+import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
@@ -139,38 +147,49 @@ export class ExperienceRepository {
     return this.collection.countDocuments(filter);
   }
 
-  /** Applies `$set`/`$unset` to one experience; returns it after the update (without vectors), or null when absent. */
-  update(id: string, set: Document, unset: string[]): Promise<ExperienceDocument | null> {
+  /**
+   * Applies `$set`/`$unset` to one experience; returns it after the update (without vectors), or null when absent.
+   * An update that would take the document past 16 MB is BAD_USER_INPUT naming `field`, and writes nothing.
+   */
+  update(id: string, set: Document, unset: string[], field = 'input'): Promise<ExperienceDocument | null> {
     const update: Document = {};
     if (Object.keys(set).length) update.$set = set;
     if (unset.length) update.$unset = Object.fromEntries(unset.map((path) => [path, '']));
-    return this.collection.findOneAndUpdate({ experience_id: id }, update, {
-      returnDocument: 'after',
-      ...WITHOUT_VECTORS,
-    });
+    return this.collection
+      .findOneAndUpdate({ experience_id: id }, update, { returnDocument: 'after', ...WITHOUT_VECTORS })
+      .catch((error: unknown) => refuseTooLarge(error, field));
   }
 
   /**
    * Merges `signals` into `feedback_signals` key by key in one atomic update; when the stored value is not an object
-   * (absent or null) it becomes `signals`. Returns the experience after the update, or null when absent.
+   * (absent or null) it becomes `signals`. Returns the experience after the update, or null when absent. Signals that
+   * would take the document past 16 MB are BAD_USER_INPUT naming `field`, and nothing is written.
    */
-  async mergeFeedback(id: string, signals: Record<string, unknown>): Promise<ExperienceDocument | null> {
-    const merged = await this.collection.findOneAndUpdate(
-      { experience_id: id, feedback_signals: { $type: 'object' } },
-      { $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])) },
-      { returnDocument: 'after', ...WITHOUT_VECTORS },
-    );
+  async mergeFeedback(
+    id: string,
+    signals: Record<string, unknown>,
+    field = 'signals',
+  ): Promise<ExperienceDocument | null> {
+    const merged = await this.collection
+      .findOneAndUpdate(
+        { experience_id: id, feedback_signals: { $type: 'object' } },
+        { $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])) },
+        { returnDocument: 'after', ...WITHOUT_VECTORS },
+      )
+      .catch((error: unknown) => refuseTooLarge(error, field));
     if (merged) return merged;
-    const replaced = await this.collection.findOneAndUpdate(
-      { experience_id: id, feedback_signals: { $not: { $type: 'object' } } },
-      { $set: { feedback_signals: signals } },
-      { returnDocument: 'after', ...WITHOUT_VECTORS },
-    );
+    const replaced = await this.collection
+      .findOneAndUpdate(
+        { experience_id: id, feedback_signals: { $not: { $type: 'object' } } },
+        { $set: { feedback_signals: signals } },
+        { returnDocument: 'after', ...WITHOUT_VECTORS },
+      )
+      .catch((error: unknown) => refuseTooLarge(error, field));
     // Lost a race with a writer that just created the object: merge into it.
     return (
       replaced ??
       ((await this.collection.countDocuments({ experience_id: id }, { limit: 1 }))
-        ? this.mergeFeedback(id, signals)
+        ? this.mergeFeedback(id, signals, field)
         : null)
     );
   }
@@ -193,4 +212,15 @@ export class ExperienceRepository {
     );
     return found?.experience_id ?? null;
   }
+}
+
+/** Server codes for a write that would take a document past MongoDB's 16 MB limit (update, insert). */
+const TOO_LARGE_CODES = new Set([10334, 17419, 17420]);
+
+/** A write the server refused for the document's size becomes BAD_USER_INPUT naming `field`; anything else is rethrown. */
+function refuseTooLarge(error: unknown, field: string): never {
+  if (error instanceof MongoServerError && TOO_LARGE_CODES.has(Number(error.code))) {
+    throw new ValidationError(`The experience document would exceed MongoDB's 16 MB limit.`, field);
+  }
+  throw error;
 }
