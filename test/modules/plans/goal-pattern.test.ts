@@ -47,6 +47,24 @@ describe('goalPattern', () => {
     const first = goalPattern(goal);
     for (let i = 0; i < 5; i++) expect(goalPattern(goal)).toBe(first);
   });
+
+  it("trims the punctuation at a word's ends as the pattern /^[^…]+|[^…]+$/ did (random words)", () => {
+    const edges = /^[^\p{L}\p{N}\uE000]+|[^\p{L}\p{N}\uE000]+$/gu;
+    const unit = fc.constantFrom('a', 'B', '7', '-', '.', '\u0301', '😀', '𝒜', 'é', '!', '\uE000');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), (units) => {
+        const word = units.join('');
+        expect(goalPattern(word)).toBe(goalPattern(word.replace(edges, '')));
+      }),
+    );
+  });
+
+  it('reads a word with 200,000 marks or dashes inside in linear time', () => {
+    for (const inner of ['\u0301', '-']) {
+      const word = `a${inner.repeat(200_000)}b`;
+      expect(goalPattern(`Plan ${word} now`)).toBe(`plan_${word}_now`);
+    }
+  });
 });
 
 describe('goal pattern matching', () => {
