@@ -42,6 +42,8 @@ export const PROTOTYPE_NAMES = [
 export interface Drawn<T = unknown> {
   shape: string;
   value: T;
+  /** Another value of the same shape and size, to measure a case again on text the server has not seen. */
+  again?: () => T;
 }
 
 /** A small deterministic generator (LCG), so that a case is rebuilt from its seed, and fast enough for 12 MB. */
@@ -229,7 +231,11 @@ const sizeName = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes
 export function hostileText(sizes: readonly number[]): fc.Arbitrary<Drawn<string>> {
   const shaped = fc
     .tuple(fc.constantFrom(...Object.keys(TEXT_SHAPES)), fc.constantFrom(...sizes), fc.nat())
-    .map(([shape, bytes, seed]) => ({ shape: `${shape}, ${sizeName(bytes)}`, value: TEXT_SHAPES[shape](bytes, seed) }));
+    .map(([shape, bytes, seed]) => ({
+      shape: `${shape}, ${sizeName(bytes)}`,
+      value: TEXT_SHAPES[shape](bytes, seed),
+      again: () => TEXT_SHAPES[shape](bytes, seed + 1),
+    }));
   const named = fc.constantFrom(...PROTOTYPE_NAMES).map((name) => ({ shape: `name ${name}`, value: name }));
   return fc.oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: named });
 }
