@@ -73,8 +73,15 @@ export async function settle(servers: Child[]): Promise<void> {
   }
 }
 
+export interface PairedOptions {
+  together?: boolean;
+  warmupSeconds?: number;
+  /** The next request's GraphQL body. */
+  request?: () => string;
+}
+
 /**
- * `rounds` rounds of `seconds` of READ on each target (after 1 s of warm-up), once every server is at rest and has
+ * `rounds` rounds of `seconds` of `request` (READ by default) on each target (after 1 s of warm-up), once every server is at rest and has
  * had `warmupSeconds` of it, not counted (the environment's WARMUP_SECONDS overrides it). A fresh server's JIT keeps
  * compiling on V8's own threads for many seconds of load (at 800 req/s, those threads used about 240 µs of CPU per
  * request in a server's first 4 s and 60-80 µs after 14 s), and a server with more code to compile pays more of it in
@@ -86,7 +93,7 @@ export async function pairedRounds(
   targets: Target[],
   rounds: number,
   seconds: number,
-  { together = false, warmupSeconds = 15 } = {},
+  { together = false, warmupSeconds = 15, request = () => READ }: PairedOptions = {},
 ): Promise<Record<string, Run[]>> {
   await settle(targets.map((target) => target.server));
   const unmeasuredSeconds = Number(process.env.WARMUP_SECONDS ?? warmupSeconds);
@@ -98,7 +105,7 @@ export async function pairedRounds(
       connections: CONNECTIONS,
       duration,
       warmup,
-      next: () => ({ path: '/graphql', body: READ }),
+      next: () => ({ path: '/graphql', body: request() }),
     });
   if (unmeasuredSeconds > 0) for (const target of targets) await load(target, unmeasuredSeconds, 0);
   const measure = async (target: Target, round: number) => {
