@@ -25,7 +25,10 @@ export class FeedbackSignalsInput {
 
 @InputType({ description: 'A new experience (seed 000). Required: the goal, the sub-task, the agent and the outcome.' })
 export class RecordExperienceInput {
-  @Field(() => ID, { nullable: true, description: 'Unique id; a UUID is generated when absent.' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Unique id (at most 200 characters); a UUID is generated when absent.',
+  })
   experienceId?: string | null;
 
   @Field()
@@ -34,7 +37,7 @@ export class RecordExperienceInput {
   @Field()
   subTaskDescription!: string;
 
-  @Field()
+  @Field({ description: 'At most 200 characters.' })
   initiatingAgentId!: string;
 
   @Field(() => [String], { nullable: true })
@@ -61,10 +64,10 @@ export class RecordExperienceInput {
   @Field(() => Int, { nullable: true, description: 'Record schema version; default 1.' })
   version?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   workflowId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   sessionId?: string | null;
 
   @Field(() => [String], { nullable: true })
@@ -82,7 +85,7 @@ export class UpdateExperienceInput {
   @Field(() => String, { nullable: true })
   subTaskDescription?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   initiatingAgentId?: string | null;
 
   @Field(() => [String], { nullable: true })
@@ -112,10 +115,10 @@ export class UpdateExperienceInput {
   @Field(() => Int, { nullable: true })
   version?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   workflowId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   sessionId?: string | null;
 
   @Field(() => [String], { nullable: true })

@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import { checkJsonInput } from '../shared/json-input';
+import { MAX_ID_LENGTH } from '../shared/limits';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
 import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
 
 /** The fields an experience cannot lack (seed 000's **Required** fields that the caller provides). */
 const REQUIRED_TEXT = ['primaryGoalDescription', 'subTaskDescription', 'initiatingAgentId'] as const;
+
+/** The ids a caller chooses: each at most MAX_ID_LENGTH characters. */
+const ID_FIELDS = ['experienceId', 'initiatingAgentId', 'workflowId', 'sessionId'] as const;
+
+function checkIdLengths(input: Partial<Record<(typeof ID_FIELDS)[number], string | null>>, path: string): void {
+  for (const key of ID_FIELDS) {
+    const value = input[key];
+    if (typeof value === 'string' && value.length > MAX_ID_LENGTH)
+      throw new ValidationError(`${path}.${key} must be at most ${MAX_ID_LENGTH} characters.`, `${path}.${key}`);
+  }
+}
 
 /** Largest `recordExperiences` batch. */
 export const MAX_BATCH = 1000;
@@ -78,6 +90,7 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
       `${path}.experienceId`,
     );
   }
+  checkIdLengths(input, path);
   if (input.version != null) checkVersion(input.version, `${path}.version`);
   if (input.keyDecisionsMade != null) checkKeyDecisions(input.keyDecisionsMade, `${path}.keyDecisionsMade`);
   const document: ExperienceDocument = {
@@ -133,6 +146,7 @@ const UPDATABLE: Record<keyof UpdateExperienceInput, { field: string; required?:
  * keeps, null clears an optional field (required ones cannot be cleared), a blank optional text clears it too.
  */
 export function experienceChanges(input: UpdateExperienceInput, path: string): ExperienceChanges {
+  checkIdLengths(input, path);
   const changes: ExperienceChanges = { set: {}, unset: [] };
   const cleared: string[] = [];
   for (const [key, { field, required, list }] of Object.entries(UPDATABLE) as [

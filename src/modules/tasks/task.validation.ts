@@ -2,11 +2,12 @@ import { ObjectId } from 'mongodb';
 import { ValidationError } from '../../errors';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import type { PlanStepDocument } from '../plans/plan.document';
+import { MAX_ID_LENGTH } from '../shared/limits';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
 import type { SuccessMetricsDocument, TaskDocument } from './task.document';
 
 export const MAX_TEXT_LENGTH = 10_000;
-export const MAX_ID_LENGTH = 200;
+export { MAX_ID_LENGTH };
 export const MAX_STEPS = 200;
 
 /** Trimmed required text; blank or longer than `max` is BAD_USER_INPUT naming `field`. */

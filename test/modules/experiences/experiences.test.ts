@@ -1,4 +1,5 @@
 import { createTestApp, type TestApp } from '../../support/app';
+import { databaseFingerprint } from '../../support/fingerprint';
 import { seedExperience, withSeedVectors } from '../../support/fixtures/experience-seed';
 import { CountingHashProvider } from '../../support/fixtures/experience-providers';
 import { sessionAlice } from '../../support/fixtures/session-alice';
@@ -206,11 +207,24 @@ describe('experiences: records, updates, lists', () => {
       [{ keyDecisionsMade: 'a string' }, 'input.keyDecisionsMade'],
       [{ feedbackSignals: { extra: { 'a.b': 1 } } }, 'input.feedbackSignals.extra'],
       [{ experienceId: ' ' }, 'input.experienceId'],
+      [{ experienceId: 'e'.repeat(201) }, 'input.experienceId'],
+      [{ initiatingAgentId: 'a'.repeat(201) }, 'input.initiatingAgentId'],
+      [{ workflowId: 'w'.repeat(201) }, 'input.workflowId'],
+      [{ sessionId: 's'.repeat(201) }, 'input.sessionId'],
     ];
+    const before = await databaseFingerprint(app.db);
     for (const [overrides, field] of cases) {
       const result = await app.execute(RecordExperienceDocument, { input: minimal(overrides) });
       expect(result.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
     }
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+    // Ids of 200 characters are taken; an update is held to the same limit.
+    const id = 'e'.repeat(200);
+    await app.run(RecordExperienceDocument, {
+      input: minimal({ experienceId: id, initiatingAgentId: 'a'.repeat(200) }),
+    });
+    const updated = await app.execute(UpdateExperienceDocument, { id, input: { initiatingAgentId: 'a'.repeat(201) } });
+    expect(updated.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.initiatingAgentId' });
   });
 
   it('a duplicate experienceId is CONFLICT and a batch containing one stores nothing', async () => {

@@ -205,10 +205,11 @@ export type RecordActionInput = {
 
 /** A new experience (seed 000). Required: the goal, the sub-task, the agent and the outcome. */
 export type RecordExperienceInput = {
-  /** Unique id; a UUID is generated when absent. */
+  /** Unique id (at most 200 characters); a UUID is generated when absent. */
   experienceId?: string | number | null | undefined;
   feedbackSignals?: FeedbackSignalsInput | null | undefined;
   finalOutcome: ExperienceOutcome;
+  /** At most 200 characters. */
   initiatingAgentId: string;
   inputContextSummary?: string | null | undefined;
   involvedComponents?: Array<string> | null | undefined;
@@ -216,6 +217,7 @@ export type RecordExperienceInput = {
   keyDecisionsMade?: unknown;
   outputSummary?: string | null | undefined;
   primaryGoalDescription: string;
+  /** At most 200 characters. */
   sessionId?: string | null | undefined;
   subTaskDescription: string;
   tags?: Array<string> | null | undefined;
@@ -223,6 +225,7 @@ export type RecordExperienceInput = {
   timestamp?: string | null | undefined;
   /** Record schema version; default 1. */
   version?: number | null | undefined;
+  /** At most 200 characters. */
   workflowId?: string | null | undefined;
 };
 
@@ -422,17 +425,20 @@ export type UpdateExperienceInput = {
   /** Replaces the feedback (use addExperienceFeedback to merge). */
   feedbackSignals?: FeedbackSignalsInput | null | undefined;
   finalOutcome?: ExperienceOutcome | null | undefined;
+  /** At most 200 characters. */
   initiatingAgentId?: string | null | undefined;
   inputContextSummary?: string | null | undefined;
   involvedComponents?: Array<string> | null | undefined;
   keyDecisionsMade?: unknown;
   outputSummary?: string | null | undefined;
   primaryGoalDescription?: string | null | undefined;
+  /** At most 200 characters. */
   sessionId?: string | null | undefined;
   subTaskDescription?: string | null | undefined;
   tags?: Array<string> | null | undefined;
   timestamp?: string | null | undefined;
   version?: number | null | undefined;
+  /** At most 200 characters. */
   workflowId?: string | null | undefined;
 };
 
