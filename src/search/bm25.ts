@@ -3,7 +3,7 @@ import type { SnapshotReader, SnapshotWriter } from './snapshot';
 import { keywordTerms, queryTerms } from './tokenize';
 
 /** How texts become terms (see keywordTerms); a snapshot made with another is rebuilt. */
-const ANALYZER = 'porter2-stems-without-english-stop-words-tokens-cut-at-64';
+const ANALYZER = 'porter2-stems-without-english-stop-words-tokens-cut-at-64-32768-per-text';
 import { TopK } from './top-k';
 
 /** BM25 parameters (the usual Lucene/Elasticsearch defaults). */

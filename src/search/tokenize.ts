@@ -119,9 +119,32 @@ export function stemmed(token: string): string {
  */
 export function keywordTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(text)) if (!STOP_WORDS.has(token)) terms.push(stemmed(token));
+  // Past MAX_TEXT_TERMS distinct tokens, only tokens already seen count (a new one is not even stemmed).
+  const seen = new Set<string>();
+  for (const token of tokenize(text)) {
+    if (STOP_WORDS.has(token)) continue;
+    if (!seen.has(token)) {
+      if (seen.size >= MAX_TEXT_TERMS) continue;
+      seen.add(token);
+    }
+    terms.push(stemmed(token));
+  }
   return terms;
 }
+
+/**
+ * Distinct tokens of one text that are indexed: prose, even a long document, holds far fewer, while 12 MB of base64 or
+ * URLs holds hundreds of thousands, each a new posting list created on the event loop (seconds for such a text).
+ * Occurrences of the indexed tokens are all counted.
+ */
+export const MAX_TEXT_TERMS = 32_768;
+
+/**
+ * Distinct words of a query that count (in the order they come): each is stemmed and looked up before the rarest are
+ * kept, and a query of tens of thousands of distinct words (a pasted URL or log) would cost that for each. Lucene
+ * bounds a query's clauses at 1,024 for the same reason.
+ */
+export const MAX_QUERY_WORDS = 1024;
 
 /**
  * Weight of a query term that only a synonym brought in, against 1 for the query's own words: a synonym widens recall
@@ -143,14 +166,20 @@ export interface QueryTerm {
 export const MAX_SYNONYM_WORDS = 32;
 
 /**
- * A query's distinct terms (see keywordTerms), then the distinct stems of the synonyms of its first MAX_SYNONYM_WORDS
- * distinct words (long tokens have none) at `synonymWeight`.
+ * A query's distinct terms (see keywordTerms) of its first MAX_QUERY_WORDS distinct words, then the distinct stems of
+ * the synonyms of its first MAX_SYNONYM_WORDS distinct words (long tokens have none) at `synonymWeight`.
  */
 export function queryTerms(text: string, synonymWeight = SYNONYM_WEIGHT): QueryTerm[] {
-  const words = tokenize(text).filter((token) => !STOP_WORDS.has(token));
+  const distinct = new Set<string>();
+  for (const token of tokenize(text)) {
+    if (STOP_WORDS.has(token)) continue;
+    distinct.add(token);
+    if (distinct.size === MAX_QUERY_WORDS) break;
+  }
+  const words = [...distinct];
   const terms = new Map<string, number>();
   for (const word of words) terms.set(stemmed(word), 1);
-  const expanded = [...new Set(words)].filter((word) => !isLongToken(word)).slice(0, MAX_SYNONYM_WORDS);
+  const expanded = words.filter((word) => !isLongToken(word)).slice(0, MAX_SYNONYM_WORDS);
   for (const word of expanded)
     for (const synonym of synonymsOf(word)) {
       const term = stemmed(synonym);

@@ -1,7 +1,9 @@
 import { KeywordIndex, MAX_SCORED_TERMS } from '../../src/search/bm25';
 import { synonymsOf } from '../../src/search/synonyms';
 import {
+  MAX_QUERY_WORDS,
   MAX_SYNONYM_WORDS,
+  MAX_TEXT_TERMS,
   MAX_TOKEN_LENGTH,
   SYNONYM_WEIGHT,
   keywordTerms,
@@ -142,6 +144,33 @@ describe('a query of many words', () => {
     const hits = index.top(['common', ...rare].join(' '), 500);
     expect(hits).toHaveLength(MAX_SCORED_TERMS);
     expect(hits.every((hit) => hit.id.startsWith('rare-'))).toBe(true);
+  });
+});
+
+describe('texts and queries of many distinct words', () => {
+  // Distinct letters-only words ("wa", "wb", …, "wza"…): no digits, so each is stemmed like a word.
+  const word = (i: number) => `w${i.toString(26).replace(/[0-9]/g, (d) => 'qrstuvwxyz'[Number(d)])}x`;
+
+  it(`indexes the first MAX_TEXT_TERMS distinct tokens of a text, every occurrence of them, and stems no other`, () => {
+    const words = Array.from({ length: MAX_TEXT_TERMS + 5000 }, (_, i) => word(i));
+    const text = `${words.join(' ')} ${words[0]} ${words[MAX_TEXT_TERMS + 10]}`;
+    const calls = stemmerCalls.count;
+    const terms = keywordTerms(text);
+    expect(new Set(terms).size).toBe(MAX_TEXT_TERMS);
+    expect(terms).toHaveLength(MAX_TEXT_TERMS + 1);
+    // The repeat of the first word may be stemmed again (the stem cache is bounded); the 5,000 new words are not.
+    expect(stemmerCalls.count - calls).toBeLessThanOrEqual(MAX_TEXT_TERMS + 1);
+  });
+
+  it('analyses the first MAX_QUERY_WORDS distinct words of a query', () => {
+    const words = Array.from({ length: 5 * MAX_QUERY_WORDS }, (_, i) => word(i));
+    const own = queryTerms(words.join(' '), 0).filter((term) => term.weight === 1);
+    expect(own.length).toBeGreaterThan(MAX_QUERY_WORDS / 2);
+    expect(own.length).toBeLessThanOrEqual(MAX_QUERY_WORDS);
+    const index = new KeywordIndex(['text']);
+    index.upsert('early', { text: words[3] });
+    index.upsert('late', { text: words[4 * MAX_QUERY_WORDS] });
+    expect(index.top(words.join(' '), 10).map((hit) => hit.id)).toEqual(['early']);
   });
 });
 
