@@ -188,7 +188,7 @@ describe('fuzz regressions: writes that would take an experience past 16 MB', ()
     ],
     [
       'updateExperience',
-      'mutation($text: String!) { updateExperience(id: "big", input: { workflowId: $text }) { experienceId } }',
+      'mutation($text: String!) { updateExperience(id: "big", input: { tags: [$text] }) { experienceId } }',
       'input',
     ],
   ])(
