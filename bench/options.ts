@@ -28,13 +28,18 @@ export interface BenchOptions {
 export const TARGETS = ['shared', 'embedded', 'mongod'] as const;
 export type Target = (typeof TARGETS)[number];
 
-const DEFAULTS: BenchOptions = {
+/** The data `npm run bench` seeds by default (bench/restart.ts seeds the same). */
+export const DEFAULT_SIZES = {
   sessions: 1000,
   agentsPerSession: 2,
   messagesPerAgent: 50,
   experiences: 100_000,
   tasks: 10_000,
   tools: 50,
+} as const;
+
+const DEFAULTS: BenchOptions = {
+  ...DEFAULT_SIZES,
   duration: 10,
   connections: 50,
   targets: [...TARGETS],

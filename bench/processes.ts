@@ -173,12 +173,13 @@ export function processMemory(pid: number): { rssMB: number; peakMB: number } | 
 
 /**
  * The engine alone (`npm run db`) on `dataDir`, on a free port. `compactAfterBytes` overrides the journal size
- * after which it snapshots (ENGINE_COMPACT_AFTER_BYTES; unset: its default).
+ * after which it snapshots (ENGINE_COMPACT_AFTER_BYTES; unset: its default). `script`: the engine CLI of another
+ * build, to compare with.
  */
-export function startEngine(dataDir: string, compactAfterBytes?: number): Promise<Child> {
+export function startEngine(dataDir: string, compactAfterBytes?: number, script = ENGINE_SCRIPT): Promise<Child> {
   const env: Record<string, string> = { DATA_DIR: dataDir, DB_PORT: '0', DB_HOST: '127.0.0.1' };
   if (compactAfterBytes !== undefined) env.ENGINE_COMPACT_AFTER_BYTES = String(compactAfterBytes);
-  return startChild('engine', ENGINE_SCRIPT, env, /listening on (mongodb:\/\/\S+)/, 1_800_000, ENGINE_NODE_FLAGS);
+  return startChild('engine', script, env, /listening on (mongodb:\/\/\S+)/, 1_800_000, ENGINE_NODE_FLAGS);
 }
 
 /**

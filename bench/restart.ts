@@ -20,7 +20,8 @@ import { MongoClient } from 'mongodb';
 import { COLLECTION_INDEXES } from '../src/app';
 import { createIndexes } from '../src/db/indexes';
 import { EXPERIENCES_COLLECTION } from '../src/modules/experiences/experience.document';
-import { ENGINE_NODE_FLAGS, ENGINE_SCRIPT, processCpuMs, startChild, type Child } from './processes';
+import { DEFAULT_SIZES } from './options';
+import { ENGINE_SCRIPT, processCpuMs, startEngine } from './processes';
 import { seedDatabase, type SeedSizes } from './seed';
 
 /** The target of issue 40: the engine recovers 100k experiences (with their sessions and tasks) in at most 5 s. */
@@ -29,21 +30,7 @@ const DATABASE = 'hindsight';
 /** Large enough that seeding writes no snapshot of its own (each would rewrite the growing data set). */
 const NEVER_COMPACT = 64 * 1024 ** 3;
 
-/** The engine alone on `dataDir`, as bench/processes.ts's startEngine starts it, from the build at `script`. */
-function startEngine(dataDir: string, compactAfterBytes?: number, script = ENGINE_SCRIPT): Promise<Child> {
-  const env: Record<string, string> = { DATA_DIR: dataDir, DB_PORT: '0', DB_HOST: '127.0.0.1' };
-  if (compactAfterBytes !== undefined) env.ENGINE_COMPACT_AFTER_BYTES = String(compactAfterBytes);
-  return startChild('engine', script, env, /listening on (mongodb:\/\/\S+)/, 1_800_000, ENGINE_NODE_FLAGS);
-}
-
-export const RESTART_SIZES: SeedSizes = {
-  sessions: 1000,
-  agentsPerSession: 2,
-  messagesPerAgent: 50,
-  experiences: 100_000,
-  tasks: 10_000,
-  tools: 50,
-};
+export const RESTART_SIZES: SeedSizes = DEFAULT_SIZES;
 
 export interface RestartFigures {
   /** Bytes of the snapshot the restarts load, and of the journal after it. */

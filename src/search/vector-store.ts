@@ -271,17 +271,7 @@ export class VectorStore {
         if (score >= top.threshold) top.offer(rows[i], score);
       }
     } else {
-      // Each distinct vector is scored once, then offered for every id holding it.
-      for (let c = 0; c < this.chunks.length; c++) {
-        const chunk = this.chunks[c];
-        const end = Math.min(CHUNK_ROWS, this.groupCount - c * CHUNK_ROWS);
-        for (let r = 0; r < end; r++) {
-          const group = c * CHUNK_ROWS + r;
-          if (this.groupSize[group] === 0) continue;
-          const score = rowDot(chunk, r, query);
-          if (score >= top.threshold) this.offerGroup(top, group, score);
-        }
-      }
+      this.scanGroups(query, top);
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
   }
@@ -315,16 +305,7 @@ export class VectorStore {
         if (score >= top.threshold) top.offer(row, score);
       }
     } else {
-      for (let c = 0; c < this.chunks.length; c++) {
-        const chunk = this.chunks[c];
-        const end = Math.min(CHUNK_ROWS, this.groupCount - c * CHUNK_ROWS);
-        for (let r = 0; r < end; r++) {
-          const group = c * CHUNK_ROWS + r;
-          if (this.groupSize[group] === 0) continue;
-          const score = rowDot(chunk, r, query);
-          if (score >= top.threshold) this.offerGroup(top, group, score, bits);
-        }
-      }
+      this.scanGroups(query, top, bits);
     }
     return top.drain().map(({ item, score }) => ({ row: item, score }));
   }
@@ -567,6 +548,22 @@ export class VectorStore {
   }
 
   /** Offers every row of a group, or with `bits` those whose document passes (see {@link Passing}). */
+  /**
+   * Scores every distinct vector once and offers it for every id holding it (of those `bits` passes, when given).
+   */
+  private scanGroups(query: Float32Array, top: TopK, bits?: Uint8Array): void {
+    for (let c = 0; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c];
+      const end = Math.min(CHUNK_ROWS, this.groupCount - c * CHUNK_ROWS);
+      for (let r = 0; r < end; r++) {
+        const group = c * CHUNK_ROWS + r;
+        if (this.groupSize[group] === 0) continue;
+        const score = rowDot(chunk, r, query);
+        if (score >= top.threshold) this.offerGroup(top, group, score, bits);
+      }
+    }
+  }
+
   private offerGroup(top: TopK, group: number, score: number, bits?: Uint8Array): void {
     for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row])
       if (!bits || bits[this.rows.numberAt(row)] === 1) top.offer(row, score);

@@ -10,6 +10,7 @@ import {
   type GraphQLField,
   type GraphQLInputType,
 } from 'graphql';
+import { PROTOTYPE_NAMES } from '../support/prototype-names';
 
 export const KB = 1024;
 export const MB = 1024 * KB;
@@ -18,25 +19,6 @@ export const MB = 1024 * KB;
 export const CI_SIZES = [KB, 4 * KB, 16 * KB, 64 * KB, 256 * KB, MB];
 /** The largest text the issue's targets name: under the 32 MB body limit of a mutation. */
 export const HUGE = 12 * MB;
-
-/**
- * Names that are Object.prototype's members (and `__proto__`, which may be refused with a clear error): ids, keys and
- * tool names so named are stored and read like any other.
- */
-export const PROTOTYPE_NAMES = [
-  'constructor',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-  '__proto__',
-];
 
 /** A generated text and what it is, for reports (the text itself is megabytes). */
 export interface Drawn<T = unknown> {

@@ -1,19 +1,8 @@
 import { createTestApp, type TestApp } from '../support/app';
+import { PROTOTYPE_NAMES } from '../support/prototype-names';
 
 /** Names that are members of Object.prototype: a plain object used as a map already "has" each of them. */
-const NAMES = [
-  'constructor',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-];
+const NAMES = PROTOTYPE_NAMES.filter((name) => name !== '__proto__');
 
 describe('names equal to Object.prototype members are stored and read like any other', () => {
   let app: TestApp;
