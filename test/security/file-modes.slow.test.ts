@@ -36,7 +36,12 @@ describe('the modes of what the server writes under DATA_DIR', () => {
     const preload = path.join(scratch, 'umask.js');
     writeFileSync(preload, "if (require('node:worker_threads').isMainThread) process.umask(0);\n");
     try {
-      const server = spawnServer(dataDir, { HOST: '127.0.0.1', NODE_OPTIONS: `--require ${preload}` });
+      // The in-process index even in CI's atlas run: its graph files are what this test is about.
+      const server = spawnServer(dataDir, {
+        HOST: '127.0.0.1',
+        VECTOR_SEARCH: 'memory',
+        NODE_OPTIONS: `--require ${preload}`,
+      });
       const url = await server.ready;
       const run = async (query: string) => {
         const response = await fetch(url, {
