@@ -15,6 +15,7 @@ import type { SpaceDefinition } from './search/space';
 import { EXPERIENCE_INDEXES } from './modules/experiences/experience.document';
 import { EXPERIENCE_SPACES, EXPERIENCES_REEMBED_TARGET } from './modules/experiences/experience.spaces';
 import { INSIGHT_INDEXES } from './modules/insights/insight.document';
+import { MEMORY_EVENT_INDEXES } from './modules/history/memory-event.document';
 import { PLAN_INDEXES } from './modules/plans/plan.document';
 import { PLAN_PATTERNS_REEMBED_TARGET, PLAN_SPACES } from './modules/plans/plan.spaces';
 import { SESSION_INDEXES } from './modules/sessions/session.document';
@@ -46,6 +47,7 @@ const FEATURES: readonly FeatureRegistration[] = [
   { indexes: TOOL_INDEXES },
   { indexes: INSIGHT_INDEXES },
   { indexes: IDEMPOTENCY_INDEXES },
+  { indexes: MEMORY_EVENT_INDEXES },
 ];
 
 /** Every collection's indexes, created by `prepareDatabase`. */
