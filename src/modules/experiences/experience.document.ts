@@ -39,6 +39,8 @@ export interface ExperienceDocument {
   version: number;
   workflow_id?: string | null;
   session_id?: string | null;
+  /** The end user the experience is about (issue 41 scopes). */
+  user_id?: string | null;
   tags?: string[] | null;
   embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
   embedding_model?: EmbeddingModelInfo | null;
@@ -47,7 +49,7 @@ export interface ExperienceDocument {
 /**
  * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
  * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
- * session_id; tags (multikey); final_outcome.
+ * session_id; tags (multikey); final_outcome. Hindsight adds (user_id, timestamp) for lists and searches of one user.
  */
 export const EXPERIENCE_INDEXES: CollectionIndexes = {
   collection: EXPERIENCES_COLLECTION,
@@ -57,6 +59,7 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { initiating_agent_id: 1, timestamp: 1 }, name: 'initiating_agent_id_timestamp' },
     { key: { workflow_id: 1 }, name: 'workflow_id' },
     { key: { session_id: 1 }, name: 'session_id' },
+    { key: { user_id: 1, timestamp: 1 }, name: 'user_id_timestamp' },
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
     EMBEDDING_MODEL_INDEX,

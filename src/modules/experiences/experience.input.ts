@@ -70,6 +70,9 @@ export class RecordExperienceInput {
   @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   sessionId?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The end user the experience is about; at most 200 characters.' })
+  userId?: string | null;
+
   @Field(() => [String], { nullable: true })
   tags?: string[] | null;
 }
@@ -121,6 +124,12 @@ export class UpdateExperienceInput {
   @Field(() => String, { nullable: true, description: 'At most 200 characters.' })
   sessionId?: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description: 'The end user it is about; at most 200 characters; null clears.',
+  })
+  userId?: string | null;
+
   @Field(() => [String], { nullable: true })
   tags?: string[] | null;
 }
@@ -135,6 +144,9 @@ export class ExperienceFilter {
 
   @Field(() => String, { nullable: true })
   sessionId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only experiences about this end user.' })
+  userId?: string | null;
 
   @Field(() => [ExperienceOutcome], { nullable: true, description: 'Any of these outcomes.' })
   outcomes?: ExperienceOutcome[] | null;

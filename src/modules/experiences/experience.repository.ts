@@ -10,6 +10,7 @@ import {
 import { findDocuments } from '../../db/bson-reader';
 import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
+import { checkScopeId } from '../shared/user-scope';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
@@ -30,6 +31,7 @@ export function experienceFilterQuery(filter: ExperienceFilter | null | undefine
   if (filter.initiatingAgentId != null) query.initiating_agent_id = filter.initiatingAgentId;
   if (filter.workflowId != null) query.workflow_id = filter.workflowId;
   if (filter.sessionId != null) query.session_id = filter.sessionId;
+  if (filter.userId != null) query.user_id = checkScopeId(filter.userId, 'filter.userId');
   if (filter.outcomes?.length) query.final_outcome = { $in: filter.outcomes };
   const tagConditions: Document[] = [];
   if (filter.tagsAny?.length) tagConditions.push({ tags: { $in: filter.tagsAny } });

@@ -19,6 +19,7 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   version: ['version'],
   workflowId: ['workflow_id'],
   sessionId: ['session_id'],
+  userId: ['user_id'],
   tags: ['tags'],
   embeddingModel: ['embedding_model'],
   embeddings: [],

@@ -9,6 +9,7 @@ const FILTER_FIELDS = [
   'initiating_agent_id',
   'workflow_id',
   'session_id',
+  'user_id',
   'final_outcome',
   'tags',
   'involved_components',

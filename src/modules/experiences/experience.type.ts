@@ -131,6 +131,9 @@ export class Experience {
   @Field(() => String, { nullable: true })
   sessionId!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The end user the experience is about (`user_id`).' })
+  userId!: string | null;
+
   @Field(() => [String])
   tags!: string[];
 
@@ -220,6 +223,7 @@ export function toExperience(doc: ExperienceDocument): Experience {
     version: read.field('version', 'version', storedInt(doc.version, 1)),
     workflowId: read.field('workflowId', 'workflow_id', storedTextOrNull(doc.workflow_id)),
     sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
+    userId: read.field('userId', 'user_id', storedTextOrNull(doc.user_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
   });

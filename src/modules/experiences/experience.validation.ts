@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import { checkJsonInput } from '../shared/json-input';
 import { MAX_ID_LENGTH } from '../shared/limits';
+import { checkScopeId } from '../shared/user-scope';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
 import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
 
@@ -110,6 +111,7 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     version: input.version ?? 1,
     workflow_id: input.workflowId ?? undefined,
     session_id: input.sessionId ?? undefined,
+    user_id: checkScopeId(input.userId, `${path}.userId`),
     tags: input.tags ?? [],
   };
   // Absent optional fields are left out of the document rather than stored as null.
@@ -138,6 +140,7 @@ const UPDATABLE: Record<keyof UpdateExperienceInput, { field: string; required?:
   version: { field: 'version', required: true },
   workflowId: { field: 'workflow_id' },
   sessionId: { field: 'session_id' },
+  userId: { field: 'user_id' },
   tags: { field: 'tags', list: true },
 };
 
@@ -147,6 +150,7 @@ const UPDATABLE: Record<keyof UpdateExperienceInput, { field: string; required?:
  */
 export function experienceChanges(input: UpdateExperienceInput, path: string): ExperienceChanges {
   checkIdLengths(input, path);
+  checkScopeId(input.userId, `${path}.userId`);
   const changes: ExperienceChanges = { set: {}, unset: [] };
   const cleared: string[] = [];
   for (const [key, { field, required, list }] of Object.entries(UPDATABLE) as [

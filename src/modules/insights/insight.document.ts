@@ -31,6 +31,10 @@ export interface AgentInsightDocument {
   _id?: ObjectId;
   insightId: string;
   agentType: AgentType;
+  /** The end user the insight is about (issue 41 scopes); part of its identity, with `agentId`. */
+  userId?: string | null;
+  /** The one agent the insight is scoped to, beside the three-value `agentType`. */
+  agentId?: string | null;
   type: InsightType;
   insight: string;
   /** Lower-cased, whitespace-collapsed `insight`: the same text of one agent and type is one insight. */
@@ -45,12 +49,17 @@ export interface AgentInsightDocument {
   appliedWrites?: string[];
 }
 
-/** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */
+/**
+ * Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix);
+ * and the same order within one user or one agent (agentInsights(userId, agentId)).
+ */
 export const INSIGHT_INDEXES: CollectionIndexes = {
   collection: AGENT_INSIGHTS_COLLECTION,
   indexes: [
     { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
     { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
     { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
+    { key: { userId: 1, agentType: 1, confidence: -1 }, name: 'userId_agentType_confidence' },
+    { key: { agentId: 1, agentType: 1, confidence: -1 }, name: 'agentId_agentType_confidence' },
   ],
 };

@@ -9,6 +9,12 @@ export class AgentInsightsArgs {
   @Field(() => InsightType, { nullable: true, description: 'Only insights of this kind.' })
   insightType?: InsightType | null;
 
+  @Field(() => String, { nullable: true, description: 'Only insights about this end user.' })
+  userId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only insights scoped to this agent.' })
+  agentId?: string | null;
+
   @Field(() => Int, { defaultValue: 10, description: 'At most this many (1–100), most confident first.' })
   limit!: number;
 
@@ -32,6 +38,18 @@ export class InsightEvidenceInput {
 export class RecordInsightInput {
   @Field(() => AgentType)
   agentType!: AgentType;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The end user the insight is about (at most 200 characters); each user has their own insights.',
+  })
+  userId?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The one agent the insight is scoped to (at most 200 characters), beside its agentType.',
+  })
+  agentId?: string | null;
 
   @Field(() => InsightType)
   type!: InsightType;

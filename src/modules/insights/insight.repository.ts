@@ -30,9 +30,22 @@ export function insightKey(insight: string): string {
   return insight.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-/** The id of an insight: derived from (agent, type, key), so concurrent reports of one insight meet in one document. */
-export function insightId(agentType: AgentType, type: InsightType, key: string): string {
-  return `ins_${createHash('sha256').update(`${agentType}\0${type}\0${key}`).digest('hex').slice(0, 24)}`;
+/** Whom an insight is about: an end user and/or one agent; absent parts are unscoped. */
+export interface InsightScope {
+  userId?: string | null;
+  agentId?: string | null;
+}
+
+/**
+ * The id of an insight: derived from (agent, type, key) and its scope, so concurrent reports of one insight meet in one
+ * document, and the same text for two users (or agents) is two insights. An unscoped insight keeps the id it always had.
+ */
+export function insightId(agentType: AgentType, type: InsightType, key: string, scope: InsightScope = {}): string {
+  const userId = scope.userId ?? null;
+  const agentId = scope.agentId ?? null;
+  // JSON keeps the parts apart whatever characters the ids hold.
+  const scoped = userId === null && agentId === null ? '' : `\0${JSON.stringify([userId, agentId])}`;
+  return `ins_${createHash('sha256').update(`${agentType}\0${type}\0${key}${scoped}`).digest('hex').slice(0, 24)}`;
 }
 
 /** Whether `id` has the shape `insightId` gives (such ids are also the insights' global ids, see `node(id)`). */
@@ -40,7 +53,7 @@ export function isInsightId(id: string): boolean {
   return /^ins_[0-9a-f]{24}$/.test(id);
 }
 
-export interface InsightReport {
+export interface InsightReport extends InsightScope {
   agentType: AgentType;
   type: InsightType;
   insight: string;
@@ -71,8 +84,10 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
     },
     {
       $set: {
-        insightId: { $literal: insightId(report.agentType, report.type, key) },
+        insightId: { $literal: insightId(report.agentType, report.type, key, report) },
         agentType: { $literal: report.agentType },
+        ...(report.userId != null ? { userId: { $literal: report.userId } } : {}),
+        ...(report.agentId != null ? { agentId: { $literal: report.agentId } } : {}),
         type: { $literal: report.type },
         key: { $literal: key },
         insight: { $ifNull: ['$insight', { $literal: report.insight }] },
@@ -116,7 +131,7 @@ export class AgentInsightRepository {
 
   /** Applies one report in one atomic update, creating the insight; returns it after the update. */
   async report(report: InsightReport, now: Date): Promise<AgentInsightDocument> {
-    const id = insightId(report.agentType, report.type, insightKey(report.insight));
+    const id = insightId(report.agentType, report.type, insightKey(report.insight), report);
     for (let attempt = 1; ; attempt++) {
       try {
         const updated = await this.collection.findOneAndUpdate({ insightId: id }, insightReportPipeline(report, now), {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import { Idempotency } from '../shared/idempotency';
+import { checkScopeId } from '../shared/user-scope';
 import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import {
   AgentInsightRepository,
@@ -9,6 +10,7 @@ import {
   insightId,
   insightKey,
   type InsightReport,
+  type InsightScope,
 } from './insight.repository';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
 import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
@@ -51,6 +53,8 @@ export class InsightService {
 
   async record(input: RecordInsightInput): Promise<AgentInsight> {
     const insight = checkInsightText(input.insight, 'input.insight');
+    const userId = checkScopeId(input.userId, 'input.userId');
+    const agentId = checkScopeId(input.agentId, 'input.agentId');
     if (input.confidence != null) checkUnitInterval(input.confidence, 'input.confidence');
     (input.evidence ?? []).forEach((piece, i) => {
       if (!piece.taskId.trim()) throw new ValidationError('taskId must not be blank.', `input.evidence.${i}.taskId`);
@@ -58,6 +62,8 @@ export class InsightService {
     const document = await this.repository.report(
       {
         agentType: input.agentType,
+        userId,
+        agentId,
         type: input.type,
         insight,
         initialConfidence: input.confidence ?? INITIAL_CONFIDENCE,
@@ -68,28 +74,35 @@ export class InsightService {
     return toAgentInsight(document);
   }
 
-  /**
-   * Stores the insights of one task (already checked; repeated texts count once), each with the task as evidence.
-   * Returns how many distinct insights were stored.
-   */
   /** Refuses (CONFLICT naming the stored field) when an insight `recordFromTask` would reinforce is damaged. */
-  async checkReportable(agentType: AgentType, type: InsightType, texts: readonly string[]): Promise<void> {
+  async checkReportable(
+    agentType: AgentType,
+    type: InsightType,
+    texts: readonly string[],
+    scope: InsightScope = {},
+  ): Promise<void> {
     const damage = await this.repository.reportDamage(
-      texts.map((text) => insightId(agentType, type, insightKey(text))),
+      texts.map((text) => insightId(agentType, type, insightKey(text), scope)),
     );
     if (damage) throw damage;
   }
 
+  /**
+   * Stores the insights of one task (already checked; repeated texts count once), each with the task as evidence, in
+   * the task's scope (its user). Returns how many distinct insights were stored.
+   */
   async recordFromTask(
     agentType: AgentType,
     type: InsightType,
     texts: readonly string[],
     evidence: EvidenceDocument,
+    scope: InsightScope = {},
   ): Promise<number> {
     const distinct = [...new Map(texts.map((text) => [insightKey(text), text])).values()];
     const now = new Date();
     const reports: InsightReport[] = distinct.map((insight) => ({
       agentType,
+      ...scope,
       type,
       insight,
       initialConfidence: INITIAL_CONFIDENCE,
@@ -104,8 +117,12 @@ export class InsightService {
       throw new ValidationError(`limit must be an integer from 1 to ${MAX_INSIGHTS_LIMIT}.`, 'limit');
     }
     checkUnitInterval(args.minConfidence, 'minConfidence');
+    const userId = checkScopeId(args.userId, 'userId');
+    const agentId = checkScopeId(args.agentId, 'agentId');
     const documents = await this.repository.find(
       {
+        ...(userId !== undefined ? { userId } : {}),
+        ...(agentId !== undefined ? { agentId } : {}),
         agentType: args.agentType,
         ...(args.insightType != null ? { type: args.insightType } : {}),
         ...(args.minConfidence > 0 ? { confidence: { $gte: args.minConfidence } } : {}),

@@ -7,6 +7,7 @@ import {
   storedInt,
   storedObjects,
   storedText,
+  storedTextOrNull,
   StoredReader,
 } from '../shared/stored-values';
 import { Node } from '../shared/node';
@@ -46,6 +47,12 @@ export class AgentInsight {
 
   @Field(() => AgentType)
   agentType!: AgentType;
+
+  @Field(() => String, { nullable: true, description: 'The end user the insight is about.' })
+  userId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The one agent the insight is scoped to.' })
+  agentId!: string | null;
 
   @Field(() => InsightType)
   type!: InsightType;
@@ -87,6 +94,8 @@ export function toAgentInsight(document: AgentInsightDocument): AgentInsight {
   return read.attach({
     id: read.field('id', 'insightId', storedText(document.insightId)),
     agentType: read.field('agentType', 'agentType', storedEnum(document.agentType, AGENT_TYPES, AgentType.EXECUTOR)),
+    userId: read.field('userId', 'userId', storedTextOrNull(document.userId)),
+    agentId: read.field('agentId', 'agentId', storedTextOrNull(document.agentId)),
     type: read.field('type', 'type', storedEnum(document.type, INSIGHT_TYPES, InsightType.PATTERNS)),
     insight: read.field('insight', 'insight', storedText(document.insight)),
     confidence: read.field('confidence', 'confidence', storedFloat(document.confidence)),

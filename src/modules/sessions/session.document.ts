@@ -56,6 +56,11 @@ export interface SessionDocument {
   session_id: string;
   /** Written by the Strands MongoDB session manager; optional here. */
   application_name?: string | null;
+  /**
+   * Not in seed 001: the end user the session is about (issue 41 scopes). A top-level key the Strands SDK ignores:
+   * its `Session.from_dict` keeps only the dataclass's fields, and the MongoDB manager's read picks four fields.
+   */
+  user_id?: string | null;
   session_type: string;
   /** The manager's viewer secret: never read by any query (summaryProjection names the fields it reads). */
   session_viewer_password?: string;
@@ -77,12 +82,16 @@ export interface AppliedAppend {
   first_message_id: number;
 }
 
-/** The indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create), plus configured metadata fields. */
+/**
+ * The indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create), plus configured
+ * metadata fields and (user_id, updated_at) for the sessions of one user in the default order.
+ */
 export const SESSION_INDEXES: CollectionIndexes = {
   collection: SESSIONS_COLLECTION,
   indexes: (config) => [
     { key: { created_at: 1 } },
     { key: { updated_at: 1 } },
+    { key: { user_id: 1, updated_at: -1 } },
     ...config.metadataIndexFields.map((field) => ({ key: { [`metadata.${field}`]: 1 } })),
   ],
 };

@@ -19,6 +19,12 @@ export class CreateSessionInput {
   })
   applicationName?: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description: 'The end user the session is about; stored as user_id (the SDKs ignore it); at most 200 characters.',
+  })
+  userId?: string | null;
+
   @Field(() => GraphQLJSONObject, {
     nullable: true,
     description: 'At most 1 MB; keys must not start with $ or contain a dot.',
@@ -112,6 +118,9 @@ registerEnumType(SessionFeedbackFilter, {
 export class SessionFilter {
   @Field(() => String, { nullable: true })
   sessionType?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only sessions about this end user.' })
+  userId?: string | null;
 
   @Field(() => [MetadataCondition], { nullable: true })
   metadata?: MetadataCondition[] | null;

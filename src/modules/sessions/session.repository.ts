@@ -270,6 +270,7 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
     $project: {
       session_id: 1,
       application_name: 1,
+      user_id: 1,
       session_type: 1,
       ...(shape.createdAt ? { created_at: 1 } : {}),
       updated_at: 1,

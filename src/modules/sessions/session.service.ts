@@ -1,4 +1,5 @@
 import { Idempotency, deletedSince } from '../shared/idempotency';
+import { checkScopeId } from '../shared/user-scope';
 import { checkJsonInput, checkKeyCount, finiteFigure } from '../shared/json-input';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
@@ -172,6 +173,7 @@ export class SessionService {
   async createSession(input: CreateSessionInput, idempotencyKey?: string | null): Promise<Session> {
     const generatedId = randomUUID();
     checkNewSession(input.sessionId ?? generatedId, input.sessionType, input.applicationName);
+    const userId = checkScopeId(input.userId, 'input.userId') ?? null;
     const metadata = input.metadata ?? {};
     checkJsonInput(metadata, 'input.metadata', { dotsAllowed: false });
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
@@ -187,7 +189,7 @@ export class SessionService {
           return this.session(sessionId);
         }
         if (done) throw deletedSince();
-        return this.insertSession(sessionId, input.sessionType, input.applicationName ?? null, metadata, now);
+        return this.insertSession(sessionId, input.sessionType, input.applicationName ?? null, userId, metadata, now);
       },
     });
   }
@@ -196,6 +198,7 @@ export class SessionService {
     sessionId: string,
     sessionType: string,
     applicationName: string | null,
+    userId: string | null,
     metadata: Record<string, unknown>,
     now: Date,
   ): Promise<Session> {
@@ -204,6 +207,7 @@ export class SessionService {
       _id: sessionId,
       session_id: sessionId,
       ...(applicationName !== null ? { application_name: applicationName } : {}),
+      ...(userId !== null ? { user_id: userId } : {}),
       session_type: sessionType,
       created_at: now,
       updated_at: now,
@@ -379,6 +383,7 @@ export class SessionService {
     const conditions: Document[] = [];
     if (!filter) return {};
     if (filter.sessionType != null) conditions.push({ session_type: filter.sessionType });
+    if (filter.userId != null) conditions.push({ user_id: checkScopeId(filter.userId, 'filter.userId') });
     (filter.metadata ?? []).forEach((condition, index) => {
       const field = `filter.metadata.${index}`;
       checkMetadataPath(condition.path, `${field}.path`);

@@ -316,6 +316,9 @@ export class Session {
   @Field(() => String, { nullable: true, description: 'application_name, set by the Strands MongoDB session manager.' })
   applicationName!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The end user the session is about (`user_id`).' })
+  userId!: string | null;
+
   @Field()
   createdAt!: Date;
 
@@ -360,6 +363,7 @@ export class Session {
       'application_name',
       storedTextOrNull(summary.application_name),
     );
+    session.userId = read.field('userId', 'user_id', storedTextOrNull(summary.user_id));
     session.createdAt = read.field('createdAt', 'created_at', storedDate(summary.created_at));
     session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));

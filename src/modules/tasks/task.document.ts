@@ -52,6 +52,8 @@ export interface TaskDocument {
   steps: PlanStepDocument[];
   agentType: AgentType | null;
   context: string | null;
+  /** The end user the task is about (issue 41 scopes; snake_case as the contract fixes it). */
+  user_id?: string | null;
   patternId: string | null;
   embeddings?: { originalQuery_embedding?: number[]; goal_embedding?: number[] } | null;
   embedding_model?: EmbeddingModelInfo | null;
@@ -153,7 +155,8 @@ export interface RunSummaryDocument {
 /**
  * Seed 002: status, createdAt (originalQuery and goal get no text index: the embedded engine has no $text, so
  * keyword relevance comes from the search subsystem's BM25), plus the unique taskId and the goal-template lookups;
- * and the run summary, through which stuckTasks reads.
+ * and the run summary, through which stuckTasks reads. (user_id, createdAt) serves one user's lists and searches,
+ * (user_id, patternId) a user's plan figures (successfulPlans(userId)).
  */
 export const TASK_INDEXES: CollectionIndexes = {
   collection: TASKS_COLLECTION,
@@ -164,6 +167,8 @@ export const TASK_INDEXES: CollectionIndexes = {
     { key: { goalPattern: 1, createdAt: -1 }, name: 'goalPattern_createdAt' },
     { key: { planId: 1 }, name: 'planId' },
     { key: { patternId: 1 }, name: 'patternId' },
+    { key: { user_id: 1, createdAt: -1 }, name: 'user_id_createdAt' },
+    { key: { user_id: 1, patternId: 1 }, name: 'user_id_patternId' },
     { key: { 'run.stuck_iterations': -1, 'run.last_action_at': -1 }, name: 'run_stuck_iterations' },
     EMBEDDING_MODEL_INDEX,
   ],

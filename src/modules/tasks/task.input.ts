@@ -74,6 +74,9 @@ export class RecordTaskInput {
   })
   context?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The end user the task is about; at most 200 characters.' })
+  userId?: string | null;
+
   @Field(() => Date, { nullable: true, description: 'When it started; default now.' })
   createdAt?: Date | null;
 }
@@ -127,6 +130,9 @@ export class SimilarTasksArgs {
   @Field(() => TaskStatus, { nullable: true })
   status?: TaskStatus | null;
 
+  @Field(() => String, { nullable: true, description: "Only this end user's tasks." })
+  userId?: string | null;
+
   @Field(() => Float, { defaultValue: 0.7, description: 'Only tasks at least this similar (0–1).' })
   minSimilarity!: number;
 }
@@ -138,6 +144,9 @@ export class TaskFilter {
 
   @Field(() => AgentType, { nullable: true })
   agentType?: AgentType | null;
+
+  @Field(() => String, { nullable: true, description: 'Only tasks about this end user.' })
+  userId?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Exactly this goal template.' })
   goalPattern?: string | null;

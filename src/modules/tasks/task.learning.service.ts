@@ -160,6 +160,7 @@ export class LearningService {
         insightTypeOf(input.status),
         insights,
         { taskId, description: `${input.status} run: ${task.goal}` },
+        { userId: task.user_id },
       );
     }
     const result = { patternsLearned: plan.patternId ? 1 : 0, insightsStored, patternId: plan.patternId };
@@ -190,7 +191,9 @@ export class LearningService {
       await this.tools.checkRecordable(runExecutions(task, plan, input.status, stepsCompleted), 'input');
     }
     if (insights.length) {
-      await this.insights.checkReportable(task.agentType ?? AgentType.EXECUTOR, insightTypeOf(input.status), insights);
+      await this.insights.checkReportable(task.agentType ?? AgentType.EXECUTOR, insightTypeOf(input.status), insights, {
+        userId: task.user_id,
+      });
     }
   }
 

@@ -4,6 +4,7 @@ import { ConflictError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import { MAX_APPLIED_WRITES } from '../shared/idempotency';
 import { storedDamage } from '../shared/stored-damage';
+import { checkScopeId } from '../shared/user-scope';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { TaskFilter } from './task.input';
@@ -31,6 +32,7 @@ export function taskFilterQuery(filter: TaskFilter | null | undefined): Filter<T
   if (!filter) return query;
   if (filter.status != null) query.status = filter.status;
   if (filter.agentType != null) query.agentType = filter.agentType;
+  if (filter.userId != null) query.user_id = checkScopeId(filter.userId, 'filter.userId');
   if (filter.goalPattern != null) query.goalPattern = filter.goalPattern;
   if (filter.planId != null) query.planId = filter.planId;
   if (filter.patternId != null) query.patternId = filter.patternId;

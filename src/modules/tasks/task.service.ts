@@ -5,6 +5,7 @@ import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse } from '../../search/fusion';
 import { Idempotency, deletedSince } from '../shared/idempotency';
+import { checkScopeId } from '../shared/user-scope';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
@@ -120,7 +121,10 @@ export class TaskService {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
     await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
-    const filter: Filter<TaskDocument> = args.status != null ? { status: args.status } : {};
+    const filter: Filter<TaskDocument> = {
+      ...(args.status != null ? { status: args.status } : {}),
+      ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
+    };
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
@@ -206,6 +210,7 @@ export class TaskService {
           query: task.originalQuery,
           goal: task.goal,
           status: task.status,
+          userId: task.userId,
           similarity: hit.score,
           scores: {
             vector: hit.parts.vector ?? 0,

@@ -92,6 +92,9 @@ export class Task {
   })
   context!: string | null;
 
+  @Field(() => String, { nullable: true, description: 'The end user the task is about (`user_id`).' })
+  userId!: string | null;
+
   @Field(() => String, {
     nullable: true,
     description: 'The plan pattern learnFromTask added it to; null before learning.',
@@ -143,6 +146,9 @@ export class SimilarTask {
 
   @Field(() => TaskStatus)
   status!: TaskStatus;
+
+  @Field(() => String, { nullable: true, description: 'The end user the task is about.' })
+  userId!: string | null;
 
   @Field(() => Float, { description: 'The fused score, 0–1.' })
   similarity!: number;
@@ -230,6 +236,7 @@ export function toTask(document: TaskDocument): Task {
     executionTime: read.field('executionTime', 'successMetrics.executionTime', storedFloat(stored.executionTime)),
     agentType: read.field('agentType', 'agentType', storedEnumOrNull(document.agentType, AGENT_TYPES)),
     context: read.field('context', 'context', storedTextOrNull(document.context)),
+    userId: read.field('userId', 'user_id', storedTextOrNull(document.user_id)),
     patternId: read.field('patternId', 'patternId', storedTextOrNull(document.patternId)),
     createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
     learnedAt: read.field('learnedAt', 'learning.learnedAt', storedDateOrNull(document.learning?.learnedAt)),

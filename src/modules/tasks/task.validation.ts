@@ -3,6 +3,7 @@ import { ValidationError } from '../../errors';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import type { PlanStepDocument } from '../plans/plan.document';
 import { MAX_ID_LENGTH } from '../shared/limits';
+import { checkScopeId } from '../shared/user-scope';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
 import type { SuccessMetricsDocument, TaskDocument } from './task.document';
 
@@ -72,6 +73,7 @@ export function newTaskDocument(input: RecordTaskInput, now: Date): TaskDocument
     steps: checkSteps(input.steps, 'input.steps'),
     agentType: input.agentType ?? null,
     context: optionalText(input.context, 'input.context'),
+    ...(input.userId != null ? { user_id: checkScopeId(input.userId, 'input.userId') } : {}),
     patternId: null,
   };
 }
