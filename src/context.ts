@@ -19,6 +19,7 @@ import { NodeService } from './modules/nodes/node.service';
 import { actionEnricherFor } from './modules/runs/run.action-enricher';
 import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
 import { RunService } from './modules/runs/run.service';
+import { userToolExecutions } from './modules/runs/run.tool-usage';
 import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
 import { SessionRepository } from './modules/sessions/session.repository';
 import { SessionService } from './modules/sessions/session.service';
@@ -180,10 +181,22 @@ class RequestServices implements Services {
     return this.once('tasks', () => new TaskService(this.db, this.deps, this.loaders, this.reembed));
   }
   get plans() {
-    return this.once('plans', () => new PlanService(this.db, this.deps, this.loaders, this.reembed));
+    return this.once(
+      'plans',
+      () =>
+        new PlanService(this.db, this.deps, this.loaders, this.reembed, (userId) =>
+          new TaskRepository(this.db).userPlanRuns(userId),
+        ),
+    );
   }
-  get tools() {
-    return this.once('tools', () => new ToolService(this.db, this.deps.config.idempotencyTtlHours));
+  get tools(): ToolService {
+    return this.once(
+      'tools',
+      () =>
+        new ToolService(this.db, this.deps.config.idempotencyTtlHours, (userId, toolName) =>
+          userToolExecutions(new TaskRepository(this.db), this.learning, userId, toolName),
+        ),
+    );
   }
   get insights() {
     return this.once('insights', () => new InsightService(this.db, this.deps.config.idempotencyTtlHours));

@@ -27,7 +27,7 @@ export interface ToolSpec {
 }
 
 const EXPERIENCE = `experienceId primaryGoalDescription subTaskDescription finalOutcome initiatingAgentId
-  inputContextSummary outputSummary involvedComponents tags timestamp sessionId workflowId`;
+  inputContextSummary outputSummary involvedComponents tags timestamp sessionId workflowId userId`;
 const SUCCESS_METRICS = 'successMetrics { executionTime retries stepsCompleted userInputsRequired }';
 
 export const TOOLS: readonly ToolSpec[] = [
@@ -36,7 +36,8 @@ export const TOOLS: readonly ToolSpec[] = [
     field: 'Query.searchExperiences',
     description:
       'Search past agent experiences (what was tried, what happened) by meaning and keywords. Use before starting ' +
-      'a task to learn from similar earlier work. Returns the best matches with their score.',
+      'a task to learn from similar earlier work. Returns the best matches with their score. When working for one ' +
+      'end user, pass filter.userId to search only the memories about that user.',
     selection: `score matchedField experience { ${EXPERIENCE} }`,
   },
   {
@@ -44,7 +45,8 @@ export const TOOLS: readonly ToolSpec[] = [
     field: 'Mutation.recordExperience',
     description:
       'Record one experience after finishing a piece of work: the goal, the sub-task, the outcome ' +
-      '(SUCCESS, FAILURE, PARTIAL_SUCCESS...) and what was learned, so later agents can find it with search_experiences.',
+      '(SUCCESS, FAILURE, PARTIAL_SUCCESS...) and what was learned, so later agents can find it with search_experiences. ' +
+      'Set userId when the experience is about one end user.',
     selection: EXPERIENCE,
   },
   {
@@ -53,7 +55,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Find earlier tasks similar to a user query or goal, with their status and success metrics. Use to see how ' +
       'comparable requests went before planning.',
-    selection: `count tasks { taskId goal query status similarity executionTime ${SUCCESS_METRICS} }`,
+    selection: `count tasks { taskId goal query status userId similarity executionTime ${SUCCESS_METRICS} }`,
   },
   {
     name: 'successful_plans',
@@ -78,7 +80,7 @@ export const TOOLS: readonly ToolSpec[] = [
     field: 'Query.agentInsights',
     description:
       'Lessons learned for a kind of agent (PLANNER, EXECUTOR, ...), most confident first. Read them before acting.',
-    selection: 'count insights { id type insight confidence evidenceCount }',
+    selection: 'count insights { id type insight confidence evidenceCount userId agentId }',
   },
   {
     name: 'learn_from_task',
@@ -94,7 +96,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Record a task an agent is working on or finished: the user query, the goal, its status and plan steps. ' +
       'Returns the taskId that record_action and learn_from_task take.',
-    selection: `taskId goal originalQuery status planId context createdAt steps { stepId order action } ${SUCCESS_METRICS}`,
+    selection: `taskId goal originalQuery status planId context userId createdAt steps { stepId order action } ${SUCCESS_METRICS}`,
   },
   {
     name: 'record_action',
@@ -118,7 +120,7 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Read a session: its metadata and, per agent, the message count and the last 20 messages. NOT_FOUND when the ' +
       'session does not exist.',
-    selection: `sessionId sessionType createdAt updatedAt metadata messageCount
+    selection: `sessionId sessionType userId createdAt updatedAt metadata messageCount
       agents { agentId messageCount messages(last: 20) { edges { node { messageId role text createdAt } } } }`,
   },
 ];

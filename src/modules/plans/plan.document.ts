@@ -40,6 +40,23 @@ export interface PlanPatternDocument {
 }
 
 /**
+ * One user's runs learned into one plan pattern (their tasks' `patternId`), oldest first: what successfulPlans(userId)
+ * answers from instead of the pattern's all-user counts.
+ */
+export interface UserPlanRuns {
+  /** The patternId. */
+  _id: string;
+  usageCount: number;
+  successCount: number;
+  totalExecutionTime: number;
+  lastUsed: Date;
+  /** The goal of the user's latest run. */
+  latestGoal: string;
+  /** Per run: null for a completed one; for a failed one its steps' actions (empty: the pattern's) and steps completed. */
+  failures: Array<{ actions?: unknown; completed?: unknown } | null>;
+}
+
+/**
  * Seed 002: goalPattern, successRate, usageCount (goalPattern also serves the prefix lookups of pattern matching; a
  * text index is not created: keyword relevance comes from the search subsystem's BM25). patternId is unique.
  */

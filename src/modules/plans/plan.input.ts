@@ -11,6 +11,13 @@ export class SuccessfulPlansArgs {
 
   @Field(() => Float, { defaultValue: 0.8, description: 'Only plans whose success rate is at least this (0–1).' })
   minSuccessRate!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Only plans learned from this end user's tasks, with the figures of their runs alone (success rate, usage, duration, last use, failed steps) and the goal of their latest run.",
+  })
+  userId?: string | null;
 }
 
 @InputType({ description: 'Conditions on plan patterns; all given ones must hold.' })

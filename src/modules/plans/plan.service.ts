@@ -4,13 +4,14 @@ import { ValidationError } from '../../errors';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
 import { StoredReader } from '../shared/stored-values';
+import { checkScopeId } from '../shared/user-scope';
 import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pattern';
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, rankPlan, textSimilarity } from './plan.ranking';
-import { PlanPatternRepository } from './plan.repository';
 import { PLAN_GOAL_SPACE, PLAN_PATTERNS_REEMBED_TARGET } from './plan.spaces';
-import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument } from './plan.document';
+import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type UserPlanRuns } from './plan.document';
+import { COMMON_ISSUES_LIMIT, PlanPatternRepository } from './plan.repository';
 import {
   toPlanPattern,
   toPlanSteps,
@@ -34,6 +35,42 @@ function planFilterQuery(args: PlanPatternsArgs['filter']): Filter<PlanPatternDo
   return query;
 }
 
+/** One user's runs per plan pattern, read from their tasks, which plans know nothing of (see context.ts). */
+export type UserPlanRunsSource = (userId: string) => Promise<UserPlanRuns[]>;
+
+/**
+ * A pattern as one user's runs show it: their counts, rates, last use and the steps their failed runs stopped at, and
+ * their latest goal as its example. (The issues from insights of failed runs are not kept per run, so they are left
+ * out; the user's insights hold them.)
+ */
+function withUserFigures(document: PlanPatternDocument, runs: UserPlanRuns): PlanPatternDocument {
+  const issues = new Map<string, number>();
+  for (const failure of runs.failures) {
+    if (!failure) continue;
+    const actions = Array.isArray(failure.actions) && failure.actions.length ? failure.actions : document.stepSequence;
+    const completed = typeof failure.completed === 'number' ? failure.completed : 0;
+    if (completed < 0 || completed >= actions.length) continue;
+    const issue = `failed at step "${String(actions[completed])}"`;
+    issues.set(issue, (issues.get(issue) ?? 0) + 1);
+  }
+  return {
+    ...document,
+    exampleGoal: runs.latestGoal,
+    usageCount: runs.usageCount,
+    successRate: userSuccessRate(runs),
+    avgExecutionTime: runs.usageCount ? runs.totalExecutionTime / runs.usageCount : 0,
+    lastUsed: runs.lastUsed,
+    commonIssues: [...issues]
+      .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, COMMON_ISSUES_LIMIT)
+      .map(([issue]) => issue),
+  };
+}
+
+function userSuccessRate(runs: UserPlanRuns): number {
+  return runs.usageCount ? runs.successCount / runs.usageCount : 0;
+}
+
 /** Plan patterns: reading, listing and successfulPlans. Patterns are written by learnFromTask only. */
 export class PlanService {
   private readonly repository: PlanPatternRepository;
@@ -43,6 +80,7 @@ export class PlanService {
     private readonly deps: AppDeps,
     private readonly loaders: { plans: PlanLoaders },
     private readonly vectorModels: VectorModelCheck,
+    private readonly userPlanRuns: UserPlanRunsSource | null = null,
   ) {
     this.repository = new PlanPatternRepository(db);
   }
@@ -76,6 +114,11 @@ export class PlanService {
    * Plans that worked for goals like `goal` (see plan.ranking.ts): candidates are the patterns semantically closest
    * to the goal and those whose template starts like the goal's (both filtered by minSuccessRate before their
    * limit); each is scored exactly, those matching well enough are ranked.
+   *
+   * With `userId`: a pattern is an aggregate of every user's runs, so one user's plans are the patterns their own
+   * tasks were learned into (tasks record their user and pattern), ranked and answered with the figures of their runs
+   * alone, computed from those tasks on read. Nothing per user is stored on the shared pattern: its figures would mix
+   * other users' runs and texts in, and forgetting a user's tasks forgets their plan figures too.
    */
   async successful(args: SuccessfulPlansArgs): Promise<SuccessfulPlansResult> {
     const goal = args.goal.trim();
@@ -86,8 +129,19 @@ export class PlanService {
     if (!Number.isFinite(args.minSuccessRate) || args.minSuccessRate < 0 || args.minSuccessRate > 1) {
       throw new ValidationError('minSuccessRate must be a number from 0 to 1.', 'minSuccessRate');
     }
+    const userId = checkScopeId(args.userId, 'userId');
     await this.vectorModels.assertVectorsCurrent(PLAN_PATTERNS_REEMBED_TARGET);
-    const filter: Filter<PlanPatternDocument> = { successRate: { $gte: args.minSuccessRate } };
+    let filter: Filter<PlanPatternDocument> = { successRate: { $gte: args.minSuccessRate } };
+    let userRuns: Map<string, UserPlanRuns> | null = null;
+    if (userId !== undefined) {
+      if (!this.userPlanRuns) throw new Error('PlanService: no source of user plan runs');
+      userRuns = new Map((await this.userPlanRuns(userId)).map((runs) => [runs._id, runs]));
+      const ids = [...userRuns.values()]
+        .filter((runs) => userSuccessRate(runs) >= args.minSuccessRate)
+        .map((runs) => runs._id);
+      if (!ids.length) return { plans: [], count: 0 };
+      filter = { patternId: { $in: ids } };
+    }
     const template = goalPattern(goal);
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const vector = await this.deps.embedder.embedOne(goal);
@@ -109,6 +163,7 @@ export class PlanService {
     const textScores = textSimilarity(ids, cosines, keywords);
     const now = new Date();
     const plans: SuccessfulPlan[] = candidates
+      .map((stored) => (userRuns ? withUserFigures(stored, userRuns.get(stored.patternId)!) : stored))
       .map((document) => {
         const parts = rankPlan({
           goalPattern: goalPatternScore(template, document.goalPattern),

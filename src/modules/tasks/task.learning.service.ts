@@ -15,11 +15,12 @@ import type { ToolExecution } from '../tools/tool.aggregation';
 import type { ToolService } from '../tools/tool.service';
 import type { LearnFromTaskInput } from './task.input';
 import type { TaskLoaders } from './task.loaders';
-import { TaskRepository } from './task.repository';
+import { TaskRepository, type ToolUsageTask } from './task.repository';
 import { TASK_GOAL_SPACE } from './task.spaces';
 import type { TaskDocument } from './task.document';
 import { TaskOutcome, TaskStatus, taskGoalPattern, type LearnResult } from './task.type';
 import { checkMetrics, requiredText } from './task.validation';
+import { storedInt } from '../shared/stored-values';
 
 /** A claim older than this is taken to be an interrupted learnFromTask, and may be taken over. */
 export const LEARNING_LEASE_MS = 60_000;
@@ -64,7 +65,7 @@ export function stepExecutions(
 
 /** The tool executions a run's plan steps count as, in the task's context (else the plan's goal pattern). */
 function runExecutions(
-  task: TaskDocument,
+  task: Pick<TaskDocument, 'context' | 'taskId'>,
   plan: RunPlan,
   outcome: TaskOutcome,
   stepsCompleted: number,
@@ -212,8 +213,23 @@ export class LearningService {
     });
   }
 
+  /**
+   * The executions of `toolName` that learnFromTask counted in tool performance from a task's plan steps (none when it
+   * counted none): its run's steps as `learn` counted them, for figures derived on read (runs/run.tool-usage.ts).
+   */
+  async countedStepExecutions(task: ToolUsageTask, toolName: string): Promise<ToolExecution[]> {
+    if (!task.learning?.done?.tools) return [];
+    const plan = await this.runPlan(task, task.planId ?? null);
+    const outcome = task.status === TaskStatus.COMPLETED ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
+    const stepsCompleted = storedInt(task.successMetrics?.stepsCompleted);
+    return runExecutions(task, plan, outcome, stepsCompleted).filter((step) => step.toolName === toolName);
+  }
+
   /** The plan pattern and steps of the run (see the class comment). */
-  private async runPlan(task: TaskDocument, planId: string | null): Promise<RunPlan> {
+  private async runPlan(
+    task: Pick<TaskDocument, 'steps' | 'goal' | 'goalPattern'>,
+    planId: string | null,
+  ): Promise<RunPlan> {
     const named = planId ? await this.loaders.plans.planPatternById.load(planId) : null;
     if (named)
       return {

@@ -16,12 +16,43 @@ import {
   type SuccessMetricsDocument,
   type TaskDocument,
   type TaskLearningDocument,
-  type TaskStatus,
+  TaskStatus,
   type ToolCallDocument,
 } from './task.document';
+import type { UserPlanRuns } from '../plans/plan.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 
 export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt'>;
+
+/** The stored fields a task's tool executions are derived from (see `toolUsage`). */
+const TOOL_USAGE_FIELDS = [
+  'taskId',
+  'goal',
+  'goalPattern',
+  'context',
+  'planId',
+  'status',
+  'steps',
+  'successMetrics',
+  'createdAt',
+  'learning.done',
+  'learning.claimedAt',
+  'learning.learnedAt',
+  'actions.timestamp',
+  'actions.tool_calls.name',
+  'actions.tool_calls.outcome',
+  'actions.tool_calls.execution_time',
+  'actions.tool_calls.result',
+] as const;
+
+/** A task as `toolUsage` reads it. */
+export type ToolUsageTask = Pick<
+  TaskDocument,
+  'taskId' | 'goal' | 'goalPattern' | 'context' | 'planId' | 'status' | 'steps' | 'successMetrics' | 'createdAt'
+> & {
+  learning?: Pick<TaskLearningDocument, 'done' | 'claimedAt' | 'learnedAt'>;
+  actions?: Array<Pick<ActionDocument, 'timestamp'> & { tool_calls: ToolCallDocument[] }>;
+};
 
 /** Reads leave the vectors out unless asked for, and the actions (seed 004: read a page at a time by src/modules/runs). */
 const WITHOUT_VECTORS = { projection: { embeddings: 0, actions: 0 } } as const;
@@ -235,6 +266,54 @@ export class TaskRepository {
       { $set: set },
       { returnDocument: 'after', projection: { 'embeddings.originalQuery_embedding': 0, actions: 0 } },
     );
+  }
+
+  /**
+   * One user's tasks whose actions called `toolName` or whose plan steps learnFromTask counted in tool performance,
+   * oldest first, with what their tool executions are derived from: the figures of `toolPerformance(userId)`.
+   */
+  toolUsage(userId: string, toolName: string): Promise<ToolUsageTask[]> {
+    return this.collection
+      .find<ToolUsageTask>(
+        { user_id: userId, $or: [{ 'actions.tool_calls.name': toolName }, { 'learning.done.tools': true }] },
+        {
+          projection: {
+            _id: 0,
+            ...Object.fromEntries(TOOL_USAGE_FIELDS.map((field) => [field, 1])),
+          },
+        },
+      )
+      .sort({ createdAt: 1, taskId: 1 })
+      .toArray();
+  }
+
+  /** Per plan pattern, one user's tasks learned into it (see `UserPlanRuns`). */
+  userPlanRuns(userId: string): Promise<UserPlanRuns[]> {
+    return this.collection
+      .aggregate<UserPlanRuns>([
+        { $match: { user_id: userId, patternId: { $type: 'string' } } },
+        { $sort: { createdAt: 1, taskId: 1 } },
+        {
+          $group: {
+            _id: '$patternId',
+            usageCount: { $sum: 1 },
+            successCount: { $sum: { $cond: [{ $eq: ['$status', TaskStatus.COMPLETED] }, 1, 0] } },
+            totalExecutionTime: { $sum: '$successMetrics.executionTime' },
+            lastUsed: { $max: '$createdAt' },
+            latestGoal: { $last: '$goal' },
+            failures: {
+              $push: {
+                $cond: [
+                  { $eq: ['$status', TaskStatus.FAILED] },
+                  { actions: '$steps.action', completed: '$successMetrics.stepsCompleted' },
+                  null,
+                ],
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
   }
 
   /** The learning state of a task (null: unknown task). */

@@ -231,3 +231,57 @@ export function toolUpdatePipeline(delta: ToolDelta, now: Date): Document[] {
     },
   ];
 }
+
+const share = (part: number, whole: number): number => (whole > 0 ? part / whole : 0);
+/** Binary string order, as `$sortArray` orders the stored entries. */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The figures `toolUpdatePipeline` would store for a tool whose only executions are `delta`'s, computed here instead
+ * of in the database: for figures derived on read from one user's tasks (see ToolService.performance).
+ */
+export function toolFiguresOf(delta: ToolDelta, lastUpdated: Date): ToolPerformanceFigures {
+  const contexts = [...delta.contexts]
+    .map(([context, counts]) => ({
+      ...counts,
+      context,
+      successRate: share(counts.successCount, counts.totalExecutions),
+      avgDuration: share(counts.totalDuration, counts.timedExecutions),
+    }))
+    .sort((a, b) => b.totalExecutions - a.totalExecutions || byText(a.context, b.context))
+    .slice(0, MAX_CONTEXT_ENTRIES);
+  const optimalContext = contexts
+    .filter(
+      (entry) =>
+        entry.totalExecutions >= OPTIMAL_CONTEXT_MIN_RUNS && entry.successRate >= OPTIMAL_CONTEXT_MIN_SUCCESS_RATE,
+    )
+    .sort(
+      (a, b) => b.successRate - a.successRate || b.totalExecutions - a.totalExecutions || byText(a.context, b.context),
+    )
+    .slice(0, OPTIMAL_CONTEXT_LIMIT)
+    .map((entry) => entry.context);
+  const commonErrors = [...delta.errors.values()]
+    .sort((a, b) => b.frequency - a.frequency || byText(a.error, b.error))
+    .slice(0, MAX_ERROR_ENTRIES);
+  return {
+    ...delta.counts,
+    toolName: delta.toolName,
+    avgDuration: share(delta.counts.totalDuration, delta.counts.timedExecutions),
+    contexts,
+    commonErrors,
+    optimalContext,
+    lastUpdated,
+    createdAt: lastUpdated,
+  };
+}
+
+/** A tool's stored figures (the fields of a `tool_performance` document that `toolPerformance` serves). */
+export interface ToolPerformanceFigures extends ExecutionCounts {
+  toolName: string;
+  avgDuration: number;
+  commonErrors: ErrorStats[];
+  optimalContext: string[];
+  lastUpdated: Date;
+  createdAt: Date;
+  contexts?: ContextStats[];
+}

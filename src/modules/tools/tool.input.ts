@@ -28,4 +28,11 @@ export class ToolPerformanceArgs {
 
   @Field(() => String, { nullable: true, description: 'Only the runs in this context.' })
   context?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Only this end user's runs: the tool calls of their tasks' recorded actions and the plan steps learnFromTask counted from their tasks (executions reported by recordToolExecution carry no user and are left out).",
+  })
+  userId?: string | null;
 }

@@ -11,8 +11,11 @@ export class ToolResolver {
     description:
       'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read.',
   })
-  toolPerformance(@Args() { toolName, context }: ToolPerformanceArgs, @Ctx() ctx: Context): Promise<ToolPerformance> {
-    return ctx.services.tools.performance(toolName, context);
+  toolPerformance(
+    @Args() { toolName, context, userId }: ToolPerformanceArgs,
+    @Ctx() ctx: Context,
+  ): Promise<ToolPerformance> {
+    return ctx.services.tools.performance(toolName, context, userId);
   }
 
   @Authorized('writer')

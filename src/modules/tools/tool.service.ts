@@ -13,7 +13,8 @@ import {
   storedTextOrNull,
   StoredReader,
 } from '../shared/stored-values';
-import { summarizeExecutions, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
+import { checkScopeId } from '../shared/user-scope';
+import { summarizeExecutions, toolFiguresOf, type ExecutionCounts, type ToolExecution } from './tool.aggregation';
 import { recommendations, scopeFigures } from './tool.recommendations';
 import { ToolPerformanceRepository } from './tool.repository';
 import { TOOL_PERFORMANCE_COLLECTION, type ToolPerformanceDocument } from './tool.document';
@@ -161,6 +162,15 @@ export function toToolPerformance(
 }
 
 /**
+ * One user's executions of a tool, oldest first, and when the latest of them was recorded (null: none). Derived from
+ * the user's tasks, which tool performance knows nothing of: the tasks feature provides it (see context.ts).
+ */
+export type UserToolExecutions = (
+  userId: string,
+  toolName: string,
+) => Promise<{ executions: ToolExecution[]; lastRun: Date | null }>;
+
+/**
  * Tool performance for one request: recording executions and reading a tool's figures. The one way to tool
  * performance: the executor's reports (`record`, `recordMany`), `learnFromTask`'s plan steps and recorded agent runs
  * (`recordExecutions`, through the request's service) all come through here.
@@ -169,7 +179,11 @@ export class ToolService {
   private readonly repository: ToolPerformanceRepository;
   private readonly idempotency: Idempotency;
 
-  constructor(db: Db, idempotencyTtlHours: number) {
+  constructor(
+    db: Db,
+    idempotencyTtlHours: number,
+    private readonly userExecutions: UserToolExecutions | null = null,
+  ) {
     this.repository = new ToolPerformanceRepository(db);
     this.idempotency = new Idempotency(db, idempotencyTtlHours);
   }
@@ -258,10 +272,27 @@ export class ToolService {
     return documents.map((document) => toToolPerformance(document.toolName, document, null));
   }
 
-  /** A tool's figures (zeros when it never ran), for all its runs or those in `context`. */
-  async performance(toolName: string, context: string | null | undefined): Promise<ToolPerformance> {
+  /**
+   * A tool's figures (zeros when it never ran), for all its runs or those in `context`; with `userId`, for that user's
+   * runs only.
+   *
+   * The stored aggregate is one document per tool with no trace of whose runs it counts, and keeping per-user counters
+   * in it would grow it with every user. So one user's figures are computed on read from what their tasks hold (their
+   * actions' tool calls, the plan steps learnFromTask counted), by the same rules as the stored aggregate: they stay
+   * exact, and forgetting the user's tasks forgets them too.
+   */
+  async performance(
+    toolName: string,
+    context: string | null | undefined,
+    userId?: string | null,
+  ): Promise<ToolPerformance> {
     const name = checkName(toolName, 'toolName', true)!;
     const scope = checkName(context, 'context', false);
-    return toToolPerformance(name, await this.repository.findByName(name), scope);
+    const user = checkScopeId(userId, 'userId');
+    if (user === undefined) return toToolPerformance(name, await this.repository.findByName(name), scope);
+    if (!this.userExecutions) throw new Error('ToolService: no source of user executions');
+    const { executions, lastRun } = await this.userExecutions(user, name);
+    const [delta] = summarizeExecutions(executions);
+    return toToolPerformance(name, delta ? toolFiguresOf(delta, lastRun ?? new Date(0)) : null, scope);
   }
 }
