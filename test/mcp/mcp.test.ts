@@ -60,6 +60,30 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect((byName.get('search_experiences')!.inputSchema as any).required).toEqual(['query']);
   });
 
+  it('takes a userId on the search and record tools (from their fields’ arguments) and shows it', async () => {
+    const client = await connectHttp(MCP_KEYS.writerA);
+    const { tools } = await client.listTools();
+    const schema = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema as any;
+    expect(schema('search_experiences').properties.filter.properties.userId).toMatchObject({ type: 'string' });
+    expect(schema('record_experience').properties.input.properties.userId).toMatchObject({ type: 'string' });
+    expect(schema('record_task').properties.input.properties.userId).toMatchObject({ type: 'string' });
+    for (const name of ['similar_tasks', 'successful_plans', 'tool_performance', 'agent_insights'])
+      expect(schema(name).properties.userId).toMatchObject({ type: 'string' });
+    expect(schema('agent_insights').properties.agentId).toMatchObject({ type: 'string' });
+    const args = experienceArgs('Restock the lighthouse pantry');
+    const recorded = await toolValue(client, 'record_experience', { input: { ...args.input, userId: 'mcp-user-1' } });
+    expect(recorded.userId).toBe('mcp-user-1');
+    await toolValue(client, 'record_experience', { input: { ...args.input, userId: 'mcp-user-2' } });
+    const hits = await toolValue(client, 'search_experiences', {
+      query: 'restock lighthouse pantry',
+      mode: 'KEYWORD',
+      filter: { userId: 'mcp-user-1' },
+    });
+    expect(hits.map((hit: any) => [hit.experience.experienceId, hit.experience.userId])).toEqual([
+      [recorded.experienceId, 'mcp-user-1'],
+    ]);
+  });
+
   it('calls each tool through the services, for the key’s tenant', async () => {
     await createAlphaSession(app, 'mcp-s1');
     await callEveryTool(await connectHttp(MCP_KEYS.writerA), 'mcp-s1');

@@ -270,6 +270,25 @@ describe('scopes: a userId on every memory, and a userId filter on every list an
     expect(await insights({}, 'EXECUTOR')).toHaveLength(2);
   });
 
+  it('creates the indexes the user and agent filters use', async () => {
+    const keys = async (collection: string) =>
+      (await app.db.collection(collection).indexes()).map((index) => JSON.stringify(index.key));
+    expect(await keys('sessions')).toContain(JSON.stringify({ user_id: 1, updated_at: -1 }));
+    expect(await keys('eat_agent_experiences')).toContain(JSON.stringify({ user_id: 1, timestamp: 1 }));
+    expect(await keys('tasks')).toEqual(
+      expect.arrayContaining([
+        JSON.stringify({ user_id: 1, createdAt: -1 }),
+        JSON.stringify({ user_id: 1, patternId: 1 }),
+      ]),
+    );
+    expect(await keys('agent_insights')).toEqual(
+      expect.arrayContaining([
+        JSON.stringify({ userId: 1, agentType: 1, confidence: -1 }),
+        JSON.stringify({ agentId: 1, agentType: 1, confidence: -1 }),
+      ]),
+    );
+  });
+
   it('a bad userId or agentId is BAD_USER_INPUT naming the field, and nothing is written', async () => {
     const long = 'u'.repeat(201);
     const writes = [

@@ -393,7 +393,9 @@ describe('sessions: the shapes the Strands SDK and its MongoDB session manager w
 
   const python = existsSync(PYTHON) ? it : it.skip;
   python('what Hindsight writes reads back through the SDK dataclasses (pymongo test double)', async () => {
-    await app.run(CreateSessionDocument, { input: { sessionId: 'sdk-rt', applicationName: 'support-app' } });
+    await app.run(CreateSessionDocument, {
+      input: { sessionId: 'sdk-rt', applicationName: 'support-app', userId: 'user-7' },
+    });
     await app.run(UpsertAgentDocument, {
       sessionId: 'sdk-rt',
       input: { agentId: 'helper', agentData: { model: 'claude-sonnet', state: { step: 1 } } },
@@ -412,6 +414,8 @@ describe('sessions: the shapes the Strands SDK and its MongoDB session manager w
       messageId: 0,
       input: { content: 'my card is [REDACTED]' },
     });
+    // Hindsight's user scope is a top-level key the SDK's reads ignore.
+    expect(await app.db.collection<any>('sessions').findOne({ _id: 'sdk-rt' })).toMatchObject({ user_id: 'user-7' });
     const { stdout } = await run(PYTHON, [SDK_DOUBLE, app.uri, app.db.databaseName, 'sdk-rt']).catch(
       (error: { stdout?: string }) => {
         throw new Error(`the SDK double rejected what Hindsight wrote: ${error.stdout}`);

@@ -1,13 +1,16 @@
 """A test double of what the Strands SDK reads back from a session document.
 
 The dataclasses carry the signatures of `strands.types.session` (Session, SessionAgent, SessionMessage); the reads
-follow the MongoDB session manager's repository: read_session picks four fields, read_agent builds SessionAgent from
+follow the MongoDB session manager's repository: read_session picks four fields (and the SDK's own `Session.from_dict`,
+also done here over the whole document, keeps only the dataclass's fields, so top-level keys such as Hindsight's
+`user_id` are ignored), read_agent builds SessionAgent from
 agent_data without model/system_prompt/prompt_metadata, list_messages builds SessionMessage from each message without
 event_loop_metrics (and the manager's other audit fields). A constructor raises on an unknown keyword or a missing
 required field, as the SDK's do. Prints a JSON report; exits 1 on the first failure.
 
 Usage: sdk_double.py <mongodb uri> <database> <session id>
 """
+import inspect
 import json
 import sys
 from dataclasses import dataclass, field
@@ -23,6 +26,11 @@ class Session:
     session_type: str
     created_at: Any = None
     updated_at: Any = None
+
+    @classmethod
+    def from_dict(cls, env: dict) -> "Session":
+        """As strands.types.session.Session.from_dict: keys that are not class parameters are ignored."""
+        return cls(**{k: v for k, v in env.items() if k in inspect.signature(cls).parameters})
 
 
 @dataclass
@@ -64,6 +72,7 @@ def main() -> None:
         updated_at=doc.get("updated_at"),
     )
     check(isinstance(session.created_at, datetime), "session created_at is a date")
+    check(Session.from_dict(doc) == session, "Session.from_dict of the whole document reads the same session")
     report = {"session": session.session_id, "agents": {}}
     for agent_id, agent_doc in doc["agents"].items():
         data = {k: v for k, v in agent_doc["agent_data"].items() if k not in AGENT_CONFIG_FIELDS}
