@@ -20,6 +20,7 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   workflowId: ['workflow_id'],
   sessionId: ['session_id'],
   tags: ['tags'],
+  expiresAt: ['expires_at'],
   embeddingModel: ['embedding_model'],
   embeddings: [],
   session: ['session_id'],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import { checkJsonInput } from '../shared/json-input';
+import { expiryOf } from '../shared/expiry';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
 import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
@@ -111,6 +112,7 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     workflow_id: input.workflowId ?? undefined,
     session_id: input.sessionId ?? undefined,
     tags: input.tags ?? [],
+    expires_at: expiryOf(input, now, path),
   };
   // Absent optional fields are left out of the document rather than stored as null.
   for (const key of Object.keys(document) as (keyof ExperienceDocument)[])

@@ -48,6 +48,8 @@ export interface InsightReport {
   initialConfidence: number;
   /** Distinct by taskId. */
   evidence: EvidenceDocument[];
+  /** The insight's new expiry (the TTL index deletes it then); absent: its expiry, if any, is kept. */
+  expiresAt?: Date;
 }
 
 /**
@@ -92,6 +94,7 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
         },
         evidence: { $slice: [{ $concatArrays: [{ $ifNull: ['$evidence', []] }, '$_new'] }, -MAX_EVIDENCE] },
         evidenceCount: { $add: [{ $ifNull: ['$evidenceCount', 0] }, { $size: '$_new' }] },
+        ...(report.expiresAt ? { expiresAt: { $literal: report.expiresAt } } : {}),
       },
     },
     { $unset: ['_known', '_new'] },

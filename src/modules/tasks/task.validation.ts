@@ -2,6 +2,7 @@ import { ObjectId } from 'mongodb';
 import { ValidationError } from '../../errors';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import type { PlanStepDocument } from '../plans/plan.document';
+import { expiryOf } from '../shared/expiry';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
 import type { SuccessMetricsDocument, TaskDocument } from './task.document';
@@ -60,6 +61,7 @@ export function checkMetrics(metrics: SuccessMetricsInput | null | undefined, fi
 /** A new task document from an input, checked; its vectors are added by the caller. */
 export function newTaskDocument(input: RecordTaskInput, now: Date): TaskDocument {
   const goal = requiredText(input.goal, 'input.goal');
+  const expiresAt = expiryOf(input, now);
   return {
     taskId: optionalText(input.taskId, 'input.taskId') ?? new ObjectId().toHexString(),
     originalQuery: requiredText(input.originalQuery, 'input.originalQuery'),
@@ -73,5 +75,6 @@ export function newTaskDocument(input: RecordTaskInput, now: Date): TaskDocument
     agentType: input.agentType ?? null,
     context: optionalText(input.context, 'input.context'),
     patternId: null,
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
   };
 }
