@@ -8,9 +8,17 @@ import { ValidationError } from '../../errors';
  * deletes reach the search spaces and subscribers as change events like any other.
  */
 
-/** The per-record expiry index: a record whose expiry field (a date) has passed is deleted. */
+/**
+ * The per-record expiry index: a record whose expiry field (a date) has passed is deleted. Partial, so that it holds
+ * only the records that have an expiry and costs the others' writes nothing.
+ */
 export function expiresAtIndex(field: string): IndexDescription {
-  return { key: { [field]: 1 }, name: `${field}_ttl`, expireAfterSeconds: 0 };
+  return {
+    key: { [field]: 1 },
+    name: `${field}_ttl`,
+    expireAfterSeconds: 0,
+    partialFilterExpression: { [field]: { $type: 'date' } },
+  };
 }
 
 /**
