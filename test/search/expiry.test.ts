@@ -3,7 +3,9 @@ import { createTestApp, type TestApp } from '../support/app';
 import {
   ExperiencesDocument,
   RecordExpiringExperienceDocument,
+  RecordExpiringTaskDocument,
   SearchExperiencesDocument,
+  SimilarTasksDocument,
   SimilarExperiencesDocument,
   type ExperienceFilter,
   type SearchMode,
@@ -85,5 +87,37 @@ describe('an expired experience leaves every search space as a delete does', () 
       expect({ search, ids }).toEqual({ search, ids: search === 'similar' ? [] : ['lasting'] });
     }
     expect(index.stats(GOAL_SPACE).documents).toBe(size - 1);
+  });
+
+  it('a task recorded with ttlSeconds: 1 leaves similarTasks once the TTL pass deletes it', async () => {
+    const record = (taskId: string, ttlSeconds?: number) =>
+      app.run(RecordExpiringTaskDocument, {
+        input: {
+          taskId,
+          originalQuery: 'calibrate the observatory dome motor',
+          goal: 'calibrate the dome motor',
+          status: 'COMPLETED',
+          ttlSeconds,
+        },
+      });
+    await record('task-lasting');
+    await record('task-fleeting', 1);
+    const similar = async () =>
+      (
+        await app.run(SimilarTasksDocument, {
+          query: 'calibrate the observatory dome motor',
+          minSimilarity: 0,
+          limit: 10,
+        })
+      ).similarTasks.tasks
+        .map((task) => task.taskId)
+        .sort();
+    expect(await similar()).toEqual(['task-fleeting', 'task-lasting']);
+    const deadline = Date.now() + 10_000;
+    while ((await similar()).includes('task-fleeting')) {
+      if (Date.now() > deadline) throw new Error('the expired task was still found after 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await similar()).toEqual(['task-lasting']);
   });
 });
