@@ -33,6 +33,7 @@ export interface Config {
   dataDir: string;
   engineCompactAfterBytes: number;
   engineChangeLogEvents: number;
+  engineTtlIntervalMs: number;
   embeddingsProvider: EmbeddingsProviderName;
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
@@ -67,10 +68,36 @@ export interface Config {
   maxQueryCost: number;
   maxCompiledQueryChars: number;
   idempotencyTtlHours: number;
+  retentionMessages: Retention | undefined;
+  retentionExperiences: Retention | undefined;
+  retentionTasks: Retention | undefined;
+  retentionInsights: Retention | undefined;
   maxMetadataKeys: number;
   requestTimeoutMs: number;
   hindsightUrl: string | undefined;
   hindsightApiKey: string | undefined;
+}
+
+/** How long a collection keeps its records (a RETENTION_* variable): as written, and in seconds. */
+export interface Retention {
+  /** The duration as configured, normalised (`90d`). */
+  text: string;
+  seconds: number;
+}
+
+/** Seconds per unit of a duration (`2w`, `90d`, `12h`, `30m`, `45s`). */
+const DURATION_UNITS: Record<string, number> = { w: 604_800, d: 86_400, h: 3_600, m: 60, s: 1 };
+/** A TTL index's expireAfterSeconds is a signed 32-bit integer in mongod (about 68 years). */
+export const MAX_RETENTION_SECONDS = 2_147_483_647;
+const DURATION_EXPECTED = `a duration above 0 such as 90d, 2w, 12h, 30m or 45s (at most ${MAX_RETENTION_SECONDS} seconds)`;
+
+/** A RETENTION_* value: unset or empty is undefined (kept for ever); anything but a positive duration is refused. */
+function retention(name: string, raw: string | undefined): Retention | undefined {
+  if (!present(raw)) return undefined;
+  const match = /^(\d{1,10})([wdhms])$/i.exec(raw.trim());
+  const seconds = match ? Number(match[1]) * DURATION_UNITS[match[2].toLowerCase()] : NaN;
+  if (!match || !(seconds > 0) || seconds > MAX_RETENTION_SECONDS) throw new ConfigError(name, DURATION_EXPECTED, raw);
+  return { text: `${Number(match[1])}${match[2].toLowerCase()}`, seconds };
 }
 
 export class ConfigError extends Error {
@@ -256,6 +283,15 @@ export const VARIABLES = [
     defaultText: '1000000',
     expected: 'an integer from 1 to 100000000',
     parse: (raw) => integer(1, 100_000_000, 1_000_000)('ENGINE_CHANGE_LOG_EVENTS', raw),
+  }),
+  define({
+    name: 'ENGINE_TTL_INTERVAL_MS',
+    key: 'engineTtlIntervalMs',
+    description:
+      "How often the embedded engine deletes the documents its TTL indexes expire (retention, expiresAt); mongod's TTL monitor runs every 60 s.",
+    defaultText: '60000',
+    expected: 'an integer from 10 to 86400000',
+    parse: (raw) => integer(10, 86_400_000, 60_000)('ENGINE_TTL_INTERVAL_MS', raw),
   }),
   define({
     name: 'EMBEDDINGS_PROVIDER',
@@ -606,6 +642,36 @@ export const VARIABLES = [
     defaultText: '24',
     expected: 'an integer from 24 to 8760',
     parse: (raw) => integer(24, 8760, 24)('IDEMPOTENCY_TTL_HOURS', raw),
+  }),
+  define({
+    name: 'RETENTION_MESSAGES',
+    key: 'retentionMessages',
+    description:
+      'Deletes whole sessions (their messages) whose last activity (updated_at) is older than this, e.g. 90d; unset: kept.',
+    expected: DURATION_EXPECTED,
+    parse: (raw) => retention('RETENTION_MESSAGES', raw),
+  }),
+  define({
+    name: 'RETENTION_EXPERIENCES',
+    key: 'retentionExperiences',
+    description: 'Deletes experiences recorded (timestamp) longer ago than this, e.g. 365d; unset: kept.',
+    expected: DURATION_EXPECTED,
+    parse: (raw) => retention('RETENTION_EXPERIENCES', raw),
+  }),
+  define({
+    name: 'RETENTION_TASKS',
+    key: 'retentionTasks',
+    description: 'Deletes tasks created (createdAt) longer ago than this, e.g. 180d; unset: kept.',
+    expected: DURATION_EXPECTED,
+    parse: (raw) => retention('RETENTION_TASKS', raw),
+  }),
+  define({
+    name: 'RETENTION_INSIGHTS',
+    key: 'retentionInsights',
+    description:
+      'Deletes insights not validated (lastValidated, else createdAt) for longer than this, e.g. 180d; unset: kept.',
+    expected: DURATION_EXPECTED,
+    parse: (raw) => retention('RETENTION_INSIGHTS', raw),
   }),
   define({
     name: 'MAX_METADATA_KEYS',

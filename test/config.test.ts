@@ -31,6 +31,13 @@ describe('config', () => {
     ['OTEL_TRACES_SAMPLER', 'jaeger_remote', 'one of always_on, always_off, traceidratio, parentbased_always_on'],
     ['OTEL_TRACES_SAMPLER_ARG', '1.5', 'a number from 0 to 1'],
     ['OTEL_TRACES_SAMPLER_ARG', 'half', 'a number from 0 to 1'],
+    ['RETENTION_MESSAGES', 'ninety days', 'a duration above 0 such as 90d'],
+    ['RETENTION_EXPERIENCES', '0d', 'a duration above 0'],
+    ['RETENTION_TASKS', '-5d', 'a duration above 0'],
+    ['RETENTION_INSIGHTS', '90', 'a duration above 0'],
+    ['RETENTION_INSIGHTS', '1.5d', 'a duration above 0'],
+    ['RETENTION_MESSAGES', '100000w', 'at most 2147483647 seconds'],
+    ['ENGINE_TTL_INTERVAL_MS', '0', 'an integer from 10 to 86400000'],
   ])('rejects %s=%s naming the variable and the expected form', (name, value, expected) => {
     let caught: unknown;
     try {
@@ -42,6 +49,28 @@ describe('config', () => {
     expect((caught as ConfigError).variable).toBe(name);
     expect((caught as Error).message).toContain(name);
     expect((caught as Error).message).toContain(expected);
+  });
+
+  it('reads retentions as durations in seconds; unset keeps for ever', () => {
+    const config = loadConfig({
+      RETENTION_MESSAGES: '90d',
+      RETENTION_EXPERIENCES: ' 2W ',
+      RETENTION_TASKS: '12h',
+      RETENTION_INSIGHTS: '45s',
+    });
+    expect(config.retentionMessages).toEqual({ text: '90d', seconds: 7_776_000 });
+    expect(config.retentionExperiences).toEqual({ text: '2w', seconds: 1_209_600 });
+    expect(config.retentionTasks).toEqual({ text: '12h', seconds: 43_200 });
+    expect(config.retentionInsights).toEqual({ text: '45s', seconds: 45 });
+    expect(loadConfig({ RETENTION_TASKS: '30m' }).retentionTasks).toEqual({ text: '30m', seconds: 1800 });
+    const kept = loadConfig({ RETENTION_MESSAGES: '' });
+    expect([kept.retentionMessages, kept.retentionExperiences, kept.retentionTasks, kept.retentionInsights]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(kept.engineTtlIntervalMs).toBe(60_000);
   });
 
   it('requires an API key when the openai provider is chosen explicitly', () => {

@@ -65,7 +65,7 @@ export async function connectDatabase(
     Config,
     'mongodbUri' | 'mongodbDb' | 'dbTimeoutMs' | 'dataDir' | 'engineCompactAfterBytes' | 'engineChangeLogEvents'
   > &
-    Partial<Pick<Config, 'otlpEndpoint'>>,
+    Partial<Pick<Config, 'otlpEndpoint' | 'engineTtlIntervalMs'>>,
   logger: Logger,
   clientOptions: MongoClientOptions = {},
 ): Promise<DatabaseConnection> {
@@ -76,6 +76,7 @@ export async function connectDatabase(
       dataDir: config.dataDir,
       compactAfterBytes: config.engineCompactAfterBytes,
       changeLogEvents: config.engineChangeLogEvents,
+      ttlIntervalMs: config.engineTtlIntervalMs,
       // The engine's level is kept: a dropped torn tail (warn) or an internal error must not read as routine.
       log: (line, level = 'info') => logger[level](line, { component: 'embedded-engine' }),
     } satisfies EngineOptions;

@@ -57,7 +57,7 @@ type Handler = (command: Document, context: CommandContext) => Document | Promis
 
 const MAX_BSON_SIZE = 16 * 1024 * 1024;
 /** mongod's default ttlMonitorSleepSecs. */
-const TTL_MONITOR_INTERVAL_MS = 60_000;
+export const TTL_MONITOR_INTERVAL_MS = 60_000;
 const MAX_WIRE_VERSION = 21; // MongoDB 7.0
 const SERVER_VERSION = '7.0.0';
 
@@ -139,6 +139,8 @@ const FAIL_COMMAND_FIELDS = new Set(['failCommands', 'errorCode', 'errorLabels',
 export interface EngineOptions {
   /** Serve test-only commands (`configureFailPoint`), as mongod does with `enableTestCommands=1`. Default false. */
   enableTestCommands?: boolean;
+  /** Milliseconds between TTL passes (mongod's ttlMonitorSleepSecs). Default 60,000. */
+  ttlIntervalMs?: number;
 }
 
 /** The engine: storage, cursors and the journal, executing one command at a time. */
@@ -158,13 +160,14 @@ export class Engine {
       this.expireDocuments(new Date()).catch((error: unknown) =>
         this.log(`embedded engine: TTL pass failed: ${String(error)}`, 'error'),
       );
-    }, TTL_MONITOR_INTERVAL_MS);
+    }, options.ttlIntervalMs ?? TTL_MONITOR_INTERVAL_MS);
     this.ttlMonitor.unref();
   }
 
   /**
    * Deletes documents whose TTL index field (a date, or the earliest date of an array) is older than the
-   * index's expireAfterSeconds, as mongod's TTL monitor does; returns how many were removed.
+   * index's expireAfterSeconds, as mongod's TTL monitor does (only documents a partial index holds); returns how many
+   * were removed. The removals are delete events of the change streams like any other delete.
    */
   async expireDocuments(now: Date): Promise<number> {
     const ops: JournalOp[] = [];
@@ -175,6 +178,7 @@ export class Engine {
           if (ttl === undefined || index.fields.length !== 1) continue;
           const cutoff = now.getTime() - ttl * 1000;
           const expired = [...collection.docs.values()].filter((doc) => {
+            if (!index.covers(doc)) return false;
             const dates = pathValues(doc, index.fields[0]).filter((value): value is Date => value instanceof Date);
             return dates.length > 0 && Math.min(...dates.map((date) => date.getTime())) <= cutoff;
           });
@@ -1144,6 +1148,66 @@ function dropIndexes(command: Document, { db, engine, ops }: CommandContext): Do
   return ok({ nIndexesWas });
 }
 
+/** mongod's bounds of expireAfterSeconds (a 32-bit signed count of seconds). */
+const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
+
+/**
+ * `collMod` with `index: { name | keyPattern, expireAfterSeconds?, hidden? }`, as mongod 5.1+ has it: changes a TTL
+ * index's expiry or makes a single-field index a TTL index. The change is journaled as the index's drop and
+ * re-creation with the new options. Other collection options are not modifiable here (NotImplemented).
+ */
+function collMod(command: Document, { db, engine, ops }: CommandContext): Doc {
+  const name = collectionName(command, 'collMod');
+  const unsupported = Object.keys(command).filter(
+    (key) => key !== 'collMod' && key !== 'index' && !COMMAND_ONLY_FIELDS.has(key),
+  );
+  if (unsupported.length)
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `collMod options not supported by the embedded engine: ${unsupported.join(', ')}`,
+    );
+  const collection = engine.store.collection(db, name);
+  if (!collection) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+  const change = optionalObject(command, 'index', 'collMod');
+  if (!change) return ok();
+  const byName = typeof change.name === 'string' ? collection.indexes.get(change.name) : undefined;
+  const index =
+    byName ??
+    (isPlainObject(change.keyPattern)
+      ? [...collection.indexes.values()].find((candidate) => sameDocument(candidate.spec.key, change.keyPattern))
+      : undefined);
+  if (!index) {
+    const wanted = change.name ?? JSON.stringify(change.keyPattern);
+    throw new CommandError(ErrorCode.IndexNotFound, `cannot find index ${String(wanted)} for ns ${db}.${name}`);
+  }
+  const spec: IndexSpec = { ...index.spec };
+  const reply: Doc = {};
+  if (change.expireAfterSeconds !== undefined) {
+    const seconds = toNumber(change.expireAfterSeconds);
+    if (seconds === undefined || !Number.isInteger(seconds) || seconds < 0 || seconds > MAX_EXPIRE_AFTER_SECONDS)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        `expireAfterSeconds must be an integer from 0 to ${MAX_EXPIRE_AFTER_SECONDS}`,
+      );
+    if (index.fields.length !== 1)
+      throw new CommandError(ErrorCode.InvalidOptions, 'a TTL index must be a single-field index');
+    if (spec.expireAfterSeconds !== undefined) reply.expireAfterSeconds_old = spec.expireAfterSeconds;
+    reply.expireAfterSeconds_new = seconds;
+    spec.expireAfterSeconds = seconds;
+  }
+  if (change.hidden !== undefined) {
+    reply.hidden_old = spec.hidden === true;
+    reply.hidden_new = change.hidden === true;
+    if (change.hidden === true) spec.hidden = true;
+    else delete spec.hidden;
+  }
+  if (!sameDocument(spec, index.spec)) {
+    collection.dropIndex(spec.name, ops);
+    collection.addIndex(spec, ops, false);
+  }
+  return ok(reply);
+}
+
 function dbStats(command: Document, { db, engine }: CommandContext): Doc {
   const collections = engine.store.collections(db);
   const objects = collections.reduce((sum, collection) => sum + collection.docs.size, 0);
@@ -1259,6 +1323,7 @@ const HANDLERS: Record<string, Handler> = {
   listIndexes,
   dropIndexes,
   deleteIndexes: dropIndexes,
+  collMod,
   createSearchIndexes: (command, { db, engine, ops }) => ok(createSearchIndexes(engine.store, db, command, ops)),
   updateSearchIndex: (command, { db, engine, ops }) => ok(updateSearchIndex(engine.store, db, command, ops)),
   dropSearchIndex: (command, { db, engine, ops }) => ok(dropSearchIndex(engine.store, db, command, ops)),

@@ -51,7 +51,10 @@ export async function startEmbeddedServer(options: EngineOptions): Promise<Embed
     spill.close();
     throw error;
   }
-  const engine = new Engine(store, journal, log, { enableTestCommands: options.enableTestCommands });
+  const engine = new Engine(store, journal, log, {
+    enableTestCommands: options.enableTestCommands,
+    ttlIntervalMs: options.ttlIntervalMs,
+  });
   const tcp =
     options.port !== undefined || process.platform === 'win32'
       ? { host: options.host ?? '127.0.0.1', port: options.port ?? 0 }

@@ -46,6 +46,11 @@ export interface EngineOptions {
   changeLogEvents?: number;
   /** Serve test-only commands (`configureFailPoint`), as mongod does with `enableTestCommands=1`. Default false. */
   enableTestCommands?: boolean;
+  /**
+   * Milliseconds between passes that delete the documents TTL indexes expire (mongod's ttlMonitorSleepSecs). Default
+   * 60,000, as mongod.
+   */
+  ttlIntervalMs?: number;
 }
 
 /** A started engine. */
@@ -75,7 +80,8 @@ type Variable =
   | 'DB_IDLE_TIMEOUT_MS'
   | 'DB_FRAME_TIMEOUT_MS'
   | 'ENGINE_COMPACT_AFTER_BYTES'
-  | 'ENGINE_CHANGE_LOG_EVENTS';
+  | 'ENGINE_CHANGE_LOG_EVENTS'
+  | 'ENGINE_TTL_INTERVAL_MS';
 
 /** An unset or empty variable is absent. */
 const value = (env: NodeJS.ProcessEnv, name: Variable): string | undefined => env[name] || undefined;
@@ -98,8 +104,8 @@ export function isLoopback(host: string): boolean {
 /**
  * The CLI's options, from `DATA_DIR` (default ./data), `DB_PORT` (27017), `DB_HOST` (127.0.0.1), `DB_USER` and
  * `DB_PASSWORD` (SCRAM-SHA-256 credentials; required unless `DB_HOST` is a loopback address), `DB_MAX_CONNECTIONS`,
- * `DB_IDLE_TIMEOUT_MS`, `DB_FRAME_TIMEOUT_MS`, `ENGINE_COMPACT_AFTER_BYTES` and `ENGINE_CHANGE_LOG_EVENTS` (unset:
- * the engine's defaults). The one place the engine reads the environment; throws an Error naming the variable whose
+ * `DB_IDLE_TIMEOUT_MS`, `DB_FRAME_TIMEOUT_MS`, `ENGINE_COMPACT_AFTER_BYTES`, `ENGINE_CHANGE_LOG_EVENTS` and
+ * `ENGINE_TTL_INTERVAL_MS` (unset: the engine's defaults). The one place the engine reads the environment; throws an Error naming the variable whose
  * value it cannot use. The password is turned into stored keys here and not kept.
  */
 export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineOptions {
@@ -126,5 +132,6 @@ export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Engi
     frameTimeoutMs: positiveInteger(env, 'DB_FRAME_TIMEOUT_MS'),
     compactAfterBytes: positiveInteger(env, 'ENGINE_COMPACT_AFTER_BYTES'),
     changeLogEvents: positiveInteger(env, 'ENGINE_CHANGE_LOG_EVENTS'),
+    ttlIntervalMs: positiveInteger(env, 'ENGINE_TTL_INTERVAL_MS'),
   };
 }

@@ -77,6 +77,11 @@ export class Index {
     if (directions.every((direction) => direction === 1 || direction === -1)) this.directions = directions;
   }
 
+  /** Whether the index holds `doc` at all: false for a document its partialFilterExpression leaves out. */
+  covers(doc: Doc): boolean {
+    return !this.partial || this.partial(doc);
+  }
+
   /** Canonical key → ids of the documents holding it. */
   get entries(): Map<string, KeyIds> {
     this.build();

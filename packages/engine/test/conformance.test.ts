@@ -823,6 +823,19 @@ describe('indexes and catalog', () => {
     expect((await serverError(c.dropIndex('_id_'))).code).toBe(72);
   });
 
+  test("collMod changes a TTL index's expireAfterSeconds, and 27 for a missing index", async () => {
+    const c = fresh();
+    await c.createIndex({ at: 1 }, { name: 'at_ttl', expireAfterSeconds: 60 });
+    const reply = await t.db.command({ collMod: c.collectionName, index: { name: 'at_ttl', expireAfterSeconds: 90 } });
+    expect(reply).toMatchObject({ expireAfterSeconds_old: 60, expireAfterSeconds_new: 90, ok: 1 });
+    const [, ttl] = await c.listIndexes().toArray();
+    expect(ttl).toMatchObject({ name: 'at_ttl', key: { at: 1 }, expireAfterSeconds: 90 });
+    // Another expiry through createIndex is an options conflict: collMod is the way to change it.
+    expect((await serverError(c.createIndex({ at: 1 }, { name: 'at_ttl', expireAfterSeconds: 30 }))).code).toBe(85);
+    const missing = t.db.command({ collMod: c.collectionName, index: { name: 'nope', expireAfterSeconds: 1 } });
+    expect((await serverError(missing)).code).toBe(27);
+  });
+
   test('listIndexes on a missing collection fails with 26 NamespaceNotFound', async () => {
     const error = await serverError(t.db.collection('never_created').listIndexes().toArray());
     expect(error.code).toBe(26);

@@ -73,6 +73,55 @@ test('the TTL pass removes documents whose date is older than expireAfterSeconds
   expect(changes.visibleSeq).toBe(changes.lastSeq);
 });
 
+test('the TTL pass expires only the documents a partial TTL index holds', async () => {
+  const now = new Date('2025-01-01T12:00:00Z');
+  const old = new Date(now.getTime() - 3600_000);
+  await run({
+    createIndexes: 'c',
+    indexes: [
+      { key: { at: 1 }, name: 'at_ttl', expireAfterSeconds: 60, partialFilterExpression: { kept: { $type: 'null' } } },
+    ],
+  });
+  await run({
+    insert: 'c',
+    documents: [
+      { _id: 'held', at: old, kept: null },
+      { _id: 'left-out', at: old, kept: 1 },
+    ],
+  });
+  expect(await engine.expireDocuments(now)).toBe(1);
+  const left = await run({ find: 'c', filter: {} });
+  expect(left.cursor.firstBatch.map((doc: Document) => doc._id)).toEqual(['left-out']);
+});
+
+test('the TTL pass runs every ttlIntervalMs', async () => {
+  const quick = new Engine(new Store(), new RecordingJournal(), undefined, { ttlIntervalMs: 20 });
+  try {
+    const exec = (command: Document) => quick.execute({ ...command, $db: 'db' }, 1);
+    await exec({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_ttl', expireAfterSeconds: 0 }] });
+    await exec({ insert: 'c', documents: [{ _id: 1, at: new Date(Date.now() - 1000) }] });
+    for (let waited = 0; quick.store.collection('db', 'c')!.docs.size > 0 && waited < 5000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(quick.store.collection('db', 'c')!.docs.size).toBe(0);
+  } finally {
+    quick.close();
+  }
+});
+
+test('collMod changes a TTL index and journals it as the index re-created', async () => {
+  await run({ createIndexes: 'c', indexes: [{ key: { at: 1 }, name: 'at_ttl', expireAfterSeconds: 60 }] });
+  const reply = await run({ collMod: 'c', index: { name: 'at_ttl', expireAfterSeconds: 3600 } });
+  expect(reply).toEqual({ expireAfterSeconds_old: 60, expireAfterSeconds_new: 3600, ok: 1 });
+  expect(journal.appends.at(-1)!.map((op) => op.t)).toEqual(['dropIndex', 'createIndex']);
+  const replayed = new Store();
+  for (const ops of journal.appends) for (const op of ops) replayed.apply(op);
+  expect(replayed.collection('db', 'c')!.indexes.get('at_ttl')!.spec.expireAfterSeconds).toBe(3600);
+  // The same again changes nothing and journals nothing.
+  const appends = journal.appends.length;
+  await run({ collMod: 'c', index: { keyPattern: { at: 1 }, expireAfterSeconds: 3600 } });
+  expect(journal.appends).toHaveLength(appends);
+});
+
 test('idle cursors expire and then answer CursorNotFound', async () => {
   const cursors = new CursorManager(30);
   try {

@@ -12,6 +12,7 @@ test('with nothing set: ./data, 127.0.0.1:27017, no authentication and the engin
     frameTimeoutMs: undefined,
     compactAfterBytes: undefined,
     changeLogEvents: undefined,
+    ttlIntervalMs: undefined,
   });
 });
 
@@ -57,6 +58,7 @@ test('DATA_DIR, DB_HOST, DB_PORT and the limits are read as given; an empty vari
     DB_PORT: '0',
     ENGINE_COMPACT_AFTER_BYTES: '4096',
     ENGINE_CHANGE_LOG_EVENTS: '10',
+    ENGINE_TTL_INTERVAL_MS: '500',
   };
   expect(engineOptionsFromEnv(env)).toMatchObject({
     dataDir: '/srv/engine',
@@ -64,6 +66,7 @@ test('DATA_DIR, DB_HOST, DB_PORT and the limits are read as given; an empty vari
     port: 0,
     compactAfterBytes: 4096,
     changeLogEvents: 10,
+    ttlIntervalMs: 500,
   });
   expect(engineOptionsFromEnv({ DATA_DIR: '', DB_HOST: '', DB_PORT: '' })).toMatchObject({
     dataDir: './data',
@@ -80,5 +83,8 @@ test('a value it cannot use stops it with the variable and the value', () => {
   );
   expect(() => engineOptionsFromEnv({ ENGINE_CHANGE_LOG_EVENTS: '1.5' })).toThrow(
     "ENGINE_CHANGE_LOG_EVENTS must be a positive integer, got '1.5'",
+  );
+  expect(() => engineOptionsFromEnv({ ENGINE_TTL_INTERVAL_MS: '0' })).toThrow(
+    "ENGINE_TTL_INTERVAL_MS must be a positive integer, got '0'",
   );
 });

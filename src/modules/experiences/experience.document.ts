@@ -1,6 +1,7 @@
-import type { ObjectId } from 'mongodb';
+import type { IndexDescription, ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
 import { EMBEDDING_MODEL_INDEX } from '../shared/reembed-target';
+import { expiresAtIndex, retentionIndexName, retentionIndexes } from '../shared/expiry';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 
 /** The collection of seed 000. */
@@ -44,16 +45,21 @@ export interface ExperienceDocument {
   tags?: string[] | null;
   embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
   embedding_model?: EmbeddingModelInfo | null;
+  /** When the TTL index deletes it (recordExperience's expiresAt or ttlSeconds); absent: kept. */
+  expires_at?: Date | null;
 }
 
 /**
  * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
  * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
  * session_id; tags (multikey); final_outcome. Hindsight adds (user_id, timestamp) for lists and searches of one user.
+ * TTL indexes: each record's `expires_at`, and RETENTION_EXPERIENCES on `timestamp` (a timestamp stored as a string
+ * never expires).
  */
 export const EXPERIENCE_INDEXES: CollectionIndexes = {
   collection: EXPERIENCES_COLLECTION,
-  indexes: [
+  conditional: [retentionIndexName('timestamp')],
+  indexes: (config): IndexDescription[] => [
     { key: { experience_id: 1 }, name: 'experience_id_unique', unique: true },
     { key: { timestamp: 1, experience_id: 1 }, name: 'timestamp' },
     { key: { initiating_agent_id: 1, timestamp: 1 }, name: 'initiating_agent_id_timestamp' },
@@ -63,5 +69,7 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
     EMBEDDING_MODEL_INDEX,
+    expiresAtIndex('expires_at'),
+    ...retentionIndexes('timestamp', config.retentionExperiences),
   ],
 };

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, ID, InputType, Int, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs } from '../shared/connection';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
 
 @InputType({
@@ -75,6 +76,12 @@ export class RecordExperienceInput {
 
   @Field(() => [String], { nullable: true })
   tags?: string[] | null;
+
+  @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.expiresAt })
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
+  ttlSeconds?: number | null;
 }
 
 @InputType({

@@ -21,6 +21,7 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   sessionId: ['session_id'],
   userId: ['user_id'],
   tags: ['tags'],
+  expiresAt: ['expires_at'],
   embeddingModel: ['embedding_model'],
   embeddings: [],
   session: ['session_id'],

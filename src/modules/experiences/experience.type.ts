@@ -4,6 +4,7 @@ import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ConnectionType } from '../shared/connection';
 import {
   storedDate,
+  storedDateOrNull,
   storedEnum,
   storedFloatOrNull,
   storedInt,
@@ -21,6 +22,7 @@ import {
   type ExperienceDocument,
 } from './experience.document';
 import { Node } from '../shared/node';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
@@ -137,6 +139,9 @@ export class Experience {
   @Field(() => [String])
   tags!: string[];
 
+  @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.stored })
+  expiresAt!: Date | null;
+
   @Field(() => EmbeddingsInfo, {
     nullable: true,
     description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
@@ -225,6 +230,7 @@ export function toExperience(doc: ExperienceDocument): Experience {
     sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
     userId: read.field('userId', 'user_id', storedTextOrNull(doc.user_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
+    expiresAt: read.field('expiresAt', 'expires_at', storedDateOrNull(doc.expires_at)),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
   });
 }

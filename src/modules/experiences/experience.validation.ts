@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../../errors';
 import { checkJsonInput } from '../shared/json-input';
+import { expiryOf } from '../shared/expiry';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import { checkScopeId } from '../shared/user-scope';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
@@ -113,6 +114,7 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     session_id: input.sessionId ?? undefined,
     user_id: checkScopeId(input.userId, `${path}.userId`),
     tags: input.tags ?? [],
+    expires_at: expiryOf(input, now, path),
   };
   // Absent optional fields are left out of the document rather than stored as null.
   for (const key of Object.keys(document) as (keyof ExperienceDocument)[])

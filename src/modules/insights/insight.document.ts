@@ -1,5 +1,6 @@
-import type { ObjectId } from 'mongodb';
+import type { IndexDescription, ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
+import { expiresAtIndex, retentionIndexName, retentionIndexes } from '../shared/expiry';
 
 /** The collection of seed 002's AgentInsight. */
 export const AGENT_INSIGHTS_COLLECTION = 'agent_insights';
@@ -47,19 +48,29 @@ export interface AgentInsightDocument {
   lastValidated: Date | null;
   /** The ids of the keyed validations applied, latest last (see `markApplied`): a retried one is not applied again. */
   appliedWrites?: string[];
+  /** When the TTL index deletes it (recordInsight's expiresAt or ttlSeconds, the latest report's); absent: kept. */
+  expiresAt?: Date | null;
 }
 
 /**
  * Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix);
- * and the same order within one user or one agent (agentInsights(userId, agentId)).
+ * and the same order within one user or one agent (agentInsights(userId, agentId)). TTL indexes: each insight's
+ * `expiresAt`, and RETENTION_INSIGHTS counted from its last validation, else (never validated: `lastValidated` null)
+ * from its creation; one TTL index is on one field, hence two.
  */
 export const INSIGHT_INDEXES: CollectionIndexes = {
   collection: AGENT_INSIGHTS_COLLECTION,
-  indexes: [
+  conditional: [retentionIndexName('lastValidated'), retentionIndexName('createdAt')],
+  indexes: (config): IndexDescription[] => [
     { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
     { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
     { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
     { key: { userId: 1, agentType: 1, confidence: -1 }, name: 'userId_agentType_confidence' },
     { key: { agentId: 1, agentType: 1, confidence: -1 }, name: 'agentId_agentType_confidence' },
+    expiresAtIndex('expiresAt'),
+    ...retentionIndexes('lastValidated', config.retentionInsights),
+    ...retentionIndexes('createdAt', config.retentionInsights, {
+      partialFilterExpression: { lastValidated: { $type: 'null' } },
+    }),
   ],
 };

@@ -1,4 +1,5 @@
 import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { AgentType, InsightType } from './insight.type';
 
 @ArgsType()
@@ -65,4 +66,13 @@ export class RecordInsightInput {
 
   @Field(() => [InsightEvidenceInput], { nullable: true })
   evidence?: InsightEvidenceInput[] | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: `${EXPIRY_DESCRIPTIONS.expiresAt} Recording it again with an expiry replaces it; without, keeps it.`,
+  })
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
+  ttlSeconds?: number | null;
 }

@@ -61,6 +61,8 @@ export interface InsightReport extends InsightScope {
   initialConfidence: number;
   /** Distinct by taskId. */
   evidence: EvidenceDocument[];
+  /** The insight's new expiry (the TTL index deletes it then); absent: its expiry, if any, is kept. */
+  expiresAt?: Date;
 }
 
 /**
@@ -107,6 +109,7 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
         },
         evidence: { $slice: [{ $concatArrays: [{ $ifNull: ['$evidence', []] }, '$_new'] }, -MAX_EVIDENCE] },
         evidenceCount: { $add: [{ $ifNull: ['$evidenceCount', 0] }, { $size: '$_new' }] },
+        ...(report.expiresAt ? { expiresAt: { $literal: report.expiresAt } } : {}),
       },
     },
     { $unset: ['_known', '_new'] },

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import { Idempotency } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
+import { expiryOf } from '../shared/expiry';
 import type { AgentInsightsArgs, RecordInsightInput } from './insight.input';
 import {
   AgentInsightRepository,
@@ -59,6 +60,8 @@ export class InsightService {
     (input.evidence ?? []).forEach((piece, i) => {
       if (!piece.taskId.trim()) throw new ValidationError('taskId must not be blank.', `input.evidence.${i}.taskId`);
     });
+    const now = new Date();
+    const expiresAt = expiryOf(input, now);
     const document = await this.repository.report(
       {
         agentType: input.agentType,
@@ -68,8 +71,9 @@ export class InsightService {
         insight,
         initialConfidence: input.confidence ?? INITIAL_CONFIDENCE,
         evidence: distinctEvidence(input.evidence ?? []),
+        expiresAt,
       },
-      new Date(),
+      now,
     );
     return toAgentInsight(document);
   }

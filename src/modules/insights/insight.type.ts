@@ -1,4 +1,5 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import {
   storedDate,
   storedDateOrNull,
@@ -74,6 +75,9 @@ export class AgentInsight {
 
   @Field(() => Date, { nullable: true, description: 'When validateInsight last judged it; null if never.' })
   lastValidated!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.stored })
+  expiresAt!: Date | null;
 }
 
 @ObjectType({ simpleResolvers: true })
@@ -103,6 +107,7 @@ export function toAgentInsight(document: AgentInsightDocument): AgentInsight {
     evidenceCount: read.field('evidenceCount', 'evidenceCount', storedInt(document.evidenceCount, evidence.length)),
     createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
     lastValidated: read.field('lastValidated', 'lastValidated', storedDateOrNull(document.lastValidated)),
+    expiresAt: read.field('expiresAt', 'expiresAt', storedDateOrNull(document.expiresAt)),
   });
 }
 

@@ -4,7 +4,14 @@ import type { Db } from 'mongodb';
 import type { ChangeFollower } from '../../db/change-follower';
 import type { FollowMode, SearchIndexes } from '../../search/search-index';
 import type { EmbeddingProvider } from '../../embeddings/provider';
+import type { Config } from '../../config';
+import { AGENT_INSIGHTS_COLLECTION } from '../insights/insight.document';
+import { EXPERIENCES_COLLECTION } from '../experiences/experience.document';
+import { SESSIONS_COLLECTION } from '../sessions/session.document';
+import { TASKS_COLLECTION } from '../tasks/task.document';
 import {
+  CollectionRetention,
+  RetentionCollection,
   DatabaseKind,
   SearchBackend,
   SearchFollowing,
@@ -25,6 +32,8 @@ export interface ServerInfoContext {
     changes?: Pick<ChangeFollower, 'source'>;
     /** Absent on the degraded server. */
     search?: Pick<SearchIndexes, 'spaces' | 'forDb' | 'options'>;
+    /** Absent on the degraded server. */
+    config?: Pick<Config, RetentionKey>;
   };
   /** The caller's database (absent on the degraded server). */
   db?: Db;
@@ -51,8 +60,51 @@ export class ServerInfoResolver {
       },
       subscriptions: deps.changes ? { source: SubscriptionSource[await deps.changes.source()] } : null,
       search: deps.search && db ? searchInfo(deps.search, db) : null,
+      retention: deps.config ? retentionInfo(deps.config) : null,
     };
   }
+}
+
+type RetentionKey = 'retentionMessages' | 'retentionExperiences' | 'retentionTasks' | 'retentionInsights';
+
+/** Each retention, with where it is stored and what it counts from (the TTL indexes of the `*.document.ts` files). */
+const RETENTIONS: readonly (Omit<CollectionRetention, 'retention' | 'seconds'> & { key: RetentionKey })[] = [
+  {
+    collection: RetentionCollection.MESSAGES,
+    key: 'retentionMessages',
+    variable: 'RETENTION_MESSAGES',
+    storedIn: SESSIONS_COLLECTION,
+    countsFrom: 'updated_at',
+  },
+  {
+    collection: RetentionCollection.EXPERIENCES,
+    key: 'retentionExperiences',
+    variable: 'RETENTION_EXPERIENCES',
+    storedIn: EXPERIENCES_COLLECTION,
+    countsFrom: 'timestamp',
+  },
+  {
+    collection: RetentionCollection.TASKS,
+    key: 'retentionTasks',
+    variable: 'RETENTION_TASKS',
+    storedIn: TASKS_COLLECTION,
+    countsFrom: 'createdAt',
+  },
+  {
+    collection: RetentionCollection.INSIGHTS,
+    key: 'retentionInsights',
+    variable: 'RETENTION_INSIGHTS',
+    storedIn: AGENT_INSIGHTS_COLLECTION,
+    countsFrom: 'lastValidated',
+  },
+];
+
+function retentionInfo(config: Pick<Config, RetentionKey>): CollectionRetention[] {
+  return RETENTIONS.map(({ key, ...retention }) => ({
+    ...retention,
+    retention: config[key]?.text ?? null,
+    seconds: config[key]?.seconds ?? null,
+  }));
 }
 
 const FOLLOWING: Record<FollowMode, SearchFollowing> = {

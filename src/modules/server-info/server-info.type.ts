@@ -125,6 +125,46 @@ export class SearchSpaceInfo {
   lagSeconds!: number;
 }
 
+export enum RetentionCollection {
+  MESSAGES = 'MESSAGES',
+  EXPERIENCES = 'EXPERIENCES',
+  TASKS = 'TASKS',
+  INSIGHTS = 'INSIGHTS',
+}
+registerEnumType(RetentionCollection, {
+  name: 'RetentionCollection',
+  description:
+    'What a retention applies to. MESSAGES: whole sessions (messages live in their session), by their last activity.',
+});
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    "How long one kind of record is kept (its RETENTION_* variable), enforced by a TTL index: the database deletes a record within about a minute after it passes. A record's own expiresAt applies as well.",
+})
+export class CollectionRetention {
+  @Field(() => RetentionCollection)
+  collection!: RetentionCollection;
+
+  @Field(() => String, { nullable: true, description: 'As configured, e.g. 90d; null: kept for ever.' })
+  retention!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'The retention in seconds; null: kept for ever.' })
+  seconds!: number | null;
+
+  @Field({ description: 'The environment variable that sets it, e.g. RETENTION_MESSAGES.' })
+  variable!: string;
+
+  @Field({ description: 'The stored collection, e.g. sessions.' })
+  storedIn!: string;
+
+  @Field({
+    description:
+      'The stored time the retention counts from, e.g. updated_at (insights: lastValidated, createdAt when never validated).',
+  })
+  countsFrom!: string;
+}
+
 @ObjectType({ simpleResolvers: true })
 export class ServerInfo {
   @Field({ description: 'Hindsight version.' })
@@ -144,4 +184,10 @@ export class ServerInfo {
     description: "The search spaces of the caller's database. Null while the data directory is damaged.",
   })
   search!: SearchSpaceInfo[] | null;
+
+  @Field(() => [CollectionRetention], {
+    nullable: true,
+    description: 'How long each kind of record is kept (docs/lifecycle.md). Null while the data directory is damaged.',
+  })
+  retention!: CollectionRetention[] | null;
 }

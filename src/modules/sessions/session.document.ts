@@ -1,4 +1,5 @@
 import type { CollectionIndexes } from '../../db/indexes';
+import { expiresAtIndex, retentionIndexName, retentionIndexes } from '../shared/expiry';
 
 /**
  * The `sessions` collection as stored. Documents keep seed 001's shape exactly (snake_case,
@@ -74,6 +75,8 @@ export interface SessionDocument {
    * with the first message id it took, so that a retry finds exactly its messages and never appends them twice.
    */
   applied_writes?: AppliedAppend[];
+  /** Not in seed 001: when the TTL index deletes the whole session (createSession's expiresAt or ttlSeconds). */
+  expires_at?: Date | null;
 }
 
 export interface AppliedAppend {
@@ -84,14 +87,20 @@ export interface AppliedAppend {
 
 /**
  * The indexes of seed 001's `_ensure_indexes` (same keys, so the same names as the SDKs create), plus configured
- * metadata fields and (user_id, updated_at) for the sessions of one user in the default order.
+ * metadata fields, (user_id, updated_at) for the sessions of one user in the default order, and TTL indexes: each
+ * session's `expires_at`, and RETENTION_MESSAGES, which deletes whole sessions (messages live in their session's
+ * document) whose last activity `updated_at` is older. That one is descending, so its key differs from the SDK's
+ * `updated_at_1`, which the SDK creates without options and must find unchanged.
  */
 export const SESSION_INDEXES: CollectionIndexes = {
   collection: SESSIONS_COLLECTION,
+  conditional: [retentionIndexName('updated_at')],
   indexes: (config) => [
     { key: { created_at: 1 } },
     { key: { updated_at: 1 } },
     { key: { user_id: 1, updated_at: -1 } },
     ...config.metadataIndexFields.map((field) => ({ key: { [`metadata.${field}`]: 1 } })),
+    expiresAtIndex('expires_at'),
+    ...retentionIndexes('updated_at', config.retentionMessages, { direction: -1 }),
   ],
 };

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, InputType, Int, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/connection';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { FeedbackRating, MessageRole } from './session.type';
 
 // Field shapes only: the limits of seed 001 are checked in SessionService, which names the rejected field.
@@ -30,6 +31,15 @@ export class CreateSessionInput {
     description: 'At most 1 MB; keys must not start with $ or contain a dot.',
   })
   metadata?: Record<string, unknown> | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: `${EXPIRY_DESCRIPTIONS.expiresAt} The whole session goes, its messages with it.`,
+  })
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
+  ttlSeconds?: number | null;
 }
 
 @InputType()

@@ -274,6 +274,7 @@ function summaryProjection(shape: SummaryShape, sortedBy: readonly SortKey[] = [
       session_type: 1,
       ...(shape.createdAt ? { created_at: 1 } : {}),
       updated_at: 1,
+      expires_at: 1,
       ...Object.fromEntries(sortedBy.map((key) => [key.field, 1])),
       ...(shape.metadata ? { metadata: 1 } : {}),
       ...(shape.feedbacks ? { feedbacks: 1 } : {}),

@@ -1,6 +1,7 @@
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
 import { checkJsonInput, checkKeyCount, finiteFigure } from '../shared/json-input';
+import { expiryOf } from '../shared/expiry';
 import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
@@ -177,6 +178,7 @@ export class SessionService {
     const metadata = input.metadata ?? {};
     checkJsonInput(metadata, 'input.metadata', { dotsAllowed: false });
     checkMetadataSize(bsonBytes(metadata), 'input.metadata');
+    expiryOf(input, new Date());
     return this.idempotency.run({
       key: idempotencyKey,
       operation: 'createSession',
@@ -189,7 +191,16 @@ export class SessionService {
           return this.session(sessionId);
         }
         if (done) throw deletedSince();
-        return this.insertSession(sessionId, input.sessionType, input.applicationName ?? null, userId, metadata, now);
+        const expiresAt = expiryOf(input, now);
+        return this.insertSession(
+          sessionId,
+          input.sessionType,
+          input.applicationName ?? null,
+          userId,
+          metadata,
+          now,
+          expiresAt,
+        );
       },
     });
   }
@@ -201,6 +212,7 @@ export class SessionService {
     userId: string | null,
     metadata: Record<string, unknown>,
     now: Date,
+    expiresAt: Date | undefined,
   ): Promise<Session> {
     // Field order of the seed's complete example (application_name where the Strands manager puts it).
     const document: SessionDocument = {
@@ -214,6 +226,7 @@ export class SessionService {
       metadata,
       feedbacks: [],
       agents: {},
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
     };
     await this.repository.insert(document);
     const session = Session.fromSummary({ ...document, agents: [] });

@@ -5,6 +5,7 @@ import { ConnectionType } from '../shared/connection';
 import { finiteFigure } from '../shared/json-input';
 import {
   storedDate,
+  storedDateOrNull,
   storedEnum,
   storedEnumOrNull,
   storedFloat,
@@ -17,6 +18,7 @@ import {
   StoredReader,
   wasSubstituted,
 } from '../shared/stored-values';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { SESSIONS_COLLECTION, type FeedbackDocument, type MessageDocument } from './session.document';
 import type { AgentRef, AgentSummary, SessionSummary } from './session.repository';
 import { Node } from '../shared/node';
@@ -325,6 +327,12 @@ export class Session {
   @Field({ description: 'Refreshed by every write to the session.' })
   updatedAt!: Date;
 
+  @Field(() => Date, {
+    nullable: true,
+    description: `${EXPIRY_DESCRIPTIONS.stored} RETENTION_MESSAGES counts from updatedAt.`,
+  })
+  expiresAt!: Date | null;
+
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
@@ -366,6 +374,7 @@ export class Session {
     session.userId = read.field('userId', 'user_id', storedTextOrNull(summary.user_id));
     session.createdAt = read.field('createdAt', 'created_at', storedDate(summary.created_at));
     session.updatedAt = read.field('updatedAt', 'updated_at', storedDate(summary.updated_at, session.createdAt));
+    session.expiresAt = read.field('expiresAt', 'expires_at', storedDateOrNull(summary.expires_at));
     session.metadata = read.field('metadata', 'metadata', storedObject(summary.metadata));
     session.feedbacks = read
       .field('feedbacks', 'feedbacks', storedObjectEntries<FeedbackDocument>(summary.feedbacks))

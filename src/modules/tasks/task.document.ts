@@ -1,6 +1,7 @@
-import type { ObjectId } from 'mongodb';
+import type { IndexDescription, ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
 import { EMBEDDING_MODEL_INDEX } from '../shared/reembed-target';
+import { expiresAtIndex, retentionIndexName, retentionIndexes } from '../shared/expiry';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import type { AgentType } from '../insights/insight.document';
 import type { PlanStepDocument } from '../plans/plan.document';
@@ -62,6 +63,8 @@ export interface TaskDocument {
   actions?: ActionDocument[];
   /** The run summary stuckTasks reads, kept by the update that appends an action. */
   run?: RunSummaryDocument;
+  /** When the TTL index deletes it (recordTask's expiresAt or ttlSeconds); absent: kept. */
+  expires_at?: Date | null;
 }
 
 // Seed 004's run of a task, stored in the task document (`actions`, and Hindsight's `run` summary); src/modules/runs
@@ -156,11 +159,13 @@ export interface RunSummaryDocument {
  * Seed 002: status, createdAt (originalQuery and goal get no text index: the embedded engine has no $text, so
  * keyword relevance comes from the search subsystem's BM25), plus the unique taskId and the goal-template lookups;
  * and the run summary, through which stuckTasks reads. (user_id, createdAt) serves one user's lists and searches,
- * (user_id, patternId) a user's plan figures (successfulPlans(userId)).
+ * (user_id, patternId) a user's plan figures (successfulPlans(userId)). TTL indexes: each record's `expires_at`, and
+ * RETENTION_TASKS on `createdAt`.
  */
 export const TASK_INDEXES: CollectionIndexes = {
   collection: TASKS_COLLECTION,
-  indexes: [
+  conditional: [retentionIndexName('createdAt')],
+  indexes: (config): IndexDescription[] => [
     { key: { taskId: 1 }, name: 'taskId_unique', unique: true },
     { key: { status: 1, createdAt: -1 }, name: 'status_createdAt' },
     { key: { createdAt: -1, taskId: -1 }, name: 'createdAt_taskId' },
@@ -171,5 +176,7 @@ export const TASK_INDEXES: CollectionIndexes = {
     { key: { user_id: 1, patternId: 1 }, name: 'user_id_patternId' },
     { key: { 'run.stuck_iterations': -1, 'run.last_action_at': -1 }, name: 'run_stuck_iterations' },
     EMBEDDING_MODEL_INDEX,
+    expiresAtIndex('expires_at'),
+    ...retentionIndexes('createdAt', config.retentionTasks),
   ],
 };

@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, ID, InputType, Int } from 'type-graphql';
 import { AgentType } from '../insights/insight.type';
 import { ForwardPageArgs } from '../shared/connection';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { TaskOutcome, TaskStatus } from './task.type';
 
 @InputType({ description: 'One step of a plan.' })
@@ -79,6 +80,12 @@ export class RecordTaskInput {
 
   @Field(() => Date, { nullable: true, description: 'When it started; default now.' })
   createdAt?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.expiresAt })
+  expiresAt?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
+  ttlSeconds?: number | null;
 }
 
 @InputType({

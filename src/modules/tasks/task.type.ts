@@ -3,6 +3,7 @@ import { AgentType } from '../insights/insight.type';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import { PlanStep, toPlanSteps } from '../plans/plan.type';
 import { ConnectionType } from '../shared/connection';
+import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import {
   storedDate,
   storedDateOrNull,
@@ -106,6 +107,9 @@ export class Task {
 
   @Field(() => Date, { nullable: true, description: 'When learnFromTask learned from it; null if not yet.' })
   learnedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.stored })
+  expiresAt!: Date | null;
 }
 
 export const TaskConnection = ConnectionType('Task', Task);
@@ -240,6 +244,7 @@ export function toTask(document: TaskDocument): Task {
     patternId: read.field('patternId', 'patternId', storedTextOrNull(document.patternId)),
     createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
     learnedAt: read.field('learnedAt', 'learning.learnedAt', storedDateOrNull(document.learning?.learnedAt)),
+    expiresAt: read.field('expiresAt', 'expires_at', storedDateOrNull(document.expires_at)),
   });
 }
 

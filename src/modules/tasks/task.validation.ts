@@ -2,6 +2,7 @@ import { ObjectId } from 'mongodb';
 import { ValidationError } from '../../errors';
 import { goalPattern } from '../plans/plan.goal-pattern';
 import type { PlanStepDocument } from '../plans/plan.document';
+import { expiryOf } from '../shared/expiry';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import { checkScopeId } from '../shared/user-scope';
 import type { PlanStepInput, RecordTaskInput, SuccessMetricsInput } from './task.input';
@@ -61,6 +62,7 @@ export function checkMetrics(metrics: SuccessMetricsInput | null | undefined, fi
 /** A new task document from an input, checked; its vectors are added by the caller. */
 export function newTaskDocument(input: RecordTaskInput, now: Date): TaskDocument {
   const goal = requiredText(input.goal, 'input.goal');
+  const expiresAt = expiryOf(input, now);
   return {
     taskId: optionalText(input.taskId, 'input.taskId') ?? new ObjectId().toHexString(),
     originalQuery: requiredText(input.originalQuery, 'input.originalQuery'),
@@ -75,5 +77,6 @@ export function newTaskDocument(input: RecordTaskInput, now: Date): TaskDocument
     context: optionalText(input.context, 'input.context'),
     ...(input.userId != null ? { user_id: checkScopeId(input.userId, 'input.userId') } : {}),
     patternId: null,
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
   };
 }

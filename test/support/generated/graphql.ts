@@ -37,12 +37,16 @@ export type AppendMessageInput = {
 export type CreateSessionInput = {
   /** Stored as application_name (the Strands MongoDB session manager's); at most 255 characters. */
   applicationName?: string | null | undefined;
+  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. The whole session goes, its messages with it. */
+  expiresAt?: string | null | undefined;
   /** At most 1 MB; keys must not start with $ or contain a dot. */
   metadata?: Record<string, unknown> | null | undefined;
   /** At most 255 ASCII characters; generated (a UUID) when absent. */
   sessionId?: string | null | undefined;
   /** At most 50 characters. */
   sessionType?: string;
+  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  ttlSeconds?: number | null | undefined;
   /** The end user the session is about; stored as user_id (the SDKs ignore it); at most 200 characters. */
   userId?: string | null | undefined;
 };
@@ -211,6 +215,8 @@ export type RecordActionInput = {
 export type RecordExperienceInput = {
   /** Unique id (at most 200 characters); a UUID is generated when absent. */
   experienceId?: string | number | null | undefined;
+  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. */
+  expiresAt?: string | null | undefined;
   feedbackSignals?: FeedbackSignalsInput | null | undefined;
   finalOutcome: ExperienceOutcome;
   /** At most 200 characters. */
@@ -227,6 +233,8 @@ export type RecordExperienceInput = {
   tags?: Array<string> | null | undefined;
   /** When it happened; default now. */
   timestamp?: string | null | undefined;
+  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  ttlSeconds?: number | null | undefined;
   /** The end user the experience is about; at most 200 characters. */
   userId?: string | null | undefined;
   /** Record schema version; default 1. */
@@ -243,7 +251,11 @@ export type RecordInsightInput = {
   /** Starting confidence of a new insight (0–1, default 0.5); ignored for a known one. */
   confidence?: number | null | undefined;
   evidence?: Array<InsightEvidenceInput> | null | undefined;
+  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. Recording it again with an expiry replaces it; without, keeps it. */
+  expiresAt?: string | null | undefined;
   insight: string;
+  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  ttlSeconds?: number | null | undefined;
   type: InsightType;
   /** The end user the insight is about (at most 200 characters); each user has their own insights. */
   userId?: string | null | undefined;
@@ -257,6 +269,8 @@ export type RecordTaskInput = {
   context?: string | null | undefined;
   /** When it started; default now. */
   createdAt?: string | null | undefined;
+  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. */
+  expiresAt?: string | null | undefined;
   goal: string;
   originalQuery: string;
   planId?: string | null | undefined;
@@ -267,6 +281,8 @@ export type RecordTaskInput = {
   successMetrics?: SuccessMetricsInput | null | undefined;
   /** Unique id; a new ObjectId string when absent. */
   taskId?: string | number | null | undefined;
+  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  ttlSeconds?: number | null | undefined;
   /** The end user the task is about; at most 200 characters. */
   userId?: string | null | undefined;
 };
@@ -303,6 +319,13 @@ export type Relevance =
   | 'HIGH'
   | 'LOW'
   | 'MEDIUM';
+
+/** What a retention applies to. MESSAGES: whole sessions (messages live in their session), by their last activity. */
+export type RetentionCollection =
+  | 'EXPERIENCES'
+  | 'INSIGHTS'
+  | 'MESSAGES'
+  | 'TASKS';
 
 /** IN_PROCESS: vectors are searched in this process (VECTOR_SEARCH=memory); ATLAS: by $vectorSearch. */
 export type SearchBackend =
@@ -886,6 +909,46 @@ export type RunTaskStepsQueryVariables = Exact<{
 
 export type RunTaskStepsQuery = { task: { id: string, steps: Array<{ stepId: string, action: string }> } | null };
 
+export type RetentionQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RetentionQuery = { serverInfo: { retention: Array<{ collection: RetentionCollection, retention: string | null, seconds: number | null, variable: string, storedIn: string, countsFrom: string }> | null } };
+
+export type RecordExpiringExperienceMutationVariables = Exact<{
+  input: RecordExperienceInput;
+}>;
+
+
+export type RecordExpiringExperienceMutation = { recordExperience: { experienceId: string, timestamp: string, expiresAt: string | null } };
+
+export type RecordExpiringTaskMutationVariables = Exact<{
+  input: RecordTaskInput;
+}>;
+
+
+export type RecordExpiringTaskMutation = { recordTask: { taskId: string, createdAt: string, expiresAt: string | null } };
+
+export type RecordExpiringInsightMutationVariables = Exact<{
+  input: RecordInsightInput;
+}>;
+
+
+export type RecordExpiringInsightMutation = { recordInsight: { id: string, createdAt: string, expiresAt: string | null } };
+
+export type CreateExpiringSessionMutationVariables = Exact<{
+  input: CreateSessionInput;
+}>;
+
+
+export type CreateExpiringSessionMutation = { createSession: { sessionId: string, updatedAt: string, expiresAt: string | null } };
+
+export type RetainedRecordsQueryVariables = Exact<{
+  agentType: AgentType;
+}>;
+
+
+export type RetainedRecordsQuery = { experiences: { edges: Array<{ node: { experienceId: string } }> }, tasks: { edges: Array<{ node: { taskId: string } }> }, agentInsights: { insights: Array<{ id: string }> }, sessions: { edges: Array<{ node: { sessionId: string } }> } };
+
 export type ActionFieldsFragment = { iteration: number, timestamp: string, mode: ActionMode, thinking: string, planning: string, reflection: string, approach: string, synthesis: string, progress: ActionProgress | null, toolCalls: Array<{ name: string, args: Record<string, unknown>, result: string, resultTruncated: boolean, outcome: ToolOutcome, executionTimeMs: number | null, insights: string, learning: string, relevance: Relevance | null }>, hypothesis: { belief: string, test: string } };
 
 export type RecordRunTaskMutationVariables = Exact<{
@@ -1295,6 +1358,12 @@ export const InsightListDocument = {"kind":"Document","definitions":[{"kind":"Op
 export const InsightValidateDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"InsightValidate"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"valid"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"validateInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"valid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"valid"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"lastValidated"}}]}}]}}]} as unknown as DocumentNode<InsightValidateMutation, InsightValidateMutationVariables>;
 export const InsightRecordDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"InsightRecord"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordInsightInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"confidence"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceCount"}}]}}]}}]} as unknown as DocumentNode<InsightRecordMutation, InsightRecordMutationVariables>;
 export const RunTaskStepsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RunTaskSteps"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"stepId"}},{"kind":"Field","name":{"kind":"Name","value":"action"}}]}}]}}]}}]} as unknown as DocumentNode<RunTaskStepsQuery, RunTaskStepsQueryVariables>;
+export const RetentionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Retention"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"serverInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"retention"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"collection"}},{"kind":"Field","name":{"kind":"Name","value":"retention"}},{"kind":"Field","name":{"kind":"Name","value":"seconds"}},{"kind":"Field","name":{"kind":"Name","value":"variable"}},{"kind":"Field","name":{"kind":"Name","value":"storedIn"}},{"kind":"Field","name":{"kind":"Name","value":"countsFrom"}}]}}]}}]}}]} as unknown as DocumentNode<RetentionQuery, RetentionQueryVariables>;
+export const RecordExpiringExperienceDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordExpiringExperience"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordExperienceInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordExperience"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<RecordExpiringExperienceMutation, RecordExpiringExperienceMutationVariables>;
+export const RecordExpiringTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordExpiringTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordTaskInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordTask"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<RecordExpiringTaskMutation, RecordExpiringTaskMutationVariables>;
+export const RecordExpiringInsightDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordExpiringInsight"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordInsightInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordInsight"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<RecordExpiringInsightMutation, RecordExpiringInsightMutationVariables>;
+export const CreateExpiringSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateExpiringSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<CreateExpiringSessionMutation, CreateExpiringSessionMutationVariables>;
+export const RetainedRecordsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RetainedRecords"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AgentType"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experiences"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"experienceId"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"tasks"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"agentInsights"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"agentType"},"value":{"kind":"Variable","name":{"kind":"Name","value":"agentType"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"insights"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"sessions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"100"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}}]}}]}}]}}]}}]} as unknown as DocumentNode<RetainedRecordsQuery, RetainedRecordsQueryVariables>;
 export const RecordRunTaskDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordRunTask"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordTaskInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordTask"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goalPattern"}}]}}]}}]} as unknown as DocumentNode<RecordRunTaskMutation, RecordRunTaskMutationVariables>;
 export const RecordActionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RecordAction"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"taskId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"RecordActionInput"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"idempotencyKey"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"recordAction"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"taskId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"taskId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}},{"kind":"Argument","name":{"kind":"Name","value":"idempotencyKey"},"value":{"kind":"Variable","name":{"kind":"Name","value":"idempotencyKey"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"action"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActionFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"task"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"goal"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Action"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"thinking"}},{"kind":"Field","name":{"kind":"Name","value":"planning"}},{"kind":"Field","name":{"kind":"Name","value":"reflection"}},{"kind":"Field","name":{"kind":"Name","value":"approach"}},{"kind":"Field","name":{"kind":"Name","value":"toolCalls"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"args"}},{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"resultTruncated"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"executionTimeMs"}},{"kind":"Field","name":{"kind":"Name","value":"insights"}},{"kind":"Field","name":{"kind":"Name","value":"learning"}},{"kind":"Field","name":{"kind":"Name","value":"relevance"}}]}},{"kind":"Field","name":{"kind":"Name","value":"synthesis"}},{"kind":"Field","name":{"kind":"Name","value":"progress"}},{"kind":"Field","name":{"kind":"Name","value":"hypothesis"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"belief"}},{"kind":"Field","name":{"kind":"Name","value":"test"}}]}}]}}]} as unknown as DocumentNode<RecordActionMutation, RecordActionMutationVariables>;
 export const TaskActionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TaskActions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"fromIteration"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"task"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"taskId"}},{"kind":"Field","name":{"kind":"Name","value":"actions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"fromIteration"},"value":{"kind":"Variable","name":{"kind":"Name","value":"fromIteration"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Action"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"iteration"}},{"kind":"Field","name":{"kind":"Name","value":"timestamp"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"thinking"}},{"kind":"Field","name":{"kind":"Name","value":"planning"}},{"kind":"Field","name":{"kind":"Name","value":"reflection"}},{"kind":"Field","name":{"kind":"Name","value":"approach"}},{"kind":"Field","name":{"kind":"Name","value":"toolCalls"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"args"}},{"kind":"Field","name":{"kind":"Name","value":"result"}},{"kind":"Field","name":{"kind":"Name","value":"resultTruncated"}},{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"executionTimeMs"}},{"kind":"Field","name":{"kind":"Name","value":"insights"}},{"kind":"Field","name":{"kind":"Name","value":"learning"}},{"kind":"Field","name":{"kind":"Name","value":"relevance"}}]}},{"kind":"Field","name":{"kind":"Name","value":"synthesis"}},{"kind":"Field","name":{"kind":"Name","value":"progress"}},{"kind":"Field","name":{"kind":"Name","value":"hypothesis"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"belief"}},{"kind":"Field","name":{"kind":"Name","value":"test"}}]}}]}}]} as unknown as DocumentNode<TaskActionsQuery, TaskActionsQueryVariables>;
