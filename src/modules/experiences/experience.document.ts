@@ -42,6 +42,14 @@ export interface ExperienceDocument {
   tags?: string[] | null;
   embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
   embedding_model?: EmbeddingModelInfo | null;
+  /** Valid from (missing: since it was recorded). */
+  valid_from?: Date | null;
+  /** Valid until (missing/null: open); superseding or retiring sets it to that moment. */
+  valid_until?: Date | null;
+  /** The experience_id of the replacement (supersedeExperience). */
+  superseded_by?: string | null;
+  /** Why it ended (the supersede or retire reason). */
+  ended_reason?: string | null;
 }
 
 /**
@@ -59,6 +67,8 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { session_id: 1 }, name: 'session_id' },
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
+    // Experience.supersedes: what an experience replaced.
+    { key: { superseded_by: 1 }, name: 'superseded_by', sparse: true },
     EMBEDDING_MODEL_INDEX,
   ],
 };

@@ -2,6 +2,7 @@ import { ArgsType, Field, Float, ID, InputType, Int, registerEnumType } from 'ty
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs } from '../shared/connection';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @InputType({
   description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.',
@@ -72,6 +73,12 @@ export class RecordExperienceInput {
 
   @Field(() => [String], { nullable: true })
   tags?: string[] | null;
+
+  @Field(() => Date, { nullable: true, description: 'Valid from; default: now (when it is recorded).' })
+  validFrom?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Valid until (after validFrom); default: open.' })
+  validUntil?: Date | null;
 }
 
 @InputType({
@@ -182,6 +189,12 @@ export class ExperiencesArgs extends ForwardPageArgs {
 
   @Field(() => ExperienceOrder, { nullable: true, description: 'Default: newest first (timestamp DESC).' })
   orderBy?: ExperienceOrder | null;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }
 
 export enum SearchMode {
@@ -215,4 +228,10 @@ export class SearchExperiencesArgs {
 
   @Field(() => SearchMode, { defaultValue: SearchMode.HYBRID })
   mode!: SearchMode;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }

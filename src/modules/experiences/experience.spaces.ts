@@ -13,6 +13,10 @@ const FILTER_FIELDS = [
   'tags',
   'involved_components',
   'timestamp',
+  // Validity: a search that asks for current memories (or the store as of a time) filters on them.
+  'valid_from',
+  'valid_until',
+  'superseded_by',
 ] as const;
 
 function space(field: ExperienceField): SpaceDefinition {

@@ -4,6 +4,7 @@ import { EmbeddingsInfo } from '../server-info/server-info.type';
 import { ConnectionType } from '../shared/connection';
 import {
   storedDate,
+  storedDateOrNull,
   storedEnum,
   storedFloatOrNull,
   storedInt,
@@ -21,6 +22,8 @@ import {
   type ExperienceDocument,
 } from './experience.document';
 import { Node } from '../shared/node';
+import { EXPERIENCE_VALIDITY, memoryStatus } from '../validity/validity.filter';
+import { MemoryStatus } from '../validity/validity.type';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
@@ -139,6 +142,24 @@ export class Experience {
     description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
   })
   embeddingModel!: EmbeddingsInfo | null;
+
+  @Field({ description: 'Valid from (default: when it was recorded).' })
+  validFrom!: Date;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Valid until (null: open). Superseding or retiring sets it to that moment.',
+  })
+  validUntil!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why it ended: the reason given to supersede or retire it.' })
+  endedReason!: string | null;
+
+  @Field(() => MemoryStatus, { description: 'Its standing now.' })
+  status!: MemoryStatus;
+
+  /** The replacement's experienceId (`supersededBy` loads it). */
+  supersededById!: string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
@@ -222,6 +243,12 @@ export function toExperience(doc: ExperienceDocument): Experience {
     sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
+    // Missing: valid since it was recorded, which an imported document tells by its timestamp.
+    validFrom: read.field('validFrom', 'valid_from', storedDate(doc.valid_from ?? doc.timestamp)),
+    validUntil: read.field('validUntil', 'valid_until', storedDateOrNull(doc.valid_until)),
+    endedReason: read.field('endedReason', 'ended_reason', storedTextOrNull(doc.ended_reason)),
+    status: memoryStatus(EXPERIENCE_VALIDITY, doc as unknown as Record<string, unknown>, new Date()),
+    supersededById: read.field('supersededBy', 'superseded_by', storedTextOrNull(doc.superseded_by)),
   });
 }
 

@@ -43,6 +43,14 @@ export interface AgentInsightDocument {
   lastValidated: Date | null;
   /** The ids of the keyed validations applied, latest last (see `markApplied`): a retried one is not applied again. */
   appliedWrites?: string[];
+  /** Valid from (missing: since createdAt). */
+  validFrom?: Date | null;
+  /** Valid until (missing/null: open); superseding or retiring sets it to that moment. */
+  validUntil?: Date | null;
+  /** The insightId of the replacement (supersedeInsight). */
+  supersededBy?: string | null;
+  /** Why it ended (the supersede or retire reason). */
+  endedReason?: string | null;
 }
 
 /** Seed 002: agentType, type, confidence (one compound index serves both the typed and the untyped query's prefix). */
@@ -52,5 +60,7 @@ export const INSIGHT_INDEXES: CollectionIndexes = {
     { key: { insightId: 1 }, name: 'insightId_unique', unique: true },
     { key: { agentType: 1, type: 1, confidence: -1 }, name: 'agentType_type_confidence' },
     { key: { agentType: 1, confidence: -1 }, name: 'agentType_confidence' },
+    // AgentInsight.supersedes: what an insight replaced.
+    { key: { supersededBy: 1 }, name: 'supersededBy', sparse: true },
   ],
 };

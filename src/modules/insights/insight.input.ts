@@ -1,5 +1,6 @@
 import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
 import { AgentType, InsightType } from './insight.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @ArgsType()
 export class AgentInsightsArgs {
@@ -14,6 +15,12 @@ export class AgentInsightsArgs {
 
   @Field(() => Float, { defaultValue: 0, description: 'Only insights at least this confident (0–1).' })
   minConfidence!: number;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }
 
 @InputType({ description: 'A task that supports an insight.' })
@@ -47,4 +54,13 @@ export class RecordInsightInput {
 
   @Field(() => [InsightEvidenceInput], { nullable: true })
   evidence?: InsightEvidenceInput[] | null;
+
+  @Field(() => Date, { nullable: true, description: 'Valid from, for a new insight; default: now.' })
+  validFrom?: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Valid until (after validFrom), for a new insight; default: open.',
+  })
+  validUntil?: Date | null;
 }
