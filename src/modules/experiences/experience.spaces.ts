@@ -17,6 +17,7 @@ const FILTER_FIELDS = [
   'valid_from',
   'valid_until',
   'superseded_by',
+  'ended_reason',
 ] as const;
 
 function space(field: ExperienceField): SpaceDefinition {

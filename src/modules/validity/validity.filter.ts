@@ -55,14 +55,17 @@ export function currentAt(fields: ValidityFields, at: Date): Document {
 const WINDOW_MS = 60_000;
 
 /**
- * A filter passing every memory current at `now` (and the few whose validity starts or ends within the minute around
- * it): the bounds are rounded to the minute, so the search index caches one filter per minute instead of resolving
- * a new one per search. Callers drop the extra ones by {@link isCurrentAt}.
+ * A filter passing every memory current at `now`, for searches: those superseded or retired are left out exactly (by
+ * their replacement and reason, which do not change with time), while the time bounds are rounded to the minute (a
+ * memory whose validity starts or ends naturally within the minute around `now` passes too), so the search index
+ * caches one filter per minute instead of resolving a new one per search. Callers drop the extra ones by
+ * {@link isCurrentAt}.
  */
 export function currentAround(fields: ValidityFields, now: Date): Document {
   const start = Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS;
   return {
     [fields.supersededBy]: null,
+    [fields.endedReason]: null,
     $and: [
       { $or: [{ [fields.validUntil]: null }, { [fields.validUntil]: { $gt: new Date(start) } }] },
       { $or: [{ [fields.validFrom]: null }, { [fields.validFrom]: { $lte: new Date(start + WINDOW_MS) } }] },
