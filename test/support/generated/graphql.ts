@@ -223,6 +223,10 @@ export type RecordExperienceInput = {
   tags?: Array<string> | null | undefined;
   /** When it happened; default now. */
   timestamp?: string | null | undefined;
+  /** Valid from; default: now (when it is recorded). */
+  validFrom?: string | null | undefined;
+  /** Valid until (after validFrom); default: open. */
+  validUntil?: string | null | undefined;
   /** Record schema version; default 1. */
   version?: number | null | undefined;
   /** At most 200 characters. */
@@ -237,6 +241,10 @@ export type RecordInsightInput = {
   evidence?: Array<InsightEvidenceInput> | null | undefined;
   insight: string;
   type: InsightType;
+  /** Valid from, for a new insight; default: now. */
+  validFrom?: string | null | undefined;
+  /** Valid until (after validFrom), for a new insight; default: open. */
+  validUntil?: string | null | undefined;
 };
 
 /** A finished (or paused) task: seed 002's TaskSimilarity record. Query and goal are embedded for similarTasks. */
