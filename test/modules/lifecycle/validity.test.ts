@@ -403,6 +403,39 @@ describe('insights', () => {
     expect(nodes.fresh.supersedes).toEqual([{ id: old }]);
   });
 
+  it('an insight recorded with a validUntil that passed is EXPIRED; one not after validFrom is refused', async () => {
+    const RECORD = `mutation($input: RecordInsightInput!) { recordInsight(input: $input) { id status validFrom validUntil } }`;
+    const until = new Date(Date.now() - 60_000);
+    const from = new Date(until.getTime() - 60_000);
+    const expired = await app.run(RECORD, {
+      input: {
+        agentType: 'PLANNER',
+        type: 'WARNINGS',
+        insight: 'Gate A opens at six',
+        validFrom: from,
+        validUntil: until,
+      },
+    });
+    expect(expired.recordInsight).toMatchObject({
+      status: 'EXPIRED',
+      validFrom: from.toISOString(),
+      validUntil: until.toISOString(),
+    });
+    expect(await listInsights()).not.toContain(expired.recordInsight.id);
+    const before = await databaseFingerprint(app.db);
+    const refused = await errorOf(RECORD, {
+      input: {
+        agentType: 'PLANNER',
+        type: 'WARNINGS',
+        insight: 'Gate A opens at seven',
+        validFrom: from,
+        validUntil: from,
+      },
+    });
+    expect(refused.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.validUntil' });
+    expect(await databaseFingerprint(app.db)).toEqual(before);
+  });
+
   it('refuses a cycle, an ended insight and an unknown one through supersedeMemory, writing nothing', async () => {
     const a = await recordInsight('Pallets fit two per lane');
     const b = await recordInsight('Pallets fit three per lane');
