@@ -10,6 +10,10 @@ import { ExperienceRepository } from './modules/experiences/experience.repositor
 import { ExperienceService } from './modules/experiences/experience.service';
 import { AgentInsightRepository } from './modules/insights/insight.repository';
 import { InsightService } from './modules/insights/insight.service';
+import { createInsightLoaders, type InsightLoaders } from './modules/insights/insight.loaders';
+import { createHistoryLoaders, type HistoryLoaders } from './modules/history/memory-event.loaders';
+import { MemoryEventRepository } from './modules/history/memory-event.repository';
+import { ValidityService } from './modules/validity/validity.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
 import { PlanPatternRepository } from './modules/plans/plan.repository';
 import { PlanService } from './modules/plans/plan.service';
@@ -70,6 +74,7 @@ export interface Services {
   runs: RunService;
   nodes: NodeService;
   subscriptions: SubscriptionService;
+  validity: ValidityService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -80,6 +85,8 @@ export interface Loaders {
   plans: PlanLoaders;
   runs: RunLoaders;
   nodes: NodeLoaders;
+  insights: InsightLoaders;
+  history: HistoryLoaders;
 }
 
 export interface ContextOptions {
@@ -107,10 +114,13 @@ class RequestLoaders implements Loaders {
   private planLoaders?: PlanLoaders;
   private runLoaders?: RunLoaders;
   private nodeLoaders?: NodeLoaders;
+  private insightLoaders?: InsightLoaders;
+  private historyLoaders?: HistoryLoaders;
 
   constructor(
     private readonly db: Db,
     private readonly settings: LoaderSettings,
+    private readonly caller: Caller,
   ) {}
 
   get experiences(): ExperienceLoaders {
@@ -128,6 +138,15 @@ class RequestLoaders implements Loaders {
   get runs(): RunLoaders {
     // Runs are stored in their task documents.
     return (this.runLoaders ??= createRunLoaders(new TaskRepository(this.db), this.settings));
+  }
+  get insights(): InsightLoaders {
+    return (this.insightLoaders ??= createInsightLoaders(new AgentInsightRepository(this.db), this.settings));
+  }
+  get history(): HistoryLoaders {
+    return (this.historyLoaders ??= createHistoryLoaders(
+      new MemoryEventRepository(this.db, this.caller),
+      this.settings,
+    ));
   }
   get nodes(): NodeLoaders {
     return (this.nodeLoaders ??= createNodeLoaders(
@@ -169,7 +188,10 @@ class RequestServices implements Services {
     );
   }
   get experiences() {
-    return this.once('experiences', () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed));
+    return this.once(
+      'experiences',
+      () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed, this.caller),
+    );
   }
   get reembed() {
     return this.once('reembed', () => new ReembedService(this.db, this.deps, REEMBED_TARGETS));
@@ -199,7 +221,7 @@ class RequestServices implements Services {
     );
   }
   get insights() {
-    return this.once('insights', () => new InsightService(this.db, this.deps.config.idempotencyTtlHours));
+    return this.once('insights', () => new InsightService(this.db, this.deps.config.idempotencyTtlHours, this.caller));
   }
   get learning() {
     return this.once(
@@ -226,13 +248,16 @@ class RequestServices implements Services {
   get nodes() {
     return this.once('nodes', () => new NodeService(this.loaders));
   }
+  get validity() {
+    return this.once('validity', () => new ValidityService(this.db, this.deps, this.loaders, this.caller));
+  }
 }
 
 /** Builds the context of one request. Cheap: loaders and services are created on first use. */
 export function createContext(deps: AppDeps, options: ContextOptions = {}): Context {
   const db = requestBound(options.db ?? deps.database.db, options.lifetime);
-  const loaders = new RequestLoaders(db, { batching: options.batching ?? true });
   const caller = options.caller ?? ANONYMOUS_CALLER;
+  const loaders = new RequestLoaders(db, { batching: options.batching ?? true }, caller);
   const services = new RequestServices(db, requestDeps(deps, options.lifetime), loaders, caller);
   return new RequestContext(options.requestId ?? randomUUID(), caller, db, deps, services, loaders, options.lifetime);
 }

@@ -16,6 +16,7 @@ import { BackupResolver } from './modules/backup/backup.resolver';
 import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
 import { resolveNodeTypes } from './modules/shared/node';
 import { SubscriptionResolver } from './modules/subscriptions/subscription.resolver';
+import { ValidityResolver } from './modules/validity/validity.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 import { renderWideNumbers } from './modules/shared/json-output';
@@ -58,6 +59,7 @@ export const resolvers = [
   BackupResolver,
   ...NODE_RESOLVERS,
   SubscriptionResolver,
+  ValidityResolver,
 ] as const;
 
 const NO_PUBSUB: PubSub = {

@@ -83,6 +83,26 @@ export const TOOLS: readonly ToolSpec[] = [
     selection: 'count insights { id type insight confidence evidenceCount userId agentId }',
   },
   {
+    name: 'supersede_memory',
+    field: 'Mutation.supersedeMemory',
+    description:
+      'Replace a memory (kind EXPERIENCE or INSIGHT) that turned out wrong or outdated by a newer one of the same ' +
+      'kind: record or find the correct memory first, then pass the wrong one as id and the correct one as by. The ' +
+      'old memory stops appearing in searches and lists, and points to its replacement. Use retire_memory instead ' +
+      'when nothing replaces it.',
+    selection: `kind experience { experienceId status validUntil endedReason supersededBy { experienceId } }
+      insight { id status validUntil endedReason supersededBy { id } }`,
+  },
+  {
+    name: 'retire_memory',
+    field: 'Mutation.retireMemory',
+    description:
+      'End a memory (kind EXPERIENCE or INSIGHT) that is no longer true and that nothing replaces, with the reason. ' +
+      'It stops appearing in searches and lists. Use supersede_memory instead when a newer memory corrects it.',
+    selection: `kind experience { experienceId status validUntil endedReason }
+      insight { id status validUntil endedReason }`,
+  },
+  {
     name: 'learn_from_task',
     field: 'Mutation.learnFromTask',
     description:

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('MCP over Streamable HTTP at /mcp', () => {
-  it('lists the eleven tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
+  it('lists the thirteen tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
     const { tools } = await (await connectHttp(MCP_KEYS.readerA)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
@@ -41,9 +41,11 @@ describe('MCP over Streamable HTTP at /mcp', () => {
         'record_action',
         'record_experience',
         'record_task',
+        'retire_memory',
         'search_experiences',
         'similar_tasks',
         'successful_plans',
+        'supersede_memory',
         'tool_performance',
       ].sort(),
     );

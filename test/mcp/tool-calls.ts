@@ -87,6 +87,35 @@ export async function callEveryTool(client: Client, sessionId: string): Promise<
   const read = await value('get_session', { id: sessionId });
   expect(read.agents[0].messages.edges.map((edge: any) => edge.node.text)).toEqual(['ship it']);
 
+  const correction = await value('record_experience', experienceArgs('Create shipment for facility via the new API'));
+  const superseded = await value('supersede_memory', {
+    kind: 'EXPERIENCE',
+    id: recorded.experienceId,
+    by: correction.experienceId,
+    reason: 'the old endpoint is gone',
+  });
+  expect(superseded).toMatchObject({
+    kind: 'EXPERIENCE',
+    insight: null,
+    experience: {
+      experienceId: recorded.experienceId,
+      status: 'SUPERSEDED',
+      endedReason: 'the old endpoint is gone',
+      supersededBy: { experienceId: correction.experienceId },
+    },
+  });
+  const [lesson] = insights.insights;
+  const retired = await value('retire_memory', {
+    kind: 'INSIGHT',
+    id: lesson.id,
+    reason: 'facility ids are checked upstream',
+  });
+  expect(retired).toMatchObject({ kind: 'INSIGHT', experience: null, insight: { id: lesson.id, status: 'RETIRED' } });
+  const after = await value('search_experiences', { query: 'shipment facility', limit: 5 });
+  const found = after.map((hit: any) => hit.experience.experienceId);
+  expect(found).toContain(correction.experienceId);
+  expect(found).not.toContain(recorded.experienceId);
+
   expect([...called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
 }
 

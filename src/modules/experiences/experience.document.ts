@@ -47,6 +47,14 @@ export interface ExperienceDocument {
   embedding_model?: EmbeddingModelInfo | null;
   /** When the TTL index deletes it (recordExperience's expiresAt or ttlSeconds); absent: kept. */
   expires_at?: Date | null;
+  /** Valid from (missing: since it was recorded). */
+  valid_from?: Date | null;
+  /** Valid until (missing/null: open); superseding or retiring sets it to that moment. */
+  valid_until?: Date | null;
+  /** The experience_id of the replacement (supersedeExperience). */
+  superseded_by?: string | null;
+  /** Why it ended (the supersede or retire reason). */
+  ended_reason?: string | null;
 }
 
 /**
@@ -68,6 +76,8 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { user_id: 1, timestamp: 1 }, name: 'user_id_timestamp' },
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
+    // Experience.supersedes: what an experience replaced.
+    { key: { superseded_by: 1 }, name: 'superseded_by', sparse: true },
     EMBEDDING_MODEL_INDEX,
     expiresAtIndex('expires_at'),
     ...retentionIndexes('timestamp', config.retentionExperiences),

@@ -3,6 +3,7 @@ import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs } from '../shared/connection';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @InputType({
   description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.',
@@ -82,6 +83,11 @@ export class RecordExperienceInput {
 
   @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
   ttlSeconds?: number | null;
+  @Field(() => Date, { nullable: true, description: 'Valid from; default: now (when it is recorded).' })
+  validFrom?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Valid until (after validFrom); default: open.' })
+  validUntil?: Date | null;
 }
 
 @InputType({
@@ -201,6 +207,12 @@ export class ExperiencesArgs extends ForwardPageArgs {
 
   @Field(() => ExperienceOrder, { nullable: true, description: 'Default: newest first (timestamp DESC).' })
   orderBy?: ExperienceOrder | null;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }
 
 export enum SearchMode {
@@ -234,4 +246,10 @@ export class SearchExperiencesArgs {
 
   @Field(() => SearchMode, { defaultValue: SearchMode.HYBRID })
   mode!: SearchMode;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }

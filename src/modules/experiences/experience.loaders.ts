@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import { createByIdLoader, type LoaderSettings } from '../shared/loaders';
+import { createByIdLoader, createLoader, type LoaderSettings } from '../shared/loaders';
 import type { ExperienceRepository } from './experience.repository';
 import type { ExperienceDocument } from './experience.document';
 
@@ -10,6 +10,8 @@ export interface ExperienceLoaders {
   experienceById: DataLoader<string, ExperienceDocument | null, string>;
   /** Stored vectors and their model by experience_id; null for an unknown id. */
   experienceVectorsById: DataLoader<string, ExperienceVectors | null, string>;
+  /** The experiences each experience_id replaced (`superseded_by` it), the earliest ended first. */
+  supersededBy: DataLoader<string, ExperienceDocument[], string>;
 }
 
 /** Per-request loaders: every `load` in one tick becomes one `find` with `$in`. */
@@ -18,5 +20,11 @@ export function createExperienceLoaders(repository: ExperienceRepository, settin
   return {
     experienceById: createByIdLoader(settings, (ids) => repository.findByIds(ids), experienceId),
     experienceVectorsById: createByIdLoader(settings, (ids) => repository.findVectorsByIds(ids), experienceId),
+    supersededBy: createLoader<string, ExperienceDocument[], string>(settings, async (ids) => {
+      const replaced = new Map<string, ExperienceDocument[]>(ids.map((id) => [id, []]));
+      for (const document of await repository.findSupersededBy(ids))
+        replaced.get(document.superseded_by as string)?.push(document);
+      return ids.map((id) => replaced.get(id)!);
+    }),
   };
 }

@@ -16,6 +16,39 @@ import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
+import { EXPERIENCE_VALIDITY, currentAt, restoreEnd } from '../validity/validity.filter';
+import type { MemoryEnd, MemoryState } from '../validity/validity.service';
+
+/** What the lifecycle reads of an experience: its validity and the scope its events copy. */
+const STATE_FIELDS = {
+  _id: 0,
+  experience_id: 1,
+  valid_from: 1,
+  valid_until: 1,
+  superseded_by: 1,
+  ended_reason: 1,
+  user_id: 1,
+  initiating_agent_id: 1,
+  session_id: 1,
+} as const;
+
+/** An experience's lifecycle state from its stored fields. */
+function experienceState(document: Document): MemoryState {
+  return {
+    id: document.experience_id as string,
+    stored: document,
+    scope: {
+      user_id: (document.user_id as string | undefined) ?? null,
+      agent_id: (document.initiating_agent_id as string | undefined) ?? null,
+      session_id: (document.session_id as string | undefined) ?? null,
+    },
+  };
+}
+
+/** `asOf`: recorded by then, read from the `_id` (an ObjectId holds its creation second; other ids never match). */
+export function experienceRecordedBy(asOf: Date): Filter<ExperienceDocument> {
+  return { _id: { $lt: ObjectId.createFromTime(Math.floor(asOf.getTime() / 1000) + 1) } };
+}
 
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
@@ -201,15 +234,63 @@ export class ExperienceRepository {
     return this.collection.findOneAndDelete({ experience_id: id }, WITHOUT_VECTORS);
   }
 
+  /** The lifecycle states of the experiences of `ids` that exist, in any order. */
+  async states(ids: readonly string[]): Promise<MemoryState[]> {
+    const rows = await this.collection
+      .find({ experience_id: { $in: [...ids] } }, { projection: STATE_FIELDS })
+      .toArray();
+    return rows.map(experienceState);
+  }
+
+  /**
+   * Ends the experience if it is current at `end.at` (one conditional update, so of two concurrent ends one wins):
+   * sets valid_until to `end.at`, the reason and, for a supersede, the replacement. Returns it after the update
+   * (without vectors), or null when it was not current (or does not exist).
+   */
+  endIfCurrent(id: string, end: MemoryEnd): Promise<ExperienceDocument | null> {
+    return this.collection.findOneAndUpdate(
+      { experience_id: id, ...currentAt(EXPERIENCE_VALIDITY, end.at) },
+      {
+        $set: {
+          valid_until: end.at,
+          ended_reason: end.reason,
+          ...(end.supersededBy !== null ? { superseded_by: end.supersededBy } : {}),
+        },
+      },
+      { returnDocument: 'after', ...WITHOUT_VECTORS },
+    );
+  }
+
+  /** Undoes `endIfCurrent` (when the replacement ended meanwhile), restoring what the experience stored before. */
+  async undoEnd(id: string, end: MemoryEnd, before: MemoryState): Promise<void> {
+    await this.collection.updateOne(
+      { experience_id: id, valid_until: end.at, superseded_by: end.supersededBy },
+      restoreEnd(EXPERIENCE_VALIDITY, before.stored),
+    );
+  }
+
+  /** The experiences that `ids` replaced (superseded_by one of them), oldest first. */
+  findSupersededBy(ids: readonly string[]): Promise<ExperienceDocument[]> {
+    return findDocuments<ExperienceDocument>(
+      this.db,
+      EXPERIENCES_COLLECTION,
+      { superseded_by: { $in: [...ids] } },
+      { projection: WITHOUT_VECTORS.projection, sort: { valid_until: 1, experience_id: 1 } },
+    );
+  }
+
   /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, EXPERIENCES_COLLECTION);
   }
 
-  /** The experienceId of the document stored under `_id` when it passes `filter` (as `experiences(filter)` reads it). */
-  async experienceIdIfMatching(id: unknown, filter: ExperienceFilter | null): Promise<string | null> {
+  /**
+   * The experienceId of the document stored under `_id` when it passes `filter` and is current at `now` (as
+   * `experiences(filter)` reads it).
+   */
+  async experienceIdIfMatching(id: unknown, filter: ExperienceFilter | null, now: Date): Promise<string | null> {
     const found = await this.collection.findOne(
-      { $and: [{ _id: id as never }, experienceFilterQuery(filter)] },
+      { $and: [{ _id: id as never }, experienceFilterQuery(filter), currentAt(EXPERIENCE_VALIDITY, now)] },
       { projection: { experience_id: 1 } },
     );
     return found?.experience_id ?? null;

@@ -29,13 +29,22 @@ import {
   UpdateExperienceInput,
 } from './experience.input';
 import { Experience, ExperienceConnection, ExperienceEmbeddings, ExperienceSearchHit } from './experience.type';
+import { MemoryEvent, toHistory } from '../history/memory-event.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @Resolver(() => Experience)
 export class ExperienceResolver {
   @Authorized('reader')
-  @Query(() => Experience, { nullable: true, description: 'One experience by experienceId; null when unknown.' })
-  experience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience | null> {
-    return ctx.services.experiences.get(id);
+  @Query(() => Experience, {
+    nullable: true,
+    description: 'One experience by experienceId; null when unknown, or not current unless includeSuperseded.',
+  })
+  experience(
+    @Arg('id', () => ID) id: string,
+    @Arg('includeSuperseded', { defaultValue: false, description: INCLUDE_SUPERSEDED }) includeSuperseded: boolean,
+    @Ctx() ctx: Context,
+  ): Promise<Experience | null> {
+    return ctx.services.experiences.get(id, includeSuperseded);
   }
 
   @Authorized('reader')
@@ -110,6 +119,34 @@ export class ExperienceResolver {
     return ctx.services.experiences.addFeedback(id, signals);
   }
 
+  @Authorized('writer')
+  @Mutation(() => Experience, {
+    description:
+      'Ends a current experience that turned out wrong or outdated, replaced by the current experience `by`: it ' +
+      'leaves lists and searches (still found with includeSuperseded or asOf), and the chain is followed by ' +
+      'supersededBy / supersedes.',
+  })
+  supersedeExperience(
+    @Arg('id', () => ID) id: string,
+    @Arg('by', () => ID, { description: 'The experience that replaces it.' }) by: string,
+    @Arg('reason', () => String, { nullable: true }) reason: string | null,
+    @Ctx() ctx: Context,
+  ): Promise<Experience> {
+    return ctx.services.validity.supersedeExperience(id, by, reason);
+  }
+
+  @Authorized('writer')
+  @Mutation(() => Experience, {
+    description: 'Ends a current experience that is no longer true, with nothing replacing it; the reason is kept.',
+  })
+  retireExperience(
+    @Arg('id', () => ID) id: string,
+    @Arg('reason') reason: string,
+    @Ctx() ctx: Context,
+  ): Promise<Experience> {
+    return ctx.services.validity.retireExperience(id, reason);
+  }
+
   @Authorized('admin')
   @Mutation(() => Experience, { description: 'Deletes an experience; returns it as it was.' })
   deleteExperience(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Experience> {
@@ -147,8 +184,32 @@ export class ExperienceResolver {
   similar(
     @Root() experience: Experience,
     @Arg('limit', () => Int, { defaultValue: 5 }) limit: number,
+    @Arg('includeSuperseded', { defaultValue: false, description: INCLUDE_SUPERSEDED }) includeSuperseded: boolean,
+    @Arg('asOf', () => Date, { nullable: true, description: AS_OF }) asOf: Date | null,
     @Ctx() ctx: Context,
   ): Promise<ExperienceSearchHit[]> {
-    return ctx.services.experiences.similar(experience, limit);
+    return ctx.services.experiences.similar(experience, limit, { includeSuperseded, asOf });
+  }
+
+  @FieldResolver(() => Experience, {
+    nullable: true,
+    description: 'The experience that replaced this one (whatever its own status); null when not superseded.',
+  })
+  supersededBy(@Root('supersededById') supersededById: string | null, @Ctx() ctx: Context): Promise<Experience | null> {
+    return supersededById ? ctx.services.experiences.getAny(supersededById) : Promise.resolve(null);
+  }
+
+  @FieldResolver(() => [Experience], { description: 'The experiences this one replaced, the earliest ended first.' })
+  supersedes(@Root('experienceId') experienceId: string, @Ctx() ctx: Context): Promise<Experience[]> {
+    return ctx.services.experiences.supersedes(experienceId);
+  }
+
+  @FieldResolver(() => [MemoryEvent], {
+    description:
+      'What happened to it, oldest first: created, updated, feedback, deduplicated, superseded, retired, expired.',
+  })
+  async history(@Root() experience: Experience, @Ctx() ctx: Context): Promise<MemoryEvent[]> {
+    const events = await ctx.loaders.history.experienceHistory.load(experience.experienceId);
+    return toHistory(events, experience.validUntil, new Date());
   }
 }

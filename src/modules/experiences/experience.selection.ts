@@ -27,6 +27,15 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   session: ['session_id'],
   // Embeds the goal when the experience has no stored vector.
   similar: ['primary_goal_description'],
+  // Missing valid_from reads as the timestamp.
+  validFrom: ['valid_from', 'timestamp'],
+  validUntil: ['valid_until'],
+  endedReason: ['ended_reason'],
+  status: ['valid_from', 'valid_until', 'superseded_by', 'ended_reason'],
+  supersededBy: ['superseded_by'],
+  supersedes: [],
+  // An `expired` event is derived from valid_until.
+  history: ['valid_until'],
 };
 
 /**

@@ -21,7 +21,22 @@ import {
   type UpdateExperienceInput,
 } from './experience.input';
 import type { ExperienceDocument } from './experience.document';
-import { ExperienceRepository, duplicateExperience, experienceFilterQuery } from './experience.repository';
+import {
+  ExperienceRepository,
+  duplicateExperience,
+  experienceFilterQuery,
+  experienceRecordedBy,
+} from './experience.repository';
+import { MemoryEventRepository, type MemoryEventInput } from '../history/memory-event.repository';
+import {
+  EXPERIENCE_VALIDITY,
+  bothFilters,
+  currentAround,
+  isCurrentAt,
+  validityQuery,
+  type ValidityArgs,
+} from '../validity/validity.filter';
+import type { Caller } from '../../auth/caller';
 import { EXPERIENCE_SPACES, EXPERIENCES_REEMBED_TARGET } from './experience.spaces';
 import {
   EXPERIENCE_FIELDS,
@@ -33,7 +48,13 @@ import {
   type ExperienceEmbeddings,
   type ExperienceSearchHit,
 } from './experience.type';
-import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
+import {
+  MAX_BATCH,
+  changedFields,
+  experienceChanges,
+  feedbackDocument,
+  newExperienceDocument,
+} from './experience.validation';
 
 /**
  * HYBRID's candidates per space and part: the top max(2 × limit, 20) by vector and by keyword, ~100 documents for a
@@ -120,25 +141,40 @@ function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>):
 export class ExperienceService {
   private readonly repository: ExperienceRepository;
   private readonly idempotency: Idempotency;
+  private readonly events: MemoryEventRepository;
 
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
     private readonly loaders: { experiences: ExperienceLoaders },
     private readonly vectorModels: VectorModelCheck,
+    caller: Pick<Caller, 'keyId'>,
   ) {
     this.repository = new ExperienceRepository(db);
     this.idempotency = new Idempotency(db, deps.config.idempotencyTtlHours);
+    this.events = new MemoryEventRepository(db, caller);
   }
 
   private get index(): SearchIndex {
     return this.deps.search.forDb(this.db);
   }
 
-  /** The experience, or null when the id is unknown. */
-  async get(id: string): Promise<Experience | null> {
+  /** The experience, or null when the id is unknown or (unless `includeSuperseded`) it is not current. */
+  async get(id: string, includeSuperseded = false): Promise<Experience | null> {
+    const document = await this.loaders.experiences.experienceById.load(id);
+    if (!document || (!includeSuperseded && !isCurrent(document, new Date()))) return null;
+    return toExperience(document);
+  }
+
+  /** The experience of the id whatever its validity (the ends of a chain of replacements), null when unknown. */
+  async getAny(id: string): Promise<Experience | null> {
     const document = await this.loaders.experiences.experienceById.load(id);
     return document && toExperience(document);
+  }
+
+  /** The experiences that this one replaced (whatever their validity), the earliest ended first. */
+  async supersedes(id: string): Promise<Experience[]> {
+    return (await this.loaders.experiences.supersededBy.load(id)).map(toExperience);
   }
 
   private async getOrFail(id: string): Promise<ExperienceDocument> {
@@ -152,7 +188,7 @@ export class ExperienceService {
    * given: whole documents (without vectors) otherwise, which are then shared with the request's other reads.
    */
   list(args: ExperiencesArgs, fields: string[] | null = null): Promise<Connection<Experience>> {
-    const filter = experienceFilterQuery(args.filter);
+    const filter = bothFilters(experienceFilterQuery(args.filter), experienceValidity(args, new Date()));
     const direction = args.orderBy?.direction ?? ExperienceOrderDirection.DESC;
     const sort: SortKey[] = [
       { field: args.orderBy?.field ?? 'timestamp', direction },
@@ -241,6 +277,7 @@ export class ExperienceService {
       documents.map(() => EXPERIENCE_FIELDS),
     );
     await this.repository.insertAll(documents);
+    await this.events.record(...documents.map((document) => event(document, { event: 'created' })));
     for (const document of documents) {
       this.indexFields(document, EXPERIENCE_FIELDS);
       const { embeddings: _vectors, ...stored } = document;
@@ -310,6 +347,8 @@ export class ExperienceService {
     }
     const updated = await this.repository.update(id, changes.set, changes.unset);
     if (!updated) throw notFound(id);
+    const changed = changedFields(input, current, updated);
+    if (changed.length) await this.events.record(event(updated, { event: 'updated', fields: changed }));
     if (touched.length) {
       const vectors = Object.fromEntries(
         touched.map((field) => [
@@ -332,6 +371,7 @@ export class ExperienceService {
     if (Object.keys(document).length === 0) throw new ValidationError('signals must set at least one key.', 'signals');
     const updated = await this.repository.mergeFeedback(id, document);
     if (!updated) throw notFound(id);
+    await this.events.record(event(updated, { event: 'feedback' }));
     this.loaders.experiences.experienceById.clear(id).prime(id, updated);
     return toExperience(updated);
   }
@@ -372,8 +412,32 @@ export class ExperienceService {
     checkLimit(args.limit, 'limit');
     if (args.minScore != null && !Number.isFinite(args.minScore))
       throw new ValidationError('minScore must be a number.', 'minScore');
-    const fields = args.fields?.length ? [...new Set(args.fields)] : [...EXPERIENCE_FIELDS];
     const filter = experienceFilterQuery(args.filter);
+    const read = stored && [...stored, ...VALIDITY_STORED];
+    if (args.asOf || args.includeSuperseded) {
+      const explicit = bothFilters(filter, experienceValidity(args, new Date()));
+      return (await this.searchWith(query, args, explicit, read, null)).hits;
+    }
+    // Current memories only, without a filter on the search (the fastest path): the hits' documents are read anyway,
+    // so the ones not current are dropped then; only when that leaves the page short is it searched again with one.
+    const now = new Date();
+    const first = await this.searchWith(query, args, filter, read, now);
+    if (!first.dropped || first.hits.length >= args.limit) return first.hits;
+    return (await this.searchWith(query, args, bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)), read, now))
+      .hits;
+  }
+
+  /**
+   * One search with `filter` applied inside each space; with `now`, hits not current then are dropped (and counted).
+   */
+  private async searchWith(
+    query: string,
+    args: SearchExperiencesArgs,
+    filter: Document,
+    stored: string[] | null,
+    now: Date | null,
+  ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
+    const fields = args.fields?.length ? [...new Set(args.fields)] : [...EXPERIENCE_FIELDS];
     const minScore = args.minScore ?? undefined;
     const spaces = fields.map((field) => EXPERIENCE_SPACES[field].name);
     const best = (lists: Array<Array<{ id: string; score: number } | null>>) => bestPerDocument(fields, lists);
@@ -388,6 +452,7 @@ export class ExperienceService {
         new Map(),
         keywordBest,
         stored,
+        now,
       );
     }
     if (args.mode === SearchMode.VECTOR) {
@@ -401,6 +466,7 @@ export class ExperienceService {
         vectorBest,
         new Map(),
         stored,
+        now,
       );
     }
     const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
@@ -458,7 +524,7 @@ export class ExperienceService {
       limit: args.limit,
       minScore,
     });
-    return this.hits(fused, vectorBest, keywordBest, stored);
+    return this.hits(fused, vectorBest, keywordBest, stored, now);
   }
 
   /**
@@ -488,7 +554,8 @@ export class ExperienceService {
     vectorBest: Map<string, Best>,
     keywordBest: Map<string, Best>,
     stored: string[] | null,
-  ): Promise<ExperienceSearchHit[]> {
+    now: Date | null,
+  ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     const ids = fused.map((hit) => hit.id);
     let documents: Array<ExperienceDocument | null | Error>;
     if (stored) {
@@ -500,10 +567,15 @@ export class ExperienceService {
     } else {
       documents = await this.loaders.experiences.experienceById.loadMany(ids);
     }
-    return fused.flatMap((hit, i) => {
+    let dropped = 0;
+    const hits = fused.flatMap((hit, i) => {
       const document = documents[i];
       // Deleted between the search and the read.
       if (!document || document instanceof Error) return [];
+      if (now && !isCurrent(document, now)) {
+        dropped++;
+        return [];
+      }
       const matchedField = (vectorBest.get(hit.id) ?? keywordBest.get(hit.id))!.field;
       const matchedText = document[matchedField];
       return [
@@ -518,26 +590,56 @@ export class ExperienceService {
         },
       ];
     });
+    return { hits, dropped };
   }
 
-  /** Experiences whose primary goal is closest to this one's (itself excluded), best first. */
-  async similar(experience: Experience, limit: number): Promise<ExperienceSearchHit[]> {
+  /**
+   * Experiences whose primary goal is closest to this one's (itself excluded), best first: current ones unless
+   * `validity` asks otherwise (as searchExperiences reads them).
+   */
+  async similar(experience: Experience, limit: number, validity: ValidityArgs = {}): Promise<ExperienceSearchHit[]> {
     checkLimit(limit, 'limit');
     await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
     const stored = await this.loaders.experiences.experienceVectorsById.load(experience.experienceId);
     const vector =
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
+    if (validity.asOf || validity.includeSuperseded) {
+      const filter = experienceValidity(validity, new Date());
+      return (await this.similarWith(experience.experienceId, vector, limit, filter, null)).hits;
+    }
+    // As in `search`: unfiltered first, then filtered only when dropping the ones not current left the list short.
+    const now = new Date();
+    const first = await this.similarWith(experience.experienceId, vector, limit, {}, now);
+    if (!first.dropped || first.hits.length >= limit) return first.hits;
+    return (
+      await this.similarWith(experience.experienceId, vector, limit, currentAround(EXPERIENCE_VALIDITY, now), now)
+    ).hits;
+  }
+
+  private async similarWith(
+    self: string,
+    vector: Float32Array,
+    limit: number,
+    filter: Document,
+    now: Date | null,
+  ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
     const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, {
       vector,
       k: limit + 1,
+      ...(isEmptyFilter(filter) ? {} : { filter }),
     });
-    const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, limit);
+    const others = matches.filter((match) => match.id !== self).slice(0, limit);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
-    return others.flatMap((match, i) => {
+    let dropped = 0;
+    const hits = others.flatMap((match, i) => {
       const document = documents[i];
       if (!document || document instanceof Error) return [];
+      if (now && !isCurrent(document, now)) {
+        dropped++;
+        return [];
+      }
       const score = match.score;
       return [
         {
@@ -550,5 +652,39 @@ export class ExperienceService {
         },
       ];
     });
+    return { hits, dropped };
   }
+}
+
+/** The stored fields a search reads of each hit, besides those the answer needs, to drop the ones not current. */
+const VALIDITY_STORED = [
+  EXPERIENCE_VALIDITY.validFrom,
+  EXPERIENCE_VALIDITY.validUntil,
+  EXPERIENCE_VALIDITY.supersededBy,
+  EXPERIENCE_VALIDITY.expiresAt,
+];
+
+function isCurrent(document: ExperienceDocument, now: Date): boolean {
+  return isCurrentAt(EXPERIENCE_VALIDITY, document as unknown as Record<string, unknown>, now);
+}
+
+/** The validity filter of a read of experiences (see `validityQuery`). */
+function experienceValidity(args: ValidityArgs, now: Date): Document {
+  return validityQuery(EXPERIENCE_VALIDITY, args, now, experienceRecordedBy);
+}
+
+/** A history event of the experience, with its scope (user, agent, session) copied. */
+function event(
+  document: ExperienceDocument,
+  what: Pick<MemoryEventInput, 'event'> & Partial<MemoryEventInput>,
+): MemoryEventInput {
+  const stored = document as unknown as Record<string, unknown>;
+  return {
+    kind: 'experience',
+    memory_id: document.experience_id,
+    user_id: typeof stored.user_id === 'string' ? stored.user_id : null,
+    agent_id: document.initiating_agent_id ?? null,
+    session_id: document.session_id ?? null,
+    ...what,
+  };
 }

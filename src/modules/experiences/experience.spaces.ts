@@ -14,6 +14,12 @@ const FILTER_FIELDS = [
   'tags',
   'involved_components',
   'timestamp',
+  // Validity: a search that asks for current memories (or the store as of a time) filters on them.
+  'valid_from',
+  'valid_until',
+  'superseded_by',
+  'ended_reason',
+  'expires_at',
 ] as const;
 
 function space(field: ExperienceField): SpaceDefinition {

@@ -23,6 +23,8 @@ import {
 } from './experience.document';
 import { Node } from '../shared/node';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
+import { EXPERIENCE_VALIDITY, memoryStatus } from '../validity/validity.filter';
+import { MemoryStatus } from '../validity/validity.type';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 
@@ -147,6 +149,24 @@ export class Experience {
     description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
   })
   embeddingModel!: EmbeddingsInfo | null;
+
+  @Field({ description: 'Valid from (default: when it was recorded).' })
+  validFrom!: Date;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Valid until (null: open). Superseding or retiring sets it to that moment.',
+  })
+  validUntil!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why it ended: the reason given to supersede or retire it.' })
+  endedReason!: string | null;
+
+  @Field(() => MemoryStatus, { description: 'Its standing now.' })
+  status!: MemoryStatus;
+
+  /** The replacement's experienceId (`supersededBy` loads it). */
+  supersededById!: string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
@@ -232,6 +252,12 @@ export function toExperience(doc: ExperienceDocument): Experience {
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
     expiresAt: read.field('expiresAt', 'expires_at', storedDateOrNull(doc.expires_at)),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
+    // Missing: valid since it was recorded, which an imported document tells by its timestamp.
+    validFrom: read.field('validFrom', 'valid_from', storedDate(doc.valid_from ?? doc.timestamp)),
+    validUntil: read.field('validUntil', 'valid_until', storedDateOrNull(doc.valid_until)),
+    endedReason: read.field('endedReason', 'ended_reason', storedTextOrNull(doc.ended_reason)),
+    status: memoryStatus(EXPERIENCE_VALIDITY, doc as unknown as Record<string, unknown>, new Date()),
+    supersededById: read.field('supersededBy', 'superseded_by', storedTextOrNull(doc.superseded_by)),
   });
 }
 

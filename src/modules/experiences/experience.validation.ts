@@ -95,6 +95,8 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
   checkIdLengths(input, path);
   if (input.version != null) checkVersion(input.version, `${path}.version`);
   if (input.keyDecisionsMade != null) checkKeyDecisions(input.keyDecisionsMade, `${path}.keyDecisionsMade`);
+  const validFrom = input.validFrom ?? now;
+  checkValidity(validFrom, input.validUntil, path);
   const document: ExperienceDocument = {
     experience_id: input.experienceId ?? randomUUID(),
     primary_goal_description: input.primaryGoalDescription,
@@ -115,11 +117,19 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     user_id: checkScopeId(input.userId, `${path}.userId`),
     tags: input.tags ?? [],
     expires_at: expiryOf(input, now, path),
+    valid_from: validFrom,
+    valid_until: input.validUntil ?? undefined,
   };
   // Absent optional fields are left out of the document rather than stored as null.
   for (const key of Object.keys(document) as (keyof ExperienceDocument)[])
     if (document[key] === undefined) delete document[key];
   return document;
+}
+
+/** validUntil, when given, must be after validFrom (BAD_USER_INPUT naming `<path>.validUntil`). */
+export function checkValidity(validFrom: Date, validUntil: Date | null | undefined, path: string): void {
+  if (validUntil != null && !(validUntil.getTime() > validFrom.getTime()))
+    throw new ValidationError(`${path}.validUntil must be after validFrom.`, `${path}.validUntil`);
 }
 
 export interface ExperienceChanges {
@@ -184,4 +194,17 @@ export function experienceChanges(input: UpdateExperienceInput, path: string): E
     );
   }
   return changes;
+}
+
+/** The fields of `input` (GraphQL names) whose stored value differs between `before` and `after` an update. */
+export function changedFields(
+  input: UpdateExperienceInput,
+  before: ExperienceDocument,
+  after: ExperienceDocument,
+): string[] {
+  const stored = (document: ExperienceDocument, field: string) =>
+    JSON.stringify((document as unknown as Record<string, unknown>)[field] ?? null);
+  return (Object.keys(UPDATABLE) as (keyof UpdateExperienceInput)[]).filter(
+    (key) => input[key] !== undefined && stored(before, UPDATABLE[key].field) !== stored(after, UPDATABLE[key].field),
+  );
 }

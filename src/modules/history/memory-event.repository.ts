@@ -34,6 +34,14 @@ export class MemoryEventRepository {
   history(kind: MemoryKind, memoryId: string): Promise<MemoryEventDocument[]> {
     return this.collection.find({ kind, memory_id: memoryId }).sort({ at: 1, _id: 1 }).toArray();
   }
+
+  /** The events of several memories of one kind in one read, each memory's oldest first. */
+  histories(kind: MemoryKind, memoryIds: readonly string[]): Promise<MemoryEventDocument[]> {
+    return this.collection
+      .find({ kind, memory_id: { $in: [...memoryIds] } })
+      .sort({ at: 1, _id: 1 })
+      .toArray();
+  }
 }
 
 export type { MemoryEventType, MemoryKind };

@@ -50,6 +50,14 @@ export interface AgentInsightDocument {
   appliedWrites?: string[];
   /** When the TTL index deletes it (recordInsight's expiresAt or ttlSeconds, the latest report's); absent: kept. */
   expiresAt?: Date | null;
+  /** Valid from (missing: since createdAt). */
+  validFrom?: Date | null;
+  /** Valid until (missing/null: open); superseding or retiring sets it to that moment. */
+  validUntil?: Date | null;
+  /** The insightId of the replacement (supersedeInsight). */
+  supersededBy?: string | null;
+  /** Why it ended (the supersede or retire reason). */
+  endedReason?: string | null;
 }
 
 /**
@@ -72,5 +80,7 @@ export const INSIGHT_INDEXES: CollectionIndexes = {
     ...retentionIndexes('createdAt', config.retentionInsights, {
       partialFilterExpression: { lastValidated: { $type: 'null' } },
     }),
+    // AgentInsight.supersedes: what an insight replaced.
+    { key: { supersededBy: 1 }, name: 'supersededBy', sparse: true },
   ],
 };

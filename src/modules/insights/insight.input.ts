@@ -1,6 +1,7 @@
 import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { AgentType, InsightType } from './insight.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @ArgsType()
 export class AgentInsightsArgs {
@@ -21,6 +22,12 @@ export class AgentInsightsArgs {
 
   @Field(() => Float, { defaultValue: 0, description: 'Only insights at least this confident (0–1).' })
   minConfidence!: number;
+
+  @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
+  includeSuperseded!: boolean;
+
+  @Field(() => Date, { nullable: true, description: AS_OF })
+  asOf?: Date | null;
 }
 
 @InputType({ description: 'A task that supports an insight.' })
@@ -75,4 +82,12 @@ export class RecordInsightInput {
 
   @Field(() => Int, { nullable: true, description: EXPIRY_DESCRIPTIONS.ttlSeconds })
   ttlSeconds?: number | null;
+  @Field(() => Date, { nullable: true, description: 'Valid from, for a new insight; default: now.' })
+  validFrom?: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Valid until (after validFrom), for a new insight; default: open.',
+  })
+  validUntil?: Date | null;
 }

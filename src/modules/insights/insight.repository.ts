@@ -3,6 +3,8 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import { REPAIR_ADVICE, storedDamage, type StoredKind } from '../shared/stored-damage';
 import { markApplied, notApplied } from '../shared/idempotency';
+import { INSIGHT_VALIDITY, currentAt, restoreEnd } from '../validity/validity.filter';
+import type { MemoryEnd, MemoryState } from '../validity/validity.service';
 import {
   AGENT_INSIGHTS_COLLECTION,
   type AgentInsightDocument,
@@ -54,6 +56,9 @@ export function isInsightId(id: string): boolean {
 }
 
 export interface InsightReport extends InsightScope {
+  /** Validity of a new insight (ignored for a known one): default from the time of the report, open. */
+  validFrom?: Date | null;
+  validUntil?: Date | null;
   agentType: AgentType;
   type: InsightType;
   insight: string;
@@ -95,6 +100,9 @@ export function insightReportPipeline(report: InsightReport, now: Date): Documen
         insight: { $ifNull: ['$insight', { $literal: report.insight }] },
         createdAt: { $ifNull: ['$createdAt', now] },
         lastValidated: { $ifNull: ['$lastValidated', null] },
+        // A known insight keeps its validity (one stored before validity existed is valid since it was created).
+        validFrom: { $ifNull: ['$validFrom', { $cond: ['$_known', '$createdAt', report.validFrom ?? now] }] },
+        validUntil: { $ifNull: ['$validUntil', { $cond: ['$_known', null, report.validUntil ?? null] }] },
         confidence: {
           $cond: [
             '$_known',
@@ -123,6 +131,35 @@ const REPORTED_FIELDS: Record<string, StoredKind> = { confidence: 'number', evid
 const JUDGEABLE: Document = {
   $expr: { $and: [{ $isNumber: '$confidence' }, { $gte: ['$confidence', 0] }, { $lte: ['$confidence', 1] }] },
 };
+
+/** What the lifecycle reads of an insight: its validity and the scope its events copy. */
+const STATE_FIELDS = {
+  _id: 0,
+  insightId: 1,
+  validFrom: 1,
+  validUntil: 1,
+  supersededBy: 1,
+  endedReason: 1,
+  userId: 1,
+  agentId: 1,
+} as const;
+
+function insightState(document: Document): MemoryState {
+  return {
+    id: document.insightId as string,
+    stored: document,
+    scope: {
+      user_id: (document.userId as string | undefined) ?? null,
+      agent_id: (document.agentId as string | undefined) ?? null,
+      session_id: null,
+    },
+  };
+}
+
+/** `asOf`: recorded (created) by then. */
+export function insightRecordedBy(asOf: Date): Filter<AgentInsightDocument> {
+  return { createdAt: { $lte: asOf } };
+}
 
 /** The only code touching `agent_insights`. */
 export class AgentInsightRepository {
@@ -164,14 +201,14 @@ export class AgentInsightRepository {
    * field, and nothing is written: the condition is part of the one atomic update.
    *
    * With a `writeId` (a keyed call), a validation already applied under that id is not applied again: the insight is
-   * returned as it is.
+   * returned as it is (`judged` false).
    */
   async validate(
     id: string,
     valid: boolean,
     now: Date,
     writeId: string | null = null,
-  ): Promise<AgentInsightDocument | null> {
+  ): Promise<{ document: AgentInsightDocument; judged: boolean } | null> {
     const confidence = valid
       ? { $subtract: [1, { $multiply: [{ $subtract: [1, '$confidence'] }, 1 - REINFORCEMENT] }] }
       : { $multiply: ['$confidence', REFUTATION_FACTOR] };
@@ -184,10 +221,10 @@ export class AgentInsightRepository {
     } catch (error) {
       throw (await this.judgementDamage(id)) ?? error;
     }
-    if (updated) return updated;
+    if (updated) return { document: updated, judged: true };
     // Matched nothing: applied before (a retry), no such insight, or a confidence it cannot build on.
     const applied = writeId === null ? null : await this.collection.findOne({ insightId: id, appliedWrites: writeId });
-    if (applied) return applied;
+    if (applied) return { document: applied, judged: false };
     const damage = await this.judgementDamage(id);
     if (damage) throw damage;
     return null;
@@ -205,6 +242,46 @@ export class AgentInsightRepository {
       );
     }
     return storedDamage(this.collection, { insightId: id }, { appliedWrites: 'list' }, name);
+  }
+
+  /** The lifecycle states of the insights of `ids` that exist, in any order. */
+  async states(ids: readonly string[]): Promise<MemoryState[]> {
+    const rows = await this.collection.find({ insightId: { $in: [...ids] } }, { projection: STATE_FIELDS }).toArray();
+    return rows.map(insightState);
+  }
+
+  /**
+   * Ends the insight if it is current at `end.at` (one conditional update: of two concurrent ends one wins). Returns
+   * it after the update, or null when it was not current (or does not exist).
+   */
+  endIfCurrent(id: string, end: MemoryEnd): Promise<AgentInsightDocument | null> {
+    return this.collection.findOneAndUpdate(
+      { insightId: id, ...currentAt(INSIGHT_VALIDITY, end.at) },
+      {
+        $set: {
+          validUntil: end.at,
+          endedReason: end.reason,
+          ...(end.supersededBy !== null ? { supersededBy: end.supersededBy } : {}),
+        },
+      },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** Undoes `endIfCurrent` (when the replacement ended meanwhile), restoring what the insight stored before. */
+  async undoEnd(id: string, end: MemoryEnd, before: MemoryState): Promise<void> {
+    await this.collection.updateOne(
+      { insightId: id, validUntil: end.at, supersededBy: end.supersededBy },
+      restoreEnd(INSIGHT_VALIDITY, before.stored),
+    );
+  }
+
+  /** The insights that `ids` replaced (supersededBy one of them), oldest end first. */
+  findSupersededBy(ids: readonly string[]): Promise<AgentInsightDocument[]> {
+    return this.collection
+      .find({ supersededBy: { $in: [...ids] } })
+      .sort({ validUntil: 1, insightId: 1 })
+      .toArray();
   }
 
   delete(id: string): Promise<AgentInsightDocument | null> {

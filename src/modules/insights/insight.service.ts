@@ -10,9 +10,13 @@ import {
   INITIAL_CONFIDENCE,
   insightId,
   insightKey,
+  insightRecordedBy,
   type InsightReport,
   type InsightScope,
 } from './insight.repository';
+import type { Caller } from '../../auth/caller';
+import { MemoryEventRepository, type MemoryEventInput } from '../history/memory-event.repository';
+import { INSIGHT_VALIDITY, bothFilters, validityQuery } from '../validity/validity.filter';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
 import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
 
@@ -47,9 +51,24 @@ export class InsightService {
 
   private readonly idempotency: Idempotency;
 
-  constructor(db: Db, idempotencyTtlHours: number) {
+  private readonly events: MemoryEventRepository;
+
+  constructor(db: Db, idempotencyTtlHours: number, caller: Pick<Caller, 'keyId'>) {
     this.repository = new AgentInsightRepository(db);
     this.idempotency = new Idempotency(db, idempotencyTtlHours);
+    this.events = new MemoryEventRepository(db, caller);
+  }
+
+  /**
+   * Applies a report; a new insight's `created` event is recorded. A report of a known one (its evidence and
+   * confidence, which tell it themselves) records no event: it is the same lesson again, not a change of it.
+   */
+  private async report(report: InsightReport, now: Date): Promise<AgentInsightDocument> {
+    const document = await this.repository.report(report, now);
+    // createdAt is the report's time only for the insight the report created.
+    if (document.createdAt instanceof Date && document.createdAt.getTime() === now.getTime())
+      await this.events.record(insightEvent(document, { event: 'created', at: now }));
+    return document;
   }
 
   async record(input: RecordInsightInput): Promise<AgentInsight> {
@@ -62,8 +81,13 @@ export class InsightService {
     });
     const now = new Date();
     const expiresAt = expiryOf(input, now);
-    const document = await this.repository.report(
+    const validFrom = input.validFrom ?? now;
+    if (input.validUntil != null && !(input.validUntil.getTime() > validFrom.getTime()))
+      throw new ValidationError('input.validUntil must be after validFrom.', 'input.validUntil');
+    const document = await this.report(
       {
+        validFrom,
+        validUntil: input.validUntil ?? null,
         agentType: input.agentType,
         userId,
         agentId,
@@ -112,7 +136,7 @@ export class InsightService {
       initialConfidence: INITIAL_CONFIDENCE,
       evidence: [evidence],
     }));
-    await Promise.all(reports.map((report) => this.repository.report(report, now)));
+    await Promise.all(reports.map((report) => this.report(report, now)));
     return reports.length;
   }
 
@@ -124,13 +148,16 @@ export class InsightService {
     const userId = checkScopeId(args.userId, 'userId');
     const agentId = checkScopeId(args.agentId, 'agentId');
     const documents = await this.repository.find(
-      {
-        ...(userId !== undefined ? { userId } : {}),
-        ...(agentId !== undefined ? { agentId } : {}),
-        agentType: args.agentType,
-        ...(args.insightType != null ? { type: args.insightType } : {}),
-        ...(args.minConfidence > 0 ? { confidence: { $gte: args.minConfidence } } : {}),
-      },
+      bothFilters(
+        {
+          ...(userId !== undefined ? { userId } : {}),
+          ...(agentId !== undefined ? { agentId } : {}),
+          agentType: args.agentType,
+          ...(args.insightType != null ? { type: args.insightType } : {}),
+          ...(args.minConfidence > 0 ? { confidence: { $gte: args.minConfidence } } : {}),
+        },
+        validityQuery(INSIGHT_VALIDITY, args, new Date(), insightRecordedBy),
+      ),
       args.limit,
     );
     const insights = documents.map(toAgentInsight);
@@ -149,7 +176,12 @@ export class InsightService {
       plan: () => ({ writeId: randomUUID(), now: new Date() }),
       perform: async (plan) => {
         const writeId = idempotencyKey == null ? null : plan.writeId;
-        return toAgentInsight(this.found(id, await this.repository.validate(id, valid, new Date(plan.now), writeId)));
+        const at = new Date(plan.now);
+        const result = await this.repository.validate(id, valid, at, writeId);
+        const document = this.found(id, result?.document ?? null);
+        // A retry that found the validation applied already does not record it again.
+        if (result?.judged) await this.events.record(insightEvent(document, { event: 'feedback', at }));
+        return toAgentInsight(document);
       },
     });
   }
@@ -162,4 +194,20 @@ export class InsightService {
     if (!document) throw new NotFoundError(`No insight with id ${JSON.stringify(id)}.`, { insightId: id });
     return document;
   }
+}
+
+/** A history event of the insight, with its scope (user, agent) copied. */
+function insightEvent(
+  document: AgentInsightDocument,
+  what: Pick<MemoryEventInput, 'event'> & Partial<MemoryEventInput>,
+): MemoryEventInput {
+  const stored = document as unknown as Record<string, unknown>;
+  return {
+    kind: 'insight',
+    memory_id: document.insightId,
+    user_id: typeof stored.userId === 'string' ? stored.userId : null,
+    agent_id: typeof stored.agentId === 'string' ? stored.agentId : null,
+    session_id: null,
+    ...what,
+  };
 }

@@ -11,6 +11,8 @@ import {
   storedTextOrNull,
   StoredReader,
 } from '../shared/stored-values';
+import { INSIGHT_VALIDITY, memoryStatus } from '../validity/validity.filter';
+import { MemoryStatus } from '../validity/validity.type';
 import { Node } from '../shared/node';
 import { AGENT_INSIGHTS_COLLECTION, AgentType, InsightType, type AgentInsightDocument } from './insight.document';
 
@@ -78,6 +80,23 @@ export class AgentInsight {
 
   @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.stored })
   expiresAt!: Date | null;
+  @Field({ description: 'Valid from (default: when it was first recorded).' })
+  validFrom!: Date;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Valid until (null: open). Superseding or retiring sets it to that moment.',
+  })
+  validUntil!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'Why it ended: the reason given to supersede or retire it.' })
+  endedReason!: string | null;
+
+  @Field(() => MemoryStatus, { description: 'Its standing now.' })
+  status!: MemoryStatus;
+
+  /** The replacement's insightId (`supersededBy` loads it). */
+  supersededById!: string | null;
 }
 
 @ObjectType({ simpleResolvers: true })
@@ -108,6 +127,11 @@ export function toAgentInsight(document: AgentInsightDocument): AgentInsight {
     createdAt: read.field('createdAt', 'createdAt', storedDate(document.createdAt)),
     lastValidated: read.field('lastValidated', 'lastValidated', storedDateOrNull(document.lastValidated)),
     expiresAt: read.field('expiresAt', 'expiresAt', storedDateOrNull(document.expiresAt)),
+    validFrom: read.field('validFrom', 'validFrom', storedDate(document.validFrom ?? document.createdAt)),
+    validUntil: read.field('validUntil', 'validUntil', storedDateOrNull(document.validUntil)),
+    endedReason: read.field('endedReason', 'endedReason', storedTextOrNull(document.endedReason)),
+    status: memoryStatus(INSIGHT_VALIDITY, document as unknown as Record<string, unknown>, new Date()),
+    supersededById: read.field('supersededBy', 'supersededBy', storedTextOrNull(document.supersededBy)),
   });
 }
 

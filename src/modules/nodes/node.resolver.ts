@@ -9,16 +9,23 @@ import { ToolPerformance } from '../tools/tool.type';
 import { globalId } from './node.id';
 import { MAX_NODES } from './node.service';
 import { Node } from '../shared/node';
+import { INCLUDE_SUPERSEDED } from '../validity/validity.type';
 
 @Resolver(() => Node)
 export class NodeResolver {
   @Authorized('reader')
   @Query(() => Node, {
     nullable: true,
-    description: 'Any entity by its global id; null when it does not exist (BAD_USER_INPUT: not a node id).',
+    description:
+      'Any entity by its global id; null when it does not exist, or is an experience or insight that is not current ' +
+      'unless includeSuperseded (BAD_USER_INPUT: not a node id).',
   })
-  node(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Node | null> {
-    return ctx.services.nodes.node(id);
+  node(
+    @Arg('id', () => ID) id: string,
+    @Arg('includeSuperseded', { defaultValue: false, description: INCLUDE_SUPERSEDED }) includeSuperseded: boolean,
+    @Ctx() ctx: Context,
+  ): Promise<Node | null> {
+    return ctx.services.nodes.node(id, includeSuperseded);
   }
 
   @Authorized('reader')
@@ -26,8 +33,12 @@ export class NodeResolver {
     nullable: 'items',
     description: `Entities by global id, in order, null for each missing one; at most ${MAX_NODES} ids.`,
   })
-  nodes(@Arg('ids', () => [ID]) ids: string[], @Ctx() ctx: Context): Promise<Array<Node | null>> {
-    return ctx.services.nodes.nodes(ids);
+  nodes(
+    @Arg('ids', () => [ID]) ids: string[],
+    @Arg('includeSuperseded', { defaultValue: false, description: INCLUDE_SUPERSEDED }) includeSuperseded: boolean,
+    @Ctx() ctx: Context,
+  ): Promise<Array<Node | null>> {
+    return ctx.services.nodes.nodes(ids, includeSuperseded);
   }
 }
 

@@ -15,6 +15,8 @@ import { toTask, type Task } from '../tasks/task.type';
 import type { Action } from '../runs/run.type';
 import { parseGlobalId, type NodeKey } from './node.id';
 import { asNode, type Node } from '../shared/node';
+import { EXPERIENCE_VALIDITY, INSIGHT_VALIDITY, isCurrentAt } from '../validity/validity.filter';
+import type { Document } from 'mongodb';
 
 /** Most ids one `nodes` call takes. */
 export const MAX_NODES = 100;
@@ -34,16 +36,19 @@ export class NodeService {
     },
   ) {}
 
-  /** The entity of a global id; null when it does not exist; BAD_USER_INPUT naming `id` when it is not a node id. */
-  node(id: string): Promise<Node | null> {
-    return this.load(parseGlobalId(id, 'id'));
+  /**
+   * The entity of a global id; null when it does not exist, or is a memory (experience, insight) that is not current
+   * unless `includeSuperseded`; BAD_USER_INPUT naming `id` when it is not a node id.
+   */
+  node(id: string, includeSuperseded = false): Promise<Node | null> {
+    return this.load(parseGlobalId(id, 'id'), includeSuperseded);
   }
 
-  /** The entities of the ids, in order (null for each missing one); BAD_USER_INPUT naming the first bad id. */
-  nodes(ids: readonly string[]): Promise<Array<Node | null>> {
+  /** The entities of the ids, in order (null for each missing one, as `node`); BAD_USER_INPUT naming the first bad id. */
+  nodes(ids: readonly string[], includeSuperseded = false): Promise<Array<Node | null>> {
     if (ids.length > MAX_NODES) throw new ValidationError(`At most ${MAX_NODES} ids.`, 'ids');
     const keys = ids.map((id, index) => parseGlobalId(id, `ids.${index}`));
-    return Promise.all(keys.map((key) => this.load(key)));
+    return Promise.all(keys.map((key) => this.load(key, includeSuperseded)));
   }
 
   /** A session as a write leaves it (the loaders are cleared after every write), null when it does not exist. */
@@ -75,12 +80,13 @@ export class NodeService {
     return (await this.session(sessionId))?.agents.find((agent) => agent.agentId === agentId) ?? null;
   }
 
-  private async load(node: NodeKey): Promise<Node | null> {
-    const found = await this.find(node);
+  private async load(node: NodeKey, includeSuperseded: boolean): Promise<Node | null> {
+    const found = await this.find(node, includeSuperseded ? null : new Date());
     return found && (asNode(found, node.type) as Node);
   }
 
-  private async find({ type, key }: NodeKey): Promise<object | null> {
+  /** The entity of a key; with `currentAt`, a memory not current then is null. */
+  private async find({ type, key }: NodeKey, currentAt: Date | null): Promise<object | null> {
     switch (type) {
       case 'Session':
         return this.session(key[0]);
@@ -90,6 +96,8 @@ export class NodeService {
         return this.loaders.nodes.messageById.load({ sessionId: key[0], agentId: key[1], messageId: key[2] });
       case 'Experience': {
         const document = await this.loaders.experiences.experienceById.load(key[0]);
+        if (document && currentAt && !isCurrentAt(EXPERIENCE_VALIDITY, document as unknown as Document, currentAt))
+          return null;
         return document && toExperience(document);
       }
       case 'Task':
@@ -106,6 +114,8 @@ export class NodeService {
       }
       case 'AgentInsight': {
         const document = await this.loaders.nodes.insightById.load(key[0]);
+        if (document && currentAt && !isCurrentAt(INSIGHT_VALIDITY, document as unknown as Document, currentAt))
+          return null;
         return document && toAgentInsight(document);
       }
       case 'PlanPattern': {

@@ -67,7 +67,8 @@ export class SubscriptionResolver {
   @Authorized('reader')
   @Subscription(() => Experience, {
     nullable: true,
-    description: 'Each experience recorded from now on that matches the filter (as `experiences(filter)` reads it).',
+    description:
+      'Each current experience recorded from now on that matches the filter (as `experiences(filter)` reads it).',
     subscribe: ({ args, context }: SubscribeData<{ filter?: ExperienceFilter | null }>) =>
       context.services.subscriptions.experiencesRecorded(args.filter ?? null),
   })

@@ -75,12 +75,15 @@ export class SubscriptionService {
     });
   }
 
-  /** The id of each experience inserted from now on that matches `filter` (as `experiences(filter)` reads it). */
+  /**
+   * The id of each experience inserted from now on that matches `filter` and is current (as `experiences(filter)`
+   * reads it).
+   */
   async experiencesRecorded(filter: ExperienceFilter | null): Promise<AsyncIterableIterator<string>> {
     const feed = await this.experiences.followChanges(this.changes);
     return selectFromFeed(feed, async (event) => {
       if (event.operationType !== 'insert') return [];
-      const found = await this.experiences.experienceIdIfMatching(event.id, filter);
+      const found = await this.experiences.experienceIdIfMatching(event.id, filter, new Date());
       return found ? [found] : [];
     });
   }

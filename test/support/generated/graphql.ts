@@ -237,6 +237,10 @@ export type RecordExperienceInput = {
   ttlSeconds?: number | null | undefined;
   /** The end user the experience is about; at most 200 characters. */
   userId?: string | null | undefined;
+  /** Valid from; default: now (when it is recorded). */
+  validFrom?: string | null | undefined;
+  /** Valid until (after validFrom); default: open. */
+  validUntil?: string | null | undefined;
   /** Record schema version; default 1. */
   version?: number | null | undefined;
   /** At most 200 characters. */
@@ -259,6 +263,10 @@ export type RecordInsightInput = {
   type: InsightType;
   /** The end user the insight is about (at most 200 characters); each user has their own insights. */
   userId?: string | null | undefined;
+  /** Valid from, for a new insight; default: now. */
+  validFrom?: string | null | undefined;
+  /** Valid until (after validFrom), for a new insight; default: open. */
+  validUntil?: string | null | undefined;
 };
 
 /** A finished (or paused) task: seed 002's TaskSimilarity record. Query and goal are embedded for similarTasks. */
