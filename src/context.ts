@@ -8,6 +8,7 @@ import { requestLogFields } from './observability/tracing';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
+import { ForgetService } from './modules/forget/forget.service';
 import { AgentInsightRepository } from './modules/insights/insight.repository';
 import { InsightService } from './modules/insights/insight.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
@@ -69,6 +70,7 @@ export interface Services {
   runs: RunService;
   nodes: NodeService;
   subscriptions: SubscriptionService;
+  forget: ForgetService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -212,6 +214,9 @@ class RequestServices implements Services {
   }
   get nodes() {
     return this.once('nodes', () => new NodeService(this.loaders));
+  }
+  get forget() {
+    return this.once('forget', () => new ForgetService(this.db, this.deps, this.caller));
   }
 }
 

@@ -323,6 +323,11 @@ export class KeywordIndex {
     return true;
   }
 
+  /** Drops what removed documents left (their postings and the terms only they had), so a snapshot holds none of it. */
+  dropRemoved(): void {
+    if (this.deadRows > 0) this.compact();
+  }
+
   /** The `n` best documents for `text`, best first (see the class comment); documents without a query term never count. */
   top(text: string, n: number, options: KeywordTopOptions = {}): KeywordScore[] {
     const plan = this.plan(text);

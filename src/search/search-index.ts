@@ -80,6 +80,16 @@ export class SearchIndexes implements SpaceRegistry {
   }
 
   /**
+   * Saves every space with unsaved writes after dropping what removed documents left in memory, so that the snapshots
+   * under `persistDir` hold no text (keyword terms) nor vector of a document removed before the call: the previous
+   * snapshot's files are deleted once the new one is written.
+   */
+  saveWithoutRemoved(): Promise<void> {
+    for (const index of this.indexes.values()) index.dropRemoved();
+    return this.save();
+  }
+
+  /**
    * Saves spaces in the background: a space with {@link AUTOSAVE_WRITES} unsaved writes, or whose oldest unsaved
    * write is {@link AUTOSAVE_AGE_MS} old, or that was just built from MongoDB. `close` stops it.
    */
@@ -196,6 +206,11 @@ export class SearchIndex {
   /** Removes a document from a space after a successful delete. */
   remove(space: string, id: string): void {
     this.states.remove(space, id);
+  }
+
+  /** Drops what removed documents left in the spaces' memory (see {@link SearchIndexes.saveWithoutRemoved}). */
+  dropRemoved(): void {
+    this.states.dropRemoved();
   }
 
   /** The `k` documents most similar to `query.vector` that pass `query.filter`: see {@link SpaceQuery.searchVector}. */

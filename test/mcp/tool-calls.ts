@@ -87,6 +87,12 @@ export async function callEveryTool(client: Client, sessionId: string): Promise<
   const read = await value('get_session', { id: sessionId });
   expect(read.agents[0].messages.edges.map((edge: any) => edge.node.text)).toEqual(['ship it']);
 
+  // Forgetting is for admins: these callers are refused (test/modules/forget covers what it erases).
+  called.add('forget');
+  const forget = await callTool(client, 'forget', { scope: { sessionId }, dryRun: true });
+  expect(forget.isError).toBe(true);
+  expect(toolText(forget)).toMatch(/^FORBIDDEN: .*admin role/);
+
   expect([...called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
 }
 

@@ -15,6 +15,7 @@ import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
+import type { MemoryScope } from '../forget/forget.scope';
 
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
@@ -44,6 +45,12 @@ export function experienceFilterQuery(filter: ExperienceFilter | null | undefine
     };
   }
   return query;
+}
+
+/** The experiences of a forget scope: the user's, the session's, or those the agent initiated. */
+function scopeQuery({ kind, value }: MemoryScope): Filter<ExperienceDocument> {
+  if (kind === 'userId') return { user_id: value } as Filter<ExperienceDocument>;
+  return kind === 'sessionId' ? { session_id: value } : { initiating_agent_id: value };
 }
 
 /** CONFLICT for an experience_id that is taken (undefined: some id of a batch). */
@@ -202,6 +209,17 @@ export class ExperienceRepository {
   /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, EXPERIENCES_COLLECTION);
+  }
+
+  /** The ids of the experiences of a forget scope. */
+  async idsByScope(scope: MemoryScope): Promise<string[]> {
+    const rows = await this.collection.find(scopeQuery(scope), { projection: { _id: 0, experience_id: 1 } }).toArray();
+    return rows.map((row) => row.experience_id);
+  }
+
+  /** Deletes the experiences of a forget scope (one deleteMany); returns how many. */
+  async forgetScope(scope: MemoryScope): Promise<number> {
+    return (await this.collection.deleteMany(scopeQuery(scope))).deletedCount;
   }
 
   /** The experienceId of the document stored under `_id` when it passes `filter` (as `experiences(filter)` reads it). */
