@@ -205,6 +205,50 @@ describe('forget', () => {
     expect(await traces(app.db, frank, 'frankmark')).toEqual(frankBefore);
   });
 
+  it("a plan pattern another user's task shares keeps its counts, takes that task's goal as example, loses the issue", async () => {
+    const learn = async (userId: string, goal: string, status: string, insights: string[]) => {
+      const task = await run('mutation($input: RecordTaskInput!) { recordTask(input: $input) { taskId } }', {
+        input: { goal, originalQuery: goal, status: 'PAUSED', steps: [{ id: 's1', order: 1, action: 'depot_lookup' }] },
+      });
+      const taskId = task.recordTask.taskId as string;
+      await app.db.collection('tasks').updateOne({ taskId }, { $set: { user_id: userId } });
+      const learned = await run(
+        'mutation($input: LearnFromTaskInput!) { learnFromTask(input: $input) { patternId } }',
+        {
+          input: {
+            taskId,
+            status,
+            metrics: { executionTime: 1, stepsCompleted: status === 'FAILED' ? 0 : 1 },
+            insights,
+          },
+        },
+      );
+      return learned.learnFromTask.patternId as string;
+    };
+    // The same template (deliver_parcel_for_*) and steps: one pattern, first learned from helen's run.
+    const patternId = await learn('helen', 'Deliver parcel for Helenmark', 'FAILED', ['Helenmark wants the depot']);
+    expect(await learn('ivan', 'Deliver parcel for Ivan', 'COMPLETED', [])).toBe(patternId);
+    const patterns = app.db.collection('plan_patterns');
+    expect((await patterns.findOne({ patternId }))!.exampleGoal).toBe('Deliver parcel for Helenmark');
+
+    const { data, errors } = await forget({ userId: 'helen' });
+    expect(errors).toBeUndefined();
+    expect(byCollection(data!.forget)).toMatchObject({
+      tasks: { deleted: 1 },
+      agent_insights: { deleted: 1, changed: 0 },
+      plan_patterns: { deleted: 0, changed: 1 },
+    });
+    const pattern = (await patterns.findOne({ patternId }))!;
+    expect(pattern).toMatchObject({ exampleGoal: 'Deliver parcel for Ivan', usageCount: 2, failureCount: 1 });
+    expect(JSON.stringify(pattern)).not.toMatch(/helenmark/i);
+    const ivanTask = await app.db.collection('tasks').findOne({ user_id: 'ivan' });
+    expect(pattern.embeddings.goal_embedding).toEqual(ivanTask!.embeddings.goal_embedding);
+    const plans = await run(
+      'query { successfulPlans(goal: "Deliver parcel for Ivan", minSuccessRate: 0, limit: 100) { plans { planId goal } } }',
+    );
+    expect(plans.successfulPlans.plans).toContainEqual({ planId: patternId, goal: 'Deliver parcel for Ivan' });
+  });
+
   describe('refuses, changing nothing', () => {
     it.each([
       ['no scope', {}, /none/],
