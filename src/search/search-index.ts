@@ -74,19 +74,12 @@ export class SearchIndexes implements SpaceRegistry {
     return lifetime ? index.during(lifetime, db) : index;
   }
 
-  /** Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). */
+  /**
+   * Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). A snapshot holds no
+   * text nor vector of a document removed before the call, and replaces the files of the previous one.
+   */
   save(): Promise<void> {
     return this.saves.save();
-  }
-
-  /**
-   * Saves every space with unsaved writes after dropping what removed documents left in memory, so that the snapshots
-   * under `persistDir` hold no text (keyword terms) nor vector of a document removed before the call: the previous
-   * snapshot's files are deleted once the new one is written.
-   */
-  saveWithoutRemoved(): Promise<void> {
-    for (const index of this.indexes.values()) index.dropRemoved();
-    return this.save();
   }
 
   /**
@@ -206,11 +199,6 @@ export class SearchIndex {
   /** Removes a document from a space after a successful delete. */
   remove(space: string, id: string): void {
     this.states.remove(space, id);
-  }
-
-  /** Drops what removed documents left in the spaces' memory (see {@link SearchIndexes.saveWithoutRemoved}). */
-  dropRemoved(): void {
-    this.states.dropRemoved();
   }
 
   /** The `k` documents most similar to `query.vector` that pass `query.filter`: see {@link SpaceQuery.searchVector}. */

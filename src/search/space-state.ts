@@ -163,11 +163,6 @@ export class SpaceStates {
     });
   }
 
-  /** Drops from every ready space's keyword index what removed documents left (see {@link KeywordIndex.dropRemoved}). */
-  dropRemoved(): void {
-    for (const state of this.states.values()) if (state.status === 'ready') state.keywords?.dropRemoved();
-  }
-
   /** Applies a write now, after the running build, or not at all before the first build (which reads MongoDB). */
   private write(state: SpaceState, apply: () => void): void {
     const counted = () => {
