@@ -5,6 +5,7 @@ import type { Caller } from '../../../src/auth/caller';
 import type { Logger } from '../../../src/logger';
 import { createTestApp, type TestApp } from '../../support/app';
 import { databaseFingerprint } from '../../support/fingerprint';
+import { testTarget } from '../../support/target';
 import { seedUser, traces, type Run, type SeededUser } from './seed';
 
 const FORGET = `mutation($scope: ForgetScope!, $dryRun: Boolean) {
@@ -118,7 +119,8 @@ describe('forget', () => {
 
       const { data, errors } = await forget({ userId: alice.userId });
       expect(errors).toBeUndefined();
-      expect(data!.forget).toMatchObject({ scope: 'USER', dryRun: false, erasedFromDisk: true });
+      // mongod keeps what it deleted in its own files for a while (docs/lifecycle.md): only the engine's are rewritten.
+      expect(data!.forget).toMatchObject({ scope: 'USER', dryRun: false, erasedFromDisk: testTarget() === 'embedded' });
       // The dry run said exactly this.
       expect(data!.forget.counts).toEqual(dry.counts);
       expect(data!.forget.searchEntriesRemoved).toBe(dry.searchEntriesRemoved);
