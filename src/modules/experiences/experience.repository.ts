@@ -47,9 +47,15 @@ export function experienceFilterQuery(filter: ExperienceFilter | null | undefine
   return query;
 }
 
-/** The experiences of a forget scope: the user's, the session's, or those the agent initiated. */
-function scopeQuery({ kind, value }: MemoryScope): Filter<ExperienceDocument> {
-  if (kind === 'userId') return { user_id: value } as Filter<ExperienceDocument>;
+/**
+ * The experiences of a forget scope: the user's (and those recorded in the user's sessions, `sessionIds`), the
+ * session's, or those the agent initiated.
+ */
+function scopeQuery({ kind, value }: MemoryScope, sessionIds: readonly string[]): Filter<ExperienceDocument> {
+  if (kind === 'userId') {
+    const own = { user_id: value } as Filter<ExperienceDocument>;
+    return sessionIds.length ? { $or: [own, { session_id: { $in: [...sessionIds] } }] } : own;
+  }
   return kind === 'sessionId' ? { session_id: value } : { initiating_agent_id: value };
 }
 
@@ -211,15 +217,17 @@ export class ExperienceRepository {
     return changes.follow(this.db, EXPERIENCES_COLLECTION);
   }
 
-  /** The ids of the experiences of a forget scope. */
-  async idsByScope(scope: MemoryScope): Promise<string[]> {
-    const rows = await this.collection.find(scopeQuery(scope), { projection: { _id: 0, experience_id: 1 } }).toArray();
+  /** The ids of the experiences of a forget scope (a user's: with those recorded in `sessionIds`, the user's sessions). */
+  async idsByScope(scope: MemoryScope, sessionIds: readonly string[] = []): Promise<string[]> {
+    const rows = await this.collection
+      .find(scopeQuery(scope, sessionIds), { projection: { _id: 0, experience_id: 1 } })
+      .toArray();
     return rows.map((row) => row.experience_id);
   }
 
   /** Deletes the experiences of a forget scope (one deleteMany); returns how many. */
-  async forgetScope(scope: MemoryScope): Promise<number> {
-    return (await this.collection.deleteMany(scopeQuery(scope))).deletedCount;
+  async forgetScope(scope: MemoryScope, sessionIds: readonly string[] = []): Promise<number> {
+    return (await this.collection.deleteMany(scopeQuery(scope, sessionIds))).deletedCount;
   }
 
   /** The experienceId of the document stored under `_id` when it passes `filter` (as `experiences(filter)` reads it). */

@@ -113,9 +113,10 @@ export class ForgetService {
 
   /** Finds what the scope holds and what was derived from it (reads only). */
   private async survey(scope: MemoryScope): Promise<Survey> {
-    const [sessions, experienceIds, tasks, insights] = await Promise.all([
-      this.sessions.countByScope(scope),
-      this.experiences.idsByScope(scope),
+    // A user's sessions first: the experiences recorded in them are the user's too.
+    const sessions = await this.sessions.countByScope(scope);
+    const [experienceIds, tasks, insights] = await Promise.all([
+      this.experiences.idsByScope(scope, sessions.sessionIds),
       this.tasks.findByScope(scope),
       this.insights.findByScope(scope),
     ]);
@@ -171,6 +172,7 @@ export class ForgetService {
     return {
       experience: survey.experienceIds,
       insight: [...survey.insights.map((insight) => insight.insightId), ...survey.evidence.deleteIds],
+      session: survey.sessions.sessionIds,
     };
   }
 
@@ -239,7 +241,7 @@ export class ForgetService {
     const taskIds = survey.tasks.map((task) => task.taskId);
     const sessions = await this.sessions.forgetScope(scope);
     await nextTurn();
-    const experiences = await this.experiences.forgetScope(scope);
+    const experiences = await this.experiences.forgetScope(scope, survey.sessions.sessionIds);
     await nextTurn();
     const tasks = await this.tasks.forgetScope(scope);
     const insights = await this.insights.forgetScope(scope);

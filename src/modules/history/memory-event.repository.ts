@@ -8,8 +8,11 @@ import {
 } from './memory-event.document';
 import type { MemoryScope } from '../forget/forget.scope';
 
-/** The ids of the memories a forget erases, by kind: their events go whatever scope fields they were copied with. */
-export type ErasedMemories = Record<MemoryKind, readonly string[]>;
+/**
+ * The ids of the memories a forget erases, by kind, and the sessions it deletes: their events go whatever scope fields
+ * they were copied with.
+ */
+export type ErasedMemories = Record<MemoryKind | 'session', readonly string[]>;
 
 /** What a service says about an event; the time and the caller's key are added by {@link MemoryEventRepository.record}. */
 export type MemoryEventInput = Omit<MemoryEventDocument, '_id' | 'at' | 'key_id'> & { at?: Date };
@@ -47,6 +50,7 @@ export class MemoryEventRepository {
         { [field]: scope.value },
         { kind: 'experience', memory_id: { $in: [...memories.experience] } },
         { kind: 'insight', memory_id: { $in: [...memories.insight] } },
+        { session_id: { $in: [...memories.session] } },
       ],
     };
   }

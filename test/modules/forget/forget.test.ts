@@ -86,9 +86,24 @@ describe('forget', () => {
     };
     const SEARCHES = ['VECTOR', 'KEYWORD', 'HYBRID', 'similarTasks', 'successfulPlans'];
 
+    let inHerSession: string;
     beforeAll(async () => {
       alice = await seedUser(run, app.db, 'alice', 'alicemark');
       bob = await seedUser(run, app.db, 'bob', 'bobmark');
+      // Recorded in her session without a user: hers too.
+      const recorded = await run(
+        'mutation($input: RecordExperienceInput!) { recordExperience(input: $input) { experienceId } }',
+        {
+          input: {
+            primaryGoalDescription: 'alicemark in her session',
+            subTaskDescription: 'a step',
+            initiatingAgentId: 'someone',
+            finalOutcome: 'SUCCESS',
+            sessionId: alice.sessionId,
+          },
+        },
+      );
+      inHerSession = recorded.recordExperience.experienceId;
       // The spaces are built and hold both users before anything is forgotten.
       expect(await found()).toEqual(SEARCHES.map((search) => [search, true, true]));
     });
@@ -101,7 +116,7 @@ describe('forget', () => {
       expect(byCollection(data!.forget)).toEqual({
         // Her agent's two messages and the helper's one.
         sessions: { deleted: 1, changed: 0, messagesRemoved: 3 },
-        eat_agent_experiences: { deleted: 1, changed: 0, messagesRemoved: 0 },
+        eat_agent_experiences: { deleted: 2, changed: 0, messagesRemoved: 0 },
         tasks: { deleted: 1, changed: 0, messagesRemoved: 0 },
         agent_insights: { deleted: 2, changed: 0, messagesRemoved: 0 },
         plan_patterns: { deleted: 1, changed: 0, messagesRemoved: 0 },
@@ -124,8 +139,9 @@ describe('forget', () => {
       // The dry run said exactly this.
       expect(data!.forget.counts).toEqual(dry.counts);
       expect(data!.forget.searchEntriesRemoved).toBe(dry.searchEntriesRemoved);
-      // 4 experience spaces, 2 task spaces, 1 plan space.
-      expect(data!.forget.searchEntriesRemoved).toBe(7);
+      // 2 experiences × 4 experience spaces, 2 task spaces, 1 plan space.
+      expect(data!.forget.searchEntriesRemoved).toBe(11);
+      expect(await app.db.collection('eat_agent_experiences').countDocuments({ experience_id: inHerSession })).toBe(0);
 
       expect(await traces(app.db, alice, 'alicemark')).toEqual(NONE);
       expect(await traces(app.db, bob, 'bobmark')).toEqual(bobBefore);
@@ -157,7 +173,7 @@ describe('forget', () => {
       expect(erase.fields).toMatchObject({
         scope: 'userId',
         scopeHash: expect.stringMatching(/^[0-9a-f]{16}$/),
-        counts: expect.objectContaining({ eat_agent_experiences: { deleted: 1, changed: 0, messagesRemoved: 0 } }),
+        counts: expect.objectContaining({ eat_agent_experiences: { deleted: 2, changed: 0, messagesRemoved: 0 } }),
       });
       expect(JSON.stringify(lines)).not.toMatch(/alice/);
     });
