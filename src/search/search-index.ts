@@ -82,6 +82,11 @@ export class SearchIndexes implements SpaceRegistry {
     return this.saves.save();
   }
 
+  /** As `save`, but rejects when a space could not be saved (forget must not report its files rewritten then). */
+  saveOrFail(): Promise<void> {
+    return this.saves.saveOrFail();
+  }
+
   /**
    * Saves spaces in the background: a space with {@link AUTOSAVE_WRITES} unsaved writes, or whose oldest unsaved
    * write is {@link AUTOSAVE_AGE_MS} old, or that was just built from MongoDB. `close` stops it.

@@ -304,7 +304,7 @@ export class ForgetService {
    */
   private async eraseFromDisk(): Promise<boolean> {
     try {
-      await this.deps.search.save();
+      await this.deps.search.saveOrFail();
       if (this.deps.database.kind !== 'EMBEDDED') return false;
       // The app's own handle, not the request's: a compaction is not cut short by the request's deadline.
       await this.deps.database.db.command({ compact: MEMORY_EVENTS_COLLECTION });
