@@ -8,6 +8,7 @@ import { requestLogFields } from './observability/tracing';
 import { createExperienceLoaders, type ExperienceLoaders } from './modules/experiences/experience.loaders';
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
+import { ForgetService } from './modules/forget/forget.service';
 import { AgentInsightRepository } from './modules/insights/insight.repository';
 import { InsightService } from './modules/insights/insight.service';
 import { createInsightLoaders, type InsightLoaders } from './modules/insights/insight.loaders';
@@ -75,6 +76,7 @@ export interface Services {
   nodes: NodeService;
   subscriptions: SubscriptionService;
   validity: ValidityService;
+  forget: ForgetService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -250,6 +252,10 @@ class RequestServices implements Services {
   }
   get validity() {
     return this.once('validity', () => new ValidityService(this.db, this.deps, this.loaders, this.caller));
+  }
+
+  get forget() {
+    return this.once('forget', () => new ForgetService(this.db, this.deps, this.caller));
   }
 }
 

@@ -13,6 +13,7 @@ import { RunResolver, TaskRunResolver } from './modules/runs/run.resolver';
 import { InsightResolver } from './modules/insights/insight.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { BackupResolver } from './modules/backup/backup.resolver';
+import { ForgetResolver } from './modules/forget/forget.resolver';
 import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
 import { resolveNodeTypes } from './modules/shared/node';
 import { SubscriptionResolver } from './modules/subscriptions/subscription.resolver';
@@ -57,6 +58,7 @@ export const resolvers = [
   InsightEvidenceResolver,
   ApiKeyResolver,
   BackupResolver,
+  ForgetResolver,
   ...NODE_RESOLVERS,
   SubscriptionResolver,
   ValidityResolver,

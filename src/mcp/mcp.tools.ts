@@ -143,6 +143,17 @@ export const TOOLS: readonly ToolSpec[] = [
     selection: `sessionId sessionType userId createdAt updatedAt metadata messageCount
       agents { agentId messageCount messages(last: 20) { edges { node { messageId role text createdAt } } } }`,
   },
+  {
+    name: 'forget',
+    field: 'Mutation.forget',
+    description:
+      'Permanently erase everything stored about one end user (scope.userId), one session (scope.sessionId) or one ' +
+      'agent (scope.agentId): sessions and messages, experiences, tasks, insights, their history and what was ' +
+      'learned only from them. Irreversible: use it only when the user asks for their data to be deleted, never to ' +
+      'tidy up or to correct a memory. Call with dryRun: true first and tell the user what will go. Returns the ' +
+      'counts per collection.',
+    selection: 'scope dryRun searchEntriesRemoved erasedFromDisk counts { collection deleted changed messagesRemoved }',
+  },
 ];
 
 /** A tool as MCP lists it, with the role its GraphQL field requires. */

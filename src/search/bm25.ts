@@ -545,8 +545,12 @@ export class KeywordIndex {
     );
   }
 
-  /** Writes the index into a snapshot (see {@link KeywordIndex.restore}). */
+  /**
+   * Writes the index into a snapshot (see {@link KeywordIndex.restore}). Removed documents' postings and the terms
+   * only they had are dropped first (the order of the live rows is kept): no snapshot holds a deleted text's terms.
+   */
   save(out: SnapshotWriter): void {
+    if (this.deadRows > 0) this.compact();
     const offsets = new Int32Array(this.lists.length + 1);
     this.lists.forEach((list, t) => (offsets[t + 1] = offsets[t] + list.length));
     const total = offsets[this.lists.length];

@@ -74,9 +74,17 @@ export class SearchIndexes implements SpaceRegistry {
     return lifetime ? index.during(lifetime, db) : index;
   }
 
-  /** Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). */
+  /**
+   * Saves every space with unsaved writes (memory mode with `persistDir`; otherwise nothing to do). A snapshot holds no
+   * text nor vector of a document removed before the call, and replaces the files of the previous one.
+   */
   save(): Promise<void> {
     return this.saves.save();
+  }
+
+  /** As `save`, but rejects when a space could not be saved (forget must not report its files rewritten then). */
+  saveOrFail(): Promise<void> {
+    return this.saves.saveOrFail();
   }
 
   /**

@@ -539,6 +539,17 @@ export class SaveSchedule {
     return this.serialised(() => this.saveAll(() => true));
   }
 
+  /** As `save`, but rejects when it fails (still logged; the schedule goes on): for a caller that must know. */
+  saveOrFail(): Promise<void> {
+    const attempt = this.saving.then(() => this.saveAll(() => true));
+    this.saving = attempt.catch((error: unknown) => {
+      this.options.logger.error('search snapshot save failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+    return attempt;
+  }
+
   /**
    * Saves spaces in the background: a space with {@link AUTOSAVE_WRITES} unsaved writes, or whose oldest unsaved
    * write is {@link AUTOSAVE_AGE_MS} old, or that was just built from MongoDB. `close` stops it.

@@ -542,6 +542,9 @@ export class VectorStore {
     this.groupOfRow[row] = -1;
     if (--this.groupSize[group] > 0) return;
     this.deleteHash(group);
+    // Zeroed, so that a snapshot holds no vector of a removed document (a free group is skipped by every scan).
+    const offset = (group % CHUNK_ROWS) * this.dimensions;
+    this.chunks[Math.floor(group / CHUNK_ROWS)].fill(0, offset, offset + this.dimensions);
     if (!this.pending?.delete(group)) this.graph.remove(BigInt(group));
     this.freeGroups.push(group);
     this.liveGroups--;

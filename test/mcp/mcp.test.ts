@@ -30,12 +30,13 @@ afterAll(async () => {
 });
 
 describe('MCP over Streamable HTTP at /mcp', () => {
-  it('lists the thirteen tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
+  it('lists the fourteen tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
     const { tools } = await (await connectHttp(MCP_KEYS.readerA)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'agent_insights',
         'append_message',
+        'forget',
         'get_session',
         'learn_from_task',
         'record_action',

@@ -115,6 +115,11 @@ export async function callEveryTool(client: Client, sessionId: string): Promise<
   const found = after.map((hit: any) => hit.experience.experienceId);
   expect(found).toContain(correction.experienceId);
   expect(found).not.toContain(recorded.experienceId);
+  // Forgetting is for admins: these callers are refused (test/modules/forget covers what it erases).
+  called.add('forget');
+  const forget = await callTool(client, 'forget', { scope: { sessionId }, dryRun: true });
+  expect(forget.isError).toBe(true);
+  expect(toolText(forget)).toMatch(/^FORBIDDEN: .*admin role/);
 
   expect([...called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
 }

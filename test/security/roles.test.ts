@@ -22,6 +22,7 @@ describe('roles', () => {
       'Mutation.deleteExperience',
       'Mutation.deleteInsight',
       'Mutation.deleteSession',
+      'Mutation.forget',
       'Mutation.reembed',
       'Mutation.revokeApiKey',
       'Query.apiKeys',

@@ -37,6 +37,8 @@ export interface Journal {
    */
   readonly dir?: string;
   image?(): FrozenImage;
+  /** Writes a snapshot of the state now and deletes the journals and snapshots it covers (see DurableLog.compact). */
+  compact?(): Promise<void>;
 }
 
 /** What a command handler sees. */
@@ -243,6 +245,17 @@ export class Engine {
     if (dir === undefined || !this.journal.image)
       throw new CommandError(ErrorCode.IllegalOperation, 'this engine keeps no data directory to back up');
     return writeBackup(dir, to, this.journal.image());
+  }
+
+  /**
+   * Rewrites the data directory from the state now: a new snapshot replaces every journal and older snapshot, and the
+   * spill file keeps only live arrays, so nothing deleted before the call is left in any file under the directory.
+   */
+  async compact(): Promise<void> {
+    if (!this.journal.compact)
+      throw new CommandError(ErrorCode.IllegalOperation, 'this engine keeps no data directory to compact');
+    await this.journal.compact();
+    this.store.compactSpill();
   }
 
   /** Fails `command` as the `failCommand` fail point says, if it is on and names it. */
@@ -1276,6 +1289,16 @@ async function createBackup(command: Document, { db, engine }: CommandContext): 
   return ok(await engine.backup(dir));
 }
 
+/**
+ * `compact` (mongod's name): mongod compacts the named collection's files; this engine keeps one snapshot and journal
+ * for all, so any collection name rewrites the whole data directory (`Engine.compact`). Answers once it is on disk.
+ */
+async function compact(command: Document, { engine }: CommandContext): Promise<Document> {
+  collectionName(command, 'compact');
+  await engine.compact();
+  return ok();
+}
+
 const HANDLERS: Record<string, Handler> = {
   configureFailPoint,
   hello: (command, context) => hello(context.connectionId, false),
@@ -1285,6 +1308,7 @@ const HANDLERS: Record<string, Handler> = {
   buildinfo: buildInfo,
   ping: () => ok(),
   createBackup,
+  compact,
   endSessions: () => ok(),
   killSessions: () => ok(),
   refreshSessions: () => ok(),

@@ -196,12 +196,26 @@ function comparator(test: (order: number) => boolean, matchesNull: boolean) {
 /** A query value with its regex (mingo's Query copies the filter into plain RegExps) matching in linear time. */
 const linear = (value: unknown): unknown => (value instanceof RegExp ? mongoRegExp(value) : value);
 
+/** Lists longer than this look their strings up in a set: `{ id: { $in: [10k ids] } }` costs one lookup per value. */
+const SET_LOOKUP_MIN_ITEMS = 16;
+
 function inList(selector: string, value: unknown, options?: OperatorOptions) {
   if (!Array.isArray(value)) throw badValue('$in needs an array');
   const order = stringOrder(options?.collation);
   const items = value.map(linear);
+  if (order !== undefined || items.length < SET_LOOKUP_MIN_ITEMS) {
+    return (doc: Doc) =>
+      queryValues(doc, selector).some((candidate) => items.some((item) => equalsQueryValue(candidate, item, order)));
+  }
+  // Without a collation a string equals only the same string, and no value of another type equals a string.
+  const strings = new Set(items.filter((item): item is string => typeof item === 'string'));
+  const others = items.filter((item) => typeof item !== 'string');
   return (doc: Doc) =>
-    queryValues(doc, selector).some((candidate) => items.some((item) => equalsQueryValue(candidate, item, order)));
+    queryValues(doc, selector).some(
+      (candidate) =>
+        (typeof candidate === 'string' && strings.has(candidate)) ||
+        others.some((item) => equalsQueryValue(candidate, item, order)),
+    );
 }
 
 const equals = (selector: string, value: unknown, options?: OperatorOptions) => {

@@ -499,6 +499,11 @@ export class Store implements DurableState {
     private readonly spill?: VectorSpill,
   ) {}
 
+  /** Rewrites the spill file with only the arrays stored documents still hold (what deleted ones left is gone). */
+  compactSpill(): void {
+    this.spill?.compact();
+  }
+
   /** Every stored document of every collection. */
   *documents(): Generator<Doc> {
     for (const collections of this.databases.values())

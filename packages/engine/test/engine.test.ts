@@ -293,3 +293,30 @@ describe('update paths', () => {
     });
   });
 });
+
+test('a long $in list (looked up in a set) matches what a short one does: strings, other types, regexes, arrays', async () => {
+  const id = new ObjectId();
+  await run({
+    insert: 'in',
+    documents: [
+      { _id: 1, v: 'a' },
+      { _id: 2, v: 'b' },
+      { _id: 3, v: 7 },
+      { _id: 4, v: id },
+      { _id: 5, v: ['x', 'q'] },
+      { _id: 6, v: 'regex-hit' },
+      { _id: 7 },
+      { _id: 8, v: 'A' },
+    ],
+  });
+  const ids = async (values: unknown[]) => {
+    const reply = await run({ find: 'in', filter: { v: { $in: values } }, sort: { _id: 1 } });
+    return (reply.cursor.firstBatch as Document[]).map((doc) => doc._id as number);
+  };
+  const filler = Array.from({ length: 30 }, (_, i) => `filler-${i}`);
+  const values = ['a', 7, id, 'q', /^regex/, null];
+  expect(await ids(values)).toEqual([1, 3, 4, 5, 6, 7]);
+  expect(await ids([...filler, ...values])).toEqual([1, 3, 4, 5, 6, 7]);
+  // A string never equals a number or an ObjectId, in either form.
+  expect(await ids([...filler, '7', id.toHexString()])).toEqual([]);
+});

@@ -49,6 +49,7 @@ function experienceState(document: Document): MemoryState {
 export function experienceRecordedBy(asOf: Date): Filter<ExperienceDocument> {
   return { _id: { $lt: ObjectId.createFromTime(Math.floor(asOf.getTime() / 1000) + 1) } };
 }
+import type { MemoryScope } from '../forget/forget.scope';
 
 /** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
 const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
@@ -79,6 +80,18 @@ export function experienceFilterQuery(filter: ExperienceFilter | null | undefine
     };
   }
   return query;
+}
+
+/**
+ * The experiences of a forget scope: the user's (and those recorded in the user's sessions, `sessionIds`), the
+ * session's, or those the agent initiated.
+ */
+function scopeQuery({ kind, value }: MemoryScope, sessionIds: readonly string[]): Filter<ExperienceDocument> {
+  if (kind === 'userId') {
+    const own = { user_id: value } as Filter<ExperienceDocument>;
+    return sessionIds.length ? { $or: [own, { session_id: { $in: [...sessionIds] } }] } : own;
+  }
+  return kind === 'sessionId' ? { session_id: value } : { initiating_agent_id: value };
 }
 
 /** CONFLICT for an experience_id that is taken (undefined: some id of a batch). */
@@ -282,6 +295,19 @@ export class ExperienceRepository {
   /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, EXPERIENCES_COLLECTION);
+  }
+
+  /** The ids of the experiences of a forget scope (a user's: with those recorded in `sessionIds`, the user's sessions). */
+  async idsByScope(scope: MemoryScope, sessionIds: readonly string[] = []): Promise<string[]> {
+    const rows = await this.collection
+      .find(scopeQuery(scope, sessionIds), { projection: { _id: 0, experience_id: 1 } })
+      .toArray();
+    return rows.map((row) => row.experience_id);
+  }
+
+  /** Deletes the experiences of a forget scope (one deleteMany); returns how many. */
+  async forgetScope(scope: MemoryScope, sessionIds: readonly string[] = []): Promise<number> {
+    return (await this.collection.deleteMany(scopeQuery(scope, sessionIds))).deletedCount;
   }
 
   /**

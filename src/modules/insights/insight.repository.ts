@@ -12,6 +12,23 @@ import {
   type EvidenceDocument,
   type InsightType,
 } from './insight.document';
+import type { MemoryScope } from '../forget/forget.scope';
+
+/** The insights of a forget scope: a user's (`userId`) or an agent's (`agentId`); insights record no session. */
+function scopeQuery({ kind, value }: MemoryScope): Filter<AgentInsightDocument> | null {
+  if (kind === 'sessionId') return null;
+  return { [kind]: value } as Filter<AgentInsightDocument>;
+}
+
+/** What forgetting needs of an insight: its id and text, the keyed writes applied to it, the tasks of its evidence. */
+export type ForgottenInsight = Pick<
+  AgentInsightDocument,
+  'insightId' | 'insight' | 'evidenceCount' | 'appliedWrites'
+> & {
+  evidence?: Array<Pick<EvidenceDocument, 'taskId'>>;
+};
+
+const FORGOTTEN_FIELDS = { _id: 0, insightId: 1, insight: 1, evidenceCount: 1, appliedWrites: 1, 'evidence.taskId': 1 };
 
 /**
  * Confidence rules (documented in the README):
@@ -296,5 +313,55 @@ export class AgentInsightRepository {
   /** The most confident insights matching `filter` (newest first among equals). */
   find(filter: Filter<AgentInsightDocument>, limit: number): Promise<AgentInsightDocument[]> {
     return this.collection.find(filter).sort({ confidence: -1, createdAt: -1, insightId: 1 }).limit(limit).toArray();
+  }
+
+  /** The insights of a forget scope. */
+  findByScope(scope: MemoryScope): Promise<ForgottenInsight[]> {
+    const query = scopeQuery(scope);
+    if (!query) return Promise.resolve([]);
+    return this.collection.find<ForgottenInsight>(query, { projection: FORGOTTEN_FIELDS }).toArray();
+  }
+
+  /** Deletes the insights of a forget scope (one deleteMany); returns how many. */
+  async forgetScope(scope: MemoryScope): Promise<number> {
+    const query = scopeQuery(scope);
+    return query ? (await this.collection.deleteMany(query)).deletedCount : 0;
+  }
+
+  /** Insights with evidence from any of the tasks (reported by learnFromTask: the evidence quotes the task's goal). */
+  findEvidenceOf(taskIds: readonly string[]): Promise<ForgottenInsight[]> {
+    if (!taskIds.length) return Promise.resolve([]);
+    return this.collection
+      .find<ForgottenInsight>({ 'evidence.taskId': { $in: [...taskIds] } }, { projection: FORGOTTEN_FIELDS })
+      .toArray();
+  }
+
+  /**
+   * Deletes the insights `deleteIds` and takes the tasks' evidence out of every other insight, lowering its
+   * evidenceCount by what was taken (one deleteMany, one updateMany); returns how many were deleted and changed.
+   */
+  async forgetEvidence(
+    taskIds: readonly string[],
+    deleteIds: readonly string[],
+  ): Promise<{ deleted: number; changed: number }> {
+    if (!taskIds.length) return { deleted: 0, changed: 0 };
+    const deleted = deleteIds.length
+      ? (await this.collection.deleteMany({ insightId: { $in: [...deleteIds] } })).deletedCount
+      : 0;
+    const forgotten = { $in: ['$$this.taskId', { $literal: [...taskIds] }] };
+    const changed = await this.collection.updateMany({ 'evidence.taskId': { $in: [...taskIds] } }, [
+      {
+        $set: {
+          evidenceCount: {
+            $max: [
+              0,
+              { $subtract: ['$evidenceCount', { $size: { $filter: { input: '$evidence', cond: forgotten } } }] },
+            ],
+          },
+          evidence: { $filter: { input: '$evidence', cond: { $not: [forgotten] } } },
+        },
+      },
+    ]);
+    return { deleted, changed: changed.modifiedCount };
   }
 }

@@ -169,4 +169,41 @@ export class PlanPatternRepository {
   count(filter: Filter<PlanPatternDocument>): Promise<number> {
     return this.collection.countDocuments(filter);
   }
+
+  /** The example goals and issues of the patterns (what forgetting compares with the forgotten tasks' texts). */
+  findExamples(
+    ids: readonly string[],
+  ): Promise<Array<Pick<PlanPatternDocument, 'patternId' | 'exampleGoal' | 'commonIssues' | 'issues'>>> {
+    if (!ids.length) return Promise.resolve([]);
+    const projection = { _id: 0, patternId: 1, exampleGoal: 1, commonIssues: 1, issues: 1 };
+    return this.collection.find({ patternId: { $in: [...ids] } }, { projection }).toArray();
+  }
+
+  /** Deletes the patterns (forgotten tasks were all they were learned from); returns how many. */
+  async forgetPatterns(ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    return (await this.collection.deleteMany({ patternId: { $in: [...ids] } })).deletedCount;
+  }
+
+  /** Replaces a pattern's example goal and its vector (the goal was a forgotten task's); false when it is gone. */
+  async replaceExample(patternId: string, goal: string, vector: number[], model: EmbeddingModelInfo): Promise<boolean> {
+    const result = await this.collection.updateOne(
+      { patternId },
+      { $set: { exampleGoal: goal, 'embeddings.goal_embedding': vector, embedding_model: model } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Takes the issue texts out of the patterns (insights that forgotten runs reported); returns how many changed. */
+  async forgetIssues(ids: readonly string[], texts: readonly string[]): Promise<number> {
+    if (!ids.length || !texts.length) return 0;
+    const result = await this.collection.updateMany(
+      {
+        patternId: { $in: [...ids] },
+        $or: [{ 'issues.issue': { $in: [...texts] } }, { commonIssues: { $in: [...texts] } }],
+      },
+      { $pull: { issues: { issue: { $in: [...texts] } }, commonIssues: { $in: [...texts] } } },
+    );
+    return result.modifiedCount;
+  }
 }

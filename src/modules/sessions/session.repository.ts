@@ -15,6 +15,25 @@ import {
   type SessionDocument,
 } from './session.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
+import type { MemoryScope } from '../forget/forget.scope';
+
+/** The sessions a forget scope touches: a user's, the one session, or those holding the agent (any stored key). */
+function scopeQuery({ kind, value }: MemoryScope): Document {
+  if (kind === 'userId') return { user_id: value };
+  if (kind === 'sessionId') return { _id: value };
+  return { $expr: { $eq: [{ $type: agentField(value) }, 'object'] } };
+}
+
+/** What forgetting a scope takes from the sessions: whole sessions, or one agent's part of each. */
+export interface SessionsInScope {
+  /** The sessions deleted whole (a user's, or the one session). */
+  sessionIds: string[];
+  /** Sessions losing the agent (agent scope). */
+  changed: number;
+  messages: number;
+  /** The keyed appends whose messages go (their idempotency records go too). */
+  writeIds: string[];
+}
 
 /**
  * An agent without its messages: counts, token sums, the last message and pages of messages, computed in the
@@ -924,6 +943,74 @@ export class SessionRepository {
   /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, SESSIONS_COLLECTION);
+  }
+
+  /**
+   * What a forget scope takes from the sessions (computed in the database, without reading messages): a user's
+   * sessions (`user_id`) or the one session whole, or the agent's part of every session.
+   */
+  async countByScope({ kind, value }: MemoryScope): Promise<SessionsInScope> {
+    const agentOnly = kind === 'agentId';
+    const agentMessages = { $getField: { field: 'messages', input: agentField(value) } };
+    const rows = await this.collection
+      .aggregate<{ _id: string; messages: number; writeIds: string[] }>([
+        { $match: scopeQuery({ kind, value }) },
+        {
+          $project: {
+            messages: agentOnly
+              ? { $size: { $cond: [{ $isArray: agentMessages }, agentMessages, []] } }
+              : {
+                  $sum: {
+                    $map: {
+                      input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
+                      in: { $size: ARRAY_OR_EMPTY('$$this.v.messages') },
+                    },
+                  },
+                },
+            writeIds: {
+              $map: {
+                input: {
+                  $filter: {
+                    input: ARRAY_OR_EMPTY('$applied_writes'),
+                    cond: agentOnly ? { $eq: ['$$this.agent_id', { $literal: value }] } : true,
+                  },
+                },
+                in: '$$this.write_id',
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+    return {
+      sessionIds: agentOnly ? [] : rows.map((row) => row._id),
+      changed: agentOnly ? rows.length : 0,
+      messages: rows.reduce((sum, row) => sum + row.messages, 0),
+      writeIds: rows.flatMap((row) => row.writeIds),
+    };
+  }
+
+  /** Deletes a forget scope's sessions, or takes the agent out of every session (one bulk write); returns how many. */
+  async forgetScope(scope: MemoryScope): Promise<{ deleted: number; changed: number }> {
+    if (scope.kind !== 'agentId') {
+      return { deleted: (await this.collection.deleteMany(scopeQuery(scope))).deletedCount, changed: 0 };
+    }
+    const agent = { $literal: scope.value };
+    const result = await this.collection.updateMany(scopeQuery(scope), [
+      {
+        $set: {
+          agents: { $unsetField: { field: agent, input: '$agents' } },
+          applied_writes: {
+            $cond: [
+              { $isArray: '$applied_writes' },
+              { $filter: { input: '$applied_writes', cond: { $ne: ['$$this.agent_id', agent] } } },
+              '$$REMOVE',
+            ],
+          },
+        },
+      },
+    ]);
+    return { deleted: 0, changed: result.modifiedCount };
   }
 
   /**

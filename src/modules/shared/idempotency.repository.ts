@@ -1,6 +1,17 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKeyError } from '../../errors';
 import { IDEMPOTENCY_COLLECTION, type IdempotencyDocument } from './idempotency.document';
+
+/**
+ * What erased data the plans of idempotency records name: recorded experiences (`ids`), tasks (`taskId`), created
+ * sessions (`sessionId`), and keyed writes applied to erased documents (`writeId`: appends, actions, validations).
+ */
+export interface PlannedWrites {
+  experienceIds: readonly string[];
+  taskIds: readonly string[];
+  sessionIds: readonly string[];
+  writeIds: readonly string[];
+}
 
 /** The only code touching `idempotency_keys`. */
 export class IdempotencyRepository {
@@ -51,5 +62,26 @@ export class IdempotencyRepository {
   /** Ends a pending key's lease, so that a retry finishes its plan at once. */
   async free(key: string): Promise<void> {
     await this.collection.updateOne({ _id: key, state: 'pending' }, { $set: { lease_until: new Date(0) } });
+  }
+
+  /** The records whose plan names an erased write (see {@link PlannedWrites}). */
+  private planQuery(writes: PlannedWrites): Filter<IdempotencyDocument<unknown>> {
+    return {
+      $or: [
+        { 'plan.ids': { $in: [...writes.experienceIds] } },
+        { 'plan.taskId': { $in: [...writes.taskIds] } },
+        { 'plan.sessionId': { $in: [...writes.sessionIds] } },
+        { 'plan.writeId': { $in: [...writes.writeIds] } },
+      ],
+    } as Filter<IdempotencyDocument<unknown>>;
+  }
+
+  countPlansNaming(writes: PlannedWrites): Promise<number> {
+    return this.collection.countDocuments(this.planQuery(writes));
+  }
+
+  /** Deletes the records whose plan names an erased write (one deleteMany); returns how many. */
+  async forgetPlansNaming(writes: PlannedWrites): Promise<number> {
+    return (await this.collection.deleteMany(this.planQuery(writes))).deletedCount;
   }
 }

@@ -21,6 +21,24 @@ import {
 } from './task.document';
 import type { UserPlanRuns } from '../plans/plan.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
+import type { MemoryScope } from '../forget/forget.scope';
+
+/** What forgetting a task needs of it: what it was learned into and the keyed writes it holds, never its vectors. */
+export type ForgottenTask = Pick<
+  TaskDocument,
+  'taskId' | 'goal' | 'goalPattern' | 'context' | 'planId' | 'patternId'
+> & {
+  learning?: { done?: { tools?: boolean }; result?: { patternId: string | null } } | null;
+  applied_actions?: { write_id: string }[];
+};
+
+/** The plan patterns a task names: the one it was learned into, the plan it reused, its own. */
+const PATTERN_FIELDS = ['learning.result.patternId', 'planId', 'patternId'] as const;
+
+/** The tasks of a forget scope: a user's (tasks record no session, and an agent type rather than an agent). */
+function scopeQuery({ kind, value }: MemoryScope): Filter<TaskDocument> | null {
+  return kind === 'userId' ? ({ user_id: value } as Filter<TaskDocument>) : null;
+}
 
 export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt'>;
 
@@ -627,6 +645,68 @@ export class TaskRepository {
   /** This collection's change feed, shared by every subscriber of this database (src/db/change-follower.ts). */
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, TASKS_COLLECTION);
+  }
+
+  /** The tasks of a forget scope, as forgetting needs them. */
+  findByScope(scope: MemoryScope): Promise<ForgottenTask[]> {
+    const query = scopeQuery(scope);
+    if (!query) return Promise.resolve([]);
+    const projection = {
+      _id: 0,
+      taskId: 1,
+      goal: 1,
+      goalPattern: 1,
+      context: 1,
+      planId: 1,
+      patternId: 1,
+      'learning.done': 1,
+      'learning.result.patternId': 1,
+      'applied_actions.write_id': 1,
+    };
+    return this.collection.find<ForgottenTask>(query, { projection }).toArray();
+  }
+
+  /** Deletes the tasks of a forget scope (one deleteMany); returns how many. */
+  async forgetScope(scope: MemoryScope): Promise<number> {
+    const query = scopeQuery(scope);
+    return query ? (await this.collection.deleteMany(query)).deletedCount : 0;
+  }
+
+  /**
+   * For each of `patternIds` that a task outside `except` names, one such task (the example a shared pattern keeps when
+   * a forgotten task's goal was its example): its goal, with its stored goal vector and model when it has them.
+   */
+  async patternUsers(patternIds: readonly string[], except: readonly string[]): Promise<Map<string, TaskDocument>> {
+    if (!patternIds.length) return new Map();
+    const ids = [...patternIds];
+    const rows = await this.collection
+      .aggregate<{ _id: string; taskId: string }>([
+        { $match: { $or: PATTERN_FIELDS.map((field) => ({ [field]: { $in: ids } })), taskId: { $nin: [...except] } } },
+        { $project: { _id: 0, taskId: 1, names: PATTERN_FIELDS.map((field) => `$${field}`) } },
+        { $unwind: '$names' },
+        { $match: { names: { $in: ids } } },
+        { $group: { _id: '$names', taskId: { $first: '$taskId' } } },
+      ])
+      .toArray();
+    const tasks = await this.collection
+      .find(
+        { taskId: { $in: rows.map((row) => row.taskId) } },
+        { projection: { taskId: 1, goal: 1, embeddings: 1, embedding_model: 1 } },
+      )
+      .toArray();
+    const byId = new Map(tasks.map((task) => [task.taskId, task]));
+    return new Map(rows.flatMap((row) => (byId.has(row.taskId) ? [[row._id, byId.get(row.taskId)!]] : [])));
+  }
+
+  /** Which of `contexts` a task outside `except` has as its context or goal pattern (tool statistics are kept by them). */
+  async contextsInUse(contexts: readonly string[], except: readonly string[]): Promise<Set<string>> {
+    if (!contexts.length) return new Set();
+    const outside = { taskId: { $nin: [...except] } };
+    const [byContext, byPattern] = await Promise.all([
+      this.collection.distinct('context', { context: { $in: [...contexts] }, ...outside }),
+      this.collection.distinct('goalPattern', { goalPattern: { $in: [...contexts] }, ...outside }),
+    ]);
+    return new Set([...byContext, ...byPattern].filter((value): value is string => typeof value === 'string'));
   }
 
   /** The iterations recorded on the task's run so far. */

@@ -102,4 +102,39 @@ export class ToolPerformanceRepository {
   followChanges(changes: ChangeFollower): Promise<ChangeFeed> {
     return changes.follow(this.db, TOOL_PERFORMANCE_COLLECTION);
   }
+
+  /**
+   * Takes out of every tool what forgotten tasks left that can be told apart: errors whose latest run was one of
+   * `taskIds`, and the statistics of `contexts` (contexts only those tasks had). Counts stay (aggregates without
+   * text). Returns how many tools changed; with `dryRun`, how many would.
+   */
+  async forgetTaskTraces(taskIds: readonly string[], contexts: readonly string[], dryRun: boolean): Promise<number> {
+    if (!taskIds.length && !contexts.length) return 0;
+    const tasks = { $literal: [...taskIds] };
+    const named = { $literal: [...contexts] };
+    const query = {
+      $or: [
+        { 'commonErrors.lastTaskId': { $in: [...taskIds] } },
+        { 'commonErrors.context': { $in: [...contexts] } },
+        { 'contexts.context': { $in: [...contexts] } },
+        { optimalContext: { $in: [...contexts] } },
+      ],
+    };
+    if (dryRun) return this.collection.countDocuments(query);
+    const kept = (path: string, cond: object) => ({
+      $cond: [{ $isArray: path }, { $filter: { input: path, cond } }, '$$REMOVE'],
+    });
+    const result = await this.collection.updateMany(query, [
+      {
+        $set: {
+          commonErrors: kept('$commonErrors', {
+            $not: [{ $or: [{ $in: ['$$this.lastTaskId', tasks] }, { $in: ['$$this.context', named] }] }],
+          }),
+          contexts: kept('$contexts', { $not: [{ $in: ['$$this.context', named] }] }),
+          optimalContext: kept('$optimalContext', { $not: [{ $in: ['$$this', named] }] }),
+        },
+      },
+    ]);
+    return result.modifiedCount;
+  }
 }
