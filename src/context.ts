@@ -168,7 +168,10 @@ class RequestServices implements Services {
     );
   }
   get experiences() {
-    return this.once('experiences', () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed));
+    return this.once(
+      'experiences',
+      () => new ExperienceService(this.db, this.deps, this.loaders, this.reembed, this.caller),
+    );
   }
   get reembed() {
     return this.once('reembed', () => new ReembedService(this.db, this.deps, REEMBED_TARGETS));

@@ -123,5 +123,34 @@ function contentStems(text: string): string[] {
  * ("Upgrade the database to version 7" = "Upgrade database to version 7"). Linear in the texts' lengths.
  */
 export function nameTheSameThings(a: string, b: string): boolean {
-  return contentStems(a).join(' ') === contentStems(b).join(' ');
+  return contentSignature(a) === contentSignature(b);
+}
+
+/** Two texts' words but for articles, stemmed, in order: equal signatures are what {@link nameTheSameThings} asks. */
+export function contentSignature(text: string): string {
+  return contentStems(text).join(' ');
+}
+
+const tails = new Map<string, Promise<void>>();
+
+/**
+ * Runs `work` after every earlier call of this process that holds one of `keys` (the dedupe keys of a recording, with
+ * the database's name) has finished, so two identical recordings arriving together count one occurrence instead of
+ * storing two copies. All keys are taken at once, in the order of arrival, so that no two calls wait for each other.
+ * Other processes writing the same database are not serialised: they may store a copy, which searches collapse.
+ */
+export async function serialized<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+  const unique = [...new Set(keys)];
+  if (!unique.length) return work();
+  const before = unique.map((key) => tails.get(key));
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  for (const key of unique) tails.set(key, mine);
+  try {
+    await Promise.all(before);
+    return await work();
+  } finally {
+    release();
+    for (const key of unique) if (tails.get(key) === mine) tails.delete(key);
+  }
 }

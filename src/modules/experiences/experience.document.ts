@@ -42,12 +42,20 @@ export interface ExperienceDocument {
   tags?: string[] | null;
   embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
   embedding_model?: EmbeddingModelInfo | null;
+  /** Hash of agent, user, outcome and normalised goal and sub-task (experience.dedupe.ts); absent on older documents. */
+  dedupe_key?: string | null;
+  /** Times this memory was recorded (deduplicated records included); missing = 1. */
+  occurrences?: number | null;
+  /** When it was last recorded again; missing = `timestamp`. */
+  last_seen_at?: Date | null;
+  /** Ids of the keyed recordings counted into `occurrences` (see `markApplied`), so a retry counts nothing twice. */
+  appliedWrites?: string[] | null;
 }
 
 /**
  * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
  * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
- * session_id; tags (multikey); final_outcome.
+ * session_id; tags (multikey); final_outcome. Hindsight adds the near-duplicate lookups.
  */
 export const EXPERIENCE_INDEXES: CollectionIndexes = {
   collection: EXPERIENCES_COLLECTION,
@@ -60,5 +68,9 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
     EMBEDDING_MODEL_INDEX,
+    // The exact near-duplicate lookup of every recording; sparse: older documents have no key.
+    { key: { dedupe_key: 1 }, name: 'dedupe_key', sparse: true },
+    // A retry of a keyed recording that was counted as an occurrence finds what it counted into.
+    { key: { appliedWrites: 1 }, name: 'appliedWrites', sparse: true },
   ],
 };

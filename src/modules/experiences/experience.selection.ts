@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { fieldNodesAt, subfields } from '../shared/selection';
 import { EXPERIENCE_FIELDS } from './experience.document';
+import { DEDUPE_IDENTITY_FIELDS } from './experience.dedupe';
 
 /** The stored fields each field of Experience reads (`embeddings` loads the vectors by id, apart). */
 const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -20,11 +21,13 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   workflowId: ['workflow_id'],
   sessionId: ['session_id'],
   tags: ['tags'],
+  occurrences: ['occurrences'],
+  lastSeenAt: ['last_seen_at', 'timestamp'],
   embeddingModel: ['embedding_model'],
   embeddings: [],
   session: ['session_id'],
-  // Embeds the goal when the experience has no stored vector.
-  similar: ['primary_goal_description'],
+  // Embeds the goal when the experience has no stored vector; leaves out the experience's copies (its dedupe identity).
+  similar: [...DEDUPE_IDENTITY_FIELDS],
 };
 
 /**

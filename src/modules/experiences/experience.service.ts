@@ -34,6 +34,17 @@ import {
   type ExperienceSearchHit,
 } from './experience.type';
 import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument } from './experience.validation';
+import type { Caller } from '../../auth/caller';
+import { MemoryEventRepository } from '../history/memory-event.repository';
+import { collapseSameMemory, memoryIdentity } from './experience.collapse';
+import {
+  DEDUPE_IDENTITY_FIELDS,
+  contentSignature,
+  dedupeKey,
+  nameTheSameThings,
+  normalizeForDedupe,
+  serialized,
+} from './experience.dedupe';
 
 /**
  * HYBRID's candidates per space and part: the top max(2 × limit, 20) by vector and by keyword, ~100 documents for a
@@ -41,6 +52,31 @@ import { MAX_BATCH, experienceChanges, feedbackDocument, newExperienceDocument }
  */
 const HYBRID_CANDIDATES_PER_RESULT = 2;
 const HYBRID_MIN_CANDIDATES = 20;
+
+/**
+ * The nearest stored goals a recording compares itself with (one ANN search, no filter); when all of them are close
+ * enough yet of other agents, users or outcomes, a filtered search follows.
+ */
+const NEAR_CANDIDATES = 5;
+
+function cosine(a: readonly number[] | undefined, b: readonly number[] | undefined): number {
+  if (!a || !b || a.length !== b.length) return -1;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    normA += a[i] * a[i];
+    normB += b[i] * b[i];
+  }
+  return normA && normB ? dot / Math.sqrt(normA * normB) : -1;
+}
+
+/** The same agent, user and outcome: the part of a memory's identity that must be equal for any kind of duplicate. */
+function sameScope(a: ExperienceDocument, b: ExperienceDocument): boolean {
+  const user = (document: ExperienceDocument) => (document as { user_id?: string | null }).user_id ?? null;
+  return a.initiating_agent_id === b.initiating_agent_id && user(a) === user(b) && a.final_outcome === b.final_outcome;
+}
 
 /** What a recording of experiences will write, fixed before writing (see `storeOnce`). */
 interface ExperiencePlan {
@@ -120,15 +156,18 @@ function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>):
 export class ExperienceService {
   private readonly repository: ExperienceRepository;
   private readonly idempotency: Idempotency;
+  private readonly events: MemoryEventRepository;
 
   constructor(
     private readonly db: Db,
     private readonly deps: AppDeps,
     private readonly loaders: { experiences: ExperienceLoaders },
     private readonly vectorModels: VectorModelCheck,
+    caller: Pick<Caller, 'keyId'>,
   ) {
     this.repository = new ExperienceRepository(db);
     this.idempotency = new Idempotency(db, deps.config.idempotencyTtlHours);
+    this.events = new MemoryEventRepository(db, caller);
   }
 
   private get index(): SearchIndex {
@@ -196,6 +235,8 @@ export class ExperienceService {
     key: string | null | undefined,
   ): Promise<Experience[]> {
     const build = (now: Date) => inputs.map((input, i) => newExperienceDocument(input, pathOf(i), now));
+    // A caller that names the experience will look for it by that id: it is stored unless asked to count.
+    const dedupe = inputs.map((input) => input.dedupe ?? input.experienceId == null);
     const now = new Date();
     const checked = build(now);
     return this.idempotency.run({
@@ -211,18 +252,45 @@ export class ExperienceService {
         const documents = (resumed ? build(plan.now) : checked).map((document, i) =>
           Object.assign(document, { experience_id: plan.ids[i], _id: plan.objectIds[i] }),
         );
-        if (!resumed) return this.store(documents);
+        // A keyed recording counted as an occurrence is marked in what it was counted into, under its planned _id.
+        const writeIds = plan.objectIds.map((id) => (key == null ? null : String(id)));
+        if (!resumed) return this.store(documents, dedupe, writeIds);
         const present = new Set((await this.repository.existingObjectIds(plan.objectIds)).map(String));
-        const missing = documents.filter((document) => !present.has(String(document._id)));
+        const absent = documents.flatMap((document, i) => (present.has(String(document._id)) ? [] : [i]));
+        const countedInto = new Map<string, ExperienceDocument>();
+        if (absent.length)
+          for (const document of await this.repository.findByAppliedWrites(absent.map((i) => writeIds[i]!)))
+            for (const id of document.appliedWrites ?? []) countedInto.set(id, document);
+        const missing = absent.filter((i) => !countedInto.has(writeIds[i]!));
         if (done && missing.length) throw deletedSince();
-        await this.store(missing);
+        const storedNow = await this.store(
+          missing.map((i) => documents[i]),
+          missing.map((i) => dedupe[i]),
+          missing.map((i) => writeIds[i]),
+        );
+        const answers = new Map(missing.map((i, m) => [i, storedNow[m]]));
         const stored = new Map((await this.repository.findByIds(plan.ids)).map((doc) => [doc.experience_id, doc]));
-        return plan.ids.map((id) => toExperience(stored.get(id)!));
+        return documents.map(
+          (_, i) =>
+            answers.get(i) ??
+            toExperience(stored.get(plan.ids[i]) ?? (countedInto.get(writeIds[i]!) as ExperienceDocument)),
+        );
       },
     });
   }
 
-  private async store(documents: ExperienceDocument[]): Promise<Experience[]> {
+  /**
+   * Stores the documents, all or none, except those that are the same memory as a current experience (`dedupe[i]`,
+   * see experience.dedupe.ts) or as an earlier document of the batch: those count one more occurrence of it, which is
+   * their answer. Recordings with the same dedupe key are serialised in this process, so concurrent copies count too.
+   * The cost of a recording that is no duplicate: hashing its normalised texts, one indexed read by key (before the
+   * embedding, which an exact duplicate skips) and one ANN search of the goal space (k = NEAR_CANDIDATES).
+   */
+  private async store(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[] = documents.map(() => true),
+    writeIds: ReadonlyArray<string | null> = documents.map(() => null),
+  ): Promise<Experience[]> {
     const ids = documents.map((document) => document.experience_id);
     const seen = new Set<string>();
     for (const id of ids) {
@@ -233,20 +301,235 @@ export class ExperienceService {
       seen.add(id);
     }
     if (documents.length === 0) return [];
-    const taken = await this.repository.existingIds(ids);
-    // Checked before embedding so that a duplicate costs no embedding; the unique index still decides a race.
-    if (taken.length) throw duplicateExperience(taken[0]);
-    await this.embedInto(
-      documents,
-      documents.map(() => EXPERIENCE_FIELDS),
+    for (const document of documents) document.dedupe_key = dedupeKey(document);
+    const locks = documents.flatMap((document, i) =>
+      dedupe[i] ? [`${this.db.databaseName}\0${document.dedupe_key}`] : [],
     );
-    await this.repository.insertAll(documents);
-    for (const document of documents) {
+    return serialized(locks, () => this.storeOrCount(documents, dedupe, writeIds));
+  }
+
+  private async storeOrCount(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[],
+    writeIds: ReadonlyArray<string | null>,
+  ): Promise<Experience[]> {
+    const now = new Date();
+    // A taken id is CONFLICT, duplicate or not: the caller named a record that exists. Checked before embedding so that
+    // a duplicate costs no embedding; the unique index still decides a race.
+    const taken = await this.repository.existingIds(documents.map((document) => document.experience_id));
+    if (taken.length) throw duplicateExperience(taken[0]);
+    // Where each input goes: its own index (stored), an earlier input's index (counted into that new experience) or
+    // the id of a stored experience (counted into it).
+    const into: Array<number | string> = documents.map((_, i) => i);
+    const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
+    const storedByKey = new Map<string, string>();
+    if (keys.length)
+      for (const document of await this.repository.findCurrentByDedupeKeys(keys, now))
+        if (!storedByKey.has(document.dedupe_key!)) storedByKey.set(document.dedupe_key!, document.experience_id);
+    const firstByKey = new Map<string, number>();
+    documents.forEach((document, i) => {
+      if (!dedupe[i]) return;
+      const match = storedByKey.get(document.dedupe_key!) ?? firstByKey.get(document.dedupe_key!);
+      if (match !== undefined) into[i] = match;
+      else firstByKey.set(document.dedupe_key!, i);
+    });
+    const fresh = () => documents.filter((_, i) => into[i] === i);
+    const embedded = fresh();
+    if (embedded.length)
+      await this.embedInto(
+        embedded,
+        embedded.map(() => EXPERIENCE_FIELDS),
+      );
+    await this.matchNearly(documents, dedupe, into, now);
+    // An input counted into one of the batch that itself turned out the same as a stored experience goes there too.
+    documents.forEach((_, i) => {
+      const first = into[i];
+      if (typeof first === 'number' && typeof into[first] === 'string') into[i] = into[first];
+    });
+    // Inputs counted into a new experience of the batch: its occurrences, tags and the keyed recordings it answers.
+    documents.forEach((document, i) => {
+      const target = into[i];
+      if (typeof target !== 'number' || target === i) return;
+      const first = documents[target];
+      first.occurrences = (first.occurrences ?? 1) + 1;
+      first.last_seen_at = now;
+      first.tags = [...new Set([...(first.tags ?? []), ...(document.tags ?? [])])];
+      if (writeIds[i] !== null) (first.appliedWrites ??= []).push(writeIds[i]!);
+    });
+    const inserted = fresh();
+    if (inserted.length) await this.repository.insertAll(inserted);
+    for (const document of inserted) {
       this.indexFields(document, EXPERIENCE_FIELDS);
-      const { embeddings: _vectors, ...stored } = document;
+      const { embeddings: _vectors, appliedWrites: _applied, ...stored } = document;
       this.loaders.experiences.experienceById.prime(document.experience_id, stored);
     }
-    return documents.map(toExperience);
+    const { counted, recorded } = await this.countOccurrences(documents, into, writeIds, now);
+    await this.events.record(
+      ...documents.flatMap((_, i) => {
+        if (into[i] === i) return [];
+        const target = typeof into[i] === 'number' ? documents[into[i]] : counted.get(into[i]);
+        if (!target) return [];
+        const memory = target as ExperienceDocument & { user_id?: string | null };
+        return [
+          {
+            kind: 'experience' as const,
+            memory_id: memory.experience_id,
+            event: 'deduplicated' as const,
+            at: now,
+            user_id: memory.user_id ?? null,
+            agent_id: memory.initiating_agent_id,
+            session_id: memory.session_id ?? null,
+          },
+        ];
+      }),
+    );
+    return documents.map(
+      (document, i) =>
+        recorded.get(i) ??
+        toExperience(typeof into[i] === 'number' ? documents[into[i]] : (counted.get(into[i]) ?? document)),
+    );
+  }
+
+  /**
+   * Counts the inputs that are the same memory as a stored experience (one atomic update per experience): `counted`
+   * by id. One that stopped being current meanwhile (deleted, superseded) is not counted into: its inputs are recorded
+   * again without it (under the locks already held), `recorded` by input.
+   */
+  private async countOccurrences(
+    documents: ExperienceDocument[],
+    into: Array<number | string>,
+    writeIds: ReadonlyArray<string | null>,
+    now: Date,
+  ): Promise<{ counted: Map<string, ExperienceDocument>; recorded: Map<number, Experience> }> {
+    const byTarget = new Map<string, number[]>();
+    documents.forEach((_, i) => {
+      const target = into[i];
+      if (typeof target === 'string') byTarget.set(target, [...(byTarget.get(target) ?? []), i]);
+    });
+    const counted = new Map<string, ExperienceDocument>();
+    const orphans: number[] = [];
+    for (const [target, inputs] of byTarget) {
+      const tags = [...new Set(inputs.flatMap((i) => documents[i].tags ?? []))];
+      const ids = inputs.flatMap((i) => (writeIds[i] === null ? [] : [writeIds[i]!]));
+      const updated = await this.repository.countOccurrences(target, inputs.length, tags, now, ids);
+      if (!updated) {
+        orphans.push(...inputs);
+        continue;
+      }
+      counted.set(target, updated);
+      // Filtered searches see the merged tags at once.
+      this.index.markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, target);
+      this.loaders.experiences.experienceById.clear(target).prime(target, updated);
+    }
+    const recorded = new Map<number, Experience>();
+    if (orphans.length) {
+      const again = await this.storeOrCount(
+        orphans.map((i) => documents[i]),
+        orphans.map(() => true),
+        orphans.map((i) => writeIds[i]),
+      );
+      orphans.forEach((i, o) => recorded.set(i, again[o]));
+    }
+    return { counted, recorded };
+  }
+
+  /**
+   * The near match (see experience.dedupe.ts) of the batch's new experiences with dedupe on: first among themselves
+   * (only inputs whose goals have the same content signature can match), then with the nearest stored goals.
+   */
+  private async matchNearly(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[],
+    into: Array<number | string>,
+    now: Date,
+  ): Promise<void> {
+    const threshold = this.deps.config.dedupeThreshold;
+    const goal = embeddingKey(ExperienceField.PRIMARY_GOAL);
+    const sub = embeddingKey(ExperienceField.SUB_TASK);
+    const subTasksMatch = async (
+      document: ExperienceDocument,
+      other: ExperienceDocument,
+      subScore: () => Promise<number>,
+    ) =>
+      normalizeForDedupe(document.sub_task_description) === normalizeForDedupe(other.sub_task_description) ||
+      (nameTheSameThings(document.sub_task_description, other.sub_task_description) && (await subScore()) >= threshold);
+    const candidates = documents.flatMap((_, i) => (dedupe[i] && into[i] === i ? [i] : []));
+    const firstBySignature = new Map<string, number>();
+    const unmatched: number[] = [];
+    for (const i of candidates) {
+      const document = documents[i];
+      const signature = JSON.stringify([
+        document.initiating_agent_id,
+        (document as { user_id?: string | null }).user_id ?? null,
+        document.final_outcome,
+        contentSignature(document.primary_goal_description),
+      ]);
+      const first = firstBySignature.get(signature);
+      const other = first === undefined ? undefined : documents[first];
+      if (
+        other &&
+        cosine(document.embeddings?.[goal], other.embeddings?.[goal]) >= threshold &&
+        (await subTasksMatch(document, other, async () => cosine(document.embeddings?.[sub], other.embeddings?.[sub])))
+      ) {
+        into[i] = first!;
+        continue;
+      }
+      if (first === undefined) firstBySignature.set(signature, i);
+      unmatched.push(i);
+    }
+    const goalSpace = EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name;
+    const vectors = unmatched.map((i) => fromStoredVector(documents[i].embeddings?.[goal]));
+    const hits = await Promise.all(
+      vectors.map((vector) => (vector ? this.index.searchVector(goalSpace, { vector, k: NEAR_CANDIDATES }) : [])),
+    );
+    const close = (list: VectorHit[]) => list.filter((hit) => hit.score >= threshold);
+    const ids = [...new Set(hits.flatMap((list) => close(list).map((hit) => hit.id)))];
+    // The common path ends here: no stored goal is close enough.
+    if (!ids.length) return;
+    for (const [u, i] of unmatched.entries()) {
+      const document = documents[i];
+      let list = close(hits[u]);
+      if (!list.length) continue;
+      let found = await this.repository.findCurrentByIds(
+        list.map((hit) => hit.id),
+        now,
+      );
+      if (list.length === NEAR_CANDIDATES && !found.some((other) => sameScope(document, other))) {
+        // Every nearest goal is close but of another agent, user or outcome: look among this scope's only.
+        const filter = {
+          initiating_agent_id: document.initiating_agent_id,
+          user_id: (document as { user_id?: string | null }).user_id ?? null,
+          final_outcome: document.final_outcome,
+        };
+        list = close(await this.index.searchVector(goalSpace, { vector: vectors[u]!, k: NEAR_CANDIDATES, filter }));
+        found = list.length
+          ? await this.repository.findCurrentByIds(
+              list.map((hit) => hit.id),
+              now,
+            )
+          : [];
+      }
+      const byId = new Map(found.map((other) => [other.experience_id, other]));
+      for (const hit of list) {
+        const other = byId.get(hit.id);
+        if (
+          other &&
+          sameScope(document, other) &&
+          nameTheSameThings(document.primary_goal_description, other.primary_goal_description) &&
+          (await subTasksMatch(document, other, async () => {
+            const vector = fromStoredVector(document.embeddings?.[sub]);
+            if (!vector) return -1;
+            const [score] = await this.index.vectorScores(EXPERIENCE_SPACES[ExperienceField.SUB_TASK].name, vector, [
+              other.experience_id,
+            ]);
+            return score ?? -1;
+          }))
+        ) {
+          into[i] = other.experience_id;
+          break;
+        }
+      }
+    }
   }
 
   /**
@@ -297,6 +580,9 @@ export class ExperienceService {
       current.embedding_model != null && sameEmbeddingModel(current.embedding_model, this.deps.embedder.signature);
     const next = { ...current, ...changes.set } as ExperienceDocument;
     for (const path of changes.unset) delete (next as unknown as Document)[path];
+    // A changed goal, sub-task, agent or outcome is another memory for deduplication.
+    const key = dedupeKey(next);
+    if (key !== current.dedupe_key) changes.set.dedupe_key = key;
     const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
     if (touched.length) {
       const embedded = { ...next, embeddings: {} } as ExperienceDocument;
@@ -353,7 +639,25 @@ export class ExperienceService {
   }
 
   /**
-   * Experiences matching `query`, best first. Per document, the vector score is the best cosine over the requested
+   * Experiences matching `query`, best first, one per memory (see collapseSameMemory): when copies of a memory fill
+   * part of the page, the search runs again for twice as many (up to MAX_SEARCH_LIMIT) to fill it. Without copies
+   * the added cost is a hash of each hit's normalised goal and sub-task, and those fields in the read.
+   */
+  async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
+    const fields = stored && [...new Set([...stored, ...DEDUPE_IDENTITY_FIELDS])];
+    let wanted = args.limit;
+    let hits = await this.searchOnce(args, fields);
+    let page = collapseSameMemory(hits, args.limit);
+    while (page.length < args.limit && hits.length === wanted && wanted < MAX_SEARCH_LIMIT) {
+      wanted = Math.min(wanted * 2, MAX_SEARCH_LIMIT);
+      hits = await this.searchOnce({ ...args, limit: wanted }, fields);
+      page = collapseSameMemory(hits, args.limit);
+    }
+    return page;
+  }
+
+  /**
+   * One search for `args.limit` hits, copies of a memory included. Per document, the vector score is the best cosine over the requested
    * fields (`matchedField` names it) and the keyword score the best BM25 over them; HYBRID fuses both. The filter
    * is applied inside each space's search, before the limit.
    *
@@ -366,7 +670,7 @@ export class ExperienceService {
    *
    * `stored`: the stored fields the response needs of each experience (see `experienceFields`); null reads them all.
    */
-  async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
+  private async searchOnce(args: SearchExperiencesArgs, stored: string[] | null): Promise<ExperienceSearchHit[]> {
     const query = args.query.trim();
     if (!query) throw new ValidationError('query must not be blank.', 'query');
     checkLimit(args.limit, 'limit');
@@ -528,12 +832,24 @@ export class ExperienceService {
     const vector =
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
-    // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
-    const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, {
-      vector,
-      k: limit + 1,
-    });
-    const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, limit);
+    // One more than asked, then itself (and its copies: the same memory) dropped: cheaper than a filter, which costs a
+    // database query per search. Copies that fill part of the page make it look again for twice as many.
+    const self = memoryIdentity(experience);
+    let k = limit + 1;
+    let hits = await this.similarOnce(experience, vector, k);
+    let page = collapseSameMemory(hits, limit, [self]);
+    while (page.length < limit && hits.length === k - 1 && k <= MAX_SEARCH_LIMIT) {
+      k *= 2;
+      hits = await this.similarOnce(experience, vector, k);
+      page = collapseSameMemory(hits, limit, [self]);
+    }
+    return page;
+  }
+
+  /** The `k` experiences whose primary goal is closest to `vector`, but `experience` itself. */
+  private async similarOnce(experience: Experience, vector: Float32Array, k: number): Promise<ExperienceSearchHit[]> {
+    const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, { vector, k });
+    const others = matches.filter((match) => match.id !== experience.experienceId).slice(0, k - 1);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     return others.flatMap((match, i) => {
       const document = documents[i];

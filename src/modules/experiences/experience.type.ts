@@ -134,6 +134,15 @@ export class Experience {
   @Field(() => [String])
   tags!: string[];
 
+  @Field(() => Int, {
+    description:
+      'Times this memory was recorded: a recordExperience of the same agent, user and outcome with the same goal and sub-task (see docs/lifecycle.md) counts one more instead of storing a copy.',
+  })
+  occurrences!: number;
+
+  @Field({ description: 'When it was last recorded (its timestamp until it is recorded again).' })
+  lastSeenAt!: Date;
+
   @Field(() => EmbeddingsInfo, {
     nullable: true,
     description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
@@ -221,6 +230,12 @@ export function toExperience(doc: ExperienceDocument): Experience {
     workflowId: read.field('workflowId', 'workflow_id', storedTextOrNull(doc.workflow_id)),
     sessionId: read.field('sessionId', 'session_id', storedTextOrNull(doc.session_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
+    occurrences: read.field('occurrences', 'occurrences', storedInt(doc.occurrences ?? 1, 1)),
+    lastSeenAt: read.field(
+      'lastSeenAt',
+      doc.last_seen_at == null ? 'timestamp' : 'last_seen_at',
+      storedDate(doc.last_seen_at ?? doc.timestamp),
+    ),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
   });
 }
