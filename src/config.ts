@@ -612,7 +612,7 @@ export const VARIABLES = [
     name: 'DEDUPE_THRESHOLD',
     key: 'dedupeThreshold',
     description:
-      "recordExperience counts an occurrence of a current experience of the same agent, user and outcome whose goal and sub-task have the same words but for articles and inflection and whose goal vector is at least this cosine from the new one's (equal normalised texts always count): measured for the local model in docs/lifecycle.md; 1 leaves (almost) only equal normalised texts.",
+      "recordExperience counts an occurrence of a current experience of the same agent, user and outcome whose goal and sub-task have the same words but for articles and inflection and whose goal vector is at least this cosine from the new one's (equal normalised texts always count): measured for the local model in docs/retrieval.md; 1 leaves (almost) only equal normalised texts.",
     defaultText: '0.85',
     expected: 'a number from 0 to 1',
     parse: (raw) => {

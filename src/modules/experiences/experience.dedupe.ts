@@ -118,7 +118,7 @@ function contentStems(text: string): string[] {
  * The guard of the near match. A sentence encoder scores "Cancel the subscription of customer C-2001" and "… C-2002"
  * at 0.99, "Find a delayed order" and "Cancel a delayed order" as high as true paraphrases, and "Book a flight for
  * Alice" and "… by Alice" at 0.91, so a cosine alone merges different tasks at every threshold; WordNet synonyms were
- * tried as a guard and merged "Clear the cache" with "Open the cache" (docs/lifecycle.md has the figures). So two texts
+ * tried as a guard and merged "Clear the cache" with "Open the cache" (docs/retrieval.md has the figures). So two texts
  * name the same things only when they have the same words in the same order but for articles and inflection
  * ("Upgrade the database to version 7" = "Upgrade database to version 7"). Linear in the texts' lengths.
  */

@@ -205,7 +205,7 @@ export type RecordActionInput = {
 
 /** A new experience (seed 000). Required: the goal, the sub-task, the agent and the outcome. */
 export type RecordExperienceInput = {
-  /** true (default): when a current experience of the same agent, user and outcome has the same goal and sub-task (after normalisation, or nearly: see docs/lifecycle.md), count one more occurrence of it (tags merged) and return it instead of storing a copy. false: store a copy anyway. */
+  /** true (the default without an experienceId): when a current experience of the same agent, user and outcome has the same goal and sub-task (after normalisation, or nearly: see docs/lifecycle.md), count one more occurrence of it (tags merged) and return it instead of storing a copy. false (the default with an experienceId, which the caller will look for): store a copy anyway. */
   dedupe?: boolean | null | undefined;
   /** Unique id (at most 200 characters); a UUID is generated when absent. */
   experienceId?: string | number | null | undefined;
