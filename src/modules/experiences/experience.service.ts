@@ -314,18 +314,21 @@ export class ExperienceService {
     writeIds: ReadonlyArray<string | null>,
   ): Promise<Experience[]> {
     const now = new Date();
+    const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
+    // Both reads at once: the exact match adds no round trip to the id check.
+    const [taken, sameKey] = await Promise.all([
+      this.repository.existingIds(documents.map((document) => document.experience_id)),
+      keys.length ? this.repository.findCurrentByDedupeKeys(keys, now) : [],
+    ]);
     // A taken id is CONFLICT, duplicate or not: the caller named a record that exists. Checked before embedding so that
     // a duplicate costs no embedding; the unique index still decides a race.
-    const taken = await this.repository.existingIds(documents.map((document) => document.experience_id));
     if (taken.length) throw duplicateExperience(taken[0]);
     // Where each input goes: its own index (stored), an earlier input's index (counted into that new experience) or
     // the id of a stored experience (counted into it).
     const into: Array<number | string> = documents.map((_, i) => i);
-    const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
     const storedByKey = new Map<string, string>();
-    if (keys.length)
-      for (const document of await this.repository.findCurrentByDedupeKeys(keys, now))
-        if (!storedByKey.has(document.dedupe_key!)) storedByKey.set(document.dedupe_key!, document.experience_id);
+    for (const document of sameKey)
+      if (!storedByKey.has(document.dedupe_key!)) storedByKey.set(document.dedupe_key!, document.experience_id);
     const firstByKey = new Map<string, number>();
     documents.forEach((document, i) => {
       if (!dedupe[i]) return;
