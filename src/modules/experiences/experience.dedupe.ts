@@ -154,3 +154,21 @@ export async function serialized<T>(keys: readonly string[], work: () => Promise
     for (const key of unique) if (tails.get(key) === mine) tails.delete(key);
   }
 }
+
+/**
+ * `near_key`: a hash of the agent, the user, the outcome and the goal's {@link contentSignature}. A near match needs an
+ * equal one ({@link nameTheSameThings} of the goals), so its candidates are found by this indexed key in the same read
+ * as the exact match, before any embedding: no vector search on the write path.
+ */
+export function nearKey(identity: DedupeIdentity): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        identity.initiating_agent_id,
+        identity.user_id ?? null,
+        identity.final_outcome,
+        contentSignature(identity.primary_goal_description),
+      ]),
+    )
+    .digest('base64url');
+}

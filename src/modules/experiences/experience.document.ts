@@ -44,6 +44,8 @@ export interface ExperienceDocument {
   embedding_model?: EmbeddingModelInfo | null;
   /** Hash of agent, user, outcome and normalised goal and sub-task (experience.dedupe.ts); absent on older documents. */
   dedupe_key?: string | null;
+  /** Hash of agent, user, outcome and the goal's words but for articles, stemmed: the near match's candidates. */
+  near_key?: string | null;
   /** Times this memory was recorded (deduplicated records included); missing = 1. */
   occurrences?: number | null;
   /** When it was last recorded again; missing = `timestamp`. */
@@ -68,8 +70,9 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     { key: { tags: 1 }, name: 'tags' },
     { key: { final_outcome: 1 }, name: 'final_outcome' },
     EMBEDDING_MODEL_INDEX,
-    // The exact near-duplicate lookup of every recording; sparse: older documents have no key.
+    // The exact and near duplicate lookups of every recording; sparse: older documents have no keys.
     { key: { dedupe_key: 1 }, name: 'dedupe_key', sparse: true },
+    { key: { near_key: 1 }, name: 'near_key', sparse: true },
     // A retry of a keyed recording that was counted as an occurrence finds what it counted into.
     { key: { appliedWrites: 1 }, name: 'appliedWrites', sparse: true },
   ],

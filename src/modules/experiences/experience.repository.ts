@@ -199,23 +199,20 @@ export class ExperienceRepository {
     );
   }
 
-  /** The experiences current at `now` with one of the dedupe keys, oldest first (the first recorded stands). */
-  findCurrentByDedupeKeys(keys: readonly string[], now: Date): Promise<ExperienceDocument[]> {
+  /**
+   * The experiences current at `now` with one of the dedupe keys or near keys (experience.dedupe.ts), oldest first (the
+   * first recorded stands), without vectors.
+   */
+  findCurrentDuplicates(
+    keys: readonly string[],
+    nearKeys: readonly string[],
+    now: Date,
+  ): Promise<ExperienceDocument[]> {
     return findDocuments<ExperienceDocument>(
       this.db,
       EXPERIENCES_COLLECTION,
-      { dedupe_key: { $in: [...keys] }, ...currentAt(now) },
+      { $or: [{ dedupe_key: { $in: [...keys] } }, { near_key: { $in: [...nearKeys] } }], ...currentAt(now) },
       { projection: WITHOUT_VECTORS.projection, sort: { timestamp: 1, experience_id: 1 } },
-    );
-  }
-
-  /** Those of the experiences that are current at `now`, without vectors, in no particular order. */
-  findCurrentByIds(ids: readonly string[], now: Date): Promise<ExperienceDocument[]> {
-    return findDocuments<ExperienceDocument>(
-      this.db,
-      EXPERIENCES_COLLECTION,
-      { experience_id: { $in: [...ids] }, ...currentAt(now) },
-      { projection: WITHOUT_VECTORS.projection },
     );
   }
 

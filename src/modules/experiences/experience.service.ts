@@ -39,9 +39,9 @@ import { MemoryEventRepository } from '../history/memory-event.repository';
 import { collapseSameMemory, memoryIdentity } from './experience.collapse';
 import {
   DEDUPE_IDENTITY_FIELDS,
-  contentSignature,
   dedupeKey,
   nameTheSameThings,
+  nearKey,
   normalizeForDedupe,
   serialized,
 } from './experience.dedupe';
@@ -52,12 +52,6 @@ import {
  */
 const HYBRID_CANDIDATES_PER_RESULT = 2;
 const HYBRID_MIN_CANDIDATES = 20;
-
-/**
- * The nearest stored goals a recording compares itself with (one ANN search, no filter); when all of them are close
- * enough yet of other agents, users or outcomes, a filtered search follows.
- */
-const NEAR_CANDIDATES = 5;
 
 function cosine(a: readonly number[] | undefined, b: readonly number[] | undefined): number {
   if (!a || !b || a.length !== b.length) return -1;
@@ -283,8 +277,9 @@ export class ExperienceService {
    * Stores the documents, all or none, except those that are the same memory as a current experience (`dedupe[i]`,
    * see experience.dedupe.ts) or as an earlier document of the batch: those count one more occurrence of it, which is
    * their answer. Recordings with the same dedupe key are serialised in this process, so concurrent copies count too.
-   * The cost of a recording that is no duplicate: hashing its normalised texts, one indexed read by key (before the
-   * embedding, which an exact duplicate skips) and one ANN search of the goal space (k = NEAR_CANDIDATES).
+   * The cost of a recording that is no duplicate: hashing its normalised texts (some 13 µs) and one indexed read by
+   * its keys, sent beside the id check that was there before (no added round trip); an exact duplicate skips the
+   * embedding.
    */
   private async store(
     documents: ExperienceDocument[],
@@ -301,7 +296,10 @@ export class ExperienceService {
       seen.add(id);
     }
     if (documents.length === 0) return [];
-    for (const document of documents) document.dedupe_key = dedupeKey(document);
+    for (const document of documents) {
+      document.dedupe_key = dedupeKey(document);
+      document.near_key = nearKey(document);
+    }
     const locks = documents.flatMap((document, i) =>
       dedupe[i] ? [`${this.db.databaseName}\0${document.dedupe_key}`] : [],
     );
@@ -315,11 +313,14 @@ export class ExperienceService {
   ): Promise<Experience[]> {
     const now = new Date();
     const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
-    // Both reads at once: the exact match adds no round trip to the id check.
-    const [taken, sameKey] = await Promise.all([
+    const nearKeys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.near_key!] : [])))];
+    // Both reads at once: looking for duplicates adds no round trip to the id check.
+    const [taken, duplicates] = await Promise.all([
       this.repository.existingIds(documents.map((document) => document.experience_id)),
-      keys.length ? this.repository.findCurrentByDedupeKeys(keys, now) : [],
+      keys.length ? this.repository.findCurrentDuplicates(keys, nearKeys, now) : [],
     ]);
+    const exact = new Set(keys);
+    const sameKey = duplicates.filter((document) => exact.has(document.dedupe_key!));
     // A taken id is CONFLICT, duplicate or not: the caller named a record that exists. Checked before embedding so that
     // a duplicate costs no embedding; the unique index still decides a race.
     if (taken.length) throw duplicateExperience(taken[0]);
@@ -343,7 +344,7 @@ export class ExperienceService {
         embedded,
         embedded.map(() => EXPERIENCE_FIELDS),
       );
-    await this.matchNearly(documents, dedupe, into, now);
+    await this.matchNearly(documents, dedupe, into, duplicates);
     // An input counted into one of the batch that itself turned out the same as a stored experience goes there too.
     documents.forEach((_, i) => {
       const first = into[i];
@@ -437,37 +438,35 @@ export class ExperienceService {
   }
 
   /**
-   * The near match (see experience.dedupe.ts) of the batch's new experiences with dedupe on: first among themselves
-   * (only inputs whose goals have the same content signature can match), then with the nearest stored goals.
+   * The near match (see experience.dedupe.ts) of the batch's new experiences with dedupe on: first among themselves,
+   * then with `stored`, the current experiences with the same near key (read with the exact match). Only inputs with
+   * the same near key can match, so no vector search is needed: the cosines are of the candidates' stored vectors.
    */
   private async matchNearly(
     documents: ExperienceDocument[],
     dedupe: readonly boolean[],
     into: Array<number | string>,
-    now: Date,
+    stored: readonly ExperienceDocument[],
   ): Promise<void> {
     const threshold = this.deps.config.dedupeThreshold;
     const goal = embeddingKey(ExperienceField.PRIMARY_GOAL);
     const sub = embeddingKey(ExperienceField.SUB_TASK);
-    const subTasksMatch = async (
-      document: ExperienceDocument,
-      other: ExperienceDocument,
-      subScore: () => Promise<number>,
-    ) =>
-      normalizeForDedupe(document.sub_task_description) === normalizeForDedupe(other.sub_task_description) ||
-      (nameTheSameThings(document.sub_task_description, other.sub_task_description) && (await subScore()) >= threshold);
-    const candidates = documents.flatMap((_, i) => (dedupe[i] && into[i] === i ? [i] : []));
-    const firstBySignature = new Map<string, number>();
-    const unmatched: number[] = [];
-    for (const i of candidates) {
-      const document = documents[i];
-      const signature = JSON.stringify([
-        document.initiating_agent_id,
-        (document as { user_id?: string | null }).user_id ?? null,
-        document.final_outcome,
-        contentSignature(document.primary_goal_description),
-      ]);
-      const first = firstBySignature.get(signature);
+    const subTasksMatch = async (a: ExperienceDocument, b: ExperienceDocument, score: () => Promise<number>) =>
+      normalizeForDedupe(a.sub_task_description) === normalizeForDedupe(b.sub_task_description) ||
+      (nameTheSameThings(a.sub_task_description, b.sub_task_description) && (await score()) >= threshold);
+    /** The cosine of `document`'s vector in one space with the stored one of experience `id`. */
+    const storedScore = async (field: ExperienceField, document: ExperienceDocument, id: string) => {
+      const vector = fromStoredVector(document.embeddings?.[embeddingKey(field)]);
+      const [score] = vector ? await this.index.vectorScores(EXPERIENCE_SPACES[field].name, vector, [id]) : [null];
+      return score ?? -1;
+    };
+    const storedByNearKey = new Map<string, ExperienceDocument[]>();
+    for (const document of stored)
+      storedByNearKey.set(document.near_key!, [...(storedByNearKey.get(document.near_key!) ?? []), document]);
+    const firstByNearKey = new Map<string, number>();
+    for (const [i, document] of documents.entries()) {
+      if (!dedupe[i] || into[i] !== i) continue;
+      const first = firstByNearKey.get(document.near_key!);
       const other = first === undefined ? undefined : documents[first];
       if (
         other &&
@@ -477,61 +476,20 @@ export class ExperienceService {
         into[i] = first!;
         continue;
       }
-      if (first === undefined) firstBySignature.set(signature, i);
-      unmatched.push(i);
-    }
-    const goalSpace = EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name;
-    const vectors = unmatched.map((i) => fromStoredVector(documents[i].embeddings?.[goal]));
-    const hits = await Promise.all(
-      vectors.map((vector) => (vector ? this.index.searchVector(goalSpace, { vector, k: NEAR_CANDIDATES }) : [])),
-    );
-    const close = (list: VectorHit[]) => list.filter((hit) => hit.score >= threshold);
-    const ids = [...new Set(hits.flatMap((list) => close(list).map((hit) => hit.id)))];
-    // The common path ends here: no stored goal is close enough.
-    if (!ids.length) return;
-    for (const [u, i] of unmatched.entries()) {
-      const document = documents[i];
-      let list = close(hits[u]);
-      if (!list.length) continue;
-      let found = await this.repository.findCurrentByIds(
-        list.map((hit) => hit.id),
-        now,
-      );
-      if (list.length === NEAR_CANDIDATES && !found.some((other) => sameScope(document, other))) {
-        // Every nearest goal is close but of another agent, user or outcome: look among this scope's only.
-        const filter = {
-          initiating_agent_id: document.initiating_agent_id,
-          user_id: (document as { user_id?: string | null }).user_id ?? null,
-          final_outcome: document.final_outcome,
-        };
-        list = close(await this.index.searchVector(goalSpace, { vector: vectors[u]!, k: NEAR_CANDIDATES, filter }));
-        found = list.length
-          ? await this.repository.findCurrentByIds(
-              list.map((hit) => hit.id),
-              now,
-            )
-          : [];
-      }
-      const byId = new Map(found.map((other) => [other.experience_id, other]));
-      for (const hit of list) {
-        const other = byId.get(hit.id);
+      for (const candidate of storedByNearKey.get(document.near_key!) ?? []) {
         if (
-          other &&
-          sameScope(document, other) &&
-          nameTheSameThings(document.primary_goal_description, other.primary_goal_description) &&
-          (await subTasksMatch(document, other, async () => {
-            const vector = fromStoredVector(document.embeddings?.[sub]);
-            if (!vector) return -1;
-            const [score] = await this.index.vectorScores(EXPERIENCE_SPACES[ExperienceField.SUB_TASK].name, vector, [
-              other.experience_id,
-            ]);
-            return score ?? -1;
-          }))
+          sameScope(document, candidate) &&
+          nameTheSameThings(document.primary_goal_description, candidate.primary_goal_description) &&
+          (await storedScore(ExperienceField.PRIMARY_GOAL, document, candidate.experience_id)) >= threshold &&
+          (await subTasksMatch(document, candidate, () =>
+            storedScore(ExperienceField.SUB_TASK, document, candidate.experience_id),
+          ))
         ) {
-          into[i] = other.experience_id;
+          into[i] = candidate.experience_id;
           break;
         }
       }
+      if (into[i] === i && first === undefined) firstByNearKey.set(document.near_key!, i);
     }
   }
 
@@ -586,6 +544,8 @@ export class ExperienceService {
     // A changed goal, sub-task, agent or outcome is another memory for deduplication.
     const key = dedupeKey(next);
     if (key !== current.dedupe_key) changes.set.dedupe_key = key;
+    const near = nearKey(next);
+    if (near !== current.near_key) changes.set.near_key = near;
     const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
     if (touched.length) {
       const embedded = { ...next, embeddings: {} } as ExperienceDocument;

@@ -128,6 +128,21 @@ describe('recordExperience counts an occurrence of the same memory', () => {
     expect(other.experienceId).not.toBe(first.experienceId);
   });
 
+  it('a batch counts a near duplicate of an earlier input', async () => {
+    const { recordExperiences } = await app.run(RecordOccurrencesDocument, {
+      inputs: [
+        memory({ primaryGoalDescription: 'Restart the stuck payment worker of the billing cluster' }),
+        memory({ primaryGoalDescription: 'Restart stuck payment worker of billing cluster' }),
+        memory({ primaryGoalDescription: 'Restart the stuck email worker of the billing cluster' }),
+      ],
+    });
+    const ids = recordExperiences.map((experience: { experienceId: string }) => experience.experienceId);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(recordExperiences[0].occurrences).toBe(2);
+    expect(await stored(`agent-${agents}`)).toHaveLength(2);
+  });
+
   it('a superseded or retired experience is not counted into', async () => {
     const first = (await app.run(RecordOccurrenceDocument, { input: memory() })).recordExperience;
     await app.db
