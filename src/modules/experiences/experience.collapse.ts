@@ -1,7 +1,7 @@
 import { dedupeKey } from './experience.dedupe';
 import type { Experience } from './experience.type';
 
-/** A memory's dedupe identity as its GraphQL shape has it (the stored `dedupe_key`, recomputed: older documents lack it). */
+/** A memory's dedupe identity from its GraphQL shape: its `dedupe_key`, recomputed (older documents lack one). */
 export function memoryIdentity(experience: Experience): string {
   return dedupeKey({
     initiating_agent_id: experience.initiatingAgentId,

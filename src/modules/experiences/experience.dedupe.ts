@@ -5,8 +5,9 @@ import { stemmed, tokenize } from '../../search/tokenize';
 /**
  * Near-duplicate experiences: what makes two records the same memory. Two experiences of the same agent, user and
  * outcome are the same memory when their goal and sub-task are equal after {@link normalizeForDedupe} (the exact
- * match, found through the stored `dedupe_key`), or when their primary-goal vectors are at least DEDUPE_THRESHOLD
- * apart by cosine and their sub-tasks match (normalised, or by the same threshold): the near match.
+ * match, found through the stored `dedupe_key`), or when their goals {@link nameTheSameThings}, their primary-goal
+ * vectors are at least DEDUPE_THRESHOLD apart by cosine and their sub-tasks match (normalised, or in the same way as
+ * the goals): the near match, whose candidates are found through the stored `near_key`.
  */
 
 /**
@@ -29,8 +30,8 @@ const EDGE_CHARACTER = /^[\p{P}\s]$/u;
 /**
  * The text that decides an exact duplicate: Unicode NFKC (compatibility forms, full-width letters, ligatures), case
  * folded (upper- then lower-case, so `ß` and `SS` and final sigma fold alike), whitespace runs collapsed to one space,
- * and punctuation and whitespace trimmed at both ends ("Find a delayed order." = "find a  DELAYED order"). Linear in the
- * text's length: every step is one pass, and runs of combining marks are cut to MAX_MARK_RUN first so that the
+ * and punctuation and whitespace trimmed at both ends ("Find a delayed order." = "find a  DELAYED order"). Linear in
+ * the text's length: every step is one pass, and runs of combining marks are cut to MAX_MARK_RUN first so that the
  * normaliser's reordering cannot go quadratic.
  */
 export function normalizeForDedupe(text: string): string {

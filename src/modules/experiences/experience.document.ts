@@ -42,7 +42,7 @@ export interface ExperienceDocument {
   tags?: string[] | null;
   embeddings?: Partial<Record<`${ExperienceField}_embedding`, number[]>> | null;
   embedding_model?: EmbeddingModelInfo | null;
-  /** Hash of agent, user, outcome and normalised goal and sub-task (experience.dedupe.ts); absent on older documents. */
+  /** Hash of agent, user, outcome, normalised goal and sub-task (experience.dedupe.ts); older documents lack it. */
   dedupe_key?: string | null;
   /** Hash of agent, user, outcome and the goal's words but for articles, stemmed: the near match's candidates. */
   near_key?: string | null;

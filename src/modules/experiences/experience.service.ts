@@ -283,8 +283,8 @@ export class ExperienceService {
    */
   private async store(
     documents: ExperienceDocument[],
-    dedupe: readonly boolean[] = documents.map(() => true),
-    writeIds: ReadonlyArray<string | null> = documents.map(() => null),
+    dedupe: readonly boolean[],
+    writeIds: ReadonlyArray<string | null>,
   ): Promise<Experience[]> {
     const ids = documents.map((document) => document.experience_id);
     const seen = new Set<string>();
@@ -620,7 +620,7 @@ export class ExperienceService {
   }
 
   /**
-   * One search for `args.limit` hits, copies of a memory included. Per document, the vector score is the best cosine over the requested
+   * One search, copies of a memory included. Per document, the vector score is the best cosine over the requested
    * fields (`matchedField` names it) and the keyword score the best BM25 over them; HYBRID fuses both. The filter
    * is applied inside each space's search, before the limit.
    *

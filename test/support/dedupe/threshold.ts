@@ -2,7 +2,7 @@ import type { EmbeddingProvider } from '../../../src/embeddings/provider';
 import { nameTheSameThings, normalizeForDedupe } from '../../../src/modules/experiences/experience.dedupe';
 import type { GoalPair } from '../fixtures/dedupe-pairs';
 
-/** One candidate threshold's figures on a labelled set: a pair is merged when its goals normalise alike or score ≥ it. */
+/** A candidate threshold's figures on a labelled set: a pair merges when its goals normalise alike or score ≥ it. */
 export interface ThresholdRow {
   threshold: number;
   /** Same-memory pairs merged. */
