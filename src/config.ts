@@ -72,6 +72,7 @@ export interface Config {
   retentionExperiences: Retention | undefined;
   retentionTasks: Retention | undefined;
   retentionInsights: Retention | undefined;
+  dedupeThreshold: number;
   maxMetadataKeys: number;
   requestTimeoutMs: number;
   hindsightUrl: string | undefined;
@@ -672,6 +673,20 @@ export const VARIABLES = [
       'Deletes insights not validated (lastValidated, else createdAt) for longer than this, e.g. 180d; unset: kept.',
     expected: DURATION_EXPECTED,
     parse: (raw) => retention('RETENTION_INSIGHTS', raw),
+  }),
+  define({
+    name: 'DEDUPE_THRESHOLD',
+    key: 'dedupeThreshold',
+    description:
+      "recordExperience counts an occurrence of a current experience of the same agent, user and outcome whose goal and sub-task have the same words but for articles and inflection and whose goal vector is at least this cosine from the new one's (equal normalised texts always count): measured for the local model in docs/retrieval.md; 1 leaves (almost) only equal normalised texts.",
+    defaultText: '0.85',
+    expected: 'a number from 0 to 1',
+    parse: (raw) => {
+      if (!present(raw)) return 0.85;
+      const threshold = Number(raw);
+      if (!(threshold >= 0 && threshold <= 1)) throw new ConfigError('DEDUPE_THRESHOLD', 'a number from 0 to 1', raw);
+      return threshold;
+    },
   }),
   define({
     name: 'MAX_METADATA_KEYS',

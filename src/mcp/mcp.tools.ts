@@ -27,7 +27,8 @@ export interface ToolSpec {
 }
 
 const EXPERIENCE = `experienceId primaryGoalDescription subTaskDescription finalOutcome initiatingAgentId
-  inputContextSummary outputSummary involvedComponents tags timestamp sessionId workflowId userId`;
+  inputContextSummary outputSummary involvedComponents tags timestamp sessionId workflowId userId occurrences
+  lastSeenAt`;
 const SUCCESS_METRICS = 'successMetrics { executionTime retries stepsCompleted userInputsRequired }';
 
 export const TOOLS: readonly ToolSpec[] = [
@@ -46,7 +47,9 @@ export const TOOLS: readonly ToolSpec[] = [
     description:
       'Record one experience after finishing a piece of work: the goal, the sub-task, the outcome ' +
       '(SUCCESS, FAILURE, PARTIAL_SUCCESS...) and what was learned, so later agents can find it with search_experiences. ' +
-      'Set userId when the experience is about one end user.',
+      'Set userId when the experience is about one end user. ' +
+      'Recording the same goal and sub-task with the same outcome again returns the stored experience with one more ' +
+      'occurrence (and the new tags) instead of a copy; pass dedupe: false to keep a separate record.',
     selection: EXPERIENCE,
   },
   {

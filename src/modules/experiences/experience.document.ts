@@ -55,14 +55,24 @@ export interface ExperienceDocument {
   superseded_by?: string | null;
   /** Why it ended (the supersede or retire reason). */
   ended_reason?: string | null;
+  /** Hash of agent, user, outcome, normalised goal and sub-task (experience.dedupe.ts); older documents lack it. */
+  dedupe_key?: string | null;
+  /** Hash of agent, user, outcome and the goal's words but for articles, stemmed: the near match's candidates. */
+  near_key?: string | null;
+  /** Times this memory was recorded (deduplicated records included); missing = 1. */
+  occurrences?: number | null;
+  /** When it was last recorded again; missing = `timestamp`. */
+  last_seen_at?: Date | null;
+  /** Ids of the keyed recordings counted into `occurrences` (see `markApplied`), so a retry counts nothing twice. */
+  appliedWrites?: string[] | null;
 }
 
 /**
  * The indexes seed 000 recommends: experience_id unique; timestamp (with experience_id, the list order's
  * tie-breaker); (initiating_agent_id, timestamp), which also serves queries by agent alone; workflow_id;
- * session_id; tags (multikey); final_outcome. Hindsight adds (user_id, timestamp) for lists and searches of one user.
- * TTL indexes: each record's `expires_at`, and RETENTION_EXPERIENCES on `timestamp` (a timestamp stored as a string
- * never expires).
+ * session_id; tags (multikey); final_outcome. Hindsight adds (user_id, timestamp) for lists and searches of one user
+ * and the near-duplicate lookups. TTL indexes: each record's `expires_at`, and RETENTION_EXPERIENCES on `timestamp` (a
+ * timestamp stored as a string never expires).
  */
 export const EXPERIENCE_INDEXES: CollectionIndexes = {
   collection: EXPERIENCES_COLLECTION,
@@ -81,5 +91,10 @@ export const EXPERIENCE_INDEXES: CollectionIndexes = {
     EMBEDDING_MODEL_INDEX,
     expiresAtIndex('expires_at'),
     ...retentionIndexes('timestamp', config.retentionExperiences),
+    // The exact and near duplicate lookups of every recording; sparse: older documents have no keys.
+    { key: { dedupe_key: 1 }, name: 'dedupe_key', sparse: true },
+    { key: { near_key: 1 }, name: 'near_key', sparse: true },
+    // A retry of a keyed recording that was counted as an occurrence finds what it counted into.
+    { key: { appliedWrites: 1 }, name: 'appliedWrites', sparse: true },
   ],
 };

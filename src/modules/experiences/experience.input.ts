@@ -88,6 +88,13 @@ export class RecordExperienceInput {
 
   @Field(() => Date, { nullable: true, description: 'Valid until (after validFrom); default: open.' })
   validUntil?: Date | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'true (the default without an experienceId): when a current experience of the same agent, user and outcome has the same goal and sub-task (after normalisation, or nearly: see docs/lifecycle.md), count one more occurrence of it (tags merged) and return it instead of storing a copy. false (the default with an experienceId, which the caller will look for): store a copy anyway.',
+  })
+  dedupe?: boolean | null;
 }
 
 @InputType({

@@ -50,9 +50,13 @@ export function experienceRecordedBy(asOf: Date): Filter<ExperienceDocument> {
   return { _id: { $lt: ObjectId.createFromTime(Math.floor(asOf.getTime() / 1000) + 1) } };
 }
 import type { MemoryScope } from '../forget/forget.scope';
+import { markApplied, notApplied } from '../shared/idempotency';
 
-/** Reads leave the vectors out (4 × hundreds of floats per document) unless asked for. */
-const WITHOUT_VECTORS = { projection: { embeddings: 0 } } as const;
+/**
+ * Reads leave the vectors out (4 × hundreds of floats per document) unless asked for, and the bookkeeping of keyed
+ * occurrences (up to MAX_APPLIED_WRITES ids).
+ */
+const WITHOUT_VECTORS = { projection: { embeddings: 0, appliedWrites: 0 } } as const;
 
 function onlyFields(fields: string[]): Document {
   return { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
@@ -240,6 +244,71 @@ export class ExperienceRepository {
         ? this.mergeFeedback(id, signals, field)
         : null)
     );
+  }
+
+  /**
+   * The experiences current at `now` with one of the dedupe keys or near keys (experience.dedupe.ts), oldest first (the
+   * first recorded stands), without vectors.
+   */
+  findCurrentDuplicates(
+    keys: readonly string[],
+    nearKeys: readonly string[],
+    now: Date,
+  ): Promise<ExperienceDocument[]> {
+    return findDocuments<ExperienceDocument>(
+      this.db,
+      EXPERIENCES_COLLECTION,
+      {
+        $or: [{ dedupe_key: { $in: [...keys] } }, { near_key: { $in: [...nearKeys] } }],
+        ...currentAt(EXPERIENCE_VALIDITY, now),
+      },
+      { projection: WITHOUT_VECTORS.projection, sort: { timestamp: 1, experience_id: 1 } },
+    );
+  }
+
+  /**
+   * Counts `count` more occurrences of a current experience in one atomic update: `occurrences` (missing = 1) grows,
+   * `last_seen_at` becomes `now`, `tags` gain the new ones (in order, no repeats). With `writeIds` (keyed
+   * recordings), they are marked applied and an update that applied them before is not applied again. Returns the
+   * experience after it, or null when it is gone or no longer current.
+   */
+  async countOccurrences(
+    id: string,
+    count: number,
+    tags: readonly string[],
+    now: Date,
+    writeIds: readonly string[],
+  ): Promise<ExperienceDocument | null> {
+    const stored = { $ifNull: ['$tags', []] };
+    const pipeline: Document[] = [
+      {
+        $set: {
+          occurrences: { $add: [{ $ifNull: ['$occurrences', 1] }, count] },
+          last_seen_at: now,
+          tags: {
+            $concatArrays: [
+              stored,
+              { $filter: { input: { $literal: [...tags] }, as: 'tag', cond: { $not: [{ $in: ['$$tag', stored] }] } } },
+            ],
+          },
+        },
+      },
+      ...writeIds.map(markApplied),
+    ];
+    const filter: Document = { experience_id: id, ...currentAt(EXPERIENCE_VALIDITY, now) };
+    if (writeIds.length) filter.$and = [...(filter.$and as Document[]), ...writeIds.map(notApplied)];
+    const updated = await this.collection.findOneAndUpdate(filter, pipeline, {
+      returnDocument: 'after',
+      ...WITHOUT_VECTORS,
+    });
+    if (updated || !writeIds.length) return updated;
+    // Applied before: a retry of the same keyed recording.
+    return this.collection.findOne({ experience_id: id, appliedWrites: writeIds[0] }, WITHOUT_VECTORS);
+  }
+
+  /** The experiences that keyed recordings `writeIds` were counted into (see countOccurrences), without vectors. */
+  findByAppliedWrites(writeIds: readonly string[]): Promise<ExperienceDocument[]> {
+    return this.collection.find({ appliedWrites: { $in: [...writeIds] } }, { projection: { embeddings: 0 } }).toArray();
   }
 
   /** Deletes one experience; returns it (without vectors), or null when absent. */

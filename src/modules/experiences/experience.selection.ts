@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { fieldNodesAt, subfields } from '../shared/selection';
 import { EXPERIENCE_FIELDS } from './experience.document';
+import { DEDUPE_IDENTITY_FIELDS } from './experience.dedupe';
 
 /** The stored fields each field of Experience reads (`embeddings` loads the vectors by id, apart). */
 const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -22,16 +23,18 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   userId: ['user_id'],
   tags: ['tags'],
   expiresAt: ['expires_at'],
+  occurrences: ['occurrences'],
+  lastSeenAt: ['last_seen_at', 'timestamp'],
   embeddingModel: ['embedding_model'],
   embeddings: [],
   session: ['session_id'],
-  // Embeds the goal when the experience has no stored vector.
-  similar: ['primary_goal_description'],
+  // Embeds the goal when the experience has no stored vector; leaves out the experience's copies (its dedupe identity).
+  similar: [...DEDUPE_IDENTITY_FIELDS],
   // Missing valid_from reads as the timestamp.
   validFrom: ['valid_from', 'timestamp'],
   validUntil: ['valid_until'],
   endedReason: ['ended_reason'],
-  status: ['valid_from', 'valid_until', 'superseded_by', 'ended_reason'],
+  status: ['valid_from', 'valid_until', 'superseded_by', 'ended_reason', 'expires_at'],
   supersededBy: ['superseded_by'],
   supersedes: [],
   // An `expired` event is derived from valid_until.

@@ -55,6 +55,15 @@ import {
   feedbackDocument,
   newExperienceDocument,
 } from './experience.validation';
+import { collapseSameMemory, memoryIdentity } from './experience.collapse';
+import {
+  DEDUPE_IDENTITY_FIELDS,
+  dedupeKey,
+  nameTheSameThings,
+  nearKey,
+  normalizeForDedupe,
+  serialized,
+} from './experience.dedupe';
 
 /**
  * HYBRID's candidates per space and part: the top max(2 × limit, 20) by vector and by keyword, ~100 documents for a
@@ -62,6 +71,25 @@ import {
  */
 const HYBRID_CANDIDATES_PER_RESULT = 2;
 const HYBRID_MIN_CANDIDATES = 20;
+
+function cosine(a: readonly number[] | undefined, b: readonly number[] | undefined): number {
+  if (!a || !b || a.length !== b.length) return -1;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    normA += a[i] * a[i];
+    normB += b[i] * b[i];
+  }
+  return normA && normB ? dot / Math.sqrt(normA * normB) : -1;
+}
+
+/** The same agent, user and outcome: the part of a memory's identity that must be equal for any kind of duplicate. */
+function sameScope(a: ExperienceDocument, b: ExperienceDocument): boolean {
+  const user = (document: ExperienceDocument) => (document as { user_id?: string | null }).user_id ?? null;
+  return a.initiating_agent_id === b.initiating_agent_id && user(a) === user(b) && a.final_outcome === b.final_outcome;
+}
 
 /** What a recording of experiences will write, fixed before writing (see `storeOnce`). */
 interface ExperiencePlan {
@@ -232,6 +260,8 @@ export class ExperienceService {
     key: string | null | undefined,
   ): Promise<Experience[]> {
     const build = (now: Date) => inputs.map((input, i) => newExperienceDocument(input, pathOf(i), now));
+    // A caller that names the experience will look for it by that id: it is stored unless asked to count.
+    const dedupe = inputs.map((input) => input.dedupe ?? input.experienceId == null);
     const now = new Date();
     const checked = build(now);
     return this.idempotency.run({
@@ -247,18 +277,46 @@ export class ExperienceService {
         const documents = (resumed ? build(plan.now) : checked).map((document, i) =>
           Object.assign(document, { experience_id: plan.ids[i], _id: plan.objectIds[i] }),
         );
-        if (!resumed) return this.store(documents);
+        // A keyed recording counted as an occurrence is marked in what it was counted into, under its planned _id.
+        const writeIds = plan.objectIds.map((id) => (key == null ? null : String(id)));
+        if (!resumed) return this.store(documents, dedupe, writeIds);
         const present = new Set((await this.repository.existingObjectIds(plan.objectIds)).map(String));
-        const missing = documents.filter((document) => !present.has(String(document._id)));
+        const absent = documents.flatMap((document, i) => (present.has(String(document._id)) ? [] : [i]));
+        const countedInto = new Map<string, ExperienceDocument>();
+        if (absent.length)
+          for (const document of await this.repository.findByAppliedWrites(absent.map((i) => writeIds[i]!)))
+            for (const id of document.appliedWrites ?? []) countedInto.set(id, document);
+        const missing = absent.filter((i) => !countedInto.has(writeIds[i]!));
         if (done && missing.length) throw deletedSince();
-        await this.store(missing);
+        const storedNow = await this.store(
+          missing.map((i) => documents[i]),
+          missing.map((i) => dedupe[i]),
+          missing.map((i) => writeIds[i]),
+        );
+        const answers = new Map(missing.map((i, m) => [i, storedNow[m]]));
         const stored = new Map((await this.repository.findByIds(plan.ids)).map((doc) => [doc.experience_id, doc]));
-        return plan.ids.map((id) => toExperience(stored.get(id)!));
+        return documents.map(
+          (_, i) =>
+            answers.get(i) ??
+            toExperience(stored.get(plan.ids[i]) ?? (countedInto.get(writeIds[i]!) as ExperienceDocument)),
+        );
       },
     });
   }
 
-  private async store(documents: ExperienceDocument[]): Promise<Experience[]> {
+  /**
+   * Stores the documents, all or none, except those that are the same memory as a current experience (`dedupe[i]`,
+   * see experience.dedupe.ts) or as an earlier document of the batch: those count one more occurrence of it, which is
+   * their answer. Recordings with the same dedupe key are serialised in this process, so concurrent copies count too.
+   * The cost of a recording that is no duplicate: hashing its normalised texts (some 13 µs) and one indexed read by
+   * its keys, sent beside the id check that was there before (no added round trip); an exact duplicate skips the
+   * embedding.
+   */
+  private async store(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[],
+    writeIds: ReadonlyArray<string | null>,
+  ): Promise<Experience[]> {
     const ids = documents.map((document) => document.experience_id);
     const seen = new Set<string>();
     for (const id of ids) {
@@ -269,21 +327,190 @@ export class ExperienceService {
       seen.add(id);
     }
     if (documents.length === 0) return [];
-    const taken = await this.repository.existingIds(ids);
-    // Checked before embedding so that a duplicate costs no embedding; the unique index still decides a race.
-    if (taken.length) throw duplicateExperience(taken[0]);
-    await this.embedInto(
-      documents,
-      documents.map(() => EXPERIENCE_FIELDS),
-    );
-    await this.repository.insertAll(documents);
-    await this.events.record(...documents.map((document) => event(document, { event: 'created' })));
     for (const document of documents) {
+      document.dedupe_key = dedupeKey(document);
+      document.near_key = nearKey(document);
+    }
+    const locks = documents.flatMap((document, i) =>
+      dedupe[i] ? [`${this.db.databaseName}\0${document.dedupe_key}`] : [],
+    );
+    return serialized(locks, () => this.storeOrCount(documents, dedupe, writeIds));
+  }
+
+  private async storeOrCount(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[],
+    writeIds: ReadonlyArray<string | null>,
+  ): Promise<Experience[]> {
+    const now = new Date();
+    const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
+    const nearKeys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.near_key!] : [])))];
+    // Both reads at once: looking for duplicates adds no round trip to the id check.
+    const [taken, duplicates] = await Promise.all([
+      this.repository.existingIds(documents.map((document) => document.experience_id)),
+      keys.length ? this.repository.findCurrentDuplicates(keys, nearKeys, now) : [],
+    ]);
+    const exact = new Set(keys);
+    const sameKey = duplicates.filter((document) => exact.has(document.dedupe_key!));
+    // A taken id is CONFLICT, duplicate or not: the caller named a record that exists. Checked before embedding so that
+    // a duplicate costs no embedding; the unique index still decides a race.
+    if (taken.length) throw duplicateExperience(taken[0]);
+    // Where each input goes: its own index (stored), an earlier input's index (counted into that new experience) or
+    // the id of a stored experience (counted into it).
+    const into: Array<number | string> = documents.map((_, i) => i);
+    const storedByKey = new Map<string, string>();
+    for (const document of sameKey)
+      if (!storedByKey.has(document.dedupe_key!)) storedByKey.set(document.dedupe_key!, document.experience_id);
+    const firstByKey = new Map<string, number>();
+    documents.forEach((document, i) => {
+      if (!dedupe[i]) return;
+      const match = storedByKey.get(document.dedupe_key!) ?? firstByKey.get(document.dedupe_key!);
+      if (match !== undefined) into[i] = match;
+      else firstByKey.set(document.dedupe_key!, i);
+    });
+    const fresh = () => documents.filter((_, i) => into[i] === i);
+    const embedded = fresh();
+    if (embedded.length)
+      await this.embedInto(
+        embedded,
+        embedded.map(() => EXPERIENCE_FIELDS),
+      );
+    await this.matchNearly(documents, dedupe, into, duplicates);
+    // An input counted into one of the batch that itself turned out the same as a stored experience goes there too.
+    documents.forEach((_, i) => {
+      const first = into[i];
+      if (typeof first === 'number' && typeof into[first] === 'string') into[i] = into[first];
+    });
+    // Inputs counted into a new experience of the batch: its occurrences, tags and the keyed recordings it answers.
+    documents.forEach((document, i) => {
+      const target = into[i];
+      if (typeof target !== 'number' || target === i) return;
+      const first = documents[target];
+      first.occurrences = (first.occurrences ?? 1) + 1;
+      first.last_seen_at = now;
+      first.tags = [...new Set([...(first.tags ?? []), ...(document.tags ?? [])])];
+      if (writeIds[i] !== null) (first.appliedWrites ??= []).push(writeIds[i]!);
+    });
+    const inserted = fresh();
+    if (inserted.length) await this.repository.insertAll(inserted);
+    await this.events.record(...inserted.map((document) => event(document, { event: 'created' })));
+    for (const document of inserted) {
       this.indexFields(document, EXPERIENCE_FIELDS);
-      const { embeddings: _vectors, ...stored } = document;
+      const { embeddings: _vectors, appliedWrites: _applied, ...stored } = document;
       this.loaders.experiences.experienceById.prime(document.experience_id, stored);
     }
-    return documents.map(toExperience);
+    const { counted, recorded } = await this.countOccurrences(documents, into, writeIds, now);
+    await this.events.record(
+      ...documents.flatMap((_, i) => {
+        if (into[i] === i) return [];
+        const target = typeof into[i] === 'number' ? documents[into[i]] : counted.get(into[i]);
+        return target ? [event(target, { event: 'deduplicated', at: now })] : [];
+      }),
+    );
+    return documents.map(
+      (document, i) =>
+        recorded.get(i) ??
+        toExperience(typeof into[i] === 'number' ? documents[into[i]] : (counted.get(into[i]) ?? document)),
+    );
+  }
+
+  /**
+   * Counts the inputs that are the same memory as a stored experience (one atomic update per experience): `counted`
+   * by id. One that stopped being current meanwhile (deleted, superseded) is not counted into: its inputs are recorded
+   * again without it (under the locks already held), `recorded` by input.
+   */
+  private async countOccurrences(
+    documents: ExperienceDocument[],
+    into: Array<number | string>,
+    writeIds: ReadonlyArray<string | null>,
+    now: Date,
+  ): Promise<{ counted: Map<string, ExperienceDocument>; recorded: Map<number, Experience> }> {
+    const byTarget = new Map<string, number[]>();
+    documents.forEach((_, i) => {
+      const target = into[i];
+      if (typeof target === 'string') byTarget.set(target, [...(byTarget.get(target) ?? []), i]);
+    });
+    const counted = new Map<string, ExperienceDocument>();
+    const orphans: number[] = [];
+    for (const [target, inputs] of byTarget) {
+      const tags = [...new Set(inputs.flatMap((i) => documents[i].tags ?? []))];
+      const ids = inputs.flatMap((i) => (writeIds[i] === null ? [] : [writeIds[i]!]));
+      const updated = await this.repository.countOccurrences(target, inputs.length, tags, now, ids);
+      if (!updated) {
+        orphans.push(...inputs);
+        continue;
+      }
+      counted.set(target, updated);
+      // Filtered searches see the merged tags at once.
+      this.index.markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, target);
+      this.loaders.experiences.experienceById.clear(target).prime(target, updated);
+    }
+    const recorded = new Map<number, Experience>();
+    if (orphans.length) {
+      const again = await this.storeOrCount(
+        orphans.map((i) => documents[i]),
+        orphans.map(() => true),
+        orphans.map((i) => writeIds[i]),
+      );
+      orphans.forEach((i, o) => recorded.set(i, again[o]));
+    }
+    return { counted, recorded };
+  }
+
+  /**
+   * The near match (see experience.dedupe.ts) of the batch's new experiences with dedupe on: first among themselves,
+   * then with `stored`, the current experiences with the same near key (read with the exact match). Only inputs with
+   * the same near key can match, so no vector search is needed: the cosines are of the candidates' stored vectors.
+   */
+  private async matchNearly(
+    documents: ExperienceDocument[],
+    dedupe: readonly boolean[],
+    into: Array<number | string>,
+    stored: readonly ExperienceDocument[],
+  ): Promise<void> {
+    const threshold = this.deps.config.dedupeThreshold;
+    const goal = embeddingKey(ExperienceField.PRIMARY_GOAL);
+    const sub = embeddingKey(ExperienceField.SUB_TASK);
+    const subTasksMatch = async (a: ExperienceDocument, b: ExperienceDocument, score: () => Promise<number>) =>
+      normalizeForDedupe(a.sub_task_description) === normalizeForDedupe(b.sub_task_description) ||
+      (nameTheSameThings(a.sub_task_description, b.sub_task_description) && (await score()) >= threshold);
+    /** The cosine of `document`'s vector in one space with the stored one of experience `id`. */
+    const storedScore = async (field: ExperienceField, document: ExperienceDocument, id: string) => {
+      const vector = fromStoredVector(document.embeddings?.[embeddingKey(field)]);
+      const [score] = vector ? await this.index.vectorScores(EXPERIENCE_SPACES[field].name, vector, [id]) : [null];
+      return score ?? -1;
+    };
+    const storedByNearKey = new Map<string, ExperienceDocument[]>();
+    for (const document of stored)
+      storedByNearKey.set(document.near_key!, [...(storedByNearKey.get(document.near_key!) ?? []), document]);
+    const firstByNearKey = new Map<string, number>();
+    for (const [i, document] of documents.entries()) {
+      if (!dedupe[i] || into[i] !== i) continue;
+      const first = firstByNearKey.get(document.near_key!);
+      const other = first === undefined ? undefined : documents[first];
+      if (
+        other &&
+        cosine(document.embeddings?.[goal], other.embeddings?.[goal]) >= threshold &&
+        (await subTasksMatch(document, other, async () => cosine(document.embeddings?.[sub], other.embeddings?.[sub])))
+      ) {
+        into[i] = first!;
+        continue;
+      }
+      for (const candidate of storedByNearKey.get(document.near_key!) ?? []) {
+        if (
+          sameScope(document, candidate) &&
+          nameTheSameThings(document.primary_goal_description, candidate.primary_goal_description) &&
+          (await storedScore(ExperienceField.PRIMARY_GOAL, document, candidate.experience_id)) >= threshold &&
+          (await subTasksMatch(document, candidate, () =>
+            storedScore(ExperienceField.SUB_TASK, document, candidate.experience_id),
+          ))
+        ) {
+          into[i] = candidate.experience_id;
+          break;
+        }
+      }
+      if (into[i] === i && first === undefined) firstByNearKey.set(document.near_key!, i);
+    }
   }
 
   /**
@@ -334,6 +561,11 @@ export class ExperienceService {
       current.embedding_model != null && sameEmbeddingModel(current.embedding_model, this.deps.embedder.signature);
     const next = { ...current, ...changes.set } as ExperienceDocument;
     for (const path of changes.unset) delete (next as unknown as Document)[path];
+    // A changed goal, sub-task, agent or outcome is another memory for deduplication.
+    const key = dedupeKey(next);
+    if (key !== current.dedupe_key) changes.set.dedupe_key = key;
+    const near = nearKey(next);
+    if (near !== current.near_key) changes.set.near_key = near;
     const touched = EXPERIENCE_FIELDS.filter((field) => !modelIsCurrent || next[field] !== current[field]);
     if (touched.length) {
       const embedded = { ...next, embeddings: {} } as ExperienceDocument;
@@ -393,7 +625,25 @@ export class ExperienceService {
   }
 
   /**
-   * Experiences matching `query`, best first. Per document, the vector score is the best cosine over the requested
+   * Experiences matching `query`, best first, one per memory (see collapseSameMemory): when copies of a memory fill
+   * part of the page, the search runs again for twice as many (up to MAX_SEARCH_LIMIT) to fill it. Without copies
+   * the added cost is a hash of each hit's normalised goal and sub-task, and those fields in the read.
+   */
+  async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
+    const fields = stored && [...new Set([...stored, ...DEDUPE_IDENTITY_FIELDS])];
+    let wanted = args.limit;
+    let hits = await this.searchOnce(args, fields);
+    let page = collapseSameMemory(hits, args.limit);
+    while (page.length < args.limit && hits.length === wanted && wanted < MAX_SEARCH_LIMIT) {
+      wanted = Math.min(wanted * 2, MAX_SEARCH_LIMIT);
+      hits = await this.searchOnce({ ...args, limit: wanted }, fields);
+      page = collapseSameMemory(hits, args.limit);
+    }
+    return page;
+  }
+
+  /**
+   * One search, copies of a memory included. Per document, the vector score is the best cosine over the requested
    * fields (`matchedField` names it) and the keyword score the best BM25 over them; HYBRID fuses both. The filter
    * is applied inside each space's search, before the limit.
    *
@@ -406,7 +656,7 @@ export class ExperienceService {
    *
    * `stored`: the stored fields the response needs of each experience (see `experienceFields`); null reads them all.
    */
-  async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
+  private async searchOnce(args: SearchExperiencesArgs, stored: string[] | null): Promise<ExperienceSearchHit[]> {
     const query = args.query.trim();
     if (!query) throw new ValidationError('query must not be blank.', 'query');
     checkLimit(args.limit, 'limit');
@@ -604,33 +854,43 @@ export class ExperienceService {
     const vector =
       fromStoredVector(stored?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)]) ??
       (await this.deps.embedder.embedOne(experience.primaryGoalDescription));
-    if (validity.asOf || validity.includeSuperseded) {
-      const filter = experienceValidity(validity, new Date());
-      return (await this.similarWith(experience.experienceId, vector, limit, filter, null)).hits;
-    }
+    const self = memoryIdentity(experience);
+    const page = async (filter: Document, now: Date | null) => {
+      // One more than asked, then itself (and its copies: the same memory) dropped: cheaper than a filter, which costs
+      // a database query per search. Copies that fill part of the page make it look again for twice as many.
+      let k = limit + 1;
+      let found = await this.similarWith(experience.experienceId, vector, k, filter, now);
+      let hits = collapseSameMemory(found.hits, limit, [self]);
+      while (hits.length < limit && found.hits.length + found.dropped === k - 1 && k <= MAX_SEARCH_LIMIT) {
+        k *= 2;
+        found = await this.similarWith(experience.experienceId, vector, k, filter, now);
+        hits = collapseSameMemory(found.hits, limit, [self]);
+      }
+      return { hits, dropped: found.dropped };
+    };
+    if (validity.asOf || validity.includeSuperseded)
+      return (await page(experienceValidity(validity, new Date()), null)).hits;
     // As in `search`: unfiltered first, then filtered only when dropping the ones not current left the list short.
     const now = new Date();
-    const first = await this.similarWith(experience.experienceId, vector, limit, {}, now);
+    const first = await page({}, now);
     if (!first.dropped || first.hits.length >= limit) return first.hits;
-    return (
-      await this.similarWith(experience.experienceId, vector, limit, currentAround(EXPERIENCE_VALIDITY, now), now)
-    ).hits;
+    return (await page(currentAround(EXPERIENCE_VALIDITY, now), now)).hits;
   }
 
+  /** The `k - 1` experiences whose primary goal is closest to `vector` but `self`, within `filter`; see `hits`. */
   private async similarWith(
     self: string,
     vector: Float32Array,
-    limit: number,
+    k: number,
     filter: Document,
     now: Date | null,
   ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
-    // One more than asked, then itself dropped: cheaper than a filter, which costs a database query per search.
     const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, {
       vector,
-      k: limit + 1,
+      k,
       ...(isEmptyFilter(filter) ? {} : { filter }),
     });
-    const others = matches.filter((match) => match.id !== self).slice(0, limit);
+    const others = matches.filter((match) => match.id !== self).slice(0, k - 1);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     let dropped = 0;
     const hits = others.flatMap((match, i) => {

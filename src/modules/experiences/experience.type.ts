@@ -144,6 +144,15 @@ export class Experience {
   @Field(() => Date, { nullable: true, description: EXPIRY_DESCRIPTIONS.stored })
   expiresAt!: Date | null;
 
+  @Field(() => Int, {
+    description:
+      'Times this memory was recorded: a recordExperience of the same agent, user and outcome with the same goal and sub-task (see docs/lifecycle.md) counts one more instead of storing a copy.',
+  })
+  occurrences!: number;
+
+  @Field({ description: 'When it was last recorded (its timestamp until it is recorded again).' })
+  lastSeenAt!: Date;
+
   @Field(() => EmbeddingsInfo, {
     nullable: true,
     description: 'Provider, model and dimensions that made the stored vectors (null: unknown, e.g. imported).',
@@ -251,6 +260,12 @@ export function toExperience(doc: ExperienceDocument): Experience {
     userId: read.field('userId', 'user_id', storedTextOrNull(doc.user_id)),
     tags: read.field('tags', 'tags', storedTextList(doc.tags)),
     expiresAt: read.field('expiresAt', 'expires_at', storedDateOrNull(doc.expires_at)),
+    occurrences: read.field('occurrences', 'occurrences', storedInt(doc.occurrences ?? 1, 1)),
+    lastSeenAt: read.field(
+      'lastSeenAt',
+      doc.last_seen_at == null ? 'timestamp' : 'last_seen_at',
+      storedDate(doc.last_seen_at ?? doc.timestamp),
+    ),
     embeddingModel: toEmbeddingModel(read, doc.experience_id, doc.embedding_model),
     // Missing: valid since it was recorded, which an imported document tells by its timestamp.
     validFrom: read.field('validFrom', 'valid_from', storedDate(doc.valid_from ?? doc.timestamp)),

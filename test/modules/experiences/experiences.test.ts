@@ -19,12 +19,14 @@ import {
 
 const COLLECTION = 'eat_agent_experiences';
 
+/** One experience; copies of it are stored as copies (`dedupe: false`): these tests are about records, not duplicates. */
 function minimal(overrides: Partial<RecordExperienceInput> = {}): RecordExperienceInput {
   return {
     primaryGoalDescription: 'Book a flight from London to New York.',
     subTaskDescription: 'Search British Airways flights.',
     initiatingAgentId: 'agent_booking',
     finalOutcome: 'SUCCESS',
+    dedupe: false,
     ...overrides,
   };
 }

@@ -27,6 +27,8 @@ function experience(n: number, overrides: Partial<RecordExperienceInput> = {}): 
     subTaskDescription: 'Search British Airways flights.',
     initiatingAgentId: 'agent_booking',
     finalOutcome: 'SUCCESS',
+    // Each call is a new recording here, not an occurrence of an earlier one (see test/modules/dedupe).
+    dedupe: false,
     ...overrides,
   };
 }

@@ -22,6 +22,8 @@ const experience = (extra: Record<string, unknown> = {}): any => ({
   subTaskDescription: 'Create the shipment',
   initiatingAgentId: 'planner',
   finalOutcome: 'SUCCESS',
+  // Copies of one experience with other JSON, each stored.
+  dedupe: false,
   ...extra,
 });
 
@@ -124,13 +126,17 @@ describe('free-form JSON inputs and what is stored', () => {
   });
 
   it('reads answer for the other documents when a stored one is hostile (written through the driver)', async () => {
-    await app.run(RecordExperienceDocument, { input: experience({ experienceId: 'good' }) });
+    // Sub-tasks of their own: a search shows one experience per memory, and copies of one memory are one.
+    await app.run(RecordExperienceDocument, {
+      input: experience({ experienceId: 'good', subTaskDescription: 'Create the good shipment' }),
+    });
     const good = await app.db.collection('eat_agent_experiences').findOne({ experience_id: 'good' });
     const { _id, ...fields } = good!;
     // 170 levels inside a document (the engine, as mongod, stores up to 180), a non-finite and a huge number.
     await app.db.collection('eat_agent_experiences').insertOne({
       ...fields,
       experience_id: 'hostile',
+      sub_task_description: 'Create the hostile shipment',
       key_decisions_made: nested(170),
       feedback_signals: { extra: { inf: Infinity, nan: NaN, huge: 1.79e308 } },
     });
