@@ -69,7 +69,7 @@ const KNOWN_STALLS_FAIL = process.env.FUZZ_KNOWN_STALLS === '1';
  * Valid arguments of each operation, over the seeded fixtures: a hostile value replaces one slot, so that the rest
  * gets past validation and NOT_FOUND into storage, embedding and search.
  */
-function bases(ids: { insightId: string }): Record<string, Record<string, unknown>> {
+function bases(ids: { insightId: string; lifecycleInsights: string[] }): Record<string, Record<string, unknown>> {
   const experience = {
     primaryGoalDescription: 'Plan the quarterly report',
     subTaskDescription: 'Write the summary',
@@ -149,6 +149,14 @@ function bases(ids: { insightId: string }): Record<string, Record<string, unknow
     updateSessionMetadata: { sessionId: 's1', metadata: { tier: 'silver' } },
     upsertAgent: { sessionId: 's1', input: { agentId: 'a1', agentData: { model: 'm' } } },
     validateInsight: { id: ids.insightId, valid: true },
+    // The lifecycle: the first accepted supersede or retire ends its fixture; later cases answer CONFLICT.
+    supersedeExperience: { id: 'e-old', by: 'e-new', reason: 'replaced' },
+    retireExperience: { id: 'e-retired', reason: 'no longer true' },
+    supersedeInsight: { id: ids.lifecycleInsights[0], by: ids.lifecycleInsights[1], reason: 'replaced' },
+    retireInsight: { id: ids.lifecycleInsights[2], reason: 'no longer true' },
+    supersedeMemory: { kind: 'EXPERIENCE', id: 'm-old', by: 'm-new', reason: 'replaced' },
+    retireMemory: { kind: 'EXPERIENCE', id: 'm-retired', reason: 'no longer true' },
+    forget: { scope: { userId: 'fuzz-user' }, dryRun: true },
     // The searches.
     searchExperiences: { query: 'quarterly report', filter: { tagsAny: ['report'] } },
     similarTasks: { query: 'book a flight', goal: 'Book a flight', minSimilarity: 0 },
@@ -251,6 +259,9 @@ describe('fuzz: hostile texts in every text field, answered without a stall', ()
     );
     await ok(`mutation { recordExperience(input: { experienceId: "e1", primaryGoalDescription: "Plan the quarterly report",
       subTaskDescription: "s", initiatingAgentId: "a1", finalOutcome: SUCCESS, tags: ["report"] }) { experienceId } }`);
+    for (const id of ['e-old', 'e-new', 'e-retired', 'm-old', 'm-new', 'm-retired'])
+      await ok(`mutation { recordExperience(input: { experienceId: "${id}", primaryGoalDescription: "Close the ${id} books",
+        subTaskDescription: "s", initiatingAgentId: "a1", finalOutcome: SUCCESS, userId: "fuzz-user" }) { experienceId } }`);
     await ok(`mutation { recordTask(input: { taskId: "t1", goal: "Book a flight", originalQuery: "q", status: COMPLETED,
       steps: [{ action: "tool1" }] }) { taskId } }`);
     await ok(
@@ -262,7 +273,16 @@ describe('fuzz: hostile texts in every text field, answered without a stall', ()
     await ok(
       `mutation { recordToolExecution(input: { toolName: "tool1", durationMs: 5, success: true }) { toolName } }`,
     );
-    operationBases = bases({ insightId: insight.recordInsight.id });
+    const lifecycleInsights: string[] = [];
+    for (const text of ['old lesson', 'new lesson', 'retired lesson'])
+      lifecycleInsights.push(
+        (
+          await ok(
+            `mutation { recordInsight(input: { agentType: EXECUTOR, type: PATTERNS, insight: "${text}" }) { id } }`,
+          )
+        ).recordInsight.id,
+      );
+    operationBases = bases({ insightId: insight.recordInsight.id, lifecycleInsights });
     acceptedBytes = 0;
   }
 
