@@ -32,6 +32,7 @@ import {
   EXPERIENCE_VALIDITY,
   bothFilters,
   currentAround,
+  currentAt,
   isCurrentAt,
   validityQuery,
   type ValidityArgs,
@@ -423,7 +424,17 @@ export class ExperienceService {
     const now = new Date();
     const first = await this.searchWith(query, args, filter, read, now);
     if (!first.dropped || first.hits.length >= args.limit) return first.hits;
-    return (await this.searchWith(query, args, bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)), read, now))
+    const around = await this.searchWith(
+      query,
+      args,
+      bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)),
+      read,
+      now,
+    );
+    if (!around.dropped || around.hits.length >= args.limit) return around.hits;
+    // Memories whose validity starts or ends within the minute `currentAround` rounds to took places on the page: the
+    // exact filter then (resolved for this search alone), so a page is never short while current matches exist.
+    return (await this.searchWith(query, args, bothFilters(filter, currentAt(EXPERIENCE_VALIDITY, now)), read, now))
       .hits;
   }
 
@@ -612,9 +623,16 @@ export class ExperienceService {
     const now = new Date();
     const first = await this.similarWith(experience.experienceId, vector, limit, {}, now);
     if (!first.dropped || first.hits.length >= limit) return first.hits;
-    return (
-      await this.similarWith(experience.experienceId, vector, limit, currentAround(EXPERIENCE_VALIDITY, now), now)
-    ).hits;
+    const around = await this.similarWith(
+      experience.experienceId,
+      vector,
+      limit,
+      currentAround(EXPERIENCE_VALIDITY, now),
+      now,
+    );
+    if (!around.dropped || around.hits.length >= limit) return around.hits;
+    return (await this.similarWith(experience.experienceId, vector, limit, currentAt(EXPERIENCE_VALIDITY, now), now))
+      .hits;
   }
 
   private async similarWith(
