@@ -27,6 +27,8 @@ const STATE_FIELDS = {
   valid_until: 1,
   superseded_by: 1,
   ended_reason: 1,
+  // Past it the experience is no longer current (supersede checks its replacement by these fields).
+  expires_at: 1,
   user_id: 1,
   initiating_agent_id: 1,
   session_id: 1,

@@ -32,6 +32,7 @@ import {
   EXPERIENCE_VALIDITY,
   bothFilters,
   currentAround,
+  currentAt,
   isCurrentAt,
   validityQuery,
   type ValidityArgs,
@@ -673,7 +674,17 @@ export class ExperienceService {
     const now = new Date();
     const first = await this.searchWith(query, args, filter, read, now);
     if (!first.dropped || first.hits.length >= args.limit) return first.hits;
-    return (await this.searchWith(query, args, bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)), read, now))
+    const around = await this.searchWith(
+      query,
+      args,
+      bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)),
+      read,
+      now,
+    );
+    if (!around.dropped || around.hits.length >= args.limit) return around.hits;
+    // Memories whose validity starts or ends within the minute `currentAround` rounds to took places on the page: the
+    // exact filter then (resolved for this search alone), so a page is never short while current matches exist.
+    return (await this.searchWith(query, args, bothFilters(filter, currentAt(EXPERIENCE_VALIDITY, now)), read, now))
       .hits;
   }
 
@@ -874,7 +885,9 @@ export class ExperienceService {
     const now = new Date();
     const first = await page({}, now);
     if (!first.dropped || first.hits.length >= limit) return first.hits;
-    return (await page(currentAround(EXPERIENCE_VALIDITY, now), now)).hits;
+    const around = await page(currentAround(EXPERIENCE_VALIDITY, now), now);
+    if (!around.dropped || around.hits.length >= limit) return around.hits;
+    return (await page(currentAt(EXPERIENCE_VALIDITY, now), now)).hits;
   }
 
   /** The `k - 1` experiences whose primary goal is closest to `vector` but `self`, within `filter`; see `hits`. */

@@ -157,6 +157,8 @@ const STATE_FIELDS = {
   validUntil: 1,
   supersededBy: 1,
   endedReason: 1,
+  // Past it the insight is no longer current (supersede checks its replacement by these fields).
+  expiresAt: 1,
   userId: 1,
   agentId: 1,
 } as const;

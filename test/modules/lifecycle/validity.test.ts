@@ -451,3 +451,28 @@ describe('insights', () => {
     expect(await databaseFingerprint(app.db)).toEqual(before);
   });
 });
+
+it('refuses a replacement past its expiry (before the TTL pass deletes it), writing nothing', async () => {
+  const old = await record('Weigh the outbound crates');
+  const expiring = await record('Weigh the outbound crates on scale 2', { ttlSeconds: 1 });
+  const insight = await app.run(
+    `mutation { recordInsight(input: { agentType: EXECUTOR, type: WARNINGS, insight: "Scale 1 drifts" }) { id } }`,
+  );
+  const expiringInsight = await app.run(
+    `mutation { recordInsight(input: { agentType: EXECUTOR, type: WARNINGS, insight: "Scale 2 drifts", ttlSeconds: 1 }) { id } }`,
+  );
+  // Past the expiry; the TTL pass (every 60 s) has not deleted them.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const before = await databaseFingerprint(app.db);
+  const experience = await errorOf(
+    `mutation($id: ID!, $by: ID!) { supersedeExperience(id: $id, by: $by) { experienceId } }`,
+    { id: old, by: expiring },
+  );
+  expect(experience.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'by' });
+  const ofInsight = await errorOf(`mutation($id: ID!, $by: ID!) { supersedeInsight(id: $id, by: $by) { id } }`, {
+    id: insight.recordInsight.id,
+    by: expiringInsight.recordInsight.id,
+  });
+  expect(ofInsight.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'by' });
+  expect(await databaseFingerprint(app.db)).toEqual(before);
+});
