@@ -1,9 +1,10 @@
-import { MongoServerError, type Collection, type Db, type Document } from 'mongodb';
+import { MongoServerError, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { aggregateDocuments, findDocuments } from '../../db/bson-reader';
 import { ConflictError, ValidationError, isDuplicateKeyError } from '../../errors';
 import type { SortKey } from '../shared/connection';
 import { MAX_APPLIED_WRITES } from '../shared/idempotency';
 import { storedDamage } from '../shared/stored-damage';
+import { withUnexpired } from '../shared/expiry';
 import {
   MAX_DOCUMENT_BYTES,
   SESSIONS_COLLECTION,
@@ -333,7 +334,7 @@ function translateWriteError(error: unknown, field: string): never {
  */
 function agentsStages(agents: readonly AgentRef[]): Document[] {
   return [
-    { $match: { _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } } },
+    { $match: live({ _id: { $in: [...new Set(agents.map((agent) => agent.sessionId))] } }) },
     {
       $project: {
         agent: {
@@ -354,6 +355,14 @@ function agentsStages(agents: readonly AgentRef[]): Document[] {
   ];
 }
 
+/**
+ * `filter` restricted to sessions not expired now: every read and write of this repository goes through it, so an
+ * expired session is gone (reads miss it, writes answer NOT_FOUND) before the TTL monitor deletes it.
+ */
+function live(filter: Document): Filter<SessionDocument> {
+  return withUnexpired(filter, 'expires_at', new Date());
+}
+
 export class SessionRepository {
   private readonly collection: Collection<SessionDocument>;
 
@@ -361,20 +370,26 @@ export class SessionRepository {
     this.collection = db.collection<SessionDocument>(SESSIONS_COLLECTION);
   }
 
-  /** Inserts a new session; an existing id is a ConflictError. */
+  /**
+   * Inserts a new session; an existing id is a ConflictError, unless that session has expired (gone for readers, not
+   * yet deleted by the TTL monitor): it is deleted now and the new one takes its id.
+   */
   async insert(session: SessionDocument): Promise<void> {
     try {
       await this.collection.insertOne(session);
     } catch (error) {
-      if (isDuplicateKeyError(error))
+      if (isDuplicateKeyError(error)) {
+        const expired = await this.collection.deleteOne({ _id: session._id, expires_at: { $lte: new Date() } });
+        if (expired.deletedCount === 1) return this.insert(session);
         throw new ConflictError(`Session ${session._id} already exists.`, { sessionId: session._id });
+      }
       translateWriteError(error, 'input');
     }
   }
 
   /** True when a session was deleted. */
   async delete(sessionId: string): Promise<boolean> {
-    const result = await this.collection.deleteOne({ _id: sessionId });
+    const result = await this.collection.deleteOne(live({ _id: sessionId }));
     return result.deletedCount === 1;
   }
 
@@ -385,18 +400,15 @@ export class SessionRepository {
       // pipeline (measured: a page of 50 experiences with their sessions at 0.21× the plain driver's req/s).
       const { $project: fields } = summaryProjection(shape) as { $project: Document };
       const projection = Object.fromEntries(Object.entries(fields).filter(([field]) => field !== 'agents'));
-      const summaries = await findDocuments<SessionSummary>(
-        this.db,
-        SESSIONS_COLLECTION,
-        { _id: { $in: ids } },
-        { projection },
-      );
+      const summaries = await findDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, live({ _id: { $in: ids } }), {
+        projection,
+      });
       // Each decoded document is completed in place, not copied.
       for (const summary of summaries) summary.agents = [];
       return summaries;
     }
     return aggregateDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, [
-      { $match: { _id: { $in: ids } } },
+      { $match: live({ _id: { $in: ids } }) },
       summaryProjection(shape),
     ]);
   }
@@ -412,7 +424,7 @@ export class SessionRepository {
     const match = after ? { $and: [filter, after] } : filter;
     const order = Object.fromEntries(sort.map((key) => [key.field, key.direction]));
     return aggregateDocuments<SessionSummary>(this.db, SESSIONS_COLLECTION, [
-      { $match: match },
+      { $match: live(match) },
       { $sort: order },
       { $limit: limit },
       summaryProjection(shape, sort),
@@ -420,7 +432,7 @@ export class SessionRepository {
   }
 
   count(filter: Document): Promise<number> {
-    return this.collection.countDocuments(filter);
+    return this.collection.countDocuments(live(filter));
   }
 
   /**
@@ -448,7 +460,7 @@ export class SessionRepository {
   async findMessage(sessionId: string, agentId: string, messageId: number): Promise<MessageDocument | null> {
     const [result] = await this.collection
       .aggregate<{ message: MessageDocument[] }>([
-        { $match: { _id: sessionId } },
+        { $match: live({ _id: sessionId }) },
         { $project: { _id: 0, agent: agentField(agentId) } },
         {
           $project: {
@@ -478,7 +490,7 @@ export class SessionRepository {
   ): Promise<MessageDocument[] | null> {
     const [result] = await this.collection
       .aggregate<{ applied: AppliedAppend[]; messages: MessageDocument[] }>([
-        { $match: { _id: sessionId, 'applied_writes.write_id': writeId } },
+        { $match: live({ _id: sessionId, 'applied_writes.write_id': writeId }) },
         { $project: { _id: 0, agent: agentField(agentId), applied: '$applied_writes' } },
         { $project: { messages: { $ifNull: ['$agent.messages', []] }, applied: 1 } },
       ])
@@ -493,7 +505,7 @@ export class SessionRepository {
 
   /** When the session was created, or null when there is none. */
   async createdAt(sessionId: string): Promise<Date | null> {
-    const found = await this.collection.findOne({ _id: sessionId }, { projection: { _id: 0, created_at: 1 } });
+    const found = await this.collection.findOne(live({ _id: sessionId }), { projection: { _id: 0, created_at: 1 } });
     return found?.created_at ?? null;
   }
 
@@ -501,7 +513,7 @@ export class SessionRepository {
   async feedbackIndexAt(sessionId: string, at: Date): Promise<number | null> {
     const [found] = await this.collection
       .aggregate<{ index: number }>([
-        { $match: { _id: sessionId } },
+        { $match: live({ _id: sessionId }) },
         { $project: { _id: 0, index: { $indexOfArray: [{ $ifNull: ['$feedbacks.created_at', []] }, at] } } },
       ])
       .toArray();
@@ -512,7 +524,7 @@ export class SessionRepository {
   async diagnose(sessionId: string, agentId?: string, messageId?: number): Promise<WriteDiagnosis> {
     const [result] = await this.collection
       .aggregate<Omit<WriteDiagnosis, 'sessionExists'>>([
-        { $match: { _id: sessionId } },
+        { $match: live({ _id: sessionId }) },
         {
           $project: {
             _id: 0,
@@ -558,7 +570,7 @@ export class SessionRepository {
     }
     for (const [name, value] of Object.entries(agentData)) fields[`${path}.agent_data.${name}`] = { $literal: value };
     try {
-      const result = await this.collection.updateOne({ _id: sessionId, $expr: fitsAfterGrowth(addedBytes) }, [
+      const result = await this.collection.updateOne(live({ _id: sessionId, $expr: fitsAfterGrowth(addedBytes) }), [
         {
           $set: {
             ...fields,
@@ -598,7 +610,7 @@ export class SessionRepository {
     const list = `$${path}.messages`;
     // The keyed append's record (below) takes about 128 bytes more.
     const growth = addedBytes + (writeId === null ? 0 : 128);
-    const filter: Document = { _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) };
+    const filter = live({ _id: sessionId, [path]: { $type: 'object' }, $expr: fitsAfterGrowth(growth) });
     // The stored messages that are documents: an item that is not one (damage another tool left) stays where it is,
     // but neither the ids nor the shape follow it. Filtering them costs a pass over the whole list, so it is only
     // the fallback of the checks below, which read the ids' plain maximum and the last item.
@@ -746,7 +758,7 @@ export class SessionRepository {
     };
     try {
       const result = await this.collection.updateOne(
-        { _id: sessionId, [`${path}.messages.message_id`]: messageId, $expr: fitsAfterGrowth(addedBytes) },
+        live({ _id: sessionId, [`${path}.messages.message_id`]: messageId, $expr: fitsAfterGrowth(addedBytes) }),
         [
           {
             $set: {
@@ -796,7 +808,7 @@ export class SessionRepository {
     };
     try {
       const result = await this.collection.updateOne(
-        { _id: sessionId, $expr: { $and: [fitsAfterGrowth(added), { $lte: [metadataSize, maxMetadataBytes] }] } },
+        live({ _id: sessionId, $expr: { $and: [fitsAfterGrowth(added), { $lte: [metadataSize, maxMetadataBytes] }] } }),
         {
           $set: { ...Object.fromEntries(entries.map(([path, value]) => [`metadata.${path}`, value])), updated_at: now },
         },
@@ -810,10 +822,10 @@ export class SessionRepository {
   /** `$unset` of `metadata.<path>` per key. False when the session does not exist. */
   async unsetMetadata(sessionId: string, paths: string[], now: Date): Promise<boolean> {
     try {
-      const result = await this.collection.updateOne(
-        { _id: sessionId },
-        { $unset: Object.fromEntries(paths.map((path) => [`metadata.${path}`, ''])), $set: { updated_at: now } },
-      );
+      const result = await this.collection.updateOne(live({ _id: sessionId }), {
+        $unset: Object.fromEntries(paths.map((path) => [`metadata.${path}`, ''])),
+        $set: { updated_at: now },
+      });
       return result.matchedCount === 1;
     } catch (error) {
       translateWriteError(error, 'keys');
@@ -827,7 +839,7 @@ export class SessionRepository {
   async addFeedback(sessionId: string, feedback: FeedbackDocument, addedBytes: number): Promise<number | null> {
     try {
       const updated = await this.collection.findOneAndUpdate(
-        { _id: sessionId, $expr: fitsAfterGrowth(addedBytes) },
+        live({ _id: sessionId, $expr: fitsAfterGrowth(addedBytes) }),
         { $push: { feedbacks: feedback }, $set: { updated_at: feedback.created_at } },
         { returnDocument: 'after', projection: { _id: 0, count: { $size: '$feedbacks' } } },
       );
@@ -848,7 +860,7 @@ export class SessionRepository {
     });
     const [totals] = await this.collection
       .aggregate<AnalyticsTotals>([
-        { $match: filter },
+        { $match: live(filter) },
         {
           $project: {
             feedbacks: ARRAY_OR_EMPTY('$feedbacks'),
@@ -907,7 +919,7 @@ export class SessionRepository {
   countsBy(filter: Document, field: string): Promise<Array<{ _id: unknown; count: number }>> {
     return this.collection
       .aggregate<{ _id: unknown; count: number }>([
-        { $match: filter },
+        { $match: live(filter) },
         { $group: { _id: `$${field}`, count: { $sum: 1 } } },
         { $sort: { count: -1, _id: 1 } },
       ])
@@ -1020,10 +1032,9 @@ export class SessionRepository {
   async messagesAfter(sessionId: string, agentId: string, afterId: number): Promise<MessageDocument[]> {
     const path = `agents.${agentId}`;
     for (let count = 8; ; count *= 8) {
-      const session = await this.collection.findOne(
-        { _id: sessionId },
-        { projection: { [`${path}.updated_at`]: 1, [`${path}.messages`]: { $slice: -count } } },
-      );
+      const session = await this.collection.findOne(live({ _id: sessionId }), {
+        projection: { [`${path}.updated_at`]: 1, [`${path}.messages`]: { $slice: -count } },
+      });
       const stored: unknown = session?.agents?.[agentId]?.messages;
       const messages: MessageDocument[] = Array.isArray(stored) ? stored : [];
       if (messages.length < count || Number(messages[0]?.message_id) <= afterId)
@@ -1036,10 +1047,9 @@ export class SessionRepository {
    * without a numeric id (damage) is not counted, as by `appendMessages`.
    */
   async lastMessageId(sessionId: string, agentId: string): Promise<number> {
-    const session = await this.collection.findOne(
-      { _id: sessionId },
-      { projection: { [`agents.${agentId}.messages.message_id`]: 1 } },
-    );
+    const session = await this.collection.findOne(live({ _id: sessionId }), {
+      projection: { [`agents.${agentId}.messages.message_id`]: 1 },
+    });
     // An own field only: an agent named `constructor` must not be read from Object.prototype.
     const agent = session?.agents && Object.hasOwn(session.agents, agentId) ? session.agents[agentId] : undefined;
     const messages: unknown[] = Array.isArray(agent?.messages) ? agent.messages : [];

@@ -1,4 +1,4 @@
-import type { IndexDescription } from 'mongodb';
+import type { Document, IndexDescription } from 'mongodb';
 import type { Retention } from '../../config';
 import { ValidationError } from '../../errors';
 
@@ -81,3 +81,23 @@ export const EXPIRY_DESCRIPTIONS = {
   stored:
     'When the database deletes it (a TTL index, within about a minute after); null: kept (see serverInfo.retention).',
 } as const;
+
+/**
+ * The condition of records not expired at `now` (`field` missing, null or after it). The TTL monitor deletes an
+ * expired record up to a minute or more later; until then every read leaves it out, as if deleted.
+ */
+export function unexpiredAt(field: string, now: Date): Document {
+  return { $or: [{ [field]: null }, { [field]: { $gt: now } }] };
+}
+
+/** `filter` restricted to records not expired at `now` (its own `$or`, if any, kept beside the expiry's). */
+export function withUnexpired(filter: Document, field: string, now: Date): Document {
+  return filter.$or === undefined
+    ? { ...filter, ...unexpiredAt(field, now) }
+    : { $and: [filter, unexpiredAt(field, now)] };
+}
+
+/** Whether a stored record's expiry (a Date, or anything else another tool wrote: then no expiry) has passed at `now`. */
+export function isExpiredAt(expiresAt: unknown, now: Date): boolean {
+  return expiresAt instanceof Date && expiresAt.getTime() <= now.getTime();
+}

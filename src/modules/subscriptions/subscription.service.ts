@@ -9,6 +9,8 @@ import { Message } from '../sessions/session.type';
 import type { TaskDocument } from '../tasks/task.document';
 import { TaskRepository } from '../tasks/task.repository';
 import type { ToolPerformanceDocument } from '../tools/tool.document';
+import type { SessionDocument } from '../sessions/session.document';
+import { isExpiredAt } from '../shared/expiry';
 import { ToolPerformanceRepository } from '../tools/tool.repository';
 
 /**
@@ -48,18 +50,21 @@ export class SubscriptionService {
     });
   }
 
-  /** The session's id each time it is written (not when it is deleted). */
+  /** The session's id each time it is written (not when it is deleted, nor once it has expired). */
   async sessionUpdated(sessionId: string): Promise<AsyncIterableIterator<string>> {
     const feed = await this.sessions.followChanges(this.changes);
-    return selectFromFeed(feed, async (event) => (event.id === sessionId && isWrite(event) ? [sessionId] : []));
+    return selectFromFeed(feed, async (event) =>
+      event.id === sessionId && isWrite(event) && isLive(await event.document<SessionDocument>()) ? [sessionId] : [],
+    );
   }
 
-  /** The task's id each time its document is written. */
+  /** The task's id each time its document is written (not once it has expired). */
   async taskUpdated(taskId: string): Promise<AsyncIterableIterator<string>> {
     const feed = await this.tasks.followChanges(this.changes);
-    return selectFromFeed(feed, async (event) =>
-      isWrite(event) && (await event.document<TaskDocument>())?.taskId === taskId ? [taskId] : [],
-    );
+    return selectFromFeed(feed, async (event) => {
+      const task = isWrite(event) ? await event.document<TaskDocument>() : null;
+      return task?.taskId === taskId && isLive(task) ? [taskId] : [];
+    });
   }
 
   /** Each iteration recorded on the task's run from now on, once. */
@@ -68,7 +73,7 @@ export class SubscriptionService {
     const seen = new Set(await this.tasks.actionIterations(taskId));
     return selectFromFeed(feed, async (event) => {
       const task = isWrite(event) ? await event.document<TaskDocument>() : null;
-      if (task?.taskId !== taskId) return [];
+      if (task?.taskId !== taskId || !isLive(task)) return [];
       const recorded = (task.actions ?? []).filter((action) => !seen.has(action.iteration));
       for (const action of recorded) seen.add(action.iteration);
       return recorded.map((action) => toAction(action, taskId));
@@ -95,6 +100,11 @@ export class SubscriptionService {
       isWrite(event) && (await event.document<ToolPerformanceDocument>())?.toolName === toolName ? [toolName] : [],
     );
   }
+}
+
+/** Whether a written task or session is there for readers: not expired (the TTL monitor deletes it later). */
+function isLive(document: { expires_at?: Date | null } | null): boolean {
+  return document !== null && !isExpiredAt(document.expires_at, new Date());
 }
 
 function isWrite(event: ChangeEvent): boolean {

@@ -5,6 +5,7 @@ import type { SortKey } from '../shared/connection';
 import { MAX_APPLIED_WRITES } from '../shared/idempotency';
 import { storedDamage } from '../shared/stored-damage';
 import { checkScopeId } from '../shared/user-scope';
+import { withUnexpired } from '../shared/expiry';
 import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { TaskFilter } from './task.input';
@@ -40,7 +41,7 @@ function scopeQuery({ kind, value }: MemoryScope): Filter<TaskDocument> | null {
   return kind === 'userId' ? ({ user_id: value } as Filter<TaskDocument>) : null;
 }
 
-export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt'>;
+export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt' | 'expires_at'>;
 
 /** The stored fields a task's tool executions are derived from (see `toolUsage`). */
 const TOOL_USAGE_FIELDS = [
@@ -74,6 +75,11 @@ export type ToolUsageTask = Pick<
 
 /** Reads leave the vectors out unless asked for, and the actions (seed 004: read a page at a time by src/modules/runs). */
 const WITHOUT_VECTORS = { projection: { embeddings: 0, actions: 0 } } as const;
+
+/** `filter` restricted to tasks not expired at `now`: an expired task is gone for readers before the TTL deletes it. */
+export function unexpired(filter: Document, now: Date): Filter<TaskDocument> {
+  return withUnexpired(filter, 'expires_at', now);
+}
 
 /** Translates a GraphQL filter into a MongoDB filter (lists and counts). */
 export function taskFilterQuery(filter: TaskFilter | null | undefined): Filter<TaskDocument> {
@@ -181,21 +187,26 @@ export class TaskRepository {
     return vectorDocuments(this.collection, layout);
   }
 
-  /** Inserts a task; a taskId that exists already is CONFLICT. */
+  /**
+   * Inserts a task; a taskId that exists already is CONFLICT, unless that task has expired (gone for readers, not yet
+   * deleted by the TTL monitor): it is deleted now and the new one takes its id.
+   */
   async insert(document: TaskDocument): Promise<void> {
     try {
       await this.collection.insertOne(document);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
+      const expired = await this.collection.deleteOne({ taskId: document.taskId, expires_at: { $lte: new Date() } });
+      if (expired.deletedCount === 1) return this.insert(document);
       throw new ConflictError(`A task with taskId ${JSON.stringify(document.taskId)} already exists.`, {
         taskId: document.taskId,
       });
     }
   }
 
-  /** Tasks by id, without vectors, in no particular order. */
-  findByIds(ids: readonly string[]): Promise<TaskDocument[]> {
-    return this.collection.find({ taskId: { $in: [...ids] } }, WITHOUT_VECTORS).toArray();
+  /** Tasks by id, without vectors, in no particular order; expired ones are left out (as if deleted). */
+  findByIds(ids: readonly string[], now = new Date()): Promise<TaskDocument[]> {
+    return this.collection.find(unexpired({ taskId: { $in: [...ids] } }, now), WITHOUT_VECTORS).toArray();
   }
 
   /** Tasks by id, restricted to `filter`, without their vectors and actions. */
@@ -203,9 +214,12 @@ export class TaskRepository {
     return this.findWithin(ids, filter, { actions: 0, embeddings: 0 });
   }
 
-  /** What ranking a candidate reads (id, goal, its template, creation time), for these ids within `filter`. */
+  /**
+   * What ranking a candidate reads (id, goal, its template, creation time), for these ids within `filter`, and its
+   * expiry, so that the search drops expired candidates without a filter of its own.
+   */
   findRankingFields(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskRankingFields[]> {
-    return this.findWithin(ids, filter, { _id: 0, taskId: 1, goal: 1, goalPattern: 1, createdAt: 1 });
+    return this.findWithin(ids, filter, { _id: 0, taskId: 1, goal: 1, goalPattern: 1, createdAt: 1, expires_at: 1 });
   }
 
   private findWithin<T>(ids: readonly string[], filter: Filter<TaskDocument>, projection: Document): Promise<T[]> {
@@ -274,13 +288,16 @@ export class TaskRepository {
     };
     if (outcome.planId != null) set.planId = outcome.planId;
     return this.collection.findOneAndUpdate(
-      {
-        taskId,
-        $or: [
-          { 'learning.state': { $exists: false } },
-          { 'learning.state': 'applying', 'learning.claimedAt': { $lt: new Date(now.getTime() - leaseMs) } },
-        ],
-      },
+      unexpired(
+        {
+          taskId,
+          $or: [
+            { 'learning.state': { $exists: false } },
+            { 'learning.state': 'applying', 'learning.claimedAt': { $lt: new Date(now.getTime() - leaseMs) } },
+          ],
+        },
+        now,
+      ),
       { $set: set },
       { returnDocument: 'after', projection: { 'embeddings.originalQuery_embedding': 0, actions: 0 } },
     );
@@ -293,7 +310,10 @@ export class TaskRepository {
   toolUsage(userId: string, toolName: string): Promise<ToolUsageTask[]> {
     return this.collection
       .find<ToolUsageTask>(
-        { user_id: userId, $or: [{ 'actions.tool_calls.name': toolName }, { 'learning.done.tools': true }] },
+        unexpired(
+          { user_id: userId, $or: [{ 'actions.tool_calls.name': toolName }, { 'learning.done.tools': true }] },
+          new Date(),
+        ),
         {
           projection: {
             _id: 0,
@@ -309,7 +329,7 @@ export class TaskRepository {
   userPlanRuns(userId: string): Promise<UserPlanRuns[]> {
     return this.collection
       .aggregate<UserPlanRuns>([
-        { $match: { user_id: userId, patternId: { $type: 'string' } } },
+        { $match: unexpired({ user_id: userId, patternId: { $type: 'string' } }, new Date()) },
         { $sort: { createdAt: 1, taskId: 1 } },
         {
           $group: {
@@ -336,7 +356,9 @@ export class TaskRepository {
 
   /** The learning state of a task (null: unknown task). */
   findLearning(taskId: string): Promise<Pick<TaskDocument, 'taskId' | 'learning'> | null> {
-    return this.collection.findOne({ taskId }, { projection: { _id: 0, taskId: 1, learning: 1 } });
+    return this.collection.findOne(unexpired({ taskId }, new Date()), {
+      projection: { _id: 0, taskId: 1, learning: 1 },
+    });
   }
 
   /** Marks a part of the learning done, as long as the claim is still ours. */
@@ -409,8 +431,10 @@ export class TaskRepository {
     });
     const stored: Document = { iteration: NEXT_ITERATION };
     for (const [field, value] of Object.entries(action)) stored[field] = literal(value);
-    const filter: Filter<TaskDocument> =
-      iteration === null ? { taskId } : { taskId, $expr: { $eq: [NEXT_ITERATION, iteration] } };
+    const filter: Filter<TaskDocument> = unexpired(
+      iteration === null ? { taskId } : { taskId, $expr: { $eq: [NEXT_ITERATION, iteration] } },
+      new Date(),
+    );
     if (writeId !== null) filter['run.applied_actions.write_id'] = { $ne: writeId };
     // Kept aside before `run` is rewritten below, with the iteration this append takes.
     const applied: Document[] =
@@ -480,7 +504,7 @@ export class TaskRepository {
   /** The task and the action the keyed append `writeId` made; null when none is found (or it is gone since). */
   async findAppliedAction(taskId: string, writeId: string): Promise<TaskWithAction | null> {
     const task = await this.collection.findOne(
-      { taskId, 'run.applied_actions.write_id': writeId },
+      unexpired({ taskId, 'run.applied_actions.write_id': writeId }, new Date()),
       { projection: { embeddings: 0 } },
     );
     const iteration = task?.run?.applied_actions?.find((entry) => entry.write_id === writeId)?.iteration;
@@ -491,7 +515,10 @@ export class TaskRepository {
   /** The next iteration of a task; null when there is no such task. */
   async nextIteration(taskId: string): Promise<number | null> {
     const [row] = await this.collection
-      .aggregate<{ next: number }>([{ $match: { taskId } }, { $project: { _id: 0, next: NEXT_ITERATION } }])
+      .aggregate<{ next: number }>([
+        { $match: unexpired({ taskId }, new Date()) },
+        { $project: { _id: 0, next: NEXT_ITERATION } },
+      ])
       .toArray();
     return row ? row.next : null;
   }
@@ -506,7 +533,7 @@ export class TaskRepository {
   ): Promise<Array<{ taskId: string; actions: ActionDocument[] }>> {
     return this.collection
       .aggregate<{ taskId: string; actions: ActionDocument[] }>([
-        { $match: { taskId: { $in: [...new Set(refs.map((ref) => ref.taskId))] } } },
+        { $match: unexpired({ taskId: { $in: [...new Set(refs.map((ref) => ref.taskId))] } }, new Date()) },
         {
           $project: {
             _id: 0,
@@ -531,7 +558,7 @@ export class TaskRepository {
   ): Promise<Array<{ taskId: string } & StoredActions<ActionDocument>>> {
     return this.collection
       .aggregate<{ taskId: string } & StoredActions<ActionDocument>>([
-        { $match: { taskId: { $in: [...taskIds] } } },
+        { $match: unexpired({ taskId: { $in: [...taskIds] } }, new Date()) },
         {
           $project: {
             _id: 0,
@@ -567,7 +594,7 @@ export class TaskRepository {
   toolCalls(taskIds: readonly string[]): Promise<Array<{ taskId: string } & StoredActions<CompressionAction>>> {
     return this.collection
       .aggregate<{ taskId: string } & StoredActions<CompressionAction>>([
-        { $match: { taskId: { $in: [...taskIds] } } },
+        { $match: unexpired({ taskId: { $in: [...taskIds] } }, new Date()) },
         {
           $project: {
             _id: 0,
@@ -620,10 +647,10 @@ export class TaskRepository {
     status: TaskStatus | null,
     limit: number,
   ): Promise<Array<Omit<TaskDocument, 'embeddings' | 'actions'> & { run: RunSummaryDocument }>> {
-    const filter: Filter<TaskDocument> = {
-      'run.stuck_iterations': { $gte: minIterations },
-      ...(status !== null ? { status } : {}),
-    };
+    const filter = unexpired(
+      { 'run.stuck_iterations': { $gte: minIterations }, ...(status !== null ? { status } : {}) },
+      new Date(),
+    );
     return this.collection
       .find(filter, { projection: { embeddings: 0, actions: 0 } })
       .sort({ 'run.stuck_iterations': -1, 'run.last_action_at': -1, taskId: 1 })
@@ -711,7 +738,9 @@ export class TaskRepository {
 
   /** The iterations recorded on the task's run so far. */
   async actionIterations(taskId: string): Promise<number[]> {
-    const task = await this.collection.findOne({ taskId }, { projection: { 'actions.iteration': 1 } });
+    const task = await this.collection.findOne(unexpired({ taskId }, new Date()), {
+      projection: { 'actions.iteration': 1 },
+    });
     return Array.isArray(task?.actions) ? task.actions.map((action) => action.iteration) : [];
   }
 }

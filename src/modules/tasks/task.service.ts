@@ -8,9 +8,10 @@ import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
 import type { VectorModelCheck } from '../shared/reembed-target';
 import { forwardPage, type Connection, type SortKey } from '../shared/connection';
+import { isExpiredAt } from '../shared/expiry';
 import type { RecordTaskInput, SimilarTasksArgs, TasksArgs } from './task.input';
 import type { TaskLoaders } from './task.loaders';
-import { TaskRepository, taskFilterQuery } from './task.repository';
+import { TaskRepository, taskFilterQuery, unexpired } from './task.repository';
 import { SIMILARITY_WEIGHTS, vectorPart } from './task.similarity';
 import { TASK_GOAL_SPACE, TASK_QUERY_SPACE, TASKS_REEMBED_TARGET } from './task.spaces';
 import type { TaskDocument } from './task.document';
@@ -21,6 +22,16 @@ export const MAX_SIMILAR_LIMIT = 100;
 /** Candidates fetched from each list (vector, keyword, goal pattern) per requested result, and at least. */
 const CANDIDATES_PER_RESULT = 10;
 const MIN_CANDIDATES = 100;
+
+/** What one similarTasks search looks for (the arguments checked, the texts embedded). */
+interface SimilarSearch {
+  query: string | null;
+  goal: string | null;
+  queryVector: Float32Array | null;
+  goalVector: Float32Array | null;
+  limit: number;
+  minSimilarity: number;
+}
 
 /** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
 export class TaskService {
@@ -48,7 +59,7 @@ export class TaskService {
 
   /** A page of tasks matching the filter, newest first. */
   list(args: TasksArgs): Promise<Connection<Task>> {
-    const filter = taskFilterQuery(args.filter);
+    const filter = unexpired(taskFilterQuery(args.filter), new Date());
     const sort: SortKey[] = [
       { field: 'createdAt', direction: -1 },
       { field: 'taskId', direction: -1 },
@@ -125,9 +136,30 @@ export class TaskService {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
-    const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
-    const template = goalPattern(goal ?? query!);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
+    const search = { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity };
+    // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
+    // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
+    // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
+    // index caches one such filter a minute and it leaves out every expired task (also those expiring within the
+    // minute: they are gone for readers before it ends, and only a refilled page misses them until then).
+    const now = new Date();
+    const first = await this.similarWith(search, filter, now);
+    if (!first.dropped || first.tasks.length >= args.limit) return { tasks: first.tasks, count: first.tasks.length };
+    const minuteEnd = new Date((Math.floor(now.getTime() / 60_000) + 1) * 60_000);
+    const { tasks } = await this.similarWith(search, unexpired(filter, minuteEnd), now);
+    return { tasks, count: tasks.length };
+  }
+
+  /** One similarTasks search with `filter` applied inside each list; candidates expired at `now` are dropped (counted). */
+  private async similarWith(
+    search: SimilarSearch,
+    filter: Filter<TaskDocument>,
+    now: Date,
+  ): Promise<{ tasks: SimilarTask[]; dropped: number }> {
+    const { query, goal, queryVector, goalVector } = search;
+    const k = Math.max(search.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
+    const template = goalPattern(goal ?? query!);
 
     const [queryHits, goalHits, queryKeywords, goalKeywords, patternIds] = await Promise.all([
       queryVector ? this.index.searchVector(TASK_QUERY_SPACE.name, { vector: queryVector, k, filter }) : [],
@@ -149,7 +181,9 @@ export class TaskService {
       queryVector ? this.index.vectorScores(TASK_QUERY_SPACE.name, queryVector, ids) : null,
       goalVector ? this.index.vectorScores(TASK_GOAL_SPACE.name, goalVector, ids) : null,
     ]);
-    const candidates = new Map(found.map((document) => [document.taskId, document]));
+    const live = found.filter((document) => !isExpiredAt(document.expires_at, now));
+    const dropped = found.length - live.length;
+    const candidates = new Map(live.map((document) => [document.taskId, document]));
     // Many candidates share a template: each distinct one is scored once.
     const patternScores = new Map<string, number>();
     const patternScore = (pattern: string) => {
@@ -186,10 +220,10 @@ export class TaskService {
           })),
         },
       ],
-      { minScore: args.minSimilarity },
+      { minScore: search.minSimilarity },
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
-    const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, args.limit);
+    const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, search.limit);
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -223,7 +257,7 @@ export class TaskService {
           task,
         };
       });
-    return { tasks, count: tasks.length };
+    return { tasks, dropped };
   }
 
   /** Vectors of the given texts (one embedder call), null where no text was given. */

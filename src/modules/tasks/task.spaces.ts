@@ -5,7 +5,8 @@ import { TaskRepository } from './task.repository';
 
 /**
  * Two search spaces over `tasks`: the vector and the text (for BM25) of the original query, and of the goal.
- * similarTasks filters on status and user inside each space's search, before the limit.
+ * similarTasks filters on status and user inside each space's search, before the limit, and on the expiry when
+ * dropping the expired hits left a page short.
  */
 export const TASK_QUERY_SPACE: SpaceDefinition = {
   name: 'tasks.originalQuery',
@@ -13,7 +14,7 @@ export const TASK_QUERY_SPACE: SpaceDefinition = {
   idField: 'taskId',
   vectorPath: 'embeddings.originalQuery_embedding',
   textPaths: ['originalQuery'],
-  filterFields: ['status', 'user_id'],
+  filterFields: ['status', 'user_id', 'expires_at'],
 };
 
 export const TASK_GOAL_SPACE: SpaceDefinition = {
@@ -22,7 +23,7 @@ export const TASK_GOAL_SPACE: SpaceDefinition = {
   idField: 'taskId',
   vectorPath: 'embeddings.goal_embedding',
   textPaths: ['goal'],
-  filterFields: ['status', 'user_id'],
+  filterFields: ['status', 'user_id', 'expires_at'],
 };
 
 /** The spaces for `deps.search.defineSpace`. */
