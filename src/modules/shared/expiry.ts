@@ -76,10 +76,10 @@ export function expiryOf(input: ExpiryInput, now: Date, path = 'input'): Date | 
 /** The descriptions of the expiry fields, the same on every write input and type. */
 export const EXPIRY_DESCRIPTIONS = {
   expiresAt:
-    'When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds.',
-  ttlSeconds: 'Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt.',
+    'When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after. Not with ttlSeconds.',
+  ttlSeconds: 'Seconds from now (at least 1) after which it expires, as expiresAt. Not with expiresAt.',
   stored:
-    'When the database deletes it (a TTL index, within about a minute after); null: kept (see serverInfo.retention).',
+    'When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after; null: kept (see serverInfo.retention).',
 } as const;
 
 /**

@@ -37,7 +37,7 @@ export type AppendMessageInput = {
 export type CreateSessionInput = {
   /** Stored as application_name (the Strands MongoDB session manager's); at most 255 characters. */
   applicationName?: string | null | undefined;
-  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. The whole session goes, its messages with it. */
+  /** When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after. Not with ttlSeconds. The whole session goes, its messages with it. */
   expiresAt?: string | null | undefined;
   /** At most 1 MB; keys must not start with $ or contain a dot. */
   metadata?: Record<string, unknown> | null | undefined;
@@ -45,7 +45,7 @@ export type CreateSessionInput = {
   sessionId?: string | null | undefined;
   /** At most 50 characters. */
   sessionType?: string;
-  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  /** Seconds from now (at least 1) after which it expires, as expiresAt. Not with expiresAt. */
   ttlSeconds?: number | null | undefined;
   /** The end user the session is about; stored as user_id (the SDKs ignore it); at most 200 characters. */
   userId?: string | null | undefined;
@@ -217,7 +217,7 @@ export type RecordExperienceInput = {
   dedupe?: boolean | null | undefined;
   /** Unique id (at most 200 characters); a UUID is generated when absent. */
   experienceId?: string | number | null | undefined;
-  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. */
+  /** When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after. Not with ttlSeconds. */
   expiresAt?: string | null | undefined;
   feedbackSignals?: FeedbackSignalsInput | null | undefined;
   finalOutcome: ExperienceOutcome;
@@ -235,7 +235,7 @@ export type RecordExperienceInput = {
   tags?: Array<string> | null | undefined;
   /** When it happened; default now. */
   timestamp?: string | null | undefined;
-  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  /** Seconds from now (at least 1) after which it expires, as expiresAt. Not with expiresAt. */
   ttlSeconds?: number | null | undefined;
   /** The end user the experience is about; at most 200 characters. */
   userId?: string | null | undefined;
@@ -257,10 +257,10 @@ export type RecordInsightInput = {
   /** Starting confidence of a new insight (0–1, default 0.5); ignored for a known one. */
   confidence?: number | null | undefined;
   evidence?: Array<InsightEvidenceInput> | null | undefined;
-  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. Recording it again with an expiry replaces it; without, keeps it. */
+  /** When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after. Not with ttlSeconds. Recording it again with an expiry replaces it; without, keeps it. */
   expiresAt?: string | null | undefined;
   insight: string;
-  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  /** Seconds from now (at least 1) after which it expires, as expiresAt. Not with expiresAt. */
   ttlSeconds?: number | null | undefined;
   type: InsightType;
   /** The end user the insight is about (at most 200 characters); each user has their own insights. */
@@ -279,7 +279,7 @@ export type RecordTaskInput = {
   context?: string | null | undefined;
   /** When it started; default now. */
   createdAt?: string | null | undefined;
-  /** When the database deletes it (a TTL index: within about a minute after; then gone from every list and search). Not with ttlSeconds. */
+  /** When it expires: gone for every read from then on, deleted by the database (a TTL index) within about a minute after. Not with ttlSeconds. */
   expiresAt?: string | null | undefined;
   goal: string;
   originalQuery: string;
@@ -291,7 +291,7 @@ export type RecordTaskInput = {
   successMetrics?: SuccessMetricsInput | null | undefined;
   /** Unique id; a new ObjectId string when absent. */
   taskId?: string | number | null | undefined;
-  /** Seconds from now (at least 1) after which the database deletes it, as expiresAt. Not with expiresAt. */
+  /** Seconds from now (at least 1) after which it expires, as expiresAt. Not with expiresAt. */
   ttlSeconds?: number | null | undefined;
   /** The end user the task is about; at most 200 characters. */
   userId?: string | null | undefined;
