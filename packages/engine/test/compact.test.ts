@@ -29,7 +29,7 @@ test('after compact, deleted documents and their vectors are in no file; kept on
   let server = await startEmbeddedServer({ dataDir });
   let client = await MongoClient.connect(server.uri);
   try {
-    const rows = client.db('d').collection('c');
+    const rows = client.db('d').collection<{ _id: string; [field: string]: unknown }>('c');
     // Before a first snapshot, and after it: both the journal and a snapshot hold the marker.
     await rows.insertMany([
       { _id: 'gone', text: marker, embeddings: { v: vector } },

@@ -3,7 +3,7 @@ import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ForwardPageArgs } from '../shared/connection';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
-import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../shared/validity.type';
 
 @InputType({
   description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.',

@@ -16,8 +16,8 @@ import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
-import { EXPERIENCE_VALIDITY, currentAt, restoreEnd } from '../validity/validity.filter';
-import type { MemoryEnd, MemoryState } from '../validity/validity.service';
+import { EXPERIENCE_VALIDITY, currentAt, restoreEnd } from '../shared/validity.filter';
+import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
 
 /** What the lifecycle reads of an experience: its validity and the scope its events copy. */
 const STATE_FIELDS = {
@@ -51,7 +51,7 @@ function experienceState(document: Document): MemoryState {
 export function experienceRecordedBy(asOf: Date): Filter<ExperienceDocument> {
   return { _id: { $lt: ObjectId.createFromTime(Math.floor(asOf.getTime() / 1000) + 1) } };
 }
-import type { MemoryScope } from '../forget/forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 import { markApplied, notApplied } from '../shared/idempotency';
 
 /**

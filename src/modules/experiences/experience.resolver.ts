@@ -30,7 +30,7 @@ import {
 } from './experience.input';
 import { Experience, ExperienceConnection, ExperienceEmbeddings, ExperienceSearchHit } from './experience.type';
 import { MemoryEvent, toHistory } from '../history/memory-event.type';
-import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../shared/validity.type';
 
 @Resolver(() => Experience)
 export class ExperienceResolver {

@@ -36,7 +36,7 @@ import {
   isCurrentAt,
   validityQuery,
   type ValidityArgs,
-} from '../validity/validity.filter';
+} from '../shared/validity.filter';
 import type { Caller } from '../../auth/caller';
 import { EXPERIENCE_SPACES, EXPERIENCES_REEMBED_TARGET } from './experience.spaces';
 import {

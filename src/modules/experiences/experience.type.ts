@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import { EmbeddingsInfo } from '../server-info/server-info.type';
+import { EmbeddingsInfo } from '../shared/embeddings-info.type';
 import { ConnectionType } from '../shared/connection';
 import {
   storedDate,
@@ -23,8 +23,8 @@ import {
 } from './experience.document';
 import { Node } from '../shared/node';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
-import { EXPERIENCE_VALIDITY, memoryStatus } from '../validity/validity.filter';
-import { MemoryStatus } from '../validity/validity.type';
+import { EXPERIENCE_VALIDITY, memoryStatus } from '../shared/validity.filter';
+import { MemoryStatus } from '../shared/validity.type';
 
 export { EXPERIENCE_FIELDS, ExperienceField, embeddingKey };
 

@@ -22,7 +22,7 @@ import { TaskRepository, type ForgottenTask } from '../tasks/task.repository';
 import { TOOL_PERFORMANCE_COLLECTION } from '../tools/tool.document';
 import { ToolPerformanceRepository } from '../tools/tool.repository';
 import type { ForgetScope } from './forget.input';
-import type { MemoryScope } from './forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 import { ForgetScopeKind, type ForgetCount, type ForgetReport } from './forget.type';
 import { checkScope } from './forget.validation';
 

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import type { ForgetScope } from './forget.input';
-import type { MemoryScope, ScopeKind } from './forget.scope';
+import type { MemoryScope, ScopeKind } from '../shared/memory-scope';
 
 const KINDS: readonly ScopeKind[] = ['userId', 'sessionId', 'agentId'];
 

@@ -6,7 +6,7 @@ import {
   type MemoryEventType,
   type MemoryKind,
 } from './memory-event.document';
-import type { MemoryScope } from '../forget/forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 
 /**
  * The ids of the memories a forget erases, by kind, and the sessions it deletes: their events go whatever scope fields

@@ -1,7 +1,7 @@
 import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { AgentType, InsightType } from './insight.type';
-import { AS_OF, INCLUDE_SUPERSEDED } from '../validity/validity.type';
+import { AS_OF, INCLUDE_SUPERSEDED } from '../shared/validity.type';
 
 @ArgsType()
 export class AgentInsightsArgs {

@@ -3,8 +3,8 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import { REPAIR_ADVICE, storedDamage, type StoredKind } from '../shared/stored-damage';
 import { markApplied, notApplied } from '../shared/idempotency';
-import { INSIGHT_VALIDITY, currentAt, restoreEnd } from '../validity/validity.filter';
-import type { MemoryEnd, MemoryState } from '../validity/validity.service';
+import { INSIGHT_VALIDITY, currentAt, restoreEnd } from '../shared/validity.filter';
+import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
 import {
   AGENT_INSIGHTS_COLLECTION,
   type AgentInsightDocument,
@@ -12,7 +12,7 @@ import {
   type EvidenceDocument,
   type InsightType,
 } from './insight.document';
-import type { MemoryScope } from '../forget/forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 
 /** The insights of a forget scope: a user's (`userId`) or an agent's (`agentId`); insights record no session. */
 function scopeQuery({ kind, value }: MemoryScope): Filter<AgentInsightDocument> | null {

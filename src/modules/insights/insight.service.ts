@@ -16,7 +16,7 @@ import {
 } from './insight.repository';
 import type { Caller } from '../../auth/caller';
 import { MemoryEventRepository, type MemoryEventInput } from '../history/memory-event.repository';
-import { INSIGHT_VALIDITY, bothFilters, validityQuery } from '../validity/validity.filter';
+import { INSIGHT_VALIDITY, bothFilters, validityQuery } from '../shared/validity.filter';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
 import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
 

@@ -11,8 +11,8 @@ import {
   storedTextOrNull,
   StoredReader,
 } from '../shared/stored-values';
-import { INSIGHT_VALIDITY, memoryStatus } from '../validity/validity.filter';
-import { MemoryStatus } from '../validity/validity.type';
+import { INSIGHT_VALIDITY, memoryStatus } from '../shared/validity.filter';
+import { MemoryStatus } from '../shared/validity.type';
 import { Node } from '../shared/node';
 import { AGENT_INSIGHTS_COLLECTION, AgentType, InsightType, type AgentInsightDocument } from './insight.document';
 

@@ -9,7 +9,7 @@ import { ToolPerformance } from '../tools/tool.type';
 import { globalId } from './node.id';
 import { MAX_NODES } from './node.service';
 import { Node } from '../shared/node';
-import { INCLUDE_SUPERSEDED } from '../validity/validity.type';
+import { INCLUDE_SUPERSEDED } from '../shared/validity.type';
 
 @Resolver(() => Node)
 export class NodeResolver {

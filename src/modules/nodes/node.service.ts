@@ -15,7 +15,7 @@ import { toTask, type Task } from '../tasks/task.type';
 import type { Action } from '../runs/run.type';
 import { parseGlobalId, type NodeKey } from './node.id';
 import { asNode, type Node } from '../shared/node';
-import { EXPERIENCE_VALIDITY, INSIGHT_VALIDITY, isCurrentAt } from '../validity/validity.filter';
+import { EXPERIENCE_VALIDITY, INSIGHT_VALIDITY, isCurrentAt } from '../shared/validity.filter';
 import type { Document } from 'mongodb';
 
 /** Most ids one `nodes` call takes. */

@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { EmbeddingsInfo } from '../server-info/server-info.type';
+import { EmbeddingsInfo } from '../shared/embeddings-info.type';
 
 /**
  * The collections `reembed` serves. A feature that stores vectors adds its value here and declares a `ReembedTarget`

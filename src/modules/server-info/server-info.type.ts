@@ -1,4 +1,5 @@
 import { Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { EmbeddingsInfo } from '../shared/embeddings-info.type';
 
 export enum DatabaseKind {
   EMBEDDED = 'EMBEDDED',
@@ -42,21 +43,6 @@ export class DatabaseInfo {
 
   @Field(() => StorageInfo)
   storage!: StorageInfo;
-}
-
-@ObjectType({
-  simpleResolvers: true,
-  description: 'The embedding provider that makes the vectors for similarity search.',
-})
-export class EmbeddingsInfo {
-  @Field({ description: 'openai, local or hash.' })
-  provider!: string;
-
-  @Field()
-  model!: string;
-
-  @Field(() => Int)
-  dimensions!: number;
 }
 
 export enum SubscriptionSource {

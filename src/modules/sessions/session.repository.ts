@@ -16,7 +16,7 @@ import {
   type SessionDocument,
 } from './session.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
-import type { MemoryScope } from '../forget/forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 
 /** The sessions a forget scope touches: a user's, the one session, or those holding the agent (any stored key). */
 function scopeQuery({ kind, value }: MemoryScope): Document {

@@ -22,7 +22,7 @@ import {
 } from './task.document';
 import type { UserPlanRuns } from '../plans/plan.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
-import type { MemoryScope } from '../forget/forget.scope';
+import type { MemoryScope } from '../shared/memory-scope';
 
 /** What forgetting a task needs of it: what it was learned into and the keyed writes it holds, never its vectors. */
 export type ForgottenTask = Pick<

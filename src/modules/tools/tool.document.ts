@@ -1,6 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
-import type { ContextStats, ErrorStats, ExecutionCounts } from './tool.aggregation';
+import type { ToolPerformanceFigures } from './tool.aggregation';
 
 /** The collection of seed 002's ToolPerformance. */
 export const TOOL_PERFORMANCE_COLLECTION = 'tool_performance';
@@ -10,15 +10,8 @@ export const TOOL_PERFORMANCE_COLLECTION = 'tool_performance';
  * avgDuration, commonErrors, optimalContext, lastUpdated) plus the sums the averages are computed from and the
  * per-context counters.
  */
-export interface ToolPerformanceDocument extends ExecutionCounts {
+export interface ToolPerformanceDocument extends ToolPerformanceFigures {
   _id?: ObjectId;
-  toolName: string;
-  avgDuration: number;
-  commonErrors: ErrorStats[];
-  optimalContext: string[];
-  lastUpdated: Date;
-  createdAt: Date;
-  contexts?: ContextStats[];
   /** The ids of the keyed writes counted here, latest last (see `markApplied`): a retried one is not counted again. */
   appliedWrites?: string[];
 }

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { Context } from '../../context';
 import { EndedMemory } from './validity.result';
-import { MemoryKind } from './validity.type';
+import { MemoryKind } from '../shared/validity.type';
 
 @Resolver()
 export class ValidityResolver {

@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { Experience } from '../experiences/experience.type';
 import { AgentInsight } from '../insights/insight.type';
-import { MemoryKind } from './validity.type';
+import { MemoryKind } from '../shared/validity.type';
 
 @ObjectType({ simpleResolvers: true, description: 'A memory just superseded or retired, as it is now.' })
 export class EndedMemory {

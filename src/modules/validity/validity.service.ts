@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { AppDeps } from '../../app';
 import type { Caller } from '../../auth/caller';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors';
@@ -11,32 +11,25 @@ import type { MemoryKind as StoredKind } from '../history/memory-event.document'
 import { toExperience, type Experience } from '../experiences/experience.type';
 import { toAgentInsight, type AgentInsight } from '../insights/insight.type';
 import type { EndedMemory } from './validity.result';
-import { MemoryKind } from './validity.type';
+import { MemoryKind } from '../shared/validity.type';
 import { AgentInsightRepository } from '../insights/insight.repository';
 import type { AgentInsightDocument } from '../insights/insight.document';
 import type { NodeLoaders } from '../nodes/node.loaders';
 import type { ExperienceDocument } from '../experiences/experience.document';
-import { EXPERIENCE_VALIDITY, INSIGHT_VALIDITY, isCurrentAt, type ValidityFields } from './validity.filter';
+import {
+  EXPERIENCE_VALIDITY,
+  INSIGHT_VALIDITY,
+  isCurrentAt,
+  type MemoryEnd,
+  type MemoryState,
+  type ValidityFields,
+} from '../shared/validity.filter';
 
 /** Longest supersede or retire reason. */
 export const MAX_REASON_LENGTH = 2000;
 
 /** Replacements followed when looking for a cycle (further on, the chain's start is not current: refused anyway). */
 const MAX_CHAIN = 1000;
-
-/** A memory's lifecycle state: its stored validity fields and the scope its events copy. */
-export interface MemoryState {
-  id: string;
-  stored: Document;
-  scope: { user_id: string | null; agent_id: string | null; session_id: string | null };
-}
-
-/** How a memory ends: at `at`, replaced by `supersededBy` (null: retired), for `reason`. */
-export interface MemoryEnd {
-  at: Date;
-  supersededBy: string | null;
-  reason: string | null;
-}
 
 /** What the lifecycle needs of a kind of memory (its repository and names). */
 interface MemoryStore<T> {

@@ -13,19 +13,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Caller } from '../../../src/auth/caller';
 import { createTestApp, type TestApp } from '../../support/app';
 import { mcpClient, toolValue } from '../../support/mcp';
+import { seededRandom } from '../../support/vectors';
 import { subscribe, waitUntil, wsClient } from '../../support/subscriptions';
-
-/** A seeded generator (mulberry32), so a failure replays the same operations. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env.LIFECYCLE_SEED ?? 41);
 const OPERATIONS = 1000;
@@ -101,7 +90,7 @@ afterAll(async () => {
 });
 
 it(`after ${OPERATIONS} random lifecycle operations no read returns a memory that is not current unless asked`, async () => {
-  const random = seeded(SEED);
+  const random = seededRandom(SEED);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const maybe = <T>(chance: number, value: T): T | undefined => (random() < chance ? value : undefined);
   const run = (query: string, variables?: Record<string, unknown>) => app.run(query, variables, { caller: ADMIN });

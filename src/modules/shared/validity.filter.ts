@@ -172,3 +172,17 @@ export function restoreEnd(fields: ValidityFields, stored: StoredValidity): Docu
   }
   return { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) };
 }
+
+/** A memory's lifecycle state: its stored validity fields and the scope its events copy. */
+export interface MemoryState {
+  id: string;
+  stored: Document;
+  scope: { user_id: string | null; agent_id: string | null; session_id: string | null };
+}
+
+/** How a memory ends: at `at`, replaced by `supersededBy` (null: retired), for `reason`. */
+export interface MemoryEnd {
+  at: Date;
+  supersededBy: string | null;
+  reason: string | null;
+}
