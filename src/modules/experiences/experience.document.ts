@@ -55,6 +55,8 @@ export interface ExperienceDocument {
   superseded_by?: string | null;
   /** Why it ended (the supersede or retire reason). */
   ended_reason?: string | null;
+  /** The key that recorded it (null: anonymous): its `created` history event, derived rather than stored. */
+  recorded_by_key?: string | null;
   /** Hash of agent, user, outcome, normalised goal and sub-task (experience.dedupe.ts); older documents lack it. */
   dedupe_key?: string | null;
   /** Hash of agent, user, outcome and the goal's words but for articles, stemmed: the near match's candidates. */

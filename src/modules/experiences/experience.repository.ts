@@ -16,7 +16,7 @@ import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
-import { EXPERIENCE_VALIDITY, currentAt, restoreEnd } from '../shared/validity.filter';
+import { EXPERIENCE_VALIDITY, currentAt, isCurrentAt, restoreEnd } from '../shared/validity.filter';
 import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
 
 /** What the lifecycle reads of an experience: its validity and the scope its events copy. */
@@ -125,6 +125,7 @@ export class ExperienceRepository {
 
   /** Ids among `ids` that are already taken. */
   async existingIds(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
     const rows = await this.collection
       .find({ experience_id: { $in: ids } }, { projection: { _id: 0, experience_id: 1 } })
       .toArray();
@@ -252,19 +253,25 @@ export class ExperienceRepository {
    * The experiences current at `now` with one of the dedupe keys or near keys (experience.dedupe.ts), oldest first (the
    * first recorded stands), without vectors.
    */
-  findCurrentDuplicates(
-    keys: readonly string[],
-    nearKeys: readonly string[],
-    now: Date,
-  ): Promise<ExperienceDocument[]> {
+  findCurrentDuplicates(nearKeys: readonly string[], now: Date): Promise<ExperienceDocument[]> {
+    // One equality read on near_key, served by its index alone: an exact duplicate's goal has the same words, so its
+    // near_key is the same too. (An `$or` with dedupe_key, a validity filter or a sort made the engine walk the
+    // timestamp index over the whole collection on every recording.)
+    if (!nearKeys.length) return Promise.resolve([]);
     return findDocuments<ExperienceDocument>(
       this.db,
       EXPERIENCES_COLLECTION,
-      {
-        $or: [{ dedupe_key: { $in: [...keys] } }, { near_key: { $in: [...nearKeys] } }],
-        ...currentAt(EXPERIENCE_VALIDITY, now),
-      },
-      { projection: WITHOUT_VECTORS.projection, sort: { timestamp: 1, experience_id: 1 } },
+      { near_key: { $in: [...nearKeys] } },
+      WITHOUT_VECTORS,
+    ).then((found) =>
+      found
+        .filter((document) => isCurrentAt(EXPERIENCE_VALIDITY, document as unknown as Document, now))
+        // The oldest first (the memory a duplicate counts into), as the stored order of the list.
+        .sort(
+          (a, b) =>
+            new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime() ||
+            (a.experience_id < b.experience_id ? -1 : a.experience_id > b.experience_id ? 1 : 0),
+        ),
     );
   }
 

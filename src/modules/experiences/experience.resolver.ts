@@ -210,6 +210,6 @@ export class ExperienceResolver {
   })
   async history(@Root() experience: Experience, @Ctx() ctx: Context): Promise<MemoryEvent[]> {
     const events = await ctx.loaders.history.experienceHistory.load(experience.experienceId);
-    return toHistory(events, experience.validUntil, new Date());
+    return toHistory(events, experience.validUntil, new Date(), experience.recorded);
   }
 }

@@ -37,8 +37,8 @@ const STORED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   status: ['valid_from', 'valid_until', 'superseded_by', 'ended_reason', 'expires_at'],
   supersededBy: ['superseded_by'],
   supersedes: [],
-  // An `expired` event is derived from valid_until.
-  history: ['valid_until'],
+  // An `expired` event is derived from valid_until, the `created` one from the _id and the recording key.
+  history: ['valid_until', '_id', 'recorded_by_key'],
 };
 
 /**

@@ -177,7 +177,7 @@ export class ExperienceService {
     private readonly deps: AppDeps,
     private readonly loaders: { experiences: ExperienceLoaders },
     private readonly vectorModels: VectorModelCheck,
-    caller: Pick<Caller, 'keyId'>,
+    private readonly caller: Pick<Caller, 'keyId'>,
   ) {
     this.repository = new ExperienceRepository(db);
     this.idempotency = new Idempotency(db, deps.config.idempotencyTtlHours);
@@ -217,7 +217,12 @@ export class ExperienceService {
    * given: whole documents (without vectors) otherwise, which are then shared with the request's other reads.
    */
   list(args: ExperiencesArgs, fields: string[] | null = null): Promise<Connection<Experience>> {
-    const filter = bothFilters(experienceFilterQuery(args.filter), experienceValidity(args, new Date()));
+    const now = new Date();
+    const chosen = experienceFilterQuery(args.filter);
+    const filter = bothFilters(chosen, experienceValidity(args, now));
+    // Current ones (the default): the page is read without the validity in its filter (which the engine would compile
+    // for each request) and checked here; only a page that held one not current is read again with it.
+    const checked = !args.asOf && !args.includeSuperseded;
     const direction = args.orderBy?.direction ?? ExperienceOrderDirection.DESC;
     const sort: SortKey[] = [
       { field: args.orderBy?.field ?? 'timestamp', direction },
@@ -227,8 +232,13 @@ export class ExperienceService {
       first: args.first,
       after: args.after,
       sort,
-      fetch: (after, order, limit) =>
-        this.repository.findPage(filter, after, order, limit, fields && [...fields, ...sort.map((key) => key.field)]),
+      fetch: async (after, order, limit) => {
+        const read = fields && [...fields, ...sort.map((key) => key.field)];
+        if (!checked) return this.repository.findPage(filter, after, order, limit, read);
+        const page = await this.repository.findPage(chosen, after, order, limit, read && [...read, ...VALIDITY_STORED]);
+        if (page.every((document) => isCurrent(document, now))) return page;
+        return this.repository.findPage(filter, after, order, limit, read);
+      },
       count: () => this.repository.count(filter),
       toNode: (document) => {
         // A partial document must not answer another read of the same experience.
@@ -263,6 +273,8 @@ export class ExperienceService {
     const build = (now: Date) => inputs.map((input, i) => newExperienceDocument(input, pathOf(i), now));
     // A caller that names the experience will look for it by that id: it is stored unless asked to count.
     const dedupe = inputs.map((input) => input.dedupe ?? input.experienceId == null);
+    // Only an id the caller chose can be taken already (a generated one is a random UUID; the unique index stands).
+    const named = inputs.map((input) => input.experienceId != null);
     const now = new Date();
     const checked = build(now);
     return this.idempotency.run({
@@ -280,7 +292,7 @@ export class ExperienceService {
         );
         // A keyed recording counted as an occurrence is marked in what it was counted into, under its planned _id.
         const writeIds = plan.objectIds.map((id) => (key == null ? null : String(id)));
-        if (!resumed) return this.store(documents, dedupe, writeIds);
+        if (!resumed) return this.store(documents, dedupe, writeIds, named);
         const present = new Set((await this.repository.existingObjectIds(plan.objectIds)).map(String));
         const absent = documents.flatMap((document, i) => (present.has(String(document._id)) ? [] : [i]));
         const countedInto = new Map<string, ExperienceDocument>();
@@ -293,6 +305,7 @@ export class ExperienceService {
           missing.map((i) => documents[i]),
           missing.map((i) => dedupe[i]),
           missing.map((i) => writeIds[i]),
+          missing.map((i) => named[i]),
         );
         const answers = new Map(missing.map((i, m) => [i, storedNow[m]]));
         const stored = new Map((await this.repository.findByIds(plan.ids)).map((doc) => [doc.experience_id, doc]));
@@ -317,6 +330,7 @@ export class ExperienceService {
     documents: ExperienceDocument[],
     dedupe: readonly boolean[],
     writeIds: ReadonlyArray<string | null>,
+    named: readonly boolean[],
   ): Promise<Experience[]> {
     const ids = documents.map((document) => document.experience_id);
     const seen = new Set<string>();
@@ -335,21 +349,22 @@ export class ExperienceService {
     const locks = documents.flatMap((document, i) =>
       dedupe[i] ? [`${this.db.databaseName}\0${document.dedupe_key}`] : [],
     );
-    return serialized(locks, () => this.storeOrCount(documents, dedupe, writeIds));
+    return serialized(locks, () => this.storeOrCount(documents, dedupe, writeIds, named));
   }
 
   private async storeOrCount(
     documents: ExperienceDocument[],
     dedupe: readonly boolean[],
     writeIds: ReadonlyArray<string | null>,
+    named: readonly boolean[],
   ): Promise<Experience[]> {
     const now = new Date();
     const keys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.dedupe_key!] : [])))];
     const nearKeys = [...new Set(documents.flatMap((document, i) => (dedupe[i] ? [document.near_key!] : [])))];
     // Both reads at once: looking for duplicates adds no round trip to the id check.
     const [taken, duplicates] = await Promise.all([
-      this.repository.existingIds(documents.map((document) => document.experience_id)),
-      keys.length ? this.repository.findCurrentDuplicates(keys, nearKeys, now) : [],
+      this.repository.existingIds(documents.flatMap((document, i) => (named[i] ? [document.experience_id] : []))),
+      this.repository.findCurrentDuplicates(nearKeys, now),
     ]);
     const exact = new Set(keys);
     const sameKey = duplicates.filter((document) => exact.has(document.dedupe_key!));
@@ -393,8 +408,9 @@ export class ExperienceService {
       if (writeIds[i] !== null) (first.appliedWrites ??= []).push(writeIds[i]!);
     });
     const inserted = fresh();
+    // Their `created` events are derived from the documents (see toHistory): no second write per recording.
+    for (const document of inserted) document.recorded_by_key = this.caller.keyId;
     if (inserted.length) await this.repository.insertAll(inserted);
-    await this.events.record(...inserted.map((document) => event(document, { event: 'created' })));
     for (const document of inserted) {
       this.indexFields(document, EXPERIENCE_FIELDS);
       const { embeddings: _vectors, appliedWrites: _applied, ...stored } = document;
@@ -452,6 +468,8 @@ export class ExperienceService {
         orphans.map((i) => documents[i]),
         orphans.map(() => true),
         orphans.map((i) => writeIds[i]),
+        // Their ids were checked on the first pass.
+        orphans.map(() => false),
       );
       orphans.forEach((i, o) => recorded.set(i, again[o]));
     }

@@ -1,3 +1,4 @@
+import { ObjectId } from 'mongodb';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { EmbeddingsInfo } from '../shared/embeddings-info.type';
@@ -176,6 +177,9 @@ export class Experience {
 
   /** The replacement's experienceId (`supersededBy` loads it). */
   supersededById!: string | null;
+
+  /** When it was recorded (its `_id`'s time; null for an id that is not an ObjectId) and with which key: `history`. */
+  recorded!: { at: Date; keyId: string | null } | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
@@ -273,6 +277,10 @@ export function toExperience(doc: ExperienceDocument): Experience {
     endedReason: read.field('endedReason', 'ended_reason', storedTextOrNull(doc.ended_reason)),
     status: memoryStatus(EXPERIENCE_VALIDITY, doc as unknown as Record<string, unknown>, new Date()),
     supersededById: read.field('supersededBy', 'superseded_by', storedTextOrNull(doc.superseded_by)),
+    recorded:
+      doc._id instanceof ObjectId
+        ? { at: doc._id.getTimestamp(), keyId: typeof doc.recorded_by_key === 'string' ? doc.recorded_by_key : null }
+        : null,
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Db, Filter } from 'mongodb';
+import { ObjectId, type Db, type Filter } from 'mongodb';
 import type { Caller } from '../../auth/caller';
 import {
   MEMORY_EVENTS_COLLECTION,
@@ -31,10 +31,12 @@ export class MemoryEventRepository {
   /** Appends events (after the write they describe succeeded). */
   async record(...events: MemoryEventInput[]): Promise<void> {
     if (!events.length) return;
+    await this.collection.insertMany(this.stored(events));
+  }
+
+  private stored(events: MemoryEventInput[]): MemoryEventDocument[] {
     const now = new Date();
-    await this.collection.insertMany(
-      events.map((event) => ({ ...event, at: event.at ?? now, key_id: this.caller.keyId })),
-    );
+    return events.map((event) => ({ _id: new ObjectId(), ...event, at: event.at ?? now, key_id: this.caller.keyId }));
   }
 
   /** A memory's events, oldest first. */

@@ -46,10 +46,16 @@ const EVENT_TYPES = new Set<string>(Object.values(MemoryEventType));
 
 /**
  * A memory's events in GraphQL shape, oldest first, with the `expired` event derived on read: a memory whose
- * `validUntil` passed without a supersede or retire shows one at `validUntil`.
+ * `validUntil` passed without a supersede or retire shows one at `validUntil`. A memory that keeps its recording in
+ * its own document (`recorded`: experiences) gets its `created` event from there, first.
  */
-export function toHistory(events: readonly MemoryEventDocument[], validUntil: Date | null, now: Date): MemoryEvent[] {
-  const history = events
+export function toHistory(
+  events: readonly MemoryEventDocument[],
+  validUntil: Date | null,
+  now: Date,
+  recorded: { at: Date; keyId: string | null } | null = null,
+): MemoryEvent[] {
+  const stored = events
     .filter((event) => EVENT_TYPES.has(event.event))
     .map((event) => ({
       type: event.event as StoredEventType as MemoryEventType,
@@ -59,6 +65,20 @@ export function toHistory(events: readonly MemoryEventDocument[], validUntil: Da
       relatedId: event.related_id ?? null,
       reason: event.reason ?? null,
     }));
+  const history =
+    recorded && !stored.some((event) => event.type === MemoryEventType.CREATED)
+      ? [
+          {
+            type: MemoryEventType.CREATED,
+            at: recorded.at,
+            keyId: recorded.keyId,
+            fields: null,
+            relatedId: null,
+            reason: null,
+          },
+          ...stored,
+        ]
+      : stored;
   const ended = history.some(
     (event) => event.type === MemoryEventType.SUPERSEDED || event.type === MemoryEventType.RETIRED,
   );

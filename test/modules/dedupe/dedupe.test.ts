@@ -71,7 +71,6 @@ describe('recordExperience counts an occurrence of the same memory', () => {
     await app.run(RecordOccurrenceDocument, { input: memory() });
     const history = await events(first.experienceId);
     expect(history.map((event) => [event.kind, event.event, event.agent_id])).toEqual([
-      ['experience', 'created', `agent-${agents}`],
       ['experience', 'deduplicated', `agent-${agents}`],
     ]);
   });
@@ -188,9 +187,8 @@ describe('recordExperience counts an occurrence of the same memory', () => {
     expect(recordExperiences[0]).toMatchObject({ occurrences: 2, tags: ['x', 'y'] });
     expect(recordExperiences[4]).toMatchObject({ occurrences: 3, tags: ['a', 'b'] });
     expect(await stored(`agent-${agents}`)).toHaveLength(3);
-    expect((await events(ids[0])).map((event) => event.event)).toEqual(['created', 'deduplicated']);
+    expect((await events(ids[0])).map((event) => event.event)).toEqual(['deduplicated']);
     expect((await events(storedFirst.experienceId)).map((event) => event.event)).toEqual([
-      'created',
       'deduplicated',
       'deduplicated',
     ]);

@@ -121,8 +121,8 @@ describe('forget', () => {
         agent_insights: { deleted: 2, changed: 0, messagesRemoved: 0 },
         plan_patterns: { deleted: 1, changed: 0, messagesRemoved: 0 },
         tool_performance: { deleted: 0, changed: 1, messagesRemoved: 0 },
-        // The created events of her two experiences and two insights, and the two the fixture adds.
-        memory_events: { deleted: 6, changed: 0, messagesRemoved: 0 },
+        // The created events of her two insights (an experience's is its own document), and the two the fixture adds.
+        memory_events: { deleted: 4, changed: 0, messagesRemoved: 0 },
         idempotency_keys: { deleted: 4, changed: 0, messagesRemoved: 0 },
       });
       expect(await databaseFingerprint(app.db)).toEqual(before);
