@@ -28,9 +28,16 @@ import {
   SearchExperiencesArgs,
   UpdateExperienceInput,
 } from './experience.input';
-import { Experience, ExperienceConnection, ExperienceEmbeddings, ExperienceSearchHit } from './experience.type';
+import {
+  Experience,
+  ExperienceConnection,
+  ExperienceEmbeddings,
+  ExperienceSearchHit,
+  experienceStatus,
+  recordedOf,
+} from './experience.type';
 import { MemoryEvent, toHistory } from '../history/memory-event.type';
-import { AS_OF, INCLUDE_SUPERSEDED } from '../shared/validity.type';
+import { AS_OF, INCLUDE_SUPERSEDED, MemoryStatus } from '../shared/validity.type';
 
 @Resolver(() => Experience)
 export class ExperienceResolver {
@@ -153,6 +160,11 @@ export class ExperienceResolver {
     return ctx.services.experiences.delete(id);
   }
 
+  @FieldResolver(() => MemoryStatus, { description: 'Its standing now.' })
+  status(@Root() experience: Experience): MemoryStatus {
+    return experienceStatus(experience, new Date());
+  }
+
   @FieldResolver(() => ExperienceEmbeddings, {
     nullable: true,
     description: 'The stored vectors (large: select only when needed).',
@@ -210,6 +222,6 @@ export class ExperienceResolver {
   })
   async history(@Root() experience: Experience, @Ctx() ctx: Context): Promise<MemoryEvent[]> {
     const events = await ctx.loaders.history.experienceHistory.load(experience.experienceId);
-    return toHistory(events, experience.validUntil, new Date(), experience.recorded);
+    return toHistory(events, experience.validUntil, new Date(), recordedOf(experience));
   }
 }

@@ -172,14 +172,11 @@ export class Experience {
   @Field(() => String, { nullable: true, description: 'Why it ended: the reason given to supersede or retire it.' })
   endedReason!: string | null;
 
-  @Field(() => MemoryStatus, { description: 'Its standing now.' })
-  status!: MemoryStatus;
-
   /** The replacement's experienceId (`supersededBy` loads it). */
   supersededById!: string | null;
 
-  /** When it was recorded (its `_id`'s time; null for an id that is not an ObjectId) and with which key: `history`. */
-  recorded!: { at: Date; keyId: string | null } | null;
+  /** The stored `_id` and recording key, of which `history` derives the `created` event (see {@link recordedOf}). */
+  stored!: { id: unknown; recordedByKey: unknown };
 }
 
 @ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
@@ -275,12 +272,8 @@ export function toExperience(doc: ExperienceDocument): Experience {
     validFrom: read.field('validFrom', 'valid_from', storedDate(doc.valid_from ?? doc.timestamp)),
     validUntil: read.field('validUntil', 'valid_until', storedDateOrNull(doc.valid_until)),
     endedReason: read.field('endedReason', 'ended_reason', storedTextOrNull(doc.ended_reason)),
-    status: memoryStatus(EXPERIENCE_VALIDITY, doc as unknown as Record<string, unknown>, new Date()),
     supersededById: read.field('supersededBy', 'superseded_by', storedTextOrNull(doc.superseded_by)),
-    recorded:
-      doc._id instanceof ObjectId
-        ? { at: doc._id.getTimestamp(), keyId: typeof doc.recorded_by_key === 'string' ? doc.recorded_by_key : null }
-        : null,
+    stored: { id: doc._id, recordedByKey: doc.recorded_by_key },
   });
 }
 
@@ -325,4 +318,26 @@ export function toExperienceEmbeddings(embeddings: ExperienceDocument['embedding
     inputContextSummary: vector(ExperienceField.INPUT_CONTEXT),
     outputSummary: vector(ExperienceField.OUTPUT_SUMMARY),
   };
+}
+
+/** The standing of an experience at `now` (Experience.status: computed only when asked). */
+export function experienceStatus(experience: Experience, now: Date): MemoryStatus {
+  return memoryStatus(
+    EXPERIENCE_VALIDITY,
+    {
+      [EXPERIENCE_VALIDITY.validFrom]: experience.validFrom,
+      [EXPERIENCE_VALIDITY.validUntil]: experience.validUntil,
+      [EXPERIENCE_VALIDITY.supersededBy]: experience.supersededById,
+      [EXPERIENCE_VALIDITY.endedReason]: experience.endedReason,
+      [EXPERIENCE_VALIDITY.expiresAt]: experience.expiresAt,
+    },
+    now,
+  );
+}
+
+/** When an experience was recorded (its `_id`'s time; null for an id that is not an ObjectId) and with which key. */
+export function recordedOf(experience: Experience): { at: Date; keyId: string | null } | null {
+  const { id, recordedByKey } = experience.stored;
+  if (!(id instanceof ObjectId)) return null;
+  return { at: id.getTimestamp(), keyId: typeof recordedByKey === 'string' ? recordedByKey : null };
 }
