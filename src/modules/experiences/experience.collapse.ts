@@ -1,8 +1,10 @@
 import { dedupeKey } from './experience.dedupe';
 import type { Experience } from './experience.type';
 
-/** A memory's dedupe identity from its GraphQL shape: its `dedupe_key`, recomputed (older documents lack one). */
+/** A memory's dedupe identity: its stored `dedupe_key`, else (older documents lack one) recomputed from its fields. */
 export function memoryIdentity(experience: Experience): string {
+  const stored = experience.stored?.dedupeKey;
+  if (typeof stored === 'string') return stored;
   return dedupeKey({
     initiating_agent_id: experience.initiatingAgentId,
     user_id: (experience as Experience & { userId?: string | null }).userId ?? null,

@@ -64,6 +64,8 @@ export interface DedupeIdentity {
 
 /** The stored fields {@link dedupeKey} reads: a search projecting only some fields adds these to collapse its hits. */
 export const DEDUPE_IDENTITY_FIELDS = [
+  // The stored identity; the fields it is computed from, for documents written before it was stored.
+  'dedupe_key',
   'initiating_agent_id',
   'user_id',
   'final_outcome',

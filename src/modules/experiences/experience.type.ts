@@ -175,8 +175,11 @@ export class Experience {
   /** The replacement's experienceId (`supersededBy` loads it). */
   supersededById!: string | null;
 
-  /** The stored `_id` and recording key, of which `history` derives the `created` event (see {@link recordedOf}). */
-  stored!: { id: unknown; recordedByKey: unknown };
+  /**
+   * Stored values no GraphQL field shows: the `_id` and recording key, of which `history` derives the `created` event
+   * (see {@link recordedOf}), and the dedupe key, by which a search page collapses copies of a memory.
+   */
+  stored!: { id: unknown; recordedByKey: unknown; dedupeKey: unknown };
 }
 
 @ObjectType({ simpleResolvers: true, description: 'One search result: the experience and how it scored.' })
@@ -273,7 +276,7 @@ export function toExperience(doc: ExperienceDocument): Experience {
     validUntil: read.field('validUntil', 'valid_until', storedDateOrNull(doc.valid_until)),
     endedReason: read.field('endedReason', 'ended_reason', storedTextOrNull(doc.ended_reason)),
     supersededById: read.field('supersededBy', 'superseded_by', storedTextOrNull(doc.superseded_by)),
-    stored: { id: doc._id, recordedByKey: doc.recorded_by_key },
+    stored: { id: doc._id, recordedByKey: doc.recorded_by_key, dedupeKey: doc.dedupe_key },
   });
 }
 
