@@ -649,16 +649,37 @@ export class ExperienceService {
    * the added cost is a hash of each hit's normalised goal and sub-task, and those fields in the read.
    */
   async search(args: SearchExperiencesArgs, stored: string[] | null = null): Promise<ExperienceSearchHit[]> {
-    const fields = stored && [...new Set([...stored, ...DEDUPE_IDENTITY_FIELDS])];
+    // A partial read takes each hit's stored dedupe key (see withIdentities for documents written without one).
+    const fields = stored && [...new Set([...stored, 'dedupe_key'])];
     let wanted = args.limit;
-    let hits = await this.searchOnce(args, fields);
+    let hits = await this.withIdentities(await this.searchOnce(args, fields), fields);
     let page = collapseSameMemory(hits, args.limit);
     while (page.length < args.limit && hits.length === wanted && wanted < MAX_SEARCH_LIMIT) {
       wanted = Math.min(wanted * 2, MAX_SEARCH_LIMIT);
-      hits = await this.searchOnce({ ...args, limit: wanted }, fields);
+      hits = await this.withIdentities(await this.searchOnce({ ...args, limit: wanted }, fields), fields);
       page = collapseSameMemory(hits, args.limit);
     }
     return page;
+  }
+
+  /**
+   * The hits, each experience carrying its dedupe key: read as `fields`, a document written before the key was stored
+   * has it computed from its identity fields, read for those documents only (whole documents hold them already).
+   */
+  private async withIdentities<T extends { experience: Experience }>(hits: T[], fields: string[] | null): Promise<T[]> {
+    if (!fields) return hits;
+    const keyless = hits.filter((hit) => typeof hit.experience.stored?.dedupeKey !== 'string');
+    if (!keyless.length) return hits;
+    const ids = keyless.map((hit) => hit.experience.experienceId);
+    const documents = await this.repository.findByIds(ids, ['experience_id', ...DEDUPE_IDENTITY_FIELDS]);
+    const keys = new Map(documents.map((document) => [document.experience_id, dedupeKey(document)]));
+    for (const hit of keyless) {
+      const { experience } = hit;
+      // Deleted meanwhile: its own identity, so that it collapses with nothing.
+      const key = keys.get(experience.experienceId) ?? `id:${experience.experienceId}`;
+      experience.stored = { ...experience.stored, dedupeKey: key };
+    }
+    return hits;
   }
 
   /**

@@ -254,6 +254,25 @@ describe('a search page shows one experience per memory', () => {
     }
   });
 
+  it('copies stored before the dedupe key existed collapse too', async () => {
+    const goal = 'Audit the cold storage of depot D-4';
+    const copies: string[] = [];
+    for (let i = 0; i < 3; i++)
+      copies.push(
+        (await app.run(RecordOccurrenceDocument, { input: memory({ primaryGoalDescription: goal, dedupe: false }) }))
+          .recordExperience.experienceId,
+      );
+    // As an older document: no stored keys, so the search computes the identity from the fields it reads for them.
+    await app.db
+      .collection('eat_agent_experiences')
+      .updateMany({ experience_id: { $in: copies } }, { $unset: { dedupe_key: '', near_key: '' } });
+    for (const mode of ['VECTOR', 'KEYWORD', 'HYBRID'] as const) {
+      const { searchExperiences } = await app.run(SearchMemoriesDocument, { query: goal, limit: 3, mode });
+      const ids = searchExperiences.map((hit: { experience: { experienceId: string } }) => hit.experience.experienceId);
+      expect(ids.filter((id: string) => copies.includes(id))).toHaveLength(1);
+    }
+  });
+
   it('Experience.similar leaves out the copies of the experience and of each other', async () => {
     const goal = 'Rotate the signing keys of tenant T-3';
     const ids: string[] = [];
