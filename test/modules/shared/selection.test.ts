@@ -276,13 +276,17 @@ describe('reads fetch what the operation selects', () => {
       primaryGoalDescription: 'goal',
       session: { sessionId: 'p-1' },
     });
-    // The sort's fields come too: the cursor is made of them.
+    // The sort's fields come too (the cursor is made of them), and the validity's, by which the page is checked current.
     expect(projectionOf()).toEqual({
       _id: 0,
       experience_id: 1,
       primary_goal_description: 1,
       session_id: 1,
       timestamp: 1,
+      valid_from: 1,
+      valid_until: 1,
+      superseded_by: 1,
+      expires_at: 1,
     });
     const next = await app.run(
       'query($after: String) { experiences(first: 5, after: $after) { edges { node { experienceId } } } }',
@@ -299,6 +303,14 @@ describe('reads fetch what the operation selects', () => {
     // Selecting the id alone reads the id and the sort's field.
     app.commands.reset();
     await app.run('{ experiences(first: 5) { edges { node { experienceId } } } }');
-    expect(projectionOf()).toEqual({ _id: 0, experience_id: 1, timestamp: 1 });
+    expect(projectionOf()).toEqual({
+      _id: 0,
+      experience_id: 1,
+      timestamp: 1,
+      valid_from: 1,
+      valid_until: 1,
+      superseded_by: 1,
+      expires_at: 1,
+    });
   });
 });
