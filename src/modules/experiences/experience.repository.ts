@@ -16,7 +16,7 @@ import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
-import { EXPERIENCE_VALIDITY, currentAt, isCurrentAt, restoreEnd } from '../shared/validity.filter';
+import { EXPERIENCE_VALIDITY, currentAt, experienceScope, isCurrentAt, restoreEnd } from '../shared/validity.filter';
 import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
 
 /** What the lifecycle reads of an experience: its validity and the scope its events copy. */
@@ -39,11 +39,7 @@ function experienceState(document: Document): MemoryState {
   return {
     id: document.experience_id as string,
     stored: document,
-    scope: {
-      user_id: (document.user_id as string | undefined) ?? null,
-      agent_id: (document.initiating_agent_id as string | undefined) ?? null,
-      session_id: (document.session_id as string | undefined) ?? null,
-    },
+    scope: experienceScope(document),
   };
 }
 

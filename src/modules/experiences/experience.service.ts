@@ -33,6 +33,7 @@ import {
   bothFilters,
   currentAround,
   currentAt,
+  experienceScope,
   isCurrentAt,
   validityQuery,
   type ValidityArgs,
@@ -990,13 +991,10 @@ function event(
   document: ExperienceDocument,
   what: Pick<MemoryEventInput, 'event'> & Partial<MemoryEventInput>,
 ): MemoryEventInput {
-  const stored = document as unknown as Record<string, unknown>;
   return {
     kind: 'experience',
     memory_id: document.experience_id,
-    user_id: typeof stored.user_id === 'string' ? stored.user_id : null,
-    agent_id: document.initiating_agent_id ?? null,
-    session_id: document.session_id ?? null,
+    ...experienceScope(document as unknown as Document),
     ...what,
   };
 }

@@ -3,7 +3,7 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import { ConflictError, isDuplicateKeyError } from '../../errors';
 import { REPAIR_ADVICE, storedDamage, type StoredKind } from '../shared/stored-damage';
 import { markApplied, notApplied } from '../shared/idempotency';
-import { INSIGHT_VALIDITY, currentAt, restoreEnd } from '../shared/validity.filter';
+import { INSIGHT_VALIDITY, currentAt, insightScope, restoreEnd } from '../shared/validity.filter';
 import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
 import {
   AGENT_INSIGHTS_COLLECTION,
@@ -167,11 +167,7 @@ function insightState(document: Document): MemoryState {
   return {
     id: document.insightId as string,
     stored: document,
-    scope: {
-      user_id: (document.userId as string | undefined) ?? null,
-      agent_id: (document.agentId as string | undefined) ?? null,
-      session_id: null,
-    },
+    scope: insightScope(document),
   };
 }
 

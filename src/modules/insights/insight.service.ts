@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import { Idempotency } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
@@ -16,7 +16,7 @@ import {
 } from './insight.repository';
 import type { Caller } from '../../auth/caller';
 import { MemoryEventRepository, type MemoryEventInput } from '../history/memory-event.repository';
-import { INSIGHT_VALIDITY, bothFilters, validityQuery } from '../shared/validity.filter';
+import { INSIGHT_VALIDITY, bothFilters, insightScope, validityQuery } from '../shared/validity.filter';
 import type { AgentInsightDocument, AgentType, EvidenceDocument, InsightType } from './insight.document';
 import { toAgentInsight, type AgentInsight, type AgentInsightsResult } from './insight.type';
 
@@ -201,13 +201,5 @@ function insightEvent(
   document: AgentInsightDocument,
   what: Pick<MemoryEventInput, 'event'> & Partial<MemoryEventInput>,
 ): MemoryEventInput {
-  const stored = document as unknown as Record<string, unknown>;
-  return {
-    kind: 'insight',
-    memory_id: document.insightId,
-    user_id: typeof stored.userId === 'string' ? stored.userId : null,
-    agent_id: typeof stored.agentId === 'string' ? stored.agentId : null,
-    session_id: null,
-    ...what,
-  };
+  return { kind: 'insight', memory_id: document.insightId, ...insightScope(document as unknown as Document), ...what };
 }

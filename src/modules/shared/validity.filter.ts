@@ -177,7 +177,7 @@ export function restoreEnd(fields: ValidityFields, stored: StoredValidity): Docu
 export interface MemoryState {
   id: string;
   stored: Document;
-  scope: { user_id: string | null; agent_id: string | null; session_id: string | null };
+  scope: MemoryScopeFields;
 }
 
 /** How a memory ends: at `at`, replaced by `supersededBy` (null: retired), for `reason`. */
@@ -185,4 +185,30 @@ export interface MemoryEnd {
   at: Date;
   supersededBy: string | null;
   reason: string | null;
+}
+
+/** The scope a memory's history events copy (so that forgetting a scope finds them without the memory). */
+export interface MemoryScopeFields {
+  user_id: string | null;
+  agent_id: string | null;
+  session_id: string | null;
+}
+
+/** A stored text field, or null when missing or not a string (documents written by other tools). */
+function textOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** An experience's scope (stored snake_case). */
+export function experienceScope(document: Document): MemoryScopeFields {
+  return {
+    user_id: textOrNull(document.user_id),
+    agent_id: textOrNull(document.initiating_agent_id),
+    session_id: textOrNull(document.session_id),
+  };
+}
+
+/** An insight's scope (stored camelCase; insights belong to no session). */
+export function insightScope(document: Document): MemoryScopeFields {
+  return { user_id: textOrNull(document.userId), agent_id: textOrNull(document.agentId), session_id: null };
 }
