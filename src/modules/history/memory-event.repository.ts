@@ -39,11 +39,6 @@ export class MemoryEventRepository {
     return events.map((event) => ({ _id: new ObjectId(), ...event, at: event.at ?? now, key_id: this.caller.keyId }));
   }
 
-  /** A memory's events, oldest first. */
-  history(kind: MemoryKind, memoryId: string): Promise<MemoryEventDocument[]> {
-    return this.collection.find({ kind, memory_id: memoryId }).sort({ at: 1, _id: 1 }).toArray();
-  }
-
   /** The events of several memories of one kind in one read, each memory's oldest first. */
   histories(kind: MemoryKind, memoryIds: readonly string[]): Promise<MemoryEventDocument[]> {
     return this.collection
