@@ -8,14 +8,12 @@ import {
   type MessageSearchFilter,
 } from './message.input';
 
-/** The longest query searched (longer ones are refused rather than tokenised and embedded whole). */
-export const MAX_MESSAGE_QUERY_LENGTH = 10_000;
-
-/** The query, trimmed; BAD_USER_INPUT naming `field` when it is blank or too long. */
+/**
+ * The query, trimmed; BAD_USER_INPUT naming `field` when it is blank. A long one is bounded downstream, as for
+ * searchExperiences: BM25 analyses its first MAX_QUERY_WORDS words, the embedder reads what its model reads.
+ */
 export function checkMessageQuery(query: string, field = 'query'): string {
   if (typeof query !== 'string' || !/\S/.test(query)) throw new ValidationError(`${field} must not be blank.`, field);
-  if (query.length > MAX_MESSAGE_QUERY_LENGTH)
-    throw new ValidationError(`${field} must be at most ${MAX_MESSAGE_QUERY_LENGTH} characters.`, field);
   return query.trim();
 }
 

@@ -204,7 +204,7 @@ describe('searchMessages over sessions written behind the server', () => {
     await app.close();
   });
 
-  it('finds the Strands SDK shape written directly into MongoDB: at start, while following, and another process', async () => {
+  it('finds the Strands SDK shape written directly into MongoDB while following, and another process's appends', async () => {
     app = await createTestApp();
     const sessions = app.db.collection<{ _id: string } & Record<string, unknown>>('sessions');
     const now = new Date();
@@ -299,5 +299,58 @@ describe('searchMessages over sessions written behind the server', () => {
     expect(seen).toEqual(['sdk-1/bot/3']);
     await sessions.deleteOne({ _id: 'sdk-1' });
     await waitFor('capybara', []);
+  });
+});
+
+describe('searchMessages after a restart', () => {
+  let app: TestApp;
+  let client: MongoClient;
+  let restarted: AppDeps;
+  afterAll(async () => {
+    await restarted?.messageIndex.close();
+    await restarted?.changes.close();
+    await client?.close();
+    await app?.close();
+  });
+
+  it('a session the SDK wrote while no server followed is indexed by the catch-up at start', async () => {
+    app = await createTestApp({ config: { searchFollow: false } });
+    const now = new Date();
+    await app.db.collection<{ _id: string } & Record<string, unknown>>('sessions').insertOne({
+      _id: 'offline-1',
+      session_id: 'offline-1',
+      session_type: 'AGENT',
+      created_at: now,
+      updated_at: now,
+      metadata: {},
+      feedbacks: [],
+      agents: {
+        bot: {
+          agent_data: { agent_id: 'bot' },
+          created_at: now,
+          updated_at: now,
+          messages: [
+            { message_id: 1, role: 'user', content: 'The tapir crossed the river', created_at: now, updated_at: now },
+          ],
+        },
+      },
+    });
+    // Not followed: this server does not know of it.
+    expect(await found(app, { query: 'tapir', mode: 'KEYWORD' })).toEqual([]);
+    client = new MongoClient(app.uri);
+    await client.connect();
+    const db = client.db(app.db.databaseName);
+    restarted = createAppDeps({
+      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false }),
+      logger: silentLogger,
+      embeddings: new HashEmbeddingProvider(384),
+      database: { kind: 'EMBEDDED', version: '', client, db },
+    });
+    await prepareDatabase(restarted, db);
+    const hits = await createContext(restarted).services.messages.search({
+      query: 'tapir river',
+      mode: 'HYBRID' as never,
+    });
+    expect(hits.map((hit) => [hit.id, hit.message.text])).toEqual([['offline-1/bot/1', 'The tapir crossed the river']]);
   });
 });
