@@ -175,7 +175,16 @@ async function searchLatency(server: Child): Promise<Record<string, number>> {
     return data.searchMessages.length as number;
   };
   const started = performance.now();
-  await search(0);
+  // The first search waits for the index's catch-up at start: past the request deadline, it is asked again.
+  for (;;) {
+    try {
+      await search(0);
+      break;
+    } catch (error) {
+      if (performance.now() - started > 4 * 3600_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
   const catchUpMs = Math.round(performance.now() - started);
   for (let i = 0; i < WARMUP; i++) await search(i);
   const times: number[] = [];

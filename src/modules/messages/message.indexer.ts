@@ -446,6 +446,7 @@ export function entryOf(
     text: message.text,
     created_at: stored.created_at instanceof Date ? stored.created_at : message.createdAt,
     source_updated_at: stored.updated_at ?? null,
+    stored,
   };
 }
 
