@@ -1,3 +1,4 @@
+import type { Binary } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import type { MessageDocument } from '../sessions/session.document';
@@ -31,8 +32,11 @@ export interface MessageIndexDocument {
    * took ~7 ms each in the embedded engine).
    */
   stored: MessageDocument;
-  /** Absent for a message without text. */
-  embedding?: number[];
+  /**
+   * A BSON float32 vector (Binary subtype 9, as the embedding cache stores them: a quarter of an array of doubles, and
+   * one buffer to encode); absent for a message without text. Atlas and the engine search it alike.
+   */
+  embedding?: Binary;
   embedding_model?: EmbeddingModelInfo;
 }
 

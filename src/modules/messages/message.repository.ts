@@ -76,7 +76,7 @@ export class MessageIndexRepository {
             role: 1,
             user_id: 1,
             source_updated_at: 1,
-            embedded: { $isArray: '$embedding' },
+            embedded: { $eq: [{ $type: '$embedding' }, 'binData'] },
           },
         },
       ])
