@@ -220,7 +220,8 @@ export class ExperienceService {
   list(args: ExperiencesArgs, fields: string[] | null = null): Promise<Connection<Experience>> {
     const now = new Date();
     const chosen = experienceFilterQuery(args.filter);
-    const filter = bothFilters(chosen, experienceValidity(args, now));
+    let filter: Document | null = null;
+    const withValidity = () => (filter ??= bothFilters(chosen, experienceValidity(args, now)));
     // Current ones (the default): the page is read without the validity in its filter (which the engine would compile
     // for each request) and checked here; only a page that held one not current is read again with it.
     const checked = !args.asOf && !args.includeSuperseded;
@@ -235,12 +236,12 @@ export class ExperienceService {
       sort,
       fetch: async (after, order, limit) => {
         const read = fields && [...fields, ...sort.map((key) => key.field)];
-        if (!checked) return this.repository.findPage(filter, after, order, limit, read);
+        if (!checked) return this.repository.findPage(withValidity(), after, order, limit, read);
         const page = await this.repository.findPage(chosen, after, order, limit, read && [...read, ...VALIDITY_STORED]);
         if (page.every((document) => isCurrent(document, now))) return page;
-        return this.repository.findPage(filter, after, order, limit, read);
+        return this.repository.findPage(withValidity(), after, order, limit, read);
       },
-      count: () => this.repository.count(filter),
+      count: () => this.repository.count(withValidity()),
       toNode: (document) => {
         // A partial document must not answer another read of the same experience.
         if (!fields) this.loaders.experiences.experienceById.prime(document.experience_id, document);
