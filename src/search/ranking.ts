@@ -27,15 +27,17 @@ export interface RankingWeights {
 }
 
 /**
- * The defaults, chosen on the retrieval set's signal slices (docs/retrieval.md): the smallest weights that order the
- * outcome, feedback and recency twins as targeted while leaving relevance to decide between memories that differ.
+ * The defaults, chosen on the retrieval set (docs/retrieval.md#learned-signals): every weight tried orders the outcome,
+ * feedback and recency twins as targeted, and every weight costs the relevance slices when the answer itself failed,
+ * is old or was rated down, the more the larger; these are small weights that still decide between memories whose
+ * relevance is within a few percent.
  */
 export const DEFAULT_RANKING: Readonly<RankingWeights> = Object.freeze({
   recencyHalfLifeDays: 90,
-  recencyWeight: 0.2,
-  outcomeWeight: 0.2,
-  feedbackWeight: 0.3,
-  useWeight: 0.1,
+  recencyWeight: 0.05,
+  outcomeWeight: 0.05,
+  feedbackWeight: 0.1,
+  useWeight: 0.05,
 });
 
 /** Every signal off: the score is the relevance. */

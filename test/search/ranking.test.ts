@@ -49,7 +49,14 @@ describe('ranking factors', () => {
 
   it('multiplies relevance by every factor; relevance only leaves it as it is', () => {
     const old: RankingSignals = { at: NOW - 180 * DAY_MS, outcome: 0, observations: 6, qualitySum: 0, helpful: 0 };
-    const f = rankingFactors(0.8, old, DEFAULT_RANKING, NOW);
+    const weights = {
+      recencyHalfLifeDays: 90,
+      recencyWeight: 0.2,
+      outcomeWeight: 0.2,
+      feedbackWeight: 0.3,
+      useWeight: 0.1,
+    };
+    const f = rankingFactors(0.8, old, weights, NOW);
     expect(f.recency).toBeCloseTo(1 - 0.2 * (1 - 0.25), 12);
     expect(f.outcome).toBeCloseTo(0.8, 12);
     expect(f.feedback).toBeCloseTo(1 - 0.3 * (1 - 1 / 8), 12);
@@ -66,7 +73,8 @@ describe('ranking factors', () => {
   });
 
   it('counts use as u / (u + 1): more helpful reports, a factor closer to 1', () => {
-    const use = (helpful: number) => rankingFactors(1, { ...plain, helpful }, DEFAULT_RANKING, NOW).use;
+    const weights = { ...DEFAULT_RANKING, useWeight: 0.1 };
+    const use = (helpful: number) => rankingFactors(1, { ...plain, helpful }, weights, NOW).use;
     expect(use(0)).toBeCloseTo(0.9, 12);
     expect(use(1)).toBeCloseTo(0.95, 12);
     expect(use(3)).toBeCloseTo(0.975, 12);

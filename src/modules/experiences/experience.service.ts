@@ -85,6 +85,9 @@ import {
  */
 export const CANDIDATE_POOL = 100;
 
+/** The candidates (best relevance first) whose ranking fields a ranked search reads first; see `ranked`. */
+const RANKING_FIRST_READ = 40;
+
 /** How a search ranks its pool: the signals' weights and the diversity (see src/search/ranking.ts). */
 interface Rank {
   weights: RankingWeights;
@@ -787,14 +790,26 @@ export class ExperienceService {
         spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter })),
       );
       const keywordBest = topOfSide(best(lists), k);
-      const ranked = await this.ranked(fuse([fusionList('keyword', keywordBest)], { minScore }), rank, args.limit, now);
+      const ranked = await this.ranked(
+        fuse([fusionList('keyword', keywordBest)], { minScore }),
+        rank,
+        args.limit,
+        now,
+        stored,
+      );
       return this.hits(ranked, new Map(), keywordBest, stored, now);
     }
     if (args.mode === SearchMode.VECTOR) {
       const vector = await this.queryVector(query);
       const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
       const vectorBest = topOfSide(best(lists), k);
-      const ranked = await this.ranked(fuse([fusionList('vector', vectorBest)], { minScore }), rank, args.limit, now);
+      const ranked = await this.ranked(
+        fuse([fusionList('vector', vectorBest)], { minScore }),
+        rank,
+        args.limit,
+        now,
+        stored,
+      );
       return this.hits(ranked, vectorBest, new Map(), stored, now);
     }
     const searchVectors = (vector: Float32Array) =>
@@ -849,7 +864,7 @@ export class ExperienceService {
     const vectorBest = best(vectorScores);
     const keywordBest = best(keywordScores);
     const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { minScore });
-    return this.hits(await this.ranked(fused, rank, args.limit, now), vectorBest, keywordBest, stored, now);
+    return this.hits(await this.ranked(fused, rank, args.limit, now, stored), vectorBest, keywordBest, stored, now);
   }
 
   /**
@@ -872,44 +887,67 @@ export class ExperienceService {
 
   /**
    * The best `limit` of the fused pool (best relevance first) once ranked: relevance times the signals' factors, read
-   * in one query of the pool's ranking fields (none when every signal is off), then, with diversity, reordered by
-   * maximal marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read for those
-   * alone). With `now`, documents not current then are dropped (and counted) here.
+   * from the candidates' stored ranking fields (none when every signal is off); with diversity, reordered by maximal
+   * marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read for those alone). With
+   * `now`, documents not current then are dropped (and counted) here.
+   *
+   * The pool is ranked whole, but read in at most two steps: a factor never lifts a score above its relevance, so once
+   * the first RANKING_FIRST_READ candidates are ranked, a candidate whose relevance is at most the `limit`-th score
+   * cannot enter the page and is not read. The first read also takes the `stored` fields the page needs, which spares
+   * the page's own read when it comes from it (`documents`).
    */
   private async ranked(
     fused: FusedHit[],
     rank: Rank,
     limit: number,
     now: Date | null,
-  ): Promise<{ ranked: RankedHit[]; dropped: number }> {
+    stored: string[] | null = null,
+  ): Promise<{ ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> }> {
     const signalsOff = relevanceOnly(rank.weights);
     if (signalsOff && !rank.diversity) return { ranked: fused.slice(0, limit).map(neutral), dropped: 0 };
-    const read = ['experience_id', ...(signalsOff ? [] : RANKING_STORED), ...(now ? VALIDITY_STORED : [])];
-    const documents = new Map(
-      (
-        await this.repository.findByIds(
-          fused.map((hit) => hit.id),
-          [...new Set(read)],
-        )
-      ).map((document) => [document.experience_id, document]),
-    );
+    const fields = [
+      ...new Set([
+        'experience_id',
+        ...(stored ?? []),
+        ...(signalsOff ? [] : RANKING_STORED),
+        ...(now ? VALIDITY_STORED : []),
+      ]),
+    ];
+    const documents = new Map<string, ExperienceDocument>();
     const at = (now ?? new Date()).getTime();
     let dropped = 0;
-    const ranked = fused.flatMap((hit): RankedHit[] => {
-      const document = documents.get(hit.id);
-      // Deleted between the search and the read.
-      if (!document) return [];
-      if (now && !isCurrent(document, now)) {
-        dropped++;
-        return [];
+    const ranked: RankedHit[] = [];
+    const byScore = (a: RankedHit, b: RankedHit) =>
+      b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const rankAll = async (hits: FusedHit[]) => {
+      for (const document of await this.repository.findByIds(
+        hits.map((hit) => hit.id),
+        fields,
+      ))
+        documents.set(document.experience_id, document);
+      for (const hit of hits) {
+        const document = documents.get(hit.id);
+        // Deleted between the search and the read.
+        if (!document) continue;
+        if (now && !isCurrent(document, now)) {
+          dropped++;
+          continue;
+        }
+        ranked.push(
+          signalsOff
+            ? neutral(hit)
+            : { ...hit, factors: rankingFactors(hit.score, experienceSignals(document), rank.weights, at) },
+        );
       }
-      if (signalsOff) return [neutral(hit)];
-      return [{ ...hit, factors: rankingFactors(hit.score, experienceSignals(document), rank.weights, at) }];
-    });
-    ranked.sort(
-      (a, b) => b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-    if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped };
+      ranked.sort(byScore);
+    };
+    // Diversity weighs every candidate against the others: all of them are read.
+    const first = rank.diversity ? fused.length : Math.max(RANKING_FIRST_READ, limit * 3);
+    await rankAll(fused.slice(0, first));
+    const bar = ranked.length >= limit ? ranked[limit - 1].factors.score : -Infinity;
+    const rest = fused.slice(first).filter((hit) => hit.score > bar);
+    if (rest.length) await rankAll(rest);
+    if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped, documents: stored ? documents : undefined };
     const window = ranked.slice(0, CANDIDATE_POOL);
     const vectors = new Map(
       (
@@ -928,7 +966,7 @@ export class ExperienceService {
       rank.diversity,
       limit,
     );
-    return { ranked: order.map((i) => window[i]), dropped };
+    return { ranked: order.map((i) => window[i]), dropped, documents: stored ? documents : undefined };
   }
 
   /**
@@ -936,7 +974,11 @@ export class ExperienceService {
    * factors and the field that matched best.
    */
   private async hits(
-    { ranked: fused, dropped: droppedBefore }: { ranked: RankedHit[]; dropped: number },
+    {
+      ranked: fused,
+      dropped: droppedBefore,
+      documents: read,
+    }: { ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> },
     vectorBest: Map<string, Best>,
     keywordBest: Map<string, Best>,
     stored: string[] | null,
@@ -944,7 +986,10 @@ export class ExperienceService {
   ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     const ids = fused.map((hit) => hit.id);
     let documents: Array<ExperienceDocument | null | Error>;
-    if (stored) {
+    if (stored && read && ids.every((id) => read.has(id))) {
+      // Read with the ranking's fields already.
+      documents = ids.map((id) => read.get(id)!);
+    } else if (stored) {
       // Partial documents: not for the request's loader, which answers other reads of the same experiences.
       const found = new Map(
         (await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]),

@@ -1,3 +1,4 @@
+import { DEFAULT_RANKING } from '../../../src/search/ranking';
 import { createTestApp, type TestApp } from '../../support/app';
 import {
   AddExperienceFeedbackDocument,
@@ -64,11 +65,14 @@ describe('searchExperiences ranking', () => {
       expect(hit.score).toBe(hit.relevance);
       expect([hit.recency, hit.outcome, hit.feedback, hit.use]).toEqual([1, 1, 1, 1]);
     }
-    const ranked = await search({ query, limit: 2 });
+    const ranked = await search({ query, limit: 2, ranking: { outcomeWeight: 0.5 } });
     expect(ids(ranked)).toEqual(['outcome-success', 'outcome-failure']);
     const [success, failure] = ranked;
     expect(success.outcome).toBe(1);
-    expect(failure.outcome).toBeCloseTo(0.8, 10);
+    expect(failure.outcome).toBeCloseTo(0.5, 10);
+    const byDefault = await search({ query, limit: 2 });
+    const failureByDefault = byDefault.find((hit) => hit.experience.experienceId === 'outcome-failure');
+    expect(failureByDefault?.outcome).toBeCloseTo(1 - DEFAULT_RANKING.outcomeWeight, 10);
     for (const hit of ranked) {
       expect(hit.score).toBeCloseTo(hit.relevance * hit.recency * hit.outcome * hit.feedback * hit.use, 10);
       expect(hit.vectorScore).not.toBeNull();
@@ -83,24 +87,24 @@ describe('searchExperiences ranking', () => {
   it('ranks an experience rated 0 with a correction three times below its twin', async () => {
     const query = 'compact the ledger journal';
     expect(ids(await search({ query, limit: 2, ranking: relevanceOnly }))).toEqual(['feedback-down', 'feedback-twin']);
-    const ranked = await search({ query, limit: 2 });
+    const ranked = await search({ query, limit: 2, ranking: { feedbackWeight: 0.5 } });
     expect(ids(ranked)).toEqual(['feedback-twin', 'feedback-down']);
     // Three ratings of 0 and three corrections: quality (0 + 2 × 0.5) / (6 + 2) = 0.125; no feedback: 0.5.
-    expect(ranked[1].feedback).toBeCloseTo(1 - 0.3 * (1 - 0.125), 10);
-    expect(ranked[0].feedback).toBeCloseTo(1 - 0.3 * 0.5, 10);
+    expect(ranked[1].feedback).toBeCloseTo(1 - 0.5 * (1 - 0.125), 10);
+    expect(ranked[0].feedback).toBeCloseTo(1 - 0.5 * 0.5, 10);
     expect(ids(await search({ query, limit: 2, ranking: { feedbackWeight: 0 } }))[0]).toBe('feedback-down');
   });
 
   it('ranks the new answer above the old one; a long half-life leaves relevance to decide', async () => {
     const query = 'renew the harbor certificate';
     expect(ids(await search({ query, limit: 2, ranking: relevanceOnly }))).toEqual(['recency-old', 'recency-new']);
-    const ranked = await search({ query, limit: 2 });
+    const ranked = await search({ query, limit: 2, ranking: { recencyWeight: 0.5 } });
     expect(ids(ranked)).toEqual(['recency-new', 'recency-old']);
     const old = ranked[1];
-    expect(old.recency).toBeCloseTo(1 - 0.2 * (1 - 0.5 ** (400 / 90)), 3);
-    const slow = await search({ query, limit: 2, ranking: { recencyHalfLifeDays: 1_000_000 } });
+    expect(old.recency).toBeCloseTo(1 - 0.5 * (1 - 0.5 ** (400 / 90)), 3);
+    const slow = await search({ query, limit: 2, ranking: { recencyWeight: 0.5, recencyHalfLifeDays: 1_000_000 } });
     expect(ids(slow)).toEqual(['recency-old', 'recency-new']);
-    expect(slow[0].recency).toBeGreaterThan(0.9999);
+    expect(slow[0].recency).toBeGreaterThan(0.999);
   });
 
   it('counts use: feedback with helpful: true (or a rating of 4 or more) raises the use factor', async () => {
@@ -109,10 +113,14 @@ describe('searchExperiences ranking', () => {
     });
     await app.run(AddExperienceFeedbackDocument, { id: 'use-b', signals: { helpful: true } });
     await app.run(AddExperienceFeedbackDocument, { id: 'use-b', signals: { userRating: 5 } });
-    const hits = await search({ query: 'purge the orchard cache', limit: 2, ranking: { feedbackWeight: 0 } });
+    const hits = await search({
+      query: 'purge the orchard cache',
+      limit: 2,
+      ranking: { feedbackWeight: 0, useWeight: 0.3 },
+    });
     expect(ids(hits)).toEqual(['use-b', 'use-a']);
-    expect(hits[0].use).toBeCloseTo(1 - 0.1 / 3, 10);
-    expect(hits[1].use).toBeCloseTo(0.9, 10);
+    expect(hits[0].use).toBeCloseTo(1 - 0.3 / 3, 10);
+    expect(hits[1].use).toBeCloseTo(0.7, 10);
   });
 
   it('refuses a negative half-life, weights outside 0..1, diversity outside 0..1, naming the field', async () => {
@@ -147,8 +155,11 @@ describe('searchExperiences ranking', () => {
     expect(plain[0].score).toBe(plain[0].relevance);
     const ranked = await similar();
     const failure = ranked.find((hit) => hit.experience.experienceId === 'outcome-failure');
-    expect(failure?.outcome).toBeCloseTo(0.8, 10);
-    expect(failure?.score).toBeCloseTo(failure!.relevance * failure!.recency * 0.8 * failure!.feedback * failure!.use);
+    const outcome = 1 - DEFAULT_RANKING.outcomeWeight;
+    expect(failure?.outcome).toBeCloseTo(outcome, 10);
+    expect(failure?.score).toBeCloseTo(
+      failure!.relevance * failure!.recency * outcome * failure!.feedback * failure!.use,
+    );
   });
 });
 

@@ -226,9 +226,12 @@ export function evaluate(set: EvalSet, embeddings: EmbeddingProvider): Promise<P
 export const RANKINGS: Record<string, Record<string, unknown>> = {
   'relevance only': { relevanceOnly: true },
   default: {},
-  ...Object.fromEntries([0.05, 0.1, 0.3, 0.5].map((w) => [`outcome ${w}`, { outcomeWeight: w }])),
-  ...Object.fromEntries([0.1, 0.2, 0.5].map((w) => [`feedback ${w}`, { feedbackWeight: w }])),
-  ...Object.fromEntries([0.05, 0.1, 0.3, 0.5].map((w) => [`recency ${w}`, { recencyWeight: w }])),
+  'all 0.02': { recencyWeight: 0.02, outcomeWeight: 0.02, feedbackWeight: 0.02, useWeight: 0.02 },
+  'all 0.1 (feedback 0.2)': { recencyWeight: 0.1, outcomeWeight: 0.1, feedbackWeight: 0.2, useWeight: 0.1 },
+  'all 0.2 (feedback 0.3)': { recencyWeight: 0.2, outcomeWeight: 0.2, feedbackWeight: 0.3, useWeight: 0.1 },
+  ...Object.fromEntries([0.02, 0.1, 0.2].map((w) => [`outcome ${w}`, { outcomeWeight: w }])),
+  ...Object.fromEntries([0.02, 0.2, 0.3].map((w) => [`feedback ${w}`, { feedbackWeight: w }])),
+  ...Object.fromEntries([0.02, 0.1, 0.2].map((w) => [`recency ${w}`, { recencyWeight: w }])),
   ...Object.fromEntries([30, 365].map((days) => [`half-life ${days}`, { recencyHalfLifeDays: days }])),
 };
 
