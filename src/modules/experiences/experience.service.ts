@@ -85,6 +85,9 @@ import {
  */
 export const CANDIDATE_POOL = 100;
 
+/** Experience.similar ranks the closest max(SIMILAR_POOL_PER_RESULT × limit, 20) by signals or diversity. */
+const SIMILAR_POOL_PER_RESULT = 4;
+
 /** The candidates (best relevance first) whose ranking fields a ranked search reads first; see `ranked`. */
 const RANKING_FIRST_READ = 40;
 
@@ -902,6 +905,7 @@ export class ExperienceService {
     limit: number,
     now: Date | null,
     stored: string[] | null = null,
+    batched = false,
   ): Promise<{ ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> }> {
     const signalsOff = relevanceOnly(rank.weights);
     if (signalsOff && !rank.diversity) return { ranked: fused.slice(0, limit).map(neutral), dropped: 0 };
@@ -919,12 +923,16 @@ export class ExperienceService {
     const ranked: RankedHit[] = [];
     const byScore = (a: RankedHit, b: RankedHit) =>
       b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    // Batched: through the request's loader (whole documents), so that the `similar` of every item of a list is
+    // ranked from one read.
+    const read = async (ids: string[]): Promise<ExperienceDocument[]> =>
+      batched
+        ? (await this.loaders.experiences.experienceById.loadMany(ids)).filter(
+            (document): document is ExperienceDocument => !!document && !(document instanceof Error),
+          )
+        : this.repository.findByIds(ids, fields);
     const rankAll = async (hits: FusedHit[]) => {
-      for (const document of await this.repository.findByIds(
-        hits.map((hit) => hit.id),
-        fields,
-      ))
-        documents.set(document.experience_id, document);
+      for (const document of await read(hits.map((hit) => hit.id))) documents.set(document.experience_id, document);
       for (const hit of hits) {
         const document = documents.get(hit.id);
         // Deleted between the search and the read.
@@ -941,25 +949,26 @@ export class ExperienceService {
       }
       ranked.sort(byScore);
     };
-    // Diversity weighs every candidate against the others: all of them are read.
-    const first = rank.diversity ? fused.length : Math.max(RANKING_FIRST_READ, limit * 3);
+    // Diversity weighs every candidate against the others, and a batched read is one for all: all of them are read.
+    const first = rank.diversity || batched ? fused.length : Math.max(RANKING_FIRST_READ, limit * 3);
     await rankAll(fused.slice(0, first));
     const bar = ranked.length >= limit ? ranked[limit - 1].factors.score : -Infinity;
     const rest = fused.slice(first).filter((hit) => hit.score > bar);
     if (rest.length) await rankAll(rest);
     if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped, documents: stored ? documents : undefined };
     const window = ranked.slice(0, CANDIDATE_POOL);
-    const vectors = new Map(
-      (
-        await this.repository.findByIds(
-          window.map((hit) => hit.id),
-          ['experience_id', DIVERSITY_VECTOR],
+    const ids = window.map((hit) => hit.id);
+    const goalVectors = batched
+      ? (await this.loaders.experiences.experienceVectorsById.loadMany(ids)).map((row) =>
+          row && !(row instanceof Error)
+            ? (row.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)] ?? null)
+            : null,
         )
-      ).map((document) => [
-        document.experience_id,
-        document.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)] ?? null,
-      ]),
-    );
+      : await this.repository.findByIds(ids, ['experience_id', DIVERSITY_VECTOR]).then((rows) => {
+          const byId = new Map(rows.map((row) => [row.experience_id, row]));
+          return ids.map((id) => byId.get(id)?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)] ?? null);
+        });
+    const vectors = new Map(ids.map((id, i) => [id, goalVectors[i]]));
     const order = maximalMarginalRelevance(
       window.map((hit) => hit.factors.score),
       (i, j) => cosineOf(vectors.get(window[i].id), vectors.get(window[j].id)),
@@ -1036,8 +1045,9 @@ export class ExperienceService {
   ): Promise<ExperienceSearchHit[]> {
     checkLimit(limit, 'limit');
     const rank: Rank = { weights: rankingWeights(ranking.ranking), diversity: diversityOf(ranking.diversity) };
-    // Ranked by signals or diversity: over the wide pool, as searchExperiences.
-    const pool = relevanceOnly(rank.weights) && !rank.diversity ? 0 : CANDIDATE_POOL;
+    // Ranked by signals or diversity: over the closest max(4 × limit, 20), read whole through the request's loader (one
+    // read for the `similar` of every item of a list).
+    const pool = relevanceOnly(rank.weights) && !rank.diversity ? 0 : Math.max(limit * SIMILAR_POOL_PER_RESULT, 20);
     await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
     const stored = await this.loaders.experiences.experienceVectorsById.load(experience.experienceId);
     const vector =
@@ -1086,7 +1096,7 @@ export class ExperienceService {
       .filter((match) => match.id !== self)
       .slice(0, k - 1)
       .map((match) => ({ id: match.id, score: match.score, parts: { vector: match.score }, field: null }));
-    const { ranked: others, dropped: droppedEarly } = await this.ranked(pool, rank, k - 1, now);
+    const { ranked: others, dropped: droppedEarly } = await this.ranked(pool, rank, k - 1, now, null, true);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     let dropped = droppedEarly;
     const hits = others.flatMap((match, i) => {
