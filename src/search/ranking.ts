@@ -27,10 +27,9 @@ export interface RankingWeights {
 }
 
 /**
- * The defaults, chosen on the retrieval set (docs/retrieval.md#learned-signals): every weight tried orders the outcome,
- * feedback and recency twins as targeted, and every weight costs the relevance slices when the answer itself failed,
- * is old or was rated down, the more the larger; these are small weights that still decide between memories whose
- * relevance is within a few percent.
+ * The defaults, chosen on the retrieval set (docs/retrieval.md#learned-signals): the smallest weights tried that order
+ * the outcome, feedback and recency twins as targeted with both the local and the hash provider; larger ones cost the
+ * relevance slices more when the answer itself failed, is old or was rated down.
  */
 export const DEFAULT_RANKING: Readonly<RankingWeights> = Object.freeze({
   recencyHalfLifeDays: 90,
