@@ -58,6 +58,8 @@ export interface RestartFigures {
    * the engine's process had used by then (all its threads: on a busy machine a steadier figure than the wall time).
    */
   starts: Array<{
+    /** Bytes of journal in the directory when it started. */
+    replayedBytes: number;
     readyMs: number;
     answeredMs: number;
     cpuMs: number | null;
@@ -147,16 +149,18 @@ export async function measureEngineRestart(
   log: (line: string) => void = () => undefined,
   engine = ENGINE_SCRIPT,
 ): Promise<RestartFigures> {
-  const files = await readdir(dataDir);
   const sizeOf = async (pattern: RegExp) => {
     let bytes = 0;
-    for (const name of files.filter((file) => pattern.test(file))) bytes += (await stat(path.join(dataDir, name))).size;
+    for (const name of (await readdir(dataDir)).filter((file) => pattern.test(file)))
+      bytes += (await stat(path.join(dataDir, name))).size;
     return bytes;
   };
   const snapshotBytes = await sizeOf(/^snapshot-\d+\.bson$/);
   const journalBytes = await sizeOf(/^journal-\d+\.log$/);
   const starts: RestartFigures['starts'] = [];
   for (let i = 1; i <= restarts; i++) {
+    // What this start replays: an earlier one may have folded the journal into a snapshot since.
+    const replayedBytes = await sizeOf(/^journal-\d+\.log$/);
     const started = performance.now();
     const server = await startEngine(dataDir, undefined, engine);
     try {
@@ -176,6 +180,7 @@ export async function measureEngineRestart(
           await experiences.findOne({ [field]: Array.isArray(value) ? value[0] : value }, { projection: { _id: 1 } });
         }
         const start = {
+          replayedBytes,
           readyMs: Math.round(server.startMs),
           answeredMs: Math.round(answeredMs),
           indexedMs: Math.round(performance.now() - indexed),
@@ -185,7 +190,7 @@ export async function measureEngineRestart(
         };
         starts.push(start);
         log(
-          `restart ${i}/${restarts}: listening after ${start.readyMs} ms, answered after ${start.answeredMs} ms ` +
+          `restart ${i}/${restarts} (journal ${(replayedBytes / 1024 ** 2).toFixed(1)} MiB): listening after ${start.readyMs} ms, answered after ${start.answeredMs} ms ` +
             `(CPU ${cpuMs ?? '–'} ms, main thread ${mainCpuMs ?? '–'} ms), RSS ${start.rssMB} MB; ` +
             `a query on each index of the experiences then took ${start.indexedMs} ms`,
         );
