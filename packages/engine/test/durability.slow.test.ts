@@ -405,7 +405,7 @@ describe('DurableLog journal', () => {
       async (state, log) => {
         for (let i = 0; i < 512; i++) await state.write(log, [put({ _id: i, filler })]);
       },
-      { compactAfterBytes: 1 << 30 },
+      { compactAfterBytes: 1 << 30, fsync: false },
     );
     const lines: string[] = [];
     const options = { compactAfterBytes: 16 << 20, snapshotCloseWaitMs: 0, log: (line: string) => lines.push(line) };
