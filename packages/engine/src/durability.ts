@@ -746,9 +746,13 @@ export async function writeSnapshotFile(
   await rename(temp, final);
 }
 
-/** Buffers framed records and writes them in large chunks; each write is an await, so long snapshots yield to the event loop. */
+/**
+ * Frames records straight into one chunk buffer and writes it once it holds WRITE_CHUNK bytes (the buffer is reused:
+ * each write is awaited before the next record), so long snapshots yield to the event loop, and a record's bytes are
+ * copied once, not into a framed record and again into a chunk.
+ */
 class ChunkedWriter {
-  private parts: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(2 * WRITE_CHUNK);
   private size = 0;
   constructor(
     private readonly fh: FileHandle,
@@ -757,18 +761,37 @@ class ChunkedWriter {
 
   async record(kind: Kind, body: Uint8Array[]): Promise<void> {
     if (this.abandon()) throw new SnapshotAbandoned('snapshot abandoned');
-    const record = frame([Uint8Array.of(kind), ...body]);
-    this.parts.push(record);
-    this.size += record.length;
+    const kindByte = Uint8Array.of(kind);
+    let length = kindByte.length;
+    let crc = crc32(kindByte);
+    for (const part of body) {
+      length += part.length;
+      crc = crc32(part, crc);
+    }
+    const total = RECORD_HEADER + length;
+    if (this.size + total > this.chunk.length) {
+      await this.flush();
+      if (total > this.chunk.length) this.chunk = Buffer.allocUnsafe(total);
+    }
+    const chunk = this.chunk;
+    let at = this.size;
+    chunk.writeUInt32LE(length, at);
+    chunk.writeUInt32LE(crc, at + 4);
+    at += RECORD_HEADER;
+    chunk[at++] = kind;
+    for (const part of body) {
+      chunk.set(part, at);
+      at += part.length;
+    }
+    this.size = at;
     if (this.size >= WRITE_CHUNK) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.size === 0) return;
-    const chunk = Buffer.concat(this.parts, this.size);
-    this.parts = [];
+    const size = this.size;
     this.size = 0;
-    await writeAll(this.fh, chunk);
+    await writeAll(this.fh, this.chunk.subarray(0, size));
   }
 }
 
