@@ -136,8 +136,9 @@ export interface DurableLogOptions {
   /** The directory held data before (its id file exists): with no journal and no snapshot, files are missing. */
   expectData?: boolean;
   /**
-   * How long `close` waits for a snapshot being written to finish before it abandons it (its temporary file is removed,
-   * and the journals it would have covered stay, to be replayed by the next start). Default 5,000 ms.
+   * How long `close` waits for the snapshot a recovery started (see RECOVERED_COMPACT_SHARE) to finish before it
+   * abandons it (its temporary file is removed, and the journals it would have covered stay, to be replayed by the next
+   * start). Default 5,000 ms. A snapshot of a compaction is always waited for.
    */
   snapshotCloseWaitMs?: number;
   /** Wraps each journal file handle the log opens; for tests that inject write failures (a full disk). */
@@ -318,6 +319,9 @@ export class DurableLog {
   private closed = false;
   /** Set by `close` when it stops waiting for the snapshot being written: the writer then gives it up. */
   private abandonSnapshot = false;
+  /** The next rotation is the snapshot recovery asked for, which `close` may abandon; `optionalWriting`: the one being written is. */
+  private optionalSnapshot = false;
+  private optionalWriting = false;
   private readonly snapshotCloseWait: number;
   private commits = 0;
   private records = 0;
@@ -474,7 +478,10 @@ export class DurableLog {
     );
     // A journal this large is replayed again by every restart until the next compaction, which might be far off (a
     // quarter of the snapshot): folded into a snapshot now, in the background, the next restart loads it instead.
-    if (journalBytes >= durable.compactAfter * RECOVERED_COMPACT_SHARE) durable.compactAt = 0;
+    if (!durable.compactionDue() && journalBytes >= durable.compactAfter * RECOVERED_COMPACT_SHARE) {
+      durable.compactAt = 0;
+      durable.optionalSnapshot = true;
+    }
     if (durable.compactionDue()) durable.kick();
     return durable;
   }
@@ -508,16 +515,16 @@ export class DurableLog {
   }
 
   /**
-   * Waits for pending appends, tries once more to write failed ones, then closes the journal. A snapshot in progress is
-   * waited for up to `snapshotCloseWaitMs`, then abandoned: nothing depends on it, since the journals it would have
-   * covered are only removed once it is durable.
+   * Waits for pending appends and any snapshot in progress, tries once more to write failed ones, then closes the
+   * journal. The snapshot a recovery started is waited for up to `snapshotCloseWaitMs`, then abandoned: nothing depends
+   * on it, since the journals it would have covered are only removed once it is durable.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.failure) await this.append([]).catch(() => undefined);
     this.closed = true;
     const writing = this.snapshotting;
-    if (writing) {
+    if (writing && this.optionalWriting) {
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
         writing.then(
@@ -623,6 +630,9 @@ export class DurableLog {
    */
   private async rotate(): Promise<void> {
     const requests = this.compactRequests.splice(0);
+    // Asked for by compact(), it is no longer only the one recovery asked for.
+    const optional = this.optionalSnapshot && requests.length === 0;
+    this.optionalSnapshot = false;
     try {
       const image = this.image();
       const carried = this.queue.splice(0);
@@ -646,8 +656,10 @@ export class DurableLog {
       this.compactAt = this.compactAfter;
       await sealed.close();
 
+      this.optionalWriting = optional;
       const snapshot = this.writeSnapshot(seq, image).finally(() => {
         this.snapshotting = null;
+        this.optionalWriting = false;
         if (this.compactRequests.length > 0) this.kick();
       });
       this.snapshotting = snapshot;

@@ -396,7 +396,7 @@ describe('DurableLog journal', () => {
     expect((await readdir(dir)).filter((name) => name.startsWith('snapshot-'))).toEqual(['snapshot-000000000002.bson']);
   });
 
-  it('close abandons a snapshot it waited snapshotCloseWaitMs for; nothing is lost and the next start replays', async () => {
+  it('close abandons the snapshot a recovery started after snapshotCloseWaitMs; nothing is lost and the next start replays', async () => {
     const dir = await tempDir();
     const filler = 'g'.repeat(64 << 10);
     // 32 MiB of documents: writing their snapshot takes several chunks, long after the close stops waiting.
@@ -408,7 +408,7 @@ describe('DurableLog journal', () => {
       { compactAfterBytes: 1 << 30, fsync: false },
     );
     const lines: string[] = [];
-    const options = { compactAfterBytes: 16 << 20, snapshotCloseWaitMs: 0, log: (line: string) => lines.push(line) };
+    const options = { compactAfterBytes: 64 << 20, snapshotCloseWaitMs: 0, log: (line: string) => lines.push(line) };
     const replayed = await reopen(dir, options);
     // Closed once the snapshot has begun (its temporary file exists).
     while (!(await readdir(dir)).includes('snapshot-000000000002.bson.tmp'))
@@ -422,6 +422,13 @@ describe('DurableLog journal', () => {
     expect(recovered.log.recovery).toMatchObject({ snapshot: null, journals: 2, records: 512 });
     expect(recovered.state.dump()).toBe(replayed.state.dump());
     await recovered.log.close();
+
+    // The snapshot of a compaction (the journal is past compactAfterBytes) is waited for, however long it takes.
+    const compacting = await reopen(dir, { compactAfterBytes: 1, snapshotCloseWaitMs: 0 });
+    while (!(await readdir(dir)).includes('snapshot-000000000003.bson.tmp'))
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    await compacting.log.close();
+    expect((await readdir(dir)).sort()).toEqual(['journal-000000000003.log', 'snapshot-000000000003.bson']);
   });
 });
 
