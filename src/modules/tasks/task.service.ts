@@ -4,6 +4,8 @@ import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse } from '../../search/fusion';
+import { rankingFactors, type RankingWeights } from '../../search/ranking';
+import { rankingWeights } from '../shared/ranking.input';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
 import type { VectorModelCheck } from '../shared/reembed-target';
@@ -31,7 +33,11 @@ interface SimilarSearch {
   goalVector: Float32Array | null;
   limit: number;
   minSimilarity: number;
+  weights: RankingWeights;
 }
+
+/** A task's status as an outcome for the ranking (src/search/ranking.ts). */
+const TASK_OUTCOMES: Record<string, number> = { completed: 1, paused: 0.5, failed: 0 };
 
 /** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
 export class TaskService {
@@ -131,13 +137,23 @@ export class TaskService {
     if (!Number.isFinite(args.minSimilarity) || args.minSimilarity < 0 || args.minSimilarity > 1) {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
+    const weights = rankingWeights(args.ranking);
     await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const search = { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity };
+    const search = {
+      query,
+      goal,
+      queryVector,
+      goalVector,
+      limit: args.limit,
+      minSimilarity: args.minSimilarity,
+      // Tasks carry no feedback: only their status and age weigh.
+      weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
+    };
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -223,7 +239,24 @@ export class TaskService {
       { minScore: search.minSimilarity },
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
-    const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, search.limit);
+    const at = now.getTime();
+    const factors = new Map(
+      fused.map((hit) => {
+        const document = candidates.get(hit.id)!;
+        const signals = {
+          at: createdAt(hit.id),
+          outcome: TASK_OUTCOMES[document.status] ?? null,
+          observations: 0,
+          qualitySum: 0,
+          helpful: 0,
+        };
+        return [hit.id, rankingFactors(hit.score, signals, search.weights, at)];
+      }),
+    );
+    const ranked = (id: string) => factors.get(id)!.score;
+    const best = fused
+      .sort((a, b) => ranked(b.id) - ranked(a.id) || b.score - a.score || createdAt(b.id) - createdAt(a.id))
+      .slice(0, search.limit);
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -246,6 +279,9 @@ export class TaskService {
           status: task.status,
           userId: task.userId,
           similarity: hit.score,
+          score: factors.get(hit.id)!.score,
+          recency: factors.get(hit.id)!.recency,
+          outcome: factors.get(hit.id)!.outcome,
           scores: {
             vector: hit.parts.vector ?? 0,
             keyword: hit.parts.keyword ?? 0,
