@@ -18,13 +18,14 @@ import { ValidityService } from './modules/validity/validity.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
 import { PlanPatternRepository } from './modules/plans/plan.repository';
 import { PlanService } from './modules/plans/plan.service';
+import { RecallService } from './modules/recall/recall.service';
 import { ReembedService } from './modules/reembed/reembed.service';
 import { createNodeLoaders, type NodeLoaders } from './modules/nodes/node.loaders';
 import { NodeService } from './modules/nodes/node.service';
 import { actionEnricherFor } from './modules/runs/run.action-enricher';
 import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
 import { RunService } from './modules/runs/run.service';
-import { userToolExecutions } from './modules/runs/run.tool-usage';
+import { similarTaskToolExecutions, userToolExecutions } from './modules/runs/run.tool-usage';
 import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
 import { SessionRepository } from './modules/sessions/session.repository';
 import { SessionService } from './modules/sessions/session.service';
@@ -77,6 +78,7 @@ export interface Services {
   subscriptions: SubscriptionService;
   validity: ValidityService;
   forget: ForgetService;
+  recall: RecallService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -217,8 +219,12 @@ class RequestServices implements Services {
     return this.once(
       'tools',
       () =>
-        new ToolService(this.db, this.deps.config.idempotencyTtlHours, (userId, toolName) =>
-          userToolExecutions(new TaskRepository(this.db), this.learning, userId, toolName),
+        new ToolService(
+          this.db,
+          this.deps.config.idempotencyTtlHours,
+          (userId, toolName) => userToolExecutions(new TaskRepository(this.db), this.learning, userId, toolName),
+          (query, toolName) =>
+            similarTaskToolExecutions(this.tasks, new TaskRepository(this.db), this.learning, query, toolName),
         ),
     );
   }
@@ -256,6 +262,9 @@ class RequestServices implements Services {
 
   get forget() {
     return this.once('forget', () => new ForgetService(this.db, this.deps, this.caller));
+  }
+  get recall() {
+    return this.once('recall', () => new RecallService(this));
   }
 }
 

@@ -19,6 +19,8 @@ import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, typ
 import { newTaskDocument } from './task.validation';
 
 export const MAX_SIMILAR_LIMIT = 100;
+/** At most this many tasks in `mostSimilar` (toolPerformance's `k`). */
+export const MAX_MOST_SIMILAR = 1000;
 /** Candidates fetched from each list (vector, keyword, goal pattern) per requested result, and at least. */
 const CANDIDATES_PER_RESULT = 10;
 const MIN_CANDIDATES = 100;
@@ -131,13 +133,44 @@ export class TaskService {
     if (!Number.isFinite(args.minSimilarity) || args.minSimilarity < 0 || args.minSimilarity > 1) {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
-    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const search = { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity };
+    const tasks = await this.similarLive(
+      { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity },
+      filter,
+    );
+    return { tasks, count: tasks.length };
+  }
+
+  /**
+   * The ids of the `k` (1–MAX_MOST_SIMILAR) past tasks most similar to `text` (as a query and as a goal), best first,
+   * by similarTasks' ranking with no minimum: what figures "on tasks like this one" are computed over
+   * (toolPerformance(similarTo), recall's tool warnings). With `userId`, that user's tasks only. `text` must be
+   * non-blank (the callers check it, naming their own argument); tasks less similar than `minSimilarity` are left out.
+   */
+  async mostSimilar(
+    text: string,
+    k: number,
+    userId?: string,
+    minSimilarity = 0,
+  ): Promise<Array<{ taskId: string; similarity: number }>> {
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
+    const query = text.trim();
+    const [vector] = await this.deps.embedder.embed([query]);
+    const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
+    const tasks = await this.similarLive(
+      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity },
+      filter,
+    );
+    return tasks.map((task) => ({ taskId: task.taskId, similarity: task.similarity }));
+  }
+
+  /** One similar-task search over the tasks not expired now (see `similar`). */
+  private async similarLive(search: SimilarSearch, filter: Filter<TaskDocument>): Promise<SimilarTask[]> {
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -145,10 +178,9 @@ export class TaskService {
     // minute: they are gone for readers before it ends, and only a refilled page misses them until then).
     const now = new Date();
     const first = await this.similarWith(search, filter, now);
-    if (!first.dropped || first.tasks.length >= args.limit) return { tasks: first.tasks, count: first.tasks.length };
+    if (!first.dropped || first.tasks.length >= search.limit) return first.tasks;
     const minuteEnd = new Date((Math.floor(now.getTime() / 60_000) + 1) * 60_000);
-    const { tasks } = await this.similarWith(search, unexpired(filter, minuteEnd), now);
-    return { tasks, count: tasks.length };
+    return (await this.similarWith(search, unexpired(filter, minuteEnd), now)).tasks;
   }
 
   /** One similarTasks search with `filter` applied inside each list; candidates expired at `now` are dropped (counted). */
