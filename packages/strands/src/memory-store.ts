@@ -15,8 +15,9 @@ import {
   type AgentType,
   type ExperienceOutcome,
   type InsightType,
+  RecallDocument,
+  type RecallPart,
 } from './generated/graphql.js';
-import { RecallDocument, type RecallPart } from './recall.pending.js';
 import { SessionCreator } from './sessions.js';
 
 /** How `add` records a memory: an insight (agentInsights) or an experience (searchExperiences). */

@@ -53,7 +53,8 @@ describe('HindsightMemoryStore with a Strands Agent', () => {
     });
     await second.invoke('Book me a flight to Lisbon on my favourite airline.');
     assert.equal(answering.inputs.length, 1);
-    assert.match(answering.seen(0), /Aurora Air, always an aisle seat/);
+    // The SDK injects what search returned as a <memory> block of the user's turn.
+    assert.match(answering.seen(0), /<memory>[^<]*<entry source=\\"hindsight\\">[^<]*Aurora Air, always an aisle seat/);
     // Nothing was injected into the first run's first call: the store was empty then.
     assert.doesNotMatch(teacher.seen(0), /<memory>/);
   });

@@ -78,6 +78,24 @@ export type MessageRole =
   | 'SYSTEM'
   | 'USER';
 
+/** What recall may include: EXPERIENCES (outcomes and lessons), INSIGHTS, PLANS (that worked), TOOL_WARNINGS (tools that fail on similar tasks), MESSAGES (past conversation). */
+export type RecallPart =
+  | 'EXPERIENCES'
+  | 'INSIGHTS'
+  | 'MESSAGES'
+  | 'PLANS'
+  | 'TOOL_WARNINGS';
+
+/** Whose memories recall reads; every given field narrows it. */
+export type RecallScopeInput = {
+  /** Only memories of this agent: experiences it initiated, insights scoped to it, its messages. */
+  agentId?: string | null | undefined;
+  /** Only this session's messages (memories learned in other sessions still count). */
+  sessionId?: string | null | undefined;
+  /** Only memories about this end user (experiences, insights, plans, tool figures, messages). */
+  userId?: string | null | undefined;
+};
+
 /** A new experience (seed 000). Required: the goal, the sub-task, the agent and the outcome. */
 export type RecordExperienceInput = {
   /** true (the default without an experienceId): when a current experience of the same agent, user and outcome has the same goal and sub-task (after normalisation, or nearly: see docs/lifecycle.md), count one more occurrence of it (tags merged) and return it instead of storing a copy. false (the default with an experienceId, which the caller will look for): store a copy anyway. */
@@ -159,6 +177,16 @@ export type RecordExperienceMutationVariables = Exact<{
 
 export type RecordExperienceMutation = { recordExperience: { experienceId: string } };
 
+export type RecallQueryVariables = Exact<{
+  query: string;
+  scope?: RecallScopeInput | null | undefined;
+  budget: number;
+  include?: Array<RecallPart> | RecallPart | null | undefined;
+}>;
+
+
+export type RecallQuery = { recall: { items: Array<{ kind: RecallPart, id: string, score: number, why: string, text: string, tokens: number }> } };
+
 export type CreateSessionMutationVariables = Exact<{
   input: CreateSessionInput;
 }>;
@@ -232,6 +260,20 @@ export const RecordExperienceDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RecordExperienceMutation, RecordExperienceMutationVariables>;
+export const RecallDocument = new TypedDocumentString(`
+    query Recall($query: String!, $scope: RecallScopeInput, $budget: Int!, $include: [RecallPart!]) {
+  recall(query: $query, scope: $scope, budget: $budget, include: $include) {
+    items {
+      kind
+      id
+      score
+      why
+      text
+      tokens
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RecallQuery, RecallQueryVariables>;
 export const CreateSessionDocument = new TypedDocumentString(`
     mutation CreateSession($input: CreateSessionInput!) {
   createSession(input: $input) {
