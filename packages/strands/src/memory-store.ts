@@ -7,7 +7,7 @@ import type {
   MessageData,
   SearchOptions,
 } from '@strands-agents/sdk';
-import { HindsightClient, type HindsightConnection } from './client.js';
+import { HindsightClient, HindsightError, type HindsightConnection } from './client.js';
 import {
   AppendMessagesDocument,
   RecordExperienceDocument,
@@ -141,8 +141,8 @@ export class HindsightMemoryStore implements MemoryStore {
   }
 
   /**
-   * Appends the batch to the configured session's agent (`agentId`), in order, in atomic batches of up to 500; the
-   * session is created (with `userId`) on first use. A batch retried after a failure (the same messages and sequence
+   * Appends the batch to the configured session's agent (`agentId`), in order, in atomic batches of up to 500; a
+   * session or agent that does not exist yet is created (the session with `userId`). A batch retried after a failure (the same messages and sequence
    * numbers) reuses its idempotency keys, so Hindsight stores it once. Resolves with the stored message ids.
    */
   async addMessages(messages: MessageData[], context?: AddMessagesContext): Promise<number[]> {
@@ -156,15 +156,22 @@ export class HindsightMemoryStore implements MemoryStore {
       this.failedBatch?.fingerprint === fingerprint
         ? this.failedBatch.keys
         : Array.from({ length: chunks }, () => `strands-${crypto.randomUUID()}`);
-    await this.sessions.ensureAgent(sessionId, this.config.agentId);
     const ids: number[] = [];
     try {
       for (let chunk = 0; chunk < chunks; chunk++) {
-        const { appendMessages } = await this.client.request(AppendMessagesDocument, {
+        const variables = {
           sessionId,
           agentId: this.config.agentId,
           inputs: inputs.slice(chunk * APPEND_BATCH, (chunk + 1) * APPEND_BATCH),
           idempotencyKey: keys[chunk],
+        };
+        const { appendMessages } = await this.client.request(AppendMessagesDocument, variables).catch(async (error) => {
+          // The session or the agent is not there (yet, or any more): make them and append again (a refused write stored
+          // nothing, its key included).
+          if (!(error instanceof HindsightError && error.code === 'NOT_FOUND')) throw error;
+          this.sessions.forget(sessionId);
+          await this.sessions.ensureAgent(sessionId, this.config.agentId);
+          return this.client.request(AppendMessagesDocument, variables);
         });
         ids.push(...appendMessages.map((message) => message.messageId));
       }

@@ -97,12 +97,20 @@ export class HindsightSnapshotStorage implements SnapshotStorage {
     await this.write(params.location, MANIFEST_FIELD, JSON.stringify(params.manifest));
   }
 
+  /** Sets one agent_data field; the session is created when it is not there (yet, or any more). */
   private async write(location: SnapshotLocation, field: string, value: string): Promise<void> {
-    await this.sessions.ensure(location.sessionId);
-    await this.client.request(UpsertAgentDocument, {
+    const variables = {
       sessionId: location.sessionId,
       input: { agentId: agentIdOf(location), agentData: { [field]: value } },
-    });
+    };
+    try {
+      await this.client.request(UpsertAgentDocument, variables);
+    } catch (error) {
+      if (!(error instanceof HindsightError && error.code === 'NOT_FOUND')) throw error;
+      this.sessions.forget(location.sessionId);
+      await this.sessions.ensure(location.sessionId);
+      await this.client.request(UpsertAgentDocument, variables);
+    }
   }
 
   /** The agent's stored agent_data; null when the session or the agent does not exist. */

@@ -82,7 +82,8 @@ describe('HindsightSnapshotStorage with the SDK session manager', () => {
     await store.addMessages([{ role: 'user', content: [{ text: 'late checkout please' }] }]);
     const location = { sessionId: 'stay-3', scope: 'agent' as const, scopeId: 'concierge' };
     const snapshot = { scope: 'agent' as const, schemaVersion: '1.0', createdAt: 'now', data: { a: 1 }, appData: {} };
-    await storage().saveSnapshot({ location, snapshotId: 'latest', isLatest: true, snapshot });
+    const writer = storage();
+    await writer.saveSnapshot({ location, snapshotId: 'latest', isLatest: true, snapshot });
     const reader = new HindsightClient({ url: hindsight.url, apiKey: KEYS.reader });
     const { session } = await reader.request(SessionMessagesDocument, { sessionId: 'stay-3', agentId: 'concierge' });
     assert.deepEqual(
@@ -100,6 +101,11 @@ describe('HindsightSnapshotStorage with the SDK session manager', () => {
     await storage(KEYS.admin).deleteSession({ sessionId: 'stay-3' });
     assert.equal(await storage().loadSnapshot({ location }), null);
     await storage(KEYS.admin).deleteSession({ sessionId: 'stay-3' });
+
+    // The same store and storage go on after the deletion: the session is made again.
+    assert.deepEqual(await store.addMessages([{ role: 'user', content: [{ text: 'again' }] }]), [0]);
+    await writer.saveSnapshot({ location, snapshotId: 'latest', isLatest: true, snapshot });
+    assert.deepEqual(await writer.loadSnapshot({ location }), snapshot);
   });
 
   it('a save Hindsight refuses is thrown with its code', async () => {
