@@ -37,6 +37,16 @@ function lessonsOf(experience: Experience): string {
 /** Experiences scoring less (hybrid: half vector, half keyword) are too far from the query to be worth tokens. */
 export const MIN_EXPERIENCE_SCORE = 0.2;
 
+/** The stored fields an experience's line reads (the search reads those alone, as for a GraphQL selection). */
+const RECALLED_EXPERIENCE_FIELDS = [
+  'experience_id',
+  'primary_goal_description',
+  'sub_task_description',
+  'final_outcome',
+  'output_summary',
+  'key_decisions_made',
+];
+
 /**
  * EXPERIENCES: current experiences (the search's default: superseded and retired ones left out) by hybrid search of
  * the query over their four texts, in scope (user; agent as the initiating agent); each line gives the outcome, what
@@ -54,7 +64,7 @@ export function experienceCollector(experiences: ExperienceService): PartCollect
       includeSuperseded: false,
       asOf: null,
     };
-    const hits = await experiences.search(args);
+    const hits = await experiences.search(args, RECALLED_EXPERIENCE_FIELDS);
     return hits.map(({ experience, score, vectorScore, keywordScore, matchedField }) => {
       const lessons = inline(lessonsOf(experience));
       const outcome = inline(experience.outputSummary);
@@ -161,7 +171,8 @@ export function planCollector(plans: PlanService): PartCollector {
         score: plan.score,
         why: `Goal match ${score2(plan.scores.match)}; succeeded ${percent(plan.successRate)} of ${plan.usageCount} runs.`,
         text: bullet([
-          `${inline(plan.goalPattern)}:`,
+          // A template's `_*_` would read as emphasis in Markdown: it is code.
+          `\`${inline(plan.goalPattern, 200)}\`:`,
           inline(steps.join(' → ')),
           `(${percent(plan.successRate)} success over ${plan.usageCount} runs)`,
           issues && `Issues: ${issues}.`,

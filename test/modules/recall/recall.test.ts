@@ -43,7 +43,7 @@ describe('recall: what an agent should know for a task, within a token budget', 
     }
     expect(recall.text).toContain('**SUCCESS** Ship a parcel to the Berlin warehouse — Create the shipment.');
     expect(recall.text).toContain('Lessons: Validate the address before calling create_shipment.');
-    expect(recall.text).toContain('validate_address → create_shipment (100% success over 3 runs)');
+    expect(recall.text).toContain('`ship_*_to_*_warehouse`: validate_address → create_shipment (100% success over 3 runs)');
     expect(recall).toMatchObject({ budget: 2000, tokens: tokensOf(recall.text) });
     expect(recall.tokens).toBeLessThanOrEqual(2000);
   });
