@@ -158,6 +158,17 @@ export const TOOLS: readonly ToolSpec[] = [
       agents { agentId messageCount messages(last: 20) { edges { node { messageId role text createdAt } } } }`,
   },
   {
+    name: 'search_messages',
+    field: 'Query.searchMessages',
+    description:
+      'Search what was said in past conversations (the text of stored messages) by meaning and keywords: "what did ' +
+      'the user say about X". Narrow with filter (sessionId, agentId, userId, role, since, until); pass context: 2 ' +
+      'to also get the two messages before and after each hit. Returns the best matches with their score, session ' +
+      'and agent; a redacted message is found by its redaction only.',
+    selection: `sessionId agentId score message { messageId role text createdAt }
+      before { messageId role text } after { messageId role text }`,
+  },
+  {
     name: 'forget',
     field: 'Mutation.forget',
     description:

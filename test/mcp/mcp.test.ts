@@ -45,6 +45,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
         'record_task',
         'retire_memory',
         'search_experiences',
+        'search_messages',
         'similar_tasks',
         'successful_plans',
         'supersede_memory',

@@ -92,6 +92,8 @@ export async function callEveryTool(client: Client, sessionId: string): Promise<
   expect(message).toMatchObject({ role: 'USER', text: 'ship it' });
   const read = await value('get_session', { id: sessionId });
   expect(read.agents[0].messages.edges.map((edge: any) => edge.node.text)).toEqual(['ship it']);
+  const said = await value('search_messages', { query: 'ship it', filter: { sessionId }, context: 1 });
+  expect(said[0]).toMatchObject({ sessionId, agentId: 'a1', message: { text: 'ship it' }, before: [], after: [] });
 
   const correction = await value('record_experience', experienceArgs('Create shipment for facility via the new API'));
   const superseded = await value('supersede_memory', {
