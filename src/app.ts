@@ -136,6 +136,7 @@ export function createAppDeps(
     search,
     changes,
     messageIndex: new MessageIndexes({
+      enabled: config.messageIndex,
       embedder,
       search,
       logger,
@@ -164,5 +165,5 @@ export async function prepareDatabase(deps: AppDeps, db: Db): Promise<void> {
   await createIndexes(db, deps.config, COLLECTION_INDEXES);
   await deps.search.forDb(db).buildAll();
   // Follows the sessions and compares them with the message index in the background: message searches wait for it.
-  void deps.messageIndex.forDb(db).start();
+  if (deps.config.messageIndex) void deps.messageIndex.forDb(db).start();
 }

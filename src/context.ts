@@ -210,7 +210,7 @@ class RequestServices implements Services {
           this.db,
           this.loaders,
           this.deps.config.idempotencyTtlHours,
-          this.deps.messageIndex.forDb(this.db),
+          this.deps.messageIndex.listenerFor(this.db),
         ),
     );
   }

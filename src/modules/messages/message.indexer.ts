@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { ServiceUnavailableError } from '../../coded-error';
 import type { ChangeEvent, ChangeFeed, ChangeFollower } from '../../db/change-follower';
 import { unboundDb } from '../../db/request-bound';
 import type { EmbeddingService } from '../../embeddings/embedding.service';
@@ -15,6 +16,8 @@ import { MESSAGE_SPACE } from './message.spaces';
 
 /** What the message indexes need from the app (its deps). */
 export interface MessageIndexOptions {
+  /** MESSAGE_INDEX: false leaves `message_index` as it is (searchMessages then answers SERVICE_UNAVAILABLE). */
+  enabled: boolean;
   embedder: EmbeddingService;
   search: SearchIndexes;
   logger: Logger;
@@ -46,6 +49,11 @@ export class MessageIndexes {
   private readonly indexers = new Map<string, MessageIndexer>();
 
   constructor(readonly options: MessageIndexOptions) {}
+
+  /** This process's writes to sessions are reported to the indexer of their database (none when MESSAGE_INDEX=false). */
+  listenerFor(db: Db): MessageIndexer | undefined {
+    return this.options.enabled ? this.forDb(db) : undefined;
+  }
 
   /** The indexer of a database (created on first use; `start` begins following and catching up). */
   forDb(db: Db): MessageIndexer {
@@ -101,6 +109,12 @@ export class MessageIndexer implements MessageWriteListener {
    * it). Idempotent.
    */
   start(): Promise<void> {
+    if (!this.options.enabled)
+      return Promise.reject(
+        new ServiceUnavailableError('The message index is off on this server (MESSAGE_INDEX=false).', {
+          setting: 'MESSAGE_INDEX',
+        }),
+      );
     this.started ??= this.begin().catch((error: unknown) => {
       this.options.logger.error('message index catch-up failed', {
         db: this.db.databaseName,

@@ -204,7 +204,7 @@ describe('searchMessages over sessions written behind the server', () => {
     await app.close();
   });
 
-  it('finds the Strands SDK shape written directly into MongoDB while following, and another process's appends', async () => {
+  it('finds the Strands SDK shape written directly into MongoDB while following, and what another process appends', async () => {
     app = await createTestApp();
     const sessions = app.db.collection<{ _id: string } & Record<string, unknown>>('sessions');
     const now = new Date();
@@ -352,5 +352,19 @@ describe('searchMessages after a restart', () => {
       mode: 'HYBRID' as never,
     });
     expect(hits.map((hit) => [hit.id, hit.message.text])).toEqual([['offline-1/bot/1', 'The tapir crossed the river']]);
+  });
+});
+
+describe('searchMessages with MESSAGE_INDEX=false', () => {
+  let app: TestApp;
+  afterAll(() => app?.close());
+
+  it('appends leave message_index alone and the search answers SERVICE_UNAVAILABLE', async () => {
+    app = await createTestApp({ config: { messageIndex: false } });
+    await sessionWithAgent(app, 'off-1', 'helper');
+    await append(app, 'off-1', 'helper', [['user', 'Nothing indexes the ibex']]);
+    const { errors } = await app.execute(SearchMessagesDocument, { query: 'ibex' });
+    expect(errors?.map((error) => error.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+    expect(await app.db.collection('message_index').countDocuments()).toBe(0);
   });
 });
