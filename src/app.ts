@@ -18,6 +18,9 @@ import { INSIGHT_INDEXES } from './modules/insights/insight.document';
 import { MEMORY_EVENT_INDEXES } from './modules/history/memory-event.document';
 import { PLAN_INDEXES } from './modules/plans/plan.document';
 import { PLAN_PATTERNS_REEMBED_TARGET, PLAN_SPACES } from './modules/plans/plan.spaces';
+import { MESSAGE_INDEX_INDEXES } from './modules/messages/message.document';
+import { MessageIndexes } from './modules/messages/message.indexer';
+import { MESSAGE_SPACES } from './modules/messages/message.spaces';
 import { SESSION_INDEXES } from './modules/sessions/session.document';
 import { IDEMPOTENCY_INDEXES } from './modules/shared/idempotency.document';
 import type { ReembedTarget } from './modules/shared/reembed-target';
@@ -41,6 +44,7 @@ interface FeatureRegistration {
 
 const FEATURES: readonly FeatureRegistration[] = [
   { indexes: SESSION_INDEXES },
+  { indexes: MESSAGE_INDEX_INDEXES, spaces: MESSAGE_SPACES },
   { indexes: EXPERIENCE_INDEXES, spaces: Object.values(EXPERIENCE_SPACES), reembedTarget: EXPERIENCES_REEMBED_TARGET },
   { indexes: TASK_INDEXES, spaces: TASK_SPACES, reembedTarget: TASKS_REEMBED_TARGET },
   { indexes: PLAN_INDEXES, spaces: PLAN_SPACES, reembedTarget: PLAN_PATTERNS_REEMBED_TARGET },
@@ -86,6 +90,8 @@ export interface AppDeps {
   search: SearchIndexes;
   /** The collections' change streams, shared by every subscription (one stream per followed collection). */
   changes: ChangeFollower;
+  /** The message index of each database (`messageIndex.forDb(db)`): keeps `message_index` equal to the sessions' messages. */
+  messageIndex: MessageIndexes;
   /** API keys (API_KEYS and the default database's api_keys collection). */
   keys: KeyStore;
   /** A tenant's database, prepared (`prepareDatabase`) on its first request; the default tenant's is `database.db`. */
@@ -119,15 +125,24 @@ export function createAppDeps(
     pollMs: config.searchPollMs,
   });
   search.defineSpace(...SEARCH_SPACES);
+  const embedder = createEmbeddingService(embeddings, database.db, config);
   // One preparation per tenant, shared by its concurrent first requests; a failed one is retried by the next request.
   const tenants = new Map<string, Promise<Db>>();
   const deps: AppDeps = {
     ...options,
     database,
     version: VERSION,
-    embedder: createEmbeddingService(embeddings, database.db, config),
+    embedder,
     search,
     changes,
+    messageIndex: new MessageIndexes({
+      enabled: config.messageIndex,
+      embedder,
+      search,
+      logger,
+      changes: config.searchFollow ? changes : undefined,
+      pollMs: config.searchPollMs,
+    }),
     keys: new KeyStore(database.db, config.apiKeys),
     tenantDb(tenant) {
       const name = tenantDatabaseName(database.db.databaseName, tenant);
@@ -149,4 +164,6 @@ export function createAppDeps(
 export async function prepareDatabase(deps: AppDeps, db: Db): Promise<void> {
   await createIndexes(db, deps.config, COLLECTION_INDEXES);
   await deps.search.forDb(db).buildAll();
+  // Follows the sessions and compares them with the message index in the background: message searches wait for it.
+  if (deps.config.messageIndex) void deps.messageIndex.forDb(db).start();
 }

@@ -47,6 +47,7 @@ export interface Config {
   vectorSearch: VectorSearchMode;
   searchPollMs: number;
   searchFollow: boolean;
+  messageIndex: boolean;
   metadataIndexFields: string[];
   apiKeys: string[];
   allowAnonymous: boolean;
@@ -414,6 +415,15 @@ export const VARIABLES = [
     defaultText: 'true',
     expected: 'true or false',
     parse: (raw) => boolean('SEARCH_FOLLOW', raw, true),
+  }),
+  define({
+    name: 'MESSAGE_INDEX',
+    key: 'messageIndex',
+    description:
+      'Keep the message index (message_index) that searchMessages reads, current on every write to sessions (false: appends skip it and searchMessages answers SERVICE_UNAVAILABLE).',
+    defaultText: 'true',
+    expected: 'true or false',
+    parse: (raw) => boolean('MESSAGE_INDEX', raw, true),
   }),
   define({
     name: 'METADATA_INDEX_FIELDS',

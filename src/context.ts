@@ -9,6 +9,7 @@ import { createExperienceLoaders, type ExperienceLoaders } from './modules/exper
 import { ExperienceRepository } from './modules/experiences/experience.repository';
 import { ExperienceService } from './modules/experiences/experience.service';
 import { ForgetService } from './modules/forget/forget.service';
+import { MessageSearchService } from './modules/messages/message.service';
 import { AgentInsightRepository } from './modules/insights/insight.repository';
 import { InsightService } from './modules/insights/insight.service';
 import { createInsightLoaders, type InsightLoaders } from './modules/insights/insight.loaders';
@@ -78,6 +79,7 @@ export interface Services {
   subscriptions: SubscriptionService;
   validity: ValidityService;
   forget: ForgetService;
+  messages: MessageSearchService;
   recall: RecallService;
 }
 
@@ -201,7 +203,16 @@ class RequestServices implements Services {
     return this.once('reembed', () => new ReembedService(this.db, this.deps, REEMBED_TARGETS));
   }
   get sessions() {
-    return this.once('sessions', () => new SessionService(this.db, this.loaders, this.deps.config.idempotencyTtlHours));
+    return this.once(
+      'sessions',
+      () =>
+        new SessionService(
+          this.db,
+          this.loaders,
+          this.deps.config.idempotencyTtlHours,
+          this.deps.messageIndex.listenerFor(this.db),
+        ),
+    );
   }
   get tasks() {
     return this.once('tasks', () => new TaskService(this.db, this.deps, this.loaders, this.reembed));
@@ -258,6 +269,10 @@ class RequestServices implements Services {
   }
   get validity() {
     return this.once('validity', () => new ValidityService(this.db, this.deps, this.loaders, this.caller));
+  }
+
+  get messages() {
+    return this.once('messages', () => new MessageSearchService(this.db, this.deps));
   }
 
   get forget() {

@@ -14,6 +14,7 @@ import { InsightResolver } from './modules/insights/insight.resolver';
 import { ApiKeyResolver } from './modules/api-keys/api-key.resolver';
 import { BackupResolver } from './modules/backup/backup.resolver';
 import { ForgetResolver } from './modules/forget/forget.resolver';
+import { MessageSearchResolver } from './modules/messages/message.resolver';
 import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
 import { resolveNodeTypes } from './modules/shared/node';
 import { SubscriptionResolver } from './modules/subscriptions/subscription.resolver';
@@ -50,6 +51,7 @@ export const resolvers = [
   SessionResolver,
   AgentResolver,
   SessionAnalyticsResolver,
+  MessageSearchResolver,
   TaskResolver,
   PlanResolver,
   ToolResolver,

@@ -136,6 +136,7 @@ export async function createServer(deps: AppDeps, schema: GraphQLSchema): Promis
       await graphql.apollo.stop();
       for (const route of routes) route.close?.();
       await subscriptions.close();
+      await deps.messageIndex.close();
       await deps.changes.close();
       await tracing?.close();
       if (httpServer.listening) await new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -33,6 +33,17 @@ const SUCCESS_METRICS = 'successMetrics { executionTime retries stepsCompleted u
 
 export const TOOLS: readonly ToolSpec[] = [
   {
+    name: 'recall',
+    field: 'Query.recall',
+    description:
+      'Call this first, before starting a task: describe the task in query and get, in one call, what you should ' +
+      'know for it as Markdown ready to read: relevant past experiences (outcome and lessons), insights, plans that ' +
+      'worked, warnings about tools that failed on similar tasks, and relevant past messages. The text never ' +
+      'exceeds budget tokens (default 2000); items list what was chosen and why. Pass scope.userId (and agentId, ' +
+      'sessionId) when working for one end user, agent or session, and include to ask for some parts only.',
+    selection: 'text tokens budget items { kind id score why tokens }',
+  },
+  {
     name: 'search_experiences',
     field: 'Query.searchExperiences',
     description:
@@ -145,6 +156,17 @@ export const TOOLS: readonly ToolSpec[] = [
       'session does not exist.',
     selection: `sessionId sessionType userId createdAt updatedAt metadata messageCount
       agents { agentId messageCount messages(last: 20) { edges { node { messageId role text createdAt } } } }`,
+  },
+  {
+    name: 'search_messages',
+    field: 'Query.searchMessages',
+    description:
+      'Search what was said in past conversations (the text of stored messages) by meaning and keywords: "what did ' +
+      'the user say about X". Narrow with filter (sessionId, agentId, userId, role, since, until); pass context: 2 ' +
+      'to also get the two messages before and after each hit. Returns the best matches with their score, session ' +
+      'and agent; a redacted message is found by its redaction only.',
+    selection: `sessionId agentId score message { messageId role text createdAt }
+      before { messageId role text } after { messageId role text }`,
   },
   {
     name: 'forget',

@@ -7,6 +7,8 @@ import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { EXPERIENCES_COLLECTION } from '../experiences/experience.document';
 import { ExperienceRepository } from '../experiences/experience.repository';
 import { MEMORY_EVENTS_COLLECTION } from '../history/memory-event.document';
+import { MESSAGE_INDEX_COLLECTION } from '../messages/message.document';
+import { MessageIndexRepository } from '../messages/message.repository';
 import { MemoryEventRepository, type ErasedMemories } from '../history/memory-event.repository';
 import { AGENT_INSIGHTS_COLLECTION } from '../insights/insight.document';
 import { AgentInsightRepository, type ForgottenInsight } from '../insights/insight.repository';
@@ -29,6 +31,7 @@ import { checkScope } from './forget.validation';
 /** The collections a report lists, in its order. */
 const COLLECTIONS = [
   SESSIONS_COLLECTION,
+  MESSAGE_INDEX_COLLECTION,
   EXPERIENCES_COLLECTION,
   TASKS_COLLECTION,
   AGENT_INSIGHTS_COLLECTION,
@@ -47,6 +50,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Everything a forget erases, found before anything is written (a dry run answers from it). */
 interface Survey {
   sessions: SessionsInScope;
+  /** The message index's entries of the scope's messages. */
+  messageKeys: string[];
   experienceIds: string[];
   tasks: ForgottenTask[];
   insights: ForgottenInsight[];
@@ -66,6 +71,7 @@ interface Survey {
  */
 export class ForgetService {
   private readonly sessions: SessionRepository;
+  private readonly messages: MessageIndexRepository;
   private readonly experiences: ExperienceRepository;
   private readonly tasks: TaskRepository;
   private readonly insights: AgentInsightRepository;
@@ -80,6 +86,7 @@ export class ForgetService {
     private readonly caller: Caller,
   ) {
     this.sessions = new SessionRepository(db);
+    this.messages = new MessageIndexRepository(db);
     this.experiences = new ExperienceRepository(db);
     this.tasks = new TaskRepository(db);
     this.insights = new AgentInsightRepository(db);
@@ -115,7 +122,8 @@ export class ForgetService {
   private async survey(scope: MemoryScope): Promise<Survey> {
     // A user's sessions first: the experiences recorded in them are the user's too.
     const sessions = await this.sessions.countByScope(scope);
-    const [experienceIds, tasks, insights] = await Promise.all([
+    const [messageKeys, experienceIds, tasks, insights] = await Promise.all([
+      this.messages.keysInScope(scope, sessions.sessionIds),
       this.experiences.idsByScope(scope, sessions.sessionIds),
       this.tasks.findByScope(scope),
       this.insights.findByScope(scope),
@@ -168,7 +176,7 @@ export class ForgetService {
     const inUse = await this.tasks.contextsInUse(candidates, taskIds);
     const contexts = candidates.filter((context) => !inUse.has(context));
 
-    return { sessions, experienceIds, tasks, insights, evidence, patterns, contexts };
+    return { sessions, messageKeys, experienceIds, tasks, insights, evidence, patterns, contexts };
   }
 
   /** The memories whose history goes, by kind. */
@@ -200,6 +208,7 @@ export class ForgetService {
   /** The search entries of erased documents, by space: every space over an erased document's collection. */
   private searchEntries(survey: Survey): Array<{ space: string; ids: readonly string[] }> {
     const erased = new Map<string, readonly string[]>([
+      [MESSAGE_INDEX_COLLECTION, survey.messageKeys],
       [EXPERIENCES_COLLECTION, survey.experienceIds],
       [TASKS_COLLECTION, survey.tasks.map((task) => task.taskId)],
       [AGENT_INSIGHTS_COLLECTION, this.erasedMemories(survey).insight],
@@ -225,6 +234,7 @@ export class ForgetService {
         changed: sessions.changed,
         messages: sessions.messages,
       },
+      [MESSAGE_INDEX_COLLECTION]: { deleted: survey.messageKeys.length },
       [EXPERIENCES_COLLECTION]: { deleted: survey.experienceIds.length },
       [TASKS_COLLECTION]: { deleted: survey.tasks.length },
       [AGENT_INSIGHTS_COLLECTION]: {
@@ -243,7 +253,10 @@ export class ForgetService {
 
   private async erase(scope: MemoryScope, survey: Survey): Promise<ForgetReport> {
     const taskIds = survey.tasks.map((task) => task.taskId);
+    // Messages this process appended before are indexed first, so that none is indexed after its entries are erased.
+    await this.deps.messageIndex.forDb(this.db).settled();
     const sessions = await this.sessions.forgetScope(scope);
+    const messages = await this.messages.forgetScope(scope, survey.sessions.sessionIds);
     await nextTurn();
     const experiences = await this.experiences.forgetScope(scope, survey.sessions.sessionIds);
     await nextTurn();
@@ -270,6 +283,7 @@ export class ForgetService {
 
     return report(scope, false, erasedFromDisk, entries, {
       [SESSIONS_COLLECTION]: { ...sessions, messages: survey.sessions.messages },
+      [MESSAGE_INDEX_COLLECTION]: { deleted: messages },
       [EXPERIENCES_COLLECTION]: { deleted: experiences },
       [TASKS_COLLECTION]: { deleted: tasks },
       [AGENT_INSIGHTS_COLLECTION]: { deleted: insights + evidence.deleted, changed: evidence.changed },

@@ -34,6 +34,19 @@ function lessonsOf(experience: Experience): string {
   return JSON.stringify(decisions) ?? '';
 }
 
+/** Experiences scoring less (hybrid: half vector, half keyword) are too far from the query to be worth tokens. */
+export const MIN_EXPERIENCE_SCORE = 0.2;
+
+/** The stored fields an experience's line reads (the search reads those alone, as for a GraphQL selection). */
+const RECALLED_EXPERIENCE_FIELDS = [
+  'experience_id',
+  'primary_goal_description',
+  'sub_task_description',
+  'final_outcome',
+  'output_summary',
+  'key_decisions_made',
+];
+
 /**
  * EXPERIENCES: current experiences (the search's default: superseded and retired ones left out) by hybrid search of
  * the query over their four texts, in scope (user; agent as the initiating agent); each line gives the outcome, what
@@ -46,12 +59,12 @@ export function experienceCollector(experiences: ExperienceService): PartCollect
       fields: null,
       filter: { userId: scope.userId ?? null, initiatingAgentId: scope.agentId ?? null },
       limit,
-      minScore: null,
+      minScore: MIN_EXPERIENCE_SCORE,
       mode: SearchMode.HYBRID,
       includeSuperseded: false,
       asOf: null,
     };
-    const hits = await experiences.search(args);
+    const hits = await experiences.search(args, RECALLED_EXPERIENCE_FIELDS);
     return hits.map(({ experience, score, vectorScore, keywordScore, matchedField }) => {
       const lessons = inline(lessonsOf(experience));
       const outcome = inline(experience.outputSummary);
@@ -71,6 +84,8 @@ export function experienceCollector(experiences: ExperienceService): PartCollect
   };
 }
 
+/** Insights are matched against the query's terms in its first this many characters (a query may be megabytes). */
+const INSIGHT_QUERY_CHARS = 10_000;
 /** Insights of every agent type are read, at most this many of each (the most confident first). */
 const INSIGHTS_PER_AGENT_TYPE = 100;
 /** An insight's score: this share from its words' overlap with the query, the rest from its confidence. */
@@ -83,7 +98,7 @@ const INSIGHT_RELEVANCE_WEIGHT = 0.7;
  */
 export function insightCollector(insights: InsightService): PartCollector {
   return async ({ query, scope, limit }) => {
-    const queryTerms = new Set(keywordTerms(query));
+    const queryTerms = new Set(keywordTerms(query.slice(0, INSIGHT_QUERY_CHARS)));
     const lists = await Promise.all(
       Object.values(AgentType).map((agentType) => {
         const args: AgentInsightsArgs = {
@@ -156,7 +171,8 @@ export function planCollector(plans: PlanService): PartCollector {
         score: plan.score,
         why: `Goal match ${score2(plan.scores.match)}; succeeded ${percent(plan.successRate)} of ${plan.usageCount} runs.`,
         text: bullet([
-          `${inline(plan.goalPattern)}:`,
+          // A template's `_*_` would read as emphasis in Markdown: it is code.
+          `\`${inline(plan.goalPattern, 200)}\`:`,
           inline(steps.join(' → ')),
           `(${percent(plan.successRate)} success over ${plan.usageCount} runs)`,
           issues && `Issues: ${issues}.`,

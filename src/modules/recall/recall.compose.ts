@@ -23,6 +23,8 @@ export const SECTION_TITLES: Record<RecallPart, string> = {
 
 const heading = (part: RecallPart) => `## ${SECTION_TITLES[part]}`;
 
+const roundScore = (score: number) => (Number.isFinite(score) ? Math.round(score * 1e4) / 1e4 : 0);
+
 /** Best first; equal scores in part order, then by id (binary order): the same candidates always rank the same. */
 function byScore(a: RecallCandidate, b: RecallCandidate): number {
   return (
@@ -60,7 +62,8 @@ export function composeRecall(
   budget: number,
   count: (text: string) => number = countTokens,
 ): RecallResult {
-  const sorted = [...candidates].sort(byScore);
+  // Scores kept to 4 decimals: a part whose score drifts with time (a plan's recency) keeps its order and text.
+  const sorted = candidates.map((candidate) => ({ ...candidate, score: roundScore(candidate.score) })).sort(byScore);
   const lineTokens = new Map<RecallCandidate, number>();
   const lineCost = (candidate: RecallCandidate) => {
     let tokens = lineTokens.get(candidate);
@@ -107,18 +110,37 @@ export function composeRecall(
 
 /** Longest text of one field in a line, in characters: a long memory is cut, so one item never takes the budget. */
 export const MAX_FIELD_CHARS = 400;
+/**
+ * Longest word (run without whitespace) kept whole, in characters: longer ones (URLs, hashes, base64) are cut. The
+ * tokenizer's byte-pair merging is quadratic in a word's length (a 4,000-letter word took 2.6 s to count), so this
+ * keeps counting linear in the text's length.
+ */
+export const MAX_WORD_CHARS = 48;
+
+const LONG_WORD = new RegExp(`\\S{${MAX_WORD_CHARS + 1},}`, 'g');
+
+/** The first `length` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
+function head(text: string, length: number): string {
+  return text.slice(0, /[\uD800-\uDBFF]/.test(text[length - 1] ?? '') ? length - 1 : length);
+}
+
+/** `text` cut to at most `max` UTF-16 units ending in an ellipsis. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${head(text, max - 1)}…`;
+}
 
 /**
  * A stored text as it goes into a line: whitespace (line breaks included) collapsed, so stored text can never start
- * a heading or a list item of its own, and cut at `max` characters (with an ellipsis).
+ * a heading or a list item of its own; words cut at MAX_WORD_CHARS and the whole at `max` characters (ellipses mark
+ * the cuts).
  */
 export function inline(text: string | null | undefined, max = MAX_FIELD_CHARS): string {
   const flat = (text ?? '').replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  // Not inside a surrogate pair.
-  let end = max - 1;
-  if (/[\uD800-\uDBFF]/.test(flat[end - 1])) end--;
-  return `${flat.slice(0, end)}…`;
+  const words = flat.length > max * 2 ? `${head(flat, max * 2)}…` : flat;
+  return cut(
+    words.replace(LONG_WORD, (word) => cut(word, MAX_WORD_CHARS)),
+    max,
+  );
 }
 
 /** A Markdown list line of the non-empty parts, joined by `sep`. */

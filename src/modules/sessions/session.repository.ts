@@ -18,6 +18,19 @@ import {
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 import type { MemoryScope } from '../shared/memory-scope';
 
+/** A session's messages as the message index reads them (`SessionRepository.messagesForIndex`). */
+export interface SessionMessages {
+  userId: string | null;
+  agents: Array<{ agentId: string; messages: MessageDocument[] }>;
+}
+
+/** A session as the message index compares it (`SessionRepository.messageSignaturesAfter`). */
+export interface SessionMessageSignature {
+  _id: string;
+  userId: string | null;
+  agents: Array<{ agentId: string; count: number; lastUpdated: unknown }>;
+}
+
 /** The sessions a forget scope touches: a user's, the one session, or those holding the agent (any stored key). */
 function scopeQuery({ kind, value }: MemoryScope): Document {
   if (kind === 'userId') return { user_id: value };
@@ -1057,5 +1070,80 @@ export class SessionRepository {
       const id = Number((message as { message_id?: unknown } | null)?.message_id);
       return Number.isFinite(id) ? Math.max(max, id) : max;
     }, -1);
+  }
+
+  /**
+   * A session's messages for the message index (its `user_id`, and each agent's stored messages as they are); null when
+   * the session is missing or expired.
+   */
+  async messagesForIndex(sessionId: string): Promise<SessionMessages | null> {
+    const session = await this.collection.findOne(live({ _id: sessionId }), {
+      projection: { user_id: 1, agents: 1 },
+    });
+    if (!session) return null;
+    const agents = session.agents && typeof session.agents === 'object' ? session.agents : {};
+    return {
+      userId: typeof session.user_id === 'string' ? session.user_id : null,
+      agents: Object.entries(agents).map(([agentId, agent]) => ({
+        agentId,
+        messages: Array.isArray(agent?.messages) ? agent.messages : [],
+      })),
+    };
+  }
+
+  /**
+   * For up to `limit` sessions after `afterId` (id order): their `user_id` and, per agent, how many messages it holds
+   * and the latest `updated_at` among them, computed in the database (the message index compares them with its own).
+   */
+  messageSignaturesAfter(afterId: string | null, limit: number): Promise<SessionMessageSignature[]> {
+    return this.collection
+      .aggregate<SessionMessageSignature>([
+        { $match: live(afterId === null ? {} : { _id: { $gt: afterId } }) },
+        { $sort: { _id: 1 } },
+        { $limit: limit },
+        {
+          $project: {
+            userId: { $ifNull: ['$user_id', null] },
+            agents: {
+              $map: {
+                input: { $objectToArray: OBJECT_OR_EMPTY('$agents') },
+                as: 'a',
+                in: {
+                  agentId: '$$a.k',
+                  count: {
+                    $size: {
+                      $filter: {
+                        input: ARRAY_OR_EMPTY('$$a.v.messages'),
+                        as: 'm',
+                        cond: { $eq: [{ $type: '$$m' }, 'object'] },
+                      },
+                    },
+                  },
+                  lastUpdated: {
+                    $max: { $map: { input: ARRAY_OR_EMPTY('$$a.v.messages'), as: 'm', in: '$$m.updated_at' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ])
+      .toArray();
+  }
+
+  /** The `user_id` of each listed session that exists (null: none set). */
+  async userIdsOf(sessionIds: readonly string[]): Promise<Map<string, string | null>> {
+    const found = await this.collection
+      .find({ _id: { $in: [...sessionIds] } }, { projection: { user_id: 1 } })
+      .toArray();
+    return new Map(found.map((session) => [session._id, typeof session.user_id === 'string' ? session.user_id : null]));
+  }
+
+  /** Which of the listed sessions exist (live). */
+  async existing(sessionIds: readonly string[]): Promise<Set<string>> {
+    const found = await this.collection
+      .find(live({ _id: { $in: [...sessionIds] } }), { projection: { _id: 1 } })
+      .toArray();
+    return new Set(found.map((session) => session._id));
   }
 }

@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Document } from 'mongodb';
 import { NotFoundError, ValidationError } from '../../errors';
 import { LazyEdge, forwardPage, pageInfoOf, type Connection, type SortKey } from '../shared/connection';
-import { MAX_DOCUMENT_BYTES, type FeedbackDocument, type SessionDocument } from './session.document';
+import {
+  MAX_DOCUMENT_BYTES,
+  type FeedbackDocument,
+  type MessageDocument,
+  type SessionDocument,
+} from './session.document';
 import {
   SessionFeedbackFilter,
   SessionGroupBy,
@@ -41,6 +46,19 @@ import {
 } from './session.validation';
 
 /**
+ * What this process's writes to sessions tell the message index (src/modules/messages/message.indexer.ts), which
+ * indexes the messages off the request: `expect` before each write (its change event is then known as this process's
+ * own), `cancel` when it wrote nothing, and what changed once it did.
+ */
+export interface MessageWriteListener {
+  expect(sessionId: string): void;
+  cancel(sessionId: string): void;
+  appended(sessionId: string, agentId: string, messages: readonly MessageDocument[]): void;
+  redacted(sessionId: string, agentId: string, message: MessageDocument): void;
+  deleted(sessionId: string): void;
+}
+
+/**
  * The sessions feature: seed 001's rules (session.validation.ts), coordination of the repository and the
  * per-request loaders (cleared or primed after every write).
  */
@@ -53,6 +71,7 @@ export class SessionService {
     private readonly db: Db,
     private readonly loaders: { sessions: SessionLoaders },
     idempotencyTtlHours: number,
+    private readonly listener?: MessageWriteListener,
   ) {
     this.idempotency = new Idempotency(db, idempotencyTtlHours);
   }
@@ -228,7 +247,7 @@ export class SessionService {
       agents: {},
       ...(expiresAt ? { expires_at: expiresAt } : {}),
     };
-    await this.repository.insert(document);
+    await this.reported(sessionId, () => this.repository.insert(document).then(() => true));
     const session = Session.fromSummary({ ...document, agents: [] });
     this.loaders.sessions.sessionById.clearAll().prime({ sessionId, shape: FULL_SUMMARY }, session);
     return session;
@@ -236,8 +255,9 @@ export class SessionService {
 
   /** Deletes the session, or NOT_FOUND. */
   async deleteSession(sessionId: string): Promise<boolean> {
-    if (!(await this.repository.delete(sessionId)))
+    if (!(await this.reported(sessionId, () => this.repository.delete(sessionId))))
       throw new NotFoundError(`Session ${sessionId} not found.`, { sessionId });
+    this.listener?.deleted(sessionId);
     this.forget();
     return true;
   }
@@ -267,7 +287,11 @@ export class SessionService {
       now,
     };
     const addedBytes = bsonBytes(agentData) + 256;
-    if (!(await this.repository.upsertAgent(sessionId, input.agentId, agentData, times, addedBytes))) {
+    if (
+      !(await this.reported(sessionId, () =>
+        this.repository.upsertAgent(sessionId, input.agentId, agentData, times, addedBytes),
+      ))
+    ) {
       await this.explainMiss(sessionId, 'input.agentData');
     }
     this.forget();
@@ -308,9 +332,15 @@ export class SessionService {
             ? await this.repository.appendedMessages(sessionId, agentId, keyedId, messages.length)
             : null;
         if (done && (written?.length ?? 0) < messages.length) throw deletedSince();
+        const appended = written
+          ? null
+          : await this.reported(sessionId, () =>
+              this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field, keyedId),
+            );
+        if (appended) this.listener?.appended(sessionId, agentId, appended);
         const stored =
           written ??
-          (await this.repository.appendMessages(sessionId, agentId, messages, now, addedBytes, field, keyedId)) ??
+          appended ??
           // A concurrent attempt of this keyed call appended them meanwhile.
           (keyedId !== null
             ? await this.repository.appendedMessages(sessionId, agentId, keyedId, messages.length)
@@ -334,12 +364,14 @@ export class SessionService {
     const metrics = metricsDocument(input.eventLoopMetrics, 'input.eventLoopMetrics');
     const change = { content: input.content, ...(metrics ? { event_loop_metrics: metrics } : {}) };
     const now = new Date();
-    if (!(await this.repository.updateMessage(sessionId, agentId, messageId, change, now, bsonBytes(change)))) {
-      await this.explainMiss(sessionId, 'input.content', { agentId, messageId });
-    }
+    const updated = await this.reported(sessionId, () =>
+      this.repository.updateMessage(sessionId, agentId, messageId, change, now, bsonBytes(change)),
+    );
+    if (!updated) await this.explainMiss(sessionId, 'input.content', { agentId, messageId });
     this.forget();
     const stored = await this.repository.findMessage(sessionId, agentId, messageId);
     if (!stored) throw new NotFoundError(`Message ${messageId} not found.`, { sessionId, agentId, messageId });
+    this.listener?.redacted(sessionId, agentId, stored);
     return Message.fromDocument(stored, { sessionId, agentId });
   }
 
@@ -350,7 +382,11 @@ export class SessionService {
     const entries = paths.map((path): [string, unknown, number] => [path, metadata[path], bsonBytes(metadata[path])]);
     const addedBytes = entries.reduce((sum, [, , bytes]) => sum + bytes, 0);
     checkMetadataSize(addedBytes, 'metadata');
-    if (!(await this.repository.setMetadata(sessionId, entries, LIMITS.metadataBytes, new Date()))) {
+    if (
+      !(await this.reported(sessionId, () =>
+        this.repository.setMetadata(sessionId, entries, LIMITS.metadataBytes, new Date()),
+      ))
+    ) {
       await this.explainMiss(sessionId, 'metadata', {
         addedBytes,
         otherLimit: `metadata may hold at most ${LIMITS.metadataBytes} bytes (1 MB) in total.`,
@@ -365,7 +401,8 @@ export class SessionService {
     if (keys.length === 0) throw new ValidationError('keys must not be empty.', 'keys');
     checkKeyCount(keys.length, 'keys');
     keys.forEach((key) => checkMetadataPath(key, 'keys'));
-    if (!(await this.repository.unsetMetadata(sessionId, keys, new Date()))) await this.explainMiss(sessionId, 'keys');
+    if (!(await this.reported(sessionId, () => this.repository.unsetMetadata(sessionId, keys, new Date()))))
+      await this.explainMiss(sessionId, 'keys');
     this.forget();
     return this.session(sessionId);
   }
@@ -383,7 +420,9 @@ export class SessionService {
         if (done && written === null) throw deletedSince();
         const index =
           written ??
-          (await this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16)) ??
+          (await this.reported(sessionId, () =>
+            this.repository.addFeedback(sessionId, feedback, bsonBytes(feedback) + 16),
+          )) ??
           (await this.explainMiss(sessionId, 'input'));
         this.forget();
         return Feedback.fromDocument(feedback, sessionId, index);
@@ -426,6 +465,24 @@ export class SessionService {
         break;
     }
     return conditions.length === 0 ? {} : conditions.length === 1 ? conditions[0] : { $and: conditions };
+  }
+
+  /**
+   * Runs one write to a session, telling the message index beforehand (so its change event is known as this
+   * process's) and again when it wrote nothing (a null, false or thrown result).
+   */
+  private async reported<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
+    const listener = this.listener;
+    if (!listener) return write();
+    listener.expect(sessionId);
+    let wrote = false;
+    try {
+      const result = await write();
+      wrote = result !== null && result !== false;
+      return result;
+    } finally {
+      if (!wrote) listener.cancel(sessionId);
+    }
   }
 
   /** Drops what this request's loaders hold about a session after a write to it. */

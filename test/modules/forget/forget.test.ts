@@ -116,6 +116,8 @@ describe('forget', () => {
       expect(byCollection(data!.forget)).toEqual({
         // Her agent's two messages and the helper's one.
         sessions: { deleted: 1, changed: 0, messagesRemoved: 3 },
+        // Those three messages' entries in the message index.
+        message_index: { deleted: 3, changed: 0, messagesRemoved: 0 },
         eat_agent_experiences: { deleted: 2, changed: 0, messagesRemoved: 0 },
         tasks: { deleted: 1, changed: 0, messagesRemoved: 0 },
         agent_insights: { deleted: 2, changed: 0, messagesRemoved: 0 },
@@ -140,8 +142,8 @@ describe('forget', () => {
       // The dry run said exactly this.
       expect(data!.forget.counts).toEqual(dry.counts);
       expect(data!.forget.searchEntriesRemoved).toBe(dry.searchEntriesRemoved);
-      // 2 experiences × 4 experience spaces, 2 task spaces, 1 plan space.
-      expect(data!.forget.searchEntriesRemoved).toBe(11);
+      // 2 experiences × 4 experience spaces, 2 task spaces, 1 plan space, 3 messages.
+      expect(data!.forget.searchEntriesRemoved).toBe(14);
       expect(await app.db.collection('eat_agent_experiences').countDocuments({ experience_id: inHerSession })).toBe(0);
 
       expect(await traces(app.db, alice, 'alicemark')).toEqual(NONE);
@@ -149,6 +151,7 @@ describe('forget', () => {
       // Nothing anywhere still quotes her.
       for (const name of [
         'sessions',
+        'message_index',
         'eat_agent_experiences',
         'tasks',
         'agent_insights',
@@ -191,6 +194,7 @@ describe('forget', () => {
     expect(errors).toBeUndefined();
     expect(byCollection(data!.forget)).toMatchObject({
       sessions: { deleted: 1, changed: 0, messagesRemoved: 3 },
+      message_index: { deleted: 3 },
       eat_agent_experiences: { deleted: 1 },
       tasks: { deleted: 0 },
       // The createSession record, the two keyed appends and the experience's record.
@@ -212,6 +216,7 @@ describe('forget', () => {
     expect(errors).toBeUndefined();
     expect(byCollection(data!.forget)).toMatchObject({
       sessions: { deleted: 0, changed: 1, messagesRemoved: 2 },
+      message_index: { deleted: 2 },
       eat_agent_experiences: { deleted: 1 },
       agent_insights: { deleted: 1 },
       // The agent's two keyed appends and its experience's record; the session's creation is not the agent's.
@@ -223,6 +228,7 @@ describe('forget', () => {
     expect(session.session.agents).toEqual([{ agentId: 'helper', messageCount: 1 }]);
     const stored = await app.db.collection('sessions').findOne({ _id: erin.sessionId as never });
     expect(JSON.stringify(stored)).not.toMatch(/erinmark/);
+    expect(JSON.stringify(await app.db.collection('message_index').find().toArray())).not.toMatch(/erinmark/);
     expect(await traces(app.db, erin, 'erinmark')).toMatchObject({ experiences: 0, insights: 1, tasks: 1 });
     expect(await traces(app.db, frank, 'frankmark')).toEqual(frankBefore);
   });

@@ -40,6 +40,8 @@ describe('sessions: DataLoader batching and indexes', () => {
     await app.db
       .collection('sessions')
       .insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);
+    // The message index reads the sessions written behind the server's back: done before commands are counted.
+    await app.deps.messageIndex.forDb(app.db).ready();
   });
   afterAll(() => app.close());
 
