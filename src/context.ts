@@ -279,7 +279,7 @@ class RequestServices implements Services {
     return this.once('forget', () => new ForgetService(this.db, this.deps, this.caller));
   }
   get recall() {
-    return this.once('recall', () => new RecallService(this));
+    return this.once('recall', () => new RecallService(this, this.deps.config.messageIndex));
   }
 }
 

@@ -3,6 +3,7 @@ import { SearchMode, type SearchExperiencesArgs } from '../experiences/experienc
 import type { ExperienceService } from '../experiences/experience.service';
 import type { Experience } from '../experiences/experience.type';
 import type { InsightService } from '../insights/insight.service';
+import type { MessageSearchService } from '../messages/message.service';
 import { AgentType, type AgentInsight } from '../insights/insight.type';
 import type { AgentInsightsArgs } from '../insights/insight.input';
 import type { PlanService } from '../plans/plan.service';
@@ -225,5 +226,36 @@ export function toolWarningCollector(tools: ToolService): PartCollector {
       })
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
+  };
+}
+
+/** Messages scoring less (hybrid: half vector, half keyword) are too far from the query to be worth tokens. */
+export const MIN_MESSAGE_SCORE = 0.2;
+
+/**
+ * MESSAGES: the past messages whose text best matches the query (searchMessages, hybrid), in scope (the session's
+ * user, the agent, the session); a redacted message is never recalled. A line gives the role, the day and session,
+ * and the text.
+ */
+export function messageCollector(messages: MessageSearchService): PartCollector {
+  return async ({ query, scope, limit }) => {
+    const hits = await messages.search({
+      query,
+      filter: { userId: scope.userId ?? null, agentId: scope.agentId ?? null, sessionId: scope.sessionId ?? null },
+      limit,
+    });
+    return hits
+      .filter((hit) => !hit.message.redacted && hit.score >= MIN_MESSAGE_SCORE)
+      .map((hit) => ({
+        kind: RecallPart.MESSAGES,
+        id: hit.id,
+        score: hit.score,
+        why: `Matched the message's text (vector ${score2(hit.vectorScore ?? 0)}, keyword ${score2(hit.keywordScore ?? 0)}).`,
+        text: bullet([
+          `**${hit.message.role}**`,
+          `(${hit.message.createdAt.toISOString().slice(0, 10)}, session ${inline(hit.sessionId, 60)}):`,
+          inline(hit.message.text),
+        ]),
+      }));
   };
 }

@@ -52,7 +52,8 @@ export function renderRecall(chosen: readonly RecallCandidate[]): { text: string
 
 /**
  * Chooses candidates within `budget` tokens and renders them. Each part first gets its best candidate that fits (so
- * no part with something relevant is crowded out by another's many items), then the rest compete by score alone,
+ * no part with something relevant is crowded out by another's many items; parts visited in the order of their best
+ * candidates), then the rest compete by score alone,
  * each taken when its line (and its section's heading, for a section's first item) still fits. Costs are summed per
  * line; the rendered text is then counted whole, and while it is over the budget (merged whitespace tokens can make
  * the sum differ), the lowest-scored item leaves. So `tokens` ≤ `budget` always.
@@ -84,8 +85,12 @@ export function composeRecall(
     chosen.add(candidate);
     return true;
   };
-  for (const part of RECALL_PARTS) {
-    for (const candidate of sorted) if (candidate.kind === part && take(candidate)) break;
+  // The fair round visits the parts best first (by their best candidate), so a tight budget goes to the most relevant.
+  const visited = new Set<RecallPart>();
+  for (const best of sorted) {
+    if (visited.has(best.kind)) continue;
+    visited.add(best.kind);
+    for (const candidate of sorted) if (candidate.kind === best.kind && take(candidate)) break;
   }
   for (const candidate of sorted) if (!chosen.has(candidate)) take(candidate);
 

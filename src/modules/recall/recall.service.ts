@@ -1,10 +1,12 @@
 import type { ExperienceService } from '../experiences/experience.service';
 import type { InsightService } from '../insights/insight.service';
+import type { MessageSearchService } from '../messages/message.service';
 import type { PlanService } from '../plans/plan.service';
 import type { ToolService } from '../tools/tool.service';
 import {
   experienceCollector,
   insightCollector,
+  messageCollector,
   planCollector,
   toolWarningCollector,
   type PartCollector,
@@ -25,6 +27,7 @@ export interface RecallSources {
   insights: InsightService;
   plans: PlanService;
   tools: ToolService;
+  messages: MessageSearchService;
 }
 
 /**
@@ -33,27 +36,30 @@ export interface RecallSources {
  * (recall.compose.ts).
  */
 export class RecallService {
-  private readonly collectors: Record<RecallPart, PartCollector | null>;
+  private readonly collectors: Record<RecallPart, PartCollector>;
 
-  constructor(sources: RecallSources, messages: PartCollector | null = null) {
+  /**
+   * `messageIndex`: whether the message index is on (MESSAGE_INDEX). Off, a recall of all parts (include omitted)
+   * leaves messages out, while one asking for MESSAGES answers the search's SERVICE_UNAVAILABLE.
+   */
+  constructor(
+    sources: RecallSources,
+    private readonly messageIndex = true,
+  ) {
     this.collectors = {
       [RecallPart.EXPERIENCES]: experienceCollector(sources.experiences),
       [RecallPart.INSIGHTS]: insightCollector(sources.insights),
       [RecallPart.PLANS]: planCollector(sources.plans),
       [RecallPart.TOOL_WARNINGS]: toolWarningCollector(sources.tools),
-      [RecallPart.MESSAGES]: messages,
+      [RecallPart.MESSAGES]: messageCollector(sources.messages),
     };
   }
 
   async recall(args: RecallArgs): Promise<RecallResult> {
-    const { query, scope, budget, parts } = checkRecallArgs(args);
+    const { query, scope, budget, parts: asked } = checkRecallArgs(args);
+    const parts = args.include || this.messageIndex ? asked : asked.filter((part) => part !== RecallPart.MESSAGES);
     const request = { query, scope, limit: candidatesPerPart(budget) };
-    const offered = await Promise.all(
-      parts.map((part) => {
-        const collect = this.collectors[part];
-        return collect ? collect(request) : [];
-      }),
-    );
+    const offered = await Promise.all(parts.map((part) => this.collectors[part](request)));
     return composeRecall(offered.flat(), budget);
   }
 }

@@ -27,11 +27,20 @@ describe('recall: what an agent should know for a task, within a token budget', 
     // create_shipment failed 2 of 3 times on the shipping tasks; validate_address never failed.
     expect(ids('TOOL_WARNINGS')).toEqual(['create_shipment']);
     expect(recall.items.find((item) => item.kind === 'TOOL_WARNINGS')!.text).toContain('succeeded 1 of 3 times');
-    expect(ids('MESSAGES')).toEqual([]);
+    expect(ids('MESSAGES')).toEqual([seeded.request]);
+    expect(recall.items.find((item) => item.kind === 'MESSAGES')!.text).toMatch(
+      /^- \*\*user\*\* \(\d{4}-\d\d-\d\d, session chat-1\): Please always ship my parcels/,
+    );
 
     // The sections in order, each item's line in the text, items in the text's order.
     const headings = recall.text.split('\n').filter((line) => line.startsWith('## '));
-    expect(headings).toEqual(['## Past experiences', '## Insights', '## Plans that worked', '## Tool warnings']);
+    expect(headings).toEqual([
+      '## Past experiences',
+      '## Insights',
+      '## Plans that worked',
+      '## Tool warnings',
+      '## Past messages',
+    ]);
     let at = 0;
     for (const item of recall.items) {
       const found = recall.text.indexOf(item.text, at);
@@ -43,7 +52,9 @@ describe('recall: what an agent should know for a task, within a token budget', 
     }
     expect(recall.text).toContain('**SUCCESS** Ship a parcel to the Berlin warehouse — Create the shipment.');
     expect(recall.text).toContain('Lessons: Validate the address before calling create_shipment.');
-    expect(recall.text).toContain('`ship_*_to_*_warehouse`: validate_address → create_shipment (100% success over 3 runs)');
+    expect(recall.text).toContain(
+      '`ship_*_to_*_warehouse`: validate_address → create_shipment (100% success over 3 runs)',
+    );
     expect(recall).toMatchObject({ budget: 2000, tokens: tokensOf(recall.text) });
     expect(recall.tokens).toBeLessThanOrEqual(2000);
   });
@@ -71,6 +82,19 @@ describe('recall: what an agent should know for a task, within a token budget', 
     expect(new Set(recall.items.map((item) => item.kind))).toEqual(new Set(['PLANS', 'TOOL_WARNINGS']));
     const u2 = await app.run(RecallDocument, { query: QUERY, scope: { userId: 'u2' }, include: ['EXPERIENCES'] });
     expect(u2.recall.items.map((item) => item.id)).toEqual([seeded.munich]);
+    // sessionId narrows messages: the weather chat has nothing about parcels.
+    const chat2 = await app.run(RecallDocument, {
+      query: QUERY,
+      scope: { sessionId: 'chat-2' },
+      include: ['MESSAGES'],
+    });
+    expect(chat2.recall.items).toEqual([]);
+    const chat1 = await app.run(RecallDocument, {
+      query: QUERY,
+      scope: { sessionId: 'chat-1' },
+      include: ['MESSAGES'],
+    });
+    expect(chat1.recall.items.map((item) => item.id)).toEqual([seeded.request]);
     const nobody = await app.run(RecallDocument, { query: QUERY, scope: { userId: 'nobody', agentId: 'none' } });
     expect(nobody.recall).toEqual({ text: '', tokens: 0, budget: 2000, items: [] });
   });
@@ -95,5 +119,22 @@ describe('recall: what an agent should know for a task, within a token budget', 
     const inline = await app.execute(`{ recall(query: "parcel", include: [EXPERIENCES, SECRETS]) { tokens } }`);
     expect(inline.errors![0].extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED' });
     expect(inline.errors![0].message).toMatch(/SECRETS.*RecallPart/);
+  });
+});
+
+describe('recall with the message index off (MESSAGE_INDEX=false)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ config: { messageIndex: false } });
+    await seedStore(app);
+  });
+  afterAll(() => app.close());
+
+  it('all parts leave messages out; asking for MESSAGES answers SERVICE_UNAVAILABLE', async () => {
+    const { recall } = await app.run(RecallDocument, { query: QUERY });
+    expect(recall.items.length).toBeGreaterThan(0);
+    expect(recall.items.filter((item) => item.kind === 'MESSAGES')).toEqual([]);
+    const asked = await app.execute(RecallDocument, { query: QUERY, include: ['EXPERIENCES', 'MESSAGES'] });
+    expect(asked.errors?.[0].extensions).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 });

@@ -1,5 +1,7 @@
 import type { TestApp } from '../../support/app';
 import {
+  AppendMessagesDocument,
+  CreateSessionDocument,
   LearnFromTaskDocument,
   RecordActionDocument,
   RecordExperienceDocument,
@@ -22,12 +24,15 @@ export interface Seeded {
   meetingInsight: string;
   /** The plan pattern the three shipping tasks (one goal) were learned into. */
   planId: string;
+  /** The user's request in session chat-1 (`<sessionId>/<agentId>/<messageId>`); chat-2 talks of the weather. */
+  request: string;
 }
 
 /**
  * A small store with every part of recall: experiences (one retired), insights, three shipping tasks learned into one
  * plan (validate_address → create_shipment) whose runs called create_shipment 3 times with 2 failures (a tool
- * warning) and validate_address 3 times without failure (none), and an unrelated meeting-room task.
+ * warning) and validate_address 3 times without failure (none), an unrelated meeting-room task, and two
+ * conversations of agent `shipper` (one asking for Berlin shipments, one about the weather).
  */
 export async function seedStore(app: TestApp): Promise<Seeded> {
   const experience = async (input: Record<string, unknown>) =>
@@ -113,5 +118,25 @@ export async function seedStore(app: TestApp): Promise<Seeded> {
   await app.run(RecordRunTaskDocument, {
     input: { taskId: 'room-1', originalQuery: 'Book a meeting room', goal: 'Book a meeting room', status: 'COMPLETED' },
   });
-  return { berlin, munich, retired, carrierInsight, meetingInsight, planId };
+  for (const [sessionId, texts] of [
+    ['chat-1', ['Please always ship my parcels to the Berlin warehouse with the express carrier', 'Noted.']],
+    ['chat-2', ['What is the weather in Rome tomorrow?', 'Sunny, 24 degrees.']],
+  ] as const) {
+    await app.run(CreateSessionDocument, { input: { sessionId } });
+    await app.run(
+      `mutation($s: ID!) { upsertAgent(sessionId: $s, input: { agentId: "shipper", agentData: {} }) { agentId } }`,
+      {
+        s: sessionId,
+      },
+    );
+    await app.run(AppendMessagesDocument, {
+      sessionId,
+      agentId: 'shipper',
+      inputs: [
+        { role: 'USER', content: texts[0] },
+        { role: 'ASSISTANT', content: texts[1] },
+      ],
+    });
+  }
+  return { berlin, munich, retired, carrierInsight, meetingInsight, planId, request: 'chat-1/shipper/0' };
 }

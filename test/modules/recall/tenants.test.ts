@@ -35,19 +35,35 @@ describe('recall across tenants', () => {
     expect(written.body.errors).toBeUndefined();
     alphaExperience = written.body.data.recordExperience.experienceId;
     alphaInsight = written.body.data.recordInsight.id;
+    const said = await postGraphQL(
+      url,
+      {
+        query: `mutation {
+          createSession(input: { sessionId: "alpha-chat" }) { sessionId }
+          upsertAgent(sessionId: "alpha-chat", input: { agentId: "shipper", agentData: {} }) { agentId }
+          appendMessage(sessionId: "alpha-chat", agentId: "shipper", input: {
+            role: USER, content: "Ship my parcel to the Berlin warehouse"
+          }) { messageId }
+        }`,
+      },
+      ALPHA,
+    );
+    expect(said.body.errors).toBeUndefined();
   });
   afterAll(async () => {
     for (const tenant of ['alpha', 'beta']) await app.client.db(`${app.db.databaseName}-${tenant}`).dropDatabase();
     await app.close();
   });
 
-  it('alpha recalls its memories; beta, naming alpha’s user and agent, finds nothing', async () => {
+  it('alpha recalls its memories and messages; beta, naming alpha’s user and agent, finds nothing', async () => {
     const scope = { userId: 'u-alpha', agentId: 'shipper' };
-    const own = await postGraphQL(url, { query: RECALL, variables: { scope: { userId: 'u-alpha' } } }, ALPHA);
+    const own = await postGraphQL(url, { query: RECALL, variables: { scope: { agentId: 'shipper' } } }, ALPHA);
     expect(own.body.errors).toBeUndefined();
     expect(own.body.data.recall.items.map((item: { id: string }) => item.id).sort()).toEqual(
-      [alphaExperience, alphaInsight].sort(),
+      [alphaExperience, 'alpha-chat/shipper/0'].sort(),
     );
+    const user = await postGraphQL(url, { query: RECALL, variables: { scope: { userId: 'u-alpha' } } }, ALPHA);
+    expect(user.body.data.recall.items.map((item: { id: string }) => item.id)).toContain(alphaInsight);
     for (const variables of [{ scope }, { scope: null }]) {
       const other = await postGraphQL(url, { query: RECALL, variables }, BETA);
       expect(other.body.errors).toBeUndefined();
