@@ -101,6 +101,16 @@ describe('HindsightMemoryStore with a Strands Agent', () => {
       ],
     );
     assert.deepEqual(session.agent?.messages.edges[1].node.content, [{ text: 'Lisbon in May is warm.' }]);
+
+    // What was said is memory now: recall's MESSAGES part brings the question into another session's model input.
+    const model = new ScriptedModel([{ text: 'Warm, as you were told.' }]);
+    const later = new Agent({
+      model,
+      printer: false,
+      memoryManager: new MemoryManager({ stores: [storeFor('trip-4b')] }),
+    });
+    await later.invoke('Remind me: what weather did you say Lisbon has in May?');
+    assert.match(model.seen(0), /<memory>.*session trip-4\): What is the weather in Lisbon in May\?.*<\/memory>/);
   });
 
   it('a batch retried after its answer was lost is stored once', async () => {
