@@ -125,7 +125,7 @@ export const MAX_WORD_CHARS = 48;
 const LONG_WORD = new RegExp(`\\S{${MAX_WORD_CHARS + 1},}`, 'g');
 
 /** The first `length` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
-function head(text: string, length: number): string {
+export function head(text: string, length: number): string {
   return text.slice(0, /[\uD800-\uDBFF]/.test(text[length - 1] ?? '') ? length - 1 : length);
 }
 
