@@ -53,10 +53,10 @@ export function renderRecall(chosen: readonly RecallCandidate[]): { text: string
 /**
  * Chooses candidates within `budget` tokens and renders them. Each part first gets its best candidate that fits (so
  * no part with something relevant is crowded out by another's many items; parts visited in the order of their best
- * candidates), then the rest compete by score alone,
- * each taken when its line (and its section's heading, for a section's first item) still fits. Costs are summed per
- * line; the rendered text is then counted whole, and while it is over the budget (merged whitespace tokens can make
- * the sum differ), the lowest-scored item leaves. So `tokens` ≤ `budget` always.
+ * candidates), then the rest compete by score alone, each taken when its line (and its section's heading, for a
+ * section's first item) still fits. Costs are summed per line; the rendered text is then counted whole, and while it
+ * is over the budget (merged whitespace tokens can make the sum differ), the lowest-scored item leaves. So `tokens` ≤
+ * `budget` always.
  */
 export function composeRecall(
   candidates: readonly RecallCandidate[],
