@@ -163,7 +163,8 @@ export function createAppDeps(
 /** Makes a database ready to serve: its indexes exist and its in-process search spaces are loaded. */
 export async function prepareDatabase(deps: AppDeps, db: Db): Promise<void> {
   await createIndexes(db, deps.config, COLLECTION_INDEXES);
+  // The message index follows the sessions and catches up with them before the spaces load: what it writes then is
+  // loaded with the rest (in batches, on the graph's threads), not added to a loaded graph one vector at a time.
+  if (deps.config.messageIndex) await deps.messageIndex.forDb(db).start();
   await deps.search.forDb(db).buildAll();
-  // Follows the sessions and compares them with the message index in the background: message searches wait for it.
-  if (deps.config.messageIndex) void deps.messageIndex.forDb(db).start();
 }

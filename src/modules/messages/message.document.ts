@@ -1,5 +1,7 @@
+import type { Binary } from 'mongodb';
 import type { CollectionIndexes } from '../../db/indexes';
 import type { EmbeddingModelInfo } from '../../embeddings/model-check';
+import type { MessageDocument } from '../sessions/session.document';
 
 /**
  * `message_index`: one document per message of the `sessions` collection (derived, never the source of truth), so
@@ -25,8 +27,16 @@ export interface MessageIndexDocument {
   created_at: Date | null;
   /** The message's stored `updated_at`, as stored (what tells a changed message from an indexed one). */
   source_updated_at: unknown;
-  /** Absent for a message without text. */
-  embedding?: number[];
+  /**
+   * The message as its session stores it: a hit is answered from here (reading it from a session of 1,000 messages
+   * took ~7 ms each in the embedded engine).
+   */
+  stored: MessageDocument;
+  /**
+   * A BSON float32 vector (Binary subtype 9, as the embedding cache stores them: a quarter of an array of doubles, and
+   * one buffer to encode); absent for a message without text. Atlas and the engine search it alike.
+   */
+  embedding?: Binary;
   embedding_model?: EmbeddingModelInfo;
 }
 

@@ -1,9 +1,8 @@
-import type { Db } from 'mongodb';
+import { Binary, type Db } from 'mongodb';
 import { ServiceUnavailableError } from '../../coded-error';
 import type { ChangeEvent, ChangeFeed, ChangeFollower } from '../../db/change-follower';
 import { unboundDb } from '../../db/request-bound';
 import type { EmbeddingService } from '../../embeddings/embedding.service';
-import { toStoredVector } from '../../embeddings/vectors';
 import type { Logger } from '../../logger';
 import type { SearchIndexes } from '../../search/search-index';
 import type { MessageDocument } from '../sessions/session.document';
@@ -290,7 +289,7 @@ export class MessageIndexer implements MessageWriteListener {
     for (const entry of entries) {
       const vector = vectors.get(entry._id);
       if (vector) {
-        entry.embedding = toStoredVector(vector);
+        entry.embedding = Binary.fromFloat32Array(vector);
         entry.embedding_model = embedder.signature;
       }
     }
@@ -446,6 +445,7 @@ export function entryOf(
     text: message.text,
     created_at: stored.created_at instanceof Date ? stored.created_at : message.createdAt,
     source_updated_at: stored.updated_at ?? null,
+    stored,
   };
 }
 

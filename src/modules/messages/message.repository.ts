@@ -14,6 +14,9 @@ export type IndexedEntry = Pick<MessageIndexDocument, '_id' | 'text' | 'role' | 
   embedded: boolean;
 };
 
+/** An entry as a search's answer reads it. */
+export type StoredEntry = Pick<MessageIndexDocument, '_id' | 'session_id' | 'agent_id' | 'message_id' | 'stored'>;
+
 const SCOPE_FIELD: Record<MemoryScope['kind'], keyof MessageIndexDocument> = {
   userId: 'user_id',
   sessionId: 'session_id',
@@ -73,7 +76,7 @@ export class MessageIndexRepository {
             role: 1,
             user_id: 1,
             source_updated_at: 1,
-            embedded: { $isArray: '$embedding' },
+            embedded: { $eq: [{ $type: '$embedding' }, 'binData'] },
           },
         },
       ])
@@ -116,12 +119,11 @@ export class MessageIndexRepository {
     return rows.map((row) => row._id);
   }
 
-  /** The entries' documents by key (for the hits of a search). */
-  findByKeys(
-    keys: readonly string[],
-  ): Promise<Array<Pick<MessageIndexDocument, '_id' | 'session_id' | 'agent_id' | 'message_id'>>> {
+  /** The entries by key, with their stored messages (for the hits of a search and their neighbours). */
+  findByKeys(keys: readonly string[]): Promise<StoredEntry[]> {
+    if (!keys.length) return Promise.resolve([]);
     return this.collection
-      .find({ _id: { $in: [...keys] } }, { projection: { session_id: 1, agent_id: 1, message_id: 1 } })
+      .find({ _id: { $in: [...keys] } }, { projection: { session_id: 1, agent_id: 1, message_id: 1, stored: 1 } })
       .toArray();
   }
 

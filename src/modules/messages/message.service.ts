@@ -3,10 +3,10 @@ import type { AppDeps } from '../../app';
 import { HYBRID_WEIGHTS, fuse, type FusedHit } from '../../search/fusion';
 import type { KeywordHit, VectorHit } from '../../search/search-index';
 import { SearchMode } from '../experiences/experience.input';
-import type { MessageDocument } from '../sessions/session.document';
-import { SessionRepository, type MessageRef } from '../sessions/session.repository';
+import { SessionRepository } from '../sessions/session.repository';
 import { Message } from '../sessions/session.type';
-import { MessageIndexRepository } from './message.repository';
+import { messageKey } from './message.document';
+import { MessageIndexRepository, type StoredEntry } from './message.repository';
 import type { MessageSearchFilter } from './message.input';
 import { MESSAGE_SPACE } from './message.spaces';
 import { checkMessageContext, checkMessageLimit, checkMessageQuery, messageFilterQuery } from './message.validation';
@@ -63,7 +63,7 @@ export class MessageSearchService {
     const filter = messageFilterQuery(request.filter);
     const mode = request.mode ?? SearchMode.HYBRID;
     await this.deps.messageIndex.forDb(this.db).ready();
-    // A hit whose message is gone since it was indexed is dropped: a few more are asked for than shown.
+    // A hit whose session is gone since it was indexed is dropped: a few more are asked for than shown.
     const fused = await this.ranked(query, mode, filter, limit + Math.ceil(limit / 4));
     return this.withMessages(fused, limit, context);
   }
@@ -118,80 +118,47 @@ export class MessageSearchService {
     );
   }
 
-  private refsOf(keys: string[]): Promise<Map<string, MessageRef>> {
-    return refsOfKeys(this.db, keys);
-  }
-
-  /** The hits' messages (and neighbours) read from the sessions in one query; hits whose message is gone dropped. */
+  /**
+   * The hits' messages and neighbours, read from their index entries (which keep each message as stored); a hit whose
+   * session no longer exists (or has expired) is dropped.
+   */
   private async withMessages(fused: FusedHit[], limit: number, context: number): Promise<MessageSearchResult[]> {
-    const refs = await this.refsOf(fused.map((hit) => hit.id));
-    const wanted: MessageRef[] = [];
-    for (const ref of refs.values())
-      for (let id = ref.messageId - context; id <= ref.messageId + context; id++)
-        wanted.push({ ...ref, messageId: id });
-    const agents = wanted.length ? await new SessionRepository(this.db).findMessages(wanted) : [];
-    const byAgent = new Map<string, Map<number, MessageDocument>>();
-    for (const agent of agents) {
-      const messages = new Map<number, MessageDocument>();
-      for (const message of agent.messages) messages.set(Number(message.message_id), message);
-      byAgent.set(agentKey(agent.sessionId, agent.agentId), messages);
+    const entries = new MessageIndexRepository(this.db);
+    const hits = await entries.findByKeys(fused.map((hit) => hit.id));
+    const live = await new SessionRepository(this.db).existing([...new Set(hits.map((hit) => hit.session_id))]);
+    const byKey = new Map<string, StoredEntry>(hits.map((entry) => [entry._id, entry]));
+    const kept = fused.filter((hit) => live.has(byKey.get(hit.id)?.session_id ?? '')).slice(0, limit);
+    const neighbours = new Map<string, StoredEntry>();
+    if (context > 0) {
+      const keys: string[] = [];
+      for (const hit of kept) {
+        const entry = byKey.get(hit.id)!;
+        for (let id = entry.message_id - context; id <= entry.message_id + context; id++)
+          if (id !== entry.message_id) keys.push(messageKey(entry.session_id, entry.agent_id, id));
+      }
+      for (const entry of await entries.findByKeys(keys)) neighbours.set(entry._id, entry);
     }
-    const results: MessageSearchResult[] = [];
-    for (const hit of fused) {
-      if (results.length >= limit) break;
-      const ref = refs.get(hit.id);
-      const messages = ref && byAgent.get(agentKey(ref.sessionId, ref.agentId));
-      const stored = ref && messages?.get(ref.messageId);
-      if (!ref || !messages || !stored) continue;
-      const source = { sessionId: ref.sessionId, agentId: ref.agentId };
+    return kept.map((hit) => {
+      const entry = byKey.get(hit.id)!;
+      const source = { sessionId: entry.session_id, agentId: entry.agent_id };
       const around = (from: number, to: number) => {
         const found: Message[] = [];
         for (let id = from; id <= to; id++) {
-          const message = messages.get(id);
-          if (message) found.push(Message.fromDocument(message, source));
+          const neighbour = neighbours.get(messageKey(source.sessionId, source.agentId, id));
+          if (neighbour) found.push(Message.fromDocument(neighbour.stored, source));
         }
         return found;
       };
-      results.push({
+      return {
         id: hit.id,
         ...source,
-        message: Message.fromDocument(stored, source),
+        message: Message.fromDocument(entry.stored, source),
         score: hit.score,
         vectorScore: hit.parts.vector ?? null,
         keywordScore: hit.parts.keyword ?? null,
-        before: context ? around(ref.messageId - context, ref.messageId - 1) : [],
-        after: context ? around(ref.messageId + 1, ref.messageId + context) : [],
-      });
-    }
-    return results;
+        before: context ? around(entry.message_id - context, entry.message_id - 1) : [],
+        after: context ? around(entry.message_id + 1, entry.message_id + context) : [],
+      };
+    });
   }
-}
-
-/** The messages keys name: parsed, or (ids holding `/`) read from their index entries. */
-async function refsOfKeys(db: Db, keys: string[]): Promise<Map<string, MessageRef>> {
-  const refs = new Map<string, MessageRef>();
-  const ambiguous: string[] = [];
-  for (const key of keys) {
-    const ref = parseKey(key);
-    if (ref) refs.set(key, ref);
-    else ambiguous.push(key);
-  }
-  if (ambiguous.length)
-    for (const entry of await new MessageIndexRepository(db).findByKeys(ambiguous))
-      refs.set(entry._id, { sessionId: entry.session_id, agentId: entry.agent_id, messageId: entry.message_id });
-  return refs;
-}
-
-function agentKey(sessionId: string, agentId: string): string {
-  return JSON.stringify([sessionId, agentId]);
-}
-
-/** The message a key names when that is unambiguous (ids without `/`); null otherwise. */
-function parseKey(key: string): MessageRef | null {
-  const parts = key.split('/');
-  if (parts.length !== 3) return null;
-  const messageId = Number(parts[2]);
-  return parts[0] && parts[1] && Number.isInteger(messageId)
-    ? { sessionId: parts[0], agentId: parts[1], messageId }
-    : null;
 }

@@ -9,7 +9,7 @@ import type { AgentInsightsArgs } from '../insights/insight.input';
 import type { PlanService } from '../plans/plan.service';
 import type { SuccessfulPlansArgs } from '../plans/plan.input';
 import type { ToolService } from '../tools/tool.service';
-import { bullet, inline, type RecallCandidate } from './recall.compose';
+import { bullet, head, inline, type RecallCandidate } from './recall.compose';
 import { RecallPart } from './recall.type';
 
 /** What every part collector is asked: the checked query and scope, and how many candidates to offer at most. */
@@ -150,6 +150,12 @@ function insightScope(insight: AgentInsight): string {
   return scope.length ? `its ${scope.join(' and ')}` : 'general';
 }
 
+/**
+ * Plans and similar tasks match the query as a goal by its first this many characters: a goal is a sentence or two,
+ * and their goal-template analysis of a megabyte-long query took seconds.
+ */
+export const GOAL_CHARS = 2000;
+
 /** Plans qualify with at least this success rate (successfulPlans' default). */
 const PLAN_MIN_SUCCESS_RATE = 0.8;
 
@@ -157,7 +163,7 @@ const PLAN_MIN_SUCCESS_RATE = 0.8;
 export function planCollector(plans: PlanService): PartCollector {
   return async ({ query, scope, limit }) => {
     const args: SuccessfulPlansArgs = {
-      goal: query,
+      goal: head(query, GOAL_CHARS),
       limit,
       minSuccessRate: PLAN_MIN_SUCCESS_RATE,
       userId: scope.userId ?? null,
@@ -200,7 +206,7 @@ export const TOOL_WARNING_BELOW_SUCCESS_RATE = 0.7;
 export function toolWarningCollector(tools: ToolService): PartCollector {
   return async ({ query, scope, limit }) => {
     const figures = await tools.performanceOnSimilar({
-      text: query,
+      text: head(query, GOAL_CHARS),
       k: TOOL_WARNING_TASKS,
       userId: scope.userId,
       minSimilarity: TOOL_WARNING_MIN_SIMILARITY,

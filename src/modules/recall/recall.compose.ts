@@ -53,10 +53,10 @@ export function renderRecall(chosen: readonly RecallCandidate[]): { text: string
 /**
  * Chooses candidates within `budget` tokens and renders them. Each part first gets its best candidate that fits (so
  * no part with something relevant is crowded out by another's many items; parts visited in the order of their best
- * candidates), then the rest compete by score alone,
- * each taken when its line (and its section's heading, for a section's first item) still fits. Costs are summed per
- * line; the rendered text is then counted whole, and while it is over the budget (merged whitespace tokens can make
- * the sum differ), the lowest-scored item leaves. So `tokens` ≤ `budget` always.
+ * candidates), then the rest compete by score alone, each taken when its line (and its section's heading, for a
+ * section's first item) still fits. Costs are summed per line; the rendered text is then counted whole, and while it
+ * is over the budget (merged whitespace tokens can make the sum differ), the lowest-scored item leaves. So `tokens` ≤
+ * `budget` always.
  */
 export function composeRecall(
   candidates: readonly RecallCandidate[],
@@ -125,7 +125,7 @@ export const MAX_WORD_CHARS = 48;
 const LONG_WORD = new RegExp(`\\S{${MAX_WORD_CHARS + 1},}`, 'g');
 
 /** The first `length` UTF-16 units of `text`, one fewer when that would split a surrogate pair. */
-function head(text: string, length: number): string {
+export function head(text: string, length: number): string {
   return text.slice(0, /[\uD800-\uDBFF]/.test(text[length - 1] ?? '') ? length - 1 : length);
 }
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
-import { fuse } from '../../search/fusion';
+import { fuse, type FusedHit } from '../../search/fusion';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
 import type { VectorModelCheck } from '../shared/reembed-target';
@@ -139,10 +139,11 @@ export class TaskService {
     };
     await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const tasks = await this.similarLive(
+    const ranked = await this.similarLive(
       { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity },
       filter,
     );
+    const tasks = await this.withTasks(ranked.best, ranked.filter);
     return { tasks, count: tasks.length };
   }
 
@@ -162,15 +163,19 @@ export class TaskService {
     const query = text.trim();
     const [vector] = await this.deps.embedder.embed([query]);
     const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
-    const tasks = await this.similarLive(
+    // Ids and scores only: the callers read what they need of the tasks themselves.
+    const { best } = await this.similarLive(
       { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity },
       filter,
     );
-    return tasks.map((task) => ({ taskId: task.taskId, similarity: task.similarity }));
+    return best.map((hit) => ({ taskId: hit.id, similarity: hit.score }));
   }
 
-  /** One similar-task search over the tasks not expired now (see `similar`). */
-  private async similarLive(search: SimilarSearch, filter: Filter<TaskDocument>): Promise<SimilarTask[]> {
+  /** One similar-task ranking over the tasks not expired now (see `similar`), with the filter it was found with. */
+  private async similarLive(
+    search: SimilarSearch,
+    filter: Filter<TaskDocument>,
+  ): Promise<{ best: FusedHit[]; filter: Filter<TaskDocument> }> {
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -178,17 +183,21 @@ export class TaskService {
     // minute: they are gone for readers before it ends, and only a refilled page misses them until then).
     const now = new Date();
     const first = await this.similarWith(search, filter, now);
-    if (!first.dropped || first.tasks.length >= search.limit) return first.tasks;
+    if (!first.dropped || first.best.length >= search.limit) return { best: first.best, filter };
     const minuteEnd = new Date((Math.floor(now.getTime() / 60_000) + 1) * 60_000);
-    return (await this.similarWith(search, unexpired(filter, minuteEnd), now)).tasks;
+    const refilled = unexpired(filter, minuteEnd);
+    return { best: (await this.similarWith(search, refilled, now)).best, filter: refilled };
   }
 
-  /** One similarTasks search with `filter` applied inside each list; candidates expired at `now` are dropped (counted). */
+  /**
+   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first; candidates expired at
+   * `now` are dropped (counted).
+   */
   private async similarWith(
     search: SimilarSearch,
     filter: Filter<TaskDocument>,
     now: Date,
-  ): Promise<{ tasks: SimilarTask[]; dropped: number }> {
+  ): Promise<{ best: FusedHit[]; dropped: number }> {
     const { query, goal, queryVector, goalVector } = search;
     const k = Math.max(search.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
@@ -256,6 +265,11 @@ export class TaskService {
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
     const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, search.limit);
+    return { best, dropped };
+  }
+
+  /** The ranked tasks read whole (without vectors and actions), as similarTasks answers them. */
+  private async withTasks(best: FusedHit[], filter: Filter<TaskDocument>): Promise<SimilarTask[]> {
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -264,32 +278,33 @@ export class TaskService {
         )
       ).map((document) => [document.taskId, document]),
     );
-    const tasks: SimilarTask[] = best
-      // A task deleted between the two reads is left out.
-      .filter((hit) => whole.has(hit.id))
-      .map((hit) => {
-        const stored = whole.get(hit.id)!;
-        this.loaders.tasks.taskById.prime(stored.taskId, stored);
-        const task = toTask(stored);
-        return {
-          taskId: task.taskId,
-          query: task.originalQuery,
-          goal: task.goal,
-          status: task.status,
-          userId: task.userId,
-          similarity: hit.score,
-          scores: {
-            vector: hit.parts.vector ?? 0,
-            keyword: hit.parts.keyword ?? 0,
-            goalPattern: hit.parts.goalPattern ?? 0,
-          },
-          executionTime: task.executionTime,
-          successMetrics: task.successMetrics,
-          createdAt: task.createdAt,
-          task,
-        };
-      });
-    return { tasks, dropped };
+    return (
+      best
+        // A task deleted between the two reads is left out.
+        .filter((hit) => whole.has(hit.id))
+        .map((hit) => {
+          const stored = whole.get(hit.id)!;
+          this.loaders.tasks.taskById.prime(stored.taskId, stored);
+          const task = toTask(stored);
+          return {
+            taskId: task.taskId,
+            query: task.originalQuery,
+            goal: task.goal,
+            status: task.status,
+            userId: task.userId,
+            similarity: hit.score,
+            scores: {
+              vector: hit.parts.vector ?? 0,
+              keyword: hit.parts.keyword ?? 0,
+              goalPattern: hit.parts.goalPattern ?? 0,
+            },
+            executionTime: task.executionTime,
+            successMetrics: task.successMetrics,
+            createdAt: task.createdAt,
+            task,
+          };
+        })
+    );
   }
 
   /** Vectors of the given texts (one embedder call), null where no text was given. */

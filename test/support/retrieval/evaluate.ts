@@ -97,6 +97,52 @@ const SIMILAR = `query Similar($query: String!) {
   similarTasks(query: $query, limit: ${LIMIT}, minSimilarity: 0) { tasks { taskId } }
 }`;
 
+const CREATE_SESSION = `mutation CreateSession($id: String!) { createSession(input: { sessionId: $id }) { sessionId } }`;
+const UPSERT_AGENT = `mutation UpsertAgent($sessionId: ID!, $agentId: String!) {
+  upsertAgent(sessionId: $sessionId, input: { agentId: $agentId, agentData: {} }) { agentId }
+}`;
+const APPEND = `mutation Append($sessionId: ID!, $agentId: String!, $inputs: [AppendMessageInput!]!) {
+  appendMessages(sessionId: $sessionId, agentId: $agentId, inputs: $inputs) { messageId }
+}`;
+/** Four messages per experience: enough hits to rank the top LIMIT experiences in most queries. */
+const SEARCH_MESSAGES = `query SearchMessages($query: String!, $mode: SearchMode!) {
+  searchMessages(query: $query, mode: $mode, limit: ${4 * LIMIT}) { agentId }
+}`;
+/** Experiences per session when written as messages. */
+const AGENTS_PER_SESSION = 100;
+
+/**
+ * Writes the set's experiences as messages (each experience an agent, its four texts four messages) and ranks each
+ * experience query's target among the experiences whose messages searchMessages finds, in each mode.
+ */
+async function messageRanks(
+  set: EvalSet,
+  run: <T>(query: string, variables: Record<string, unknown>) => Promise<T>,
+): Promise<Record<string, Array<number | null>>> {
+  for (const [i, e] of set.experiences.entries()) {
+    const sessionId = `eval-${Math.floor(i / AGENTS_PER_SESSION)}`;
+    if (i % AGENTS_PER_SESSION === 0) await run(CREATE_SESSION, { id: sessionId });
+    await run(UPSERT_AGENT, { sessionId, agentId: e.id });
+    const texts = [e.primaryGoalDescription, e.subTaskDescription, e.inputContextSummary, e.outputSummary];
+    await run(APPEND, {
+      sessionId,
+      agentId: e.id,
+      inputs: texts.filter((text) => text?.trim()).map((text) => ({ role: 'USER', content: text })),
+    });
+  }
+  const ranks: Record<string, Array<number | null>> = {};
+  for (const mode of MODES) {
+    ranks[mode] = [];
+    for (const q of set.experienceQueries) {
+      const data = await run<{ searchMessages: Array<{ agentId: string }> }>(SEARCH_MESSAGES, { query: q.text, mode });
+      const experiences = [...new Set(data.searchMessages.map((hit) => hit.agentId))].slice(0, LIMIT);
+      const i = experiences.indexOf(q.target);
+      ranks[mode].push(i === -1 ? null : i + 1);
+    }
+  }
+  return ranks;
+}
+
 export type ProviderResults = Record<string, Record<string, Metrics>>;
 
 /** Records `set` with `embeddings` through the API and measures every query; results by `experiences.<MODE>` and `tasks.similarTasks`. */
@@ -199,9 +245,13 @@ export async function evaluate(set: EvalSet, embeddings: EmbeddingProvider): Pro
         );
       }
       results['tasks.similarTasks'] = breakdown(set.taskQueries, taskRanks);
+      // The same texts written as messages (an experience's four texts, one message each, of an agent named after it).
+      for (const [mode, ranks] of Object.entries(await messageRanks(set, run)))
+        results[`messages.${mode}`] = breakdown(set.experienceQueries, ranks);
       return results;
     } finally {
       await server.stop();
+      await deps.messageIndex.close();
       await deps.search.close();
     }
   } finally {
