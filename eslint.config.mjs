@@ -37,6 +37,8 @@ export default tseslint.config(
       'coverage/**',
       'data/**',
       'test/support/generated/**',
+      'packages/strands/src/generated/**',
+      'packages/strands/test/generated/**',
       '*.js',
       'eslint.config.mjs',
       'packages/*/*.js',

@@ -19,13 +19,14 @@ import { ValidityService } from './modules/validity/validity.service';
 import { createPlanLoaders, type PlanLoaders } from './modules/plans/plan.loaders';
 import { PlanPatternRepository } from './modules/plans/plan.repository';
 import { PlanService } from './modules/plans/plan.service';
+import { RecallService } from './modules/recall/recall.service';
 import { ReembedService } from './modules/reembed/reembed.service';
 import { createNodeLoaders, type NodeLoaders } from './modules/nodes/node.loaders';
 import { NodeService } from './modules/nodes/node.service';
 import { actionEnricherFor } from './modules/runs/run.action-enricher';
 import { createRunLoaders, type RunLoaders } from './modules/runs/run.loaders';
 import { RunService } from './modules/runs/run.service';
-import { userToolExecutions } from './modules/runs/run.tool-usage';
+import { similarTaskToolExecutions, userToolExecutions } from './modules/runs/run.tool-usage';
 import { createSessionLoaders, type SessionLoaders } from './modules/sessions/session.loaders';
 import { SessionRepository } from './modules/sessions/session.repository';
 import { SessionService } from './modules/sessions/session.service';
@@ -79,6 +80,7 @@ export interface Services {
   validity: ValidityService;
   forget: ForgetService;
   messages: MessageSearchService;
+  recall: RecallService;
 }
 
 /** Each feature's loaders under its name (built by its `create<Feature>Loaders`), with a getter in `RequestLoaders`. */
@@ -228,8 +230,12 @@ class RequestServices implements Services {
     return this.once(
       'tools',
       () =>
-        new ToolService(this.db, this.deps.config.idempotencyTtlHours, (userId, toolName) =>
-          userToolExecutions(new TaskRepository(this.db), this.learning, userId, toolName),
+        new ToolService(
+          this.db,
+          this.deps.config.idempotencyTtlHours,
+          (userId, toolName) => userToolExecutions(new TaskRepository(this.db), this.learning, userId, toolName),
+          (query, toolName) =>
+            similarTaskToolExecutions(this.tasks, new TaskRepository(this.db), this.learning, query, toolName),
         ),
     );
   }
@@ -271,6 +277,9 @@ class RequestServices implements Services {
 
   get forget() {
     return this.once('forget', () => new ForgetService(this.db, this.deps, this.caller));
+  }
+  get recall() {
+    return this.once('recall', () => new RecallService(this, this.deps.config.messageIndex));
   }
 }
 

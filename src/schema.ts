@@ -19,6 +19,7 @@ import { NODE_RESOLVERS } from './modules/nodes/node.resolver';
 import { resolveNodeTypes } from './modules/shared/node';
 import { SubscriptionResolver } from './modules/subscriptions/subscription.resolver';
 import { ValidityResolver } from './modules/validity/validity.resolver';
+import { RecallResolver } from './modules/recall/recall.resolver';
 import { authChecker, rootFieldRoles } from './auth/auth-checker';
 import { reportStoredValues } from './modules/shared/stored-values';
 import { renderWideNumbers } from './modules/shared/json-output';
@@ -64,6 +65,7 @@ export const resolvers = [
   ...NODE_RESOLVERS,
   SubscriptionResolver,
   ValidityResolver,
+  RecallResolver,
 ] as const;
 
 const NO_PUBSUB: PubSub = {

@@ -33,6 +33,17 @@ const SUCCESS_METRICS = 'successMetrics { executionTime retries stepsCompleted u
 
 export const TOOLS: readonly ToolSpec[] = [
   {
+    name: 'recall',
+    field: 'Query.recall',
+    description:
+      'Call this first, before starting a task: describe the task in query and get, in one call, what you should ' +
+      'know for it as Markdown ready to read: relevant past experiences (outcome and lessons), insights, plans that ' +
+      'worked, warnings about tools that failed on similar tasks, and relevant past messages. The text never ' +
+      'exceeds budget tokens (default 2000); items list what was chosen and why. Pass scope.userId (and agentId, ' +
+      'sessionId) when working for one end user, agent or session, and include to ask for some parts only.',
+    selection: 'text tokens budget items { kind id score why tokens }',
+  },
+  {
     name: 'search_experiences',
     field: 'Query.searchExperiences',
     description:

@@ -162,10 +162,19 @@ function bases(ids: { insightId: string; lifecycleInsights: string[] }): Record<
     similarTasks: { query: 'book a flight', goal: 'Book a flight', minSimilarity: 0 },
     successfulPlans: { goal: 'Book a flight', minSuccessRate: 0 },
     searchMessages: { query: 'hello', filter: { sessionId: 's1', role: 'user' }, limit: 5, context: 1 },
+    toolPerformance: { toolName: 'search_flights', similarTo: 'book a flight', k: 5, context: 'travel' },
+    recall: { query: 'book a flight', scope: { userId: 'fuzz-user', agentId: 'a1', sessionId: 's1' }, budget: 500 },
   };
 }
 
-const SEARCHES = ['searchExperiences', 'similarTasks', 'successfulPlans', 'searchMessages'];
+const SEARCHES = [
+  'searchExperiences',
+  'similarTasks',
+  'successfulPlans',
+  'searchMessages',
+  'toolPerformance',
+  'recall',
+];
 /** The stored text is searched for by its first 100 KB (the issue's search target); see also the 512 KB test below. */
 const SEARCH_QUERY_BYTES = 100 * KB;
 /** The search that finds what a mutation stored: an accepted text is searched for at once. */
@@ -181,6 +190,8 @@ const SELECTIONS: Record<string, string> = {
   similarTasks: '{ count tasks { taskId } }',
   successfulPlans: '{ count plans { planId } }',
   searchMessages: '{ score message { messageId } before { messageId } }',
+  toolPerformance: '{ totalExecutions commonErrors { error } }',
+  recall: '{ tokens items { kind id } }',
 };
 
 /** `mutation Fuzz($a: T!, …) { name(a: $a, …) { __typename } }`, every argument a variable. */

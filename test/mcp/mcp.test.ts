@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('MCP over Streamable HTTP at /mcp', () => {
-  it('lists the fourteen tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
+  it('lists the tools, each with a description, a JSON schema and its GraphQL field’s role', async () => {
     const { tools } = await (await connectHttp(MCP_KEYS.readerA)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
@@ -39,6 +39,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
         'forget',
         'get_session',
         'learn_from_task',
+        'recall',
         'record_action',
         'record_experience',
         'record_task',

@@ -77,6 +77,12 @@ export async function callEveryTool(client: Client, sessionId: string): Promise<
   expect(tool.totalExecutions).toBeGreaterThan(0);
   const insights = await value('agent_insights', { agentType: 'EXECUTOR' });
   expect(insights.insights.map((insight: any) => insight.insight)).toContain('Check the facility id first');
+  const recalled = await value('recall', { query: 'Create shipment for facility', budget: 400 });
+  expect(recalled.tokens).toBeLessThanOrEqual(400);
+  expect(recalled.text).toContain('## Past experiences');
+  expect(recalled.text).toContain('Check the facility id first');
+  expect(recalled.items).toContainEqual(expect.objectContaining({ kind: 'EXPERIENCES', id: recorded.experienceId }));
+  expect(recalled.items).toContainEqual(expect.objectContaining({ kind: 'PLANS', id: learned.patternId }));
 
   const message = await value('append_message', {
     sessionId,
@@ -142,6 +148,13 @@ export async function expectBadArgumentsRefused(client: Client, db: Db): Promise
   const service = await callTool(client, 'search_experiences', { query: 'shipment', limit: 1000 });
   expect(service.isError).toBe(true);
   expect(toolText(service)).toMatch(/^BAD_USER_INPUT at limit: /);
+
+  const budget = await callTool(client, 'recall', { query: 'shipment', budget: 10 });
+  expect(budget.isError).toBe(true);
+  expect(toolText(budget)).toMatch(/^BAD_USER_INPUT at budget: /);
+  const part = await callTool(client, 'recall', { query: 'shipment', include: ['EXPERIENCES', 'SECRETS'] });
+  expect(part.isError).toBe(true);
+  expect(toolText(part)).toMatch(/BAD_USER_INPUT.*SECRETS.*RecallPart/);
 
   const extra = await callTool(client, 'record_task', { input: {}, priority: 1 });
   expect(extra.isError).toBe(true);

@@ -91,6 +91,6 @@ export class SubscriptionResolver {
     @Arg('toolName') _toolName: string,
     @Ctx() ctx: Context,
   ): Promise<ToolPerformance> {
-    return ctx.services.tools.performance(toolName, null);
+    return ctx.services.tools.performance(toolName);
   }
 }

@@ -214,15 +214,18 @@ export class LearningService {
   }
 
   /**
-   * The executions of `toolName` that learnFromTask counted in tool performance from a task's plan steps (none when it
-   * counted none): its run's steps as `learn` counted them, for figures derived on read (runs/run.tool-usage.ts).
+   * The executions of `toolName` (null: of every tool) that learnFromTask counted in tool performance from a task's
+   * plan steps (none when it counted none): its run's steps as `learn` counted them, for figures derived on read
+   * (runs/run.tool-usage.ts).
    */
-  async countedStepExecutions(task: ToolUsageTask, toolName: string): Promise<ToolExecution[]> {
+  async countedStepExecutions(task: ToolUsageTask, toolName: string | null): Promise<ToolExecution[]> {
     if (!task.learning?.done?.tools) return [];
     const plan = await this.runPlan(task, task.planId ?? null);
     const outcome = task.status === TaskStatus.COMPLETED ? TaskOutcome.COMPLETED : TaskOutcome.FAILED;
     const stepsCompleted = storedInt(task.successMetrics?.stepsCompleted);
-    return runExecutions(task, plan, outcome, stepsCompleted).filter((step) => step.toolName === toolName);
+    return runExecutions(task, plan, outcome, stepsCompleted).filter(
+      (step) => toolName === null || step.toolName === toolName,
+    );
   }
 
   /** The plan pattern and steps of the run (see the class comment). */

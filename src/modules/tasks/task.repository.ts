@@ -336,6 +336,20 @@ export class TaskRepository {
       .toArray();
   }
 
+  /**
+   * The tasks of `taskIds` (those not expired) with what their tool executions are derived from, oldest first, as
+   * `toolUsage` reads them: the figures of `toolPerformance(similarTo)` and recall's tool warnings.
+   */
+  toolUsageOfTasks(taskIds: readonly string[]): Promise<ToolUsageTask[]> {
+    if (!taskIds.length) return Promise.resolve([]);
+    return this.collection
+      .find<ToolUsageTask>(unexpired({ taskId: { $in: [...taskIds] } }, new Date()), {
+        projection: { _id: 0, ...Object.fromEntries(TOOL_USAGE_FIELDS.map((field) => [field, 1])) },
+      })
+      .sort({ createdAt: 1, taskId: 1 })
+      .toArray();
+  }
+
   /** Per plan pattern, one user's tasks learned into it (see `UserPlanRuns`). */
   userPlanRuns(userId: string): Promise<UserPlanRuns[]> {
     return this.collection

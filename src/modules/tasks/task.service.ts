@@ -3,8 +3,8 @@ import type { AppDeps } from '../../app';
 import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
-import { fuse } from '../../search/fusion';
-import { rankingFactors, type RankingWeights } from '../../search/ranking';
+import { fuse, type FusedHit } from '../../search/fusion';
+import { RELEVANCE_ONLY, rankingFactors, type RankingFactors, type RankingWeights } from '../../search/ranking';
 import { rankingWeights } from '../shared/ranking.input';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
@@ -21,6 +21,8 @@ import { taskGoalPattern, toTask, type SimilarTask, type SimilarTasksResult, typ
 import { newTaskDocument } from './task.validation';
 
 export const MAX_SIMILAR_LIMIT = 100;
+/** At most this many tasks in `mostSimilar` (toolPerformance's `k`). */
+export const MAX_MOST_SIMILAR = 1000;
 /** Candidates fetched from each list (vector, keyword, goal pattern) per requested result, and at least. */
 const CANDIDATES_PER_RESULT = 10;
 const MIN_CANDIDATES = 100;
@@ -138,22 +140,59 @@ export class TaskService {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
     const weights = rankingWeights(args.ranking);
-    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const search = {
-      query,
-      goal,
-      queryVector,
-      goalVector,
-      limit: args.limit,
-      minSimilarity: args.minSimilarity,
-      // Tasks carry no feedback: only their status and age weigh.
-      weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
-    };
+    const ranked = await this.similarLive(
+      {
+        query,
+        goal,
+        queryVector,
+        goalVector,
+        limit: args.limit,
+        minSimilarity: args.minSimilarity,
+        // Tasks carry no feedback: only their status and age weigh.
+        weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
+      },
+      filter,
+    );
+    const tasks = await this.withTasks(ranked.best, ranked.factors, ranked.filter);
+    return { tasks, count: tasks.length };
+  }
+
+  /**
+   * The ids of the `k` (1–MAX_MOST_SIMILAR) past tasks most similar to `text` (as a query and as a goal), best first,
+   * by similarTasks' ranking with no minimum: what figures "on tasks like this one" are computed over
+   * (toolPerformance(similarTo), recall's tool warnings). With `userId`, that user's tasks only. `text` must be
+   * non-blank (the callers check it, naming their own argument); tasks less similar than `minSimilarity` are left out.
+   */
+  async mostSimilar(
+    text: string,
+    k: number,
+    userId?: string,
+    minSimilarity = 0,
+  ): Promise<Array<{ taskId: string; similarity: number }>> {
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
+    const query = text.trim();
+    const [vector] = await this.deps.embedder.embed([query]);
+    const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
+    // Ids and scores only (the callers read what they need of the tasks themselves), ranked by how alike the tasks
+    // are, not how well they went: the figures computed over them are what tell that.
+    const { best } = await this.similarLive(
+      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity, weights: RELEVANCE_ONLY },
+      filter,
+    );
+    return best.map((hit) => ({ taskId: hit.id, similarity: hit.score }));
+  }
+
+  /** One similar-task ranking over the tasks not expired now (see `similar`), with the filter it was found with. */
+  private async similarLive(
+    search: SimilarSearch,
+    filter: Filter<TaskDocument>,
+  ): Promise<{ best: FusedHit[]; factors: Map<string, RankingFactors>; filter: Filter<TaskDocument> }> {
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -161,18 +200,21 @@ export class TaskService {
     // minute: they are gone for readers before it ends, and only a refilled page misses them until then).
     const now = new Date();
     const first = await this.similarWith(search, filter, now);
-    if (!first.dropped || first.tasks.length >= args.limit) return { tasks: first.tasks, count: first.tasks.length };
+    if (!first.dropped || first.best.length >= search.limit) return { ...first, filter };
     const minuteEnd = new Date((Math.floor(now.getTime() / 60_000) + 1) * 60_000);
-    const { tasks } = await this.similarWith(search, unexpired(filter, minuteEnd), now);
-    return { tasks, count: tasks.length };
+    const refilled = unexpired(filter, minuteEnd);
+    return { ...(await this.similarWith(search, refilled, now)), filter: refilled };
   }
 
-  /** One similarTasks search with `filter` applied inside each list; candidates expired at `now` are dropped (counted). */
+  /**
+   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first; candidates expired at
+   * `now` are dropped (counted).
+   */
   private async similarWith(
     search: SimilarSearch,
     filter: Filter<TaskDocument>,
     now: Date,
-  ): Promise<{ tasks: SimilarTask[]; dropped: number }> {
+  ): Promise<{ best: FusedHit[]; factors: Map<string, RankingFactors>; dropped: number }> {
     const { query, goal, queryVector, goalVector } = search;
     const k = Math.max(search.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
@@ -257,6 +299,15 @@ export class TaskService {
     const best = fused
       .sort((a, b) => ranked(b.id) - ranked(a.id) || b.score - a.score || createdAt(b.id) - createdAt(a.id))
       .slice(0, search.limit);
+    return { best, factors, dropped };
+  }
+
+  /** The ranked tasks read whole (without vectors and actions), as similarTasks answers them. */
+  private async withTasks(
+    best: FusedHit[],
+    factors: Map<string, RankingFactors>,
+    filter: Filter<TaskDocument>,
+  ): Promise<SimilarTask[]> {
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -265,35 +316,36 @@ export class TaskService {
         )
       ).map((document) => [document.taskId, document]),
     );
-    const tasks: SimilarTask[] = best
-      // A task deleted between the two reads is left out.
-      .filter((hit) => whole.has(hit.id))
-      .map((hit) => {
-        const stored = whole.get(hit.id)!;
-        this.loaders.tasks.taskById.prime(stored.taskId, stored);
-        const task = toTask(stored);
-        return {
-          taskId: task.taskId,
-          query: task.originalQuery,
-          goal: task.goal,
-          status: task.status,
-          userId: task.userId,
-          similarity: hit.score,
-          score: factors.get(hit.id)!.score,
-          recency: factors.get(hit.id)!.recency,
-          outcome: factors.get(hit.id)!.outcome,
-          scores: {
-            vector: hit.parts.vector ?? 0,
-            keyword: hit.parts.keyword ?? 0,
-            goalPattern: hit.parts.goalPattern ?? 0,
-          },
-          executionTime: task.executionTime,
-          successMetrics: task.successMetrics,
-          createdAt: task.createdAt,
-          task,
-        };
-      });
-    return { tasks, dropped };
+    return (
+      best
+        // A task deleted between the two reads is left out.
+        .filter((hit) => whole.has(hit.id))
+        .map((hit) => {
+          const stored = whole.get(hit.id)!;
+          this.loaders.tasks.taskById.prime(stored.taskId, stored);
+          const task = toTask(stored);
+          return {
+            taskId: task.taskId,
+            query: task.originalQuery,
+            goal: task.goal,
+            status: task.status,
+            userId: task.userId,
+            similarity: hit.score,
+            score: factors.get(hit.id)!.score,
+            recency: factors.get(hit.id)!.recency,
+            outcome: factors.get(hit.id)!.outcome,
+            scores: {
+              vector: hit.parts.vector ?? 0,
+              keyword: hit.parts.keyword ?? 0,
+              goalPattern: hit.parts.goalPattern ?? 0,
+            },
+            executionTime: task.executionTime,
+            successMetrics: task.successMetrics,
+            createdAt: task.createdAt,
+            task,
+          };
+        })
+    );
   }
 
   /** Vectors of the given texts (one embedder call), null where no text was given. */

@@ -1,4 +1,4 @@
-import { ArgsType, Field, Float, InputType } from 'type-graphql';
+import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
 
 @InputType({ description: 'One call of a tool, reported by the executor as it happens.' })
 export class RecordToolExecutionInput {
@@ -35,4 +35,17 @@ export class ToolPerformanceArgs {
       "Only this end user's runs: the tool calls of their tasks' recorded actions and the plan steps learnFromTask counted from their tasks (executions reported by recordToolExecution carry no user and are left out).",
   })
   userId?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Only the runs in the k past tasks most similar to this text (by similarTasks' ranking): how the tool does on tasks like this one. Counted from those tasks' recorded actions and learned plan steps, as with userId (which then narrows the tasks to that user's).",
+  })
+  similarTo?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'With similarTo: how many similar tasks to count (1–1000, default 50).',
+  })
+  k?: number | null;
 }

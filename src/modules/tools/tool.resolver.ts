@@ -9,13 +9,13 @@ export class ToolResolver {
   @Authorized('reader')
   @Query(() => ToolPerformance, {
     description:
-      'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read.',
+      'How a tool performs, overall or in one context, with recommendations (seed 002 get_tool_performance). One indexed read; with userId or similarTo, computed from the tasks in scope.',
   })
   toolPerformance(
-    @Args() { toolName, context, userId }: ToolPerformanceArgs,
+    @Args() { toolName, context, userId, similarTo, k }: ToolPerformanceArgs,
     @Ctx() ctx: Context,
   ): Promise<ToolPerformance> {
-    return ctx.services.tools.performance(toolName, context, userId);
+    return ctx.services.tools.performance(toolName, { context, userId, similarTo, k });
   }
 
   @Authorized('writer')

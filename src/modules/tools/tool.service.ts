@@ -170,6 +170,38 @@ export type UserToolExecutions = (
   toolName: string,
 ) => Promise<{ executions: ToolExecution[]; lastRun: Date | null }>;
 
+/** The default and the largest number of similar tasks `toolPerformance(similarTo)` counts. */
+export const DEFAULT_SIMILAR_TASKS = 50;
+export const MAX_SIMILAR_TASKS = 1000;
+
+/** What figures on similar tasks are computed over: the past tasks most like `text` (see `SimilarToolExecutions`). */
+export interface SimilarTasksQuery {
+  text: string;
+  k: number;
+  /** Only this end user's tasks. */
+  userId?: string;
+  /** Tasks less similar than this (0–1) are left out (default 0: the k most similar, however similar). */
+  minSimilarity?: number;
+}
+
+/**
+ * The executions of `toolName` (null: of every tool) in the past tasks most similar to a text (their actions' tool
+ * calls and the plan steps learnFromTask counted), oldest task first. Provided by the tasks feature (see context.ts).
+ */
+export type SimilarToolExecutions = (
+  query: SimilarTasksQuery,
+  toolName: string | null,
+) => Promise<{ executions: ToolExecution[]; lastRun: Date | null }>;
+
+/** The optional arguments of `ToolService.performance`. */
+export interface PerformanceScope {
+  context?: string | null;
+  userId?: string | null;
+  /** Figures over the `k` (default 50) past tasks most similar to this text. */
+  similarTo?: string | null;
+  k?: number | null;
+}
+
 /**
  * Tool performance for one request: recording executions and reading a tool's figures. The one way to tool
  * performance: the executor's reports (`record`, `recordMany`), `learnFromTask`'s plan steps and recorded agent runs
@@ -183,6 +215,7 @@ export class ToolService {
     db: Db,
     idempotencyTtlHours: number,
     private readonly userExecutions: UserToolExecutions | null = null,
+    private readonly similarExecutions: SimilarToolExecutions | null = null,
   ) {
     this.repository = new ToolPerformanceRepository(db);
     this.idempotency = new Idempotency(db, idempotencyTtlHours);
@@ -274,25 +307,66 @@ export class ToolService {
 
   /**
    * A tool's figures (zeros when it never ran), for all its runs or those in `context`; with `userId`, for that user's
-   * runs only.
+   * runs only; with `similarTo`, for its runs in the `k` past tasks most similar to that text (of `userId` when given).
    *
    * The stored aggregate is one document per tool with no trace of whose runs it counts, and keeping per-user counters
    * in it would grow it with every user. So one user's figures are computed on read from what their tasks hold (their
    * actions' tool calls, the plan steps learnFromTask counted), by the same rules as the stored aggregate: they stay
-   * exact, and forgetting the user's tasks forgets them too.
+   * exact, and forgetting the user's tasks forgets them too. Figures on similar tasks are computed the same way from
+   * the tasks similarTasks ranks first.
    */
-  async performance(
-    toolName: string,
-    context: string | null | undefined,
-    userId?: string | null,
-  ): Promise<ToolPerformance> {
+  async performance(toolName: string, scope: PerformanceScope = {}): Promise<ToolPerformance> {
     const name = checkName(toolName, 'toolName', true)!;
-    const scope = checkName(context, 'context', false);
-    const user = checkScopeId(userId, 'userId');
-    if (user === undefined) return toToolPerformance(name, await this.repository.findByName(name), scope);
+    const context = checkName(scope.context, 'context', false);
+    const user = checkScopeId(scope.userId, 'userId');
+    const similar = checkSimilarTo(scope.similarTo, scope.k);
+    if (similar) {
+      const { executions, lastRun } = await this.similarSource()({ ...similar, userId: user }, name);
+      return toToolPerformance(name, figuresOf(executions, lastRun)[0] ?? null, context);
+    }
+    if (user === undefined) return toToolPerformance(name, await this.repository.findByName(name), context);
     if (!this.userExecutions) throw new Error('ToolService: no source of user executions');
     const { executions, lastRun } = await this.userExecutions(user, name);
-    const [delta] = summarizeExecutions(executions);
-    return toToolPerformance(name, delta ? toolFiguresOf(delta, lastRun ?? new Date(0)) : null, scope);
+    return toToolPerformance(name, figuresOf(executions, lastRun)[0] ?? null, context);
   }
+
+  /**
+   * The figures of every tool called in the past tasks most similar to `query.text` (see `SimilarToolExecutions`),
+   * by tool name: what recall's tool warnings are chosen from. The query is the caller's, already checked.
+   */
+  async performanceOnSimilar(query: SimilarTasksQuery): Promise<ToolPerformance[]> {
+    const { executions, lastRun } = await this.similarSource()(query, null);
+    return figuresOf(executions, lastRun)
+      .map((figures) => toToolPerformance(figures.toolName, figures, null))
+      .sort((a, b) => (a.toolName < b.toolName ? -1 : a.toolName > b.toolName ? 1 : 0));
+  }
+
+  private similarSource(): SimilarToolExecutions {
+    if (!this.similarExecutions) throw new Error('ToolService: no source of similar tasks');
+    return this.similarExecutions;
+  }
+}
+
+/** Each tool's figures computed from derived executions (see tool.aggregation.ts), in first-seen order. */
+function figuresOf(executions: readonly ToolExecution[], lastRun: Date | null): ToolPerformanceDocument[] {
+  return summarizeExecutions(executions).map((delta) => toolFiguresOf(delta, lastRun ?? new Date(0)));
+}
+
+/**
+ * `similarTo` and `k` checked (BAD_USER_INPUT naming the one at fault): null without `similarTo`. `k` is
+ * 1–MAX_SIMILAR_TASKS (default DEFAULT_SIMILAR_TASKS) and only applies with `similarTo`.
+ */
+export function checkSimilarTo(
+  similarTo: string | null | undefined,
+  k: number | null | undefined,
+): { text: string; k: number } | null {
+  if (k != null && !(Number.isInteger(k) && k >= 1 && k <= MAX_SIMILAR_TASKS))
+    throw new ValidationError(`k must be an integer from 1 to ${MAX_SIMILAR_TASKS}.`, 'k');
+  if (similarTo == null) {
+    if (k != null) throw new ValidationError('k applies only with similarTo.', 'k');
+    return null;
+  }
+  const text = similarTo.trim();
+  if (!text) throw new ValidationError('similarTo must not be blank.', 'similarTo');
+  return { text, k: k ?? DEFAULT_SIMILAR_TASKS };
 }
