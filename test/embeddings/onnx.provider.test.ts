@@ -6,6 +6,7 @@ import { createEmbeddingProvider } from '../../src/embeddings';
 import { EmbeddingService } from '../../src/embeddings/embedding.service';
 import { OnnxEmbeddingProvider } from '../../src/embeddings/onnx.provider';
 import { createTestApp } from '../support/app';
+import { runOffline } from '../support/offline/run-offline';
 import {
   ReembedDocument,
   ReembedStatusDocument,
@@ -101,6 +102,13 @@ describe('OnnxEmbeddingProvider on a BERT-shaped model (mean pooling from 1_Pool
       await prefixed.close();
     }
   });
+});
+
+test('loads and embeds offline: no socket, HTTP, fetch or DNS attempt in the main thread or the model worker', async () => {
+  const { stdout, guarded, attempts } = await runOffline('embed-onnx-offline.ts', [path.join(root, 'offline')]);
+  expect(guarded).toEqual(['main', 'worker']);
+  expect(attempts).toEqual([]);
+  expect(JSON.parse(stdout)).toEqual({ lengths: [DIMENSIONS, DIMENSIONS] });
 });
 
 describe('pooling and length settings', () => {
