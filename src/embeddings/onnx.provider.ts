@@ -155,6 +155,8 @@ function serveOnnxModel(): void {
     /** A text's token ids, cut to maxTokens keeping the special tokens the post-processor adds around it. */
     const encode = (text: string): number[] => {
       const ids = tokenizer.encode(text).ids;
+      // A model without special tokens given a text of nothing it knows (the service refuses only blank ones).
+      if (ids.length === 0) return [padId];
       if (ids.length <= maxTokens) return ids;
       const inner = tokenizer.encode(text, { add_special_tokens: false }).ids;
       const added = ids.length - inner.length;
