@@ -10,7 +10,7 @@ import { OTLP_PROTOCOLS, type OtlpProtocol } from './observability/otlp-encoding
  * naming the variable and the expected form.
  */
 
-export type EmbeddingsProviderName = 'openai' | 'local' | 'hash';
+export type EmbeddingsProviderName = 'openai' | 'onnx' | 'local' | 'hash';
 export type VectorSearchMode = 'memory' | 'atlas';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** OTEL_TRACES_SAMPLER's values of the OpenTelemetry environment specification that the SDK has. */
@@ -38,6 +38,11 @@ export interface Config {
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
   embeddingModel: string | undefined;
+  embeddingModelDir: string | undefined;
+  embeddingPooling: 'mean' | 'cls' | undefined;
+  embeddingMaxTokens: number | undefined;
+  embeddingQueryPrefix: string;
+  embeddingDocumentPrefix: string;
   embeddingDimensions: number | undefined;
   embeddingBatchSize: number;
   embeddingTimeoutMs: number;
@@ -299,14 +304,16 @@ export const VARIABLES = [
     name: 'EMBEDDINGS_PROVIDER',
     key: 'embeddingsProvider',
     description:
-      'Embedding provider: openai (any OpenAI-compatible API), local (offline sentence model), hash (lexical, for tests). Default: openai when OPENAI_API_KEY is set, else local.',
-    expected: 'one of openai, local, hash',
+      'Embedding provider: openai (any OpenAI-compatible API), onnx (an ONNX model folder, EMBEDDING_MODEL_DIR), local (offline sentence model), hash (lexical, for tests). Default: onnx when EMBEDDING_MODEL_DIR is set, else openai when OPENAI_API_KEY is, else local.',
+    expected: 'one of openai, onnx, local, hash',
     parse: (raw, env) =>
       present(raw)
-        ? oneOf('EMBEDDINGS_PROVIDER', raw, ['openai', 'local', 'hash'] as const)
-        : present(env.OPENAI_API_KEY)
-          ? 'openai'
-          : 'local',
+        ? oneOf('EMBEDDINGS_PROVIDER', raw, ['openai', 'onnx', 'local', 'hash'] as const)
+        : present(env.EMBEDDING_MODEL_DIR)
+          ? 'onnx'
+          : present(env.OPENAI_API_KEY)
+            ? 'openai'
+            : 'local',
   }),
   define({
     name: 'OPENAI_API_KEY',
@@ -336,9 +343,49 @@ export const VARIABLES = [
     name: 'EMBEDDING_MODEL',
     key: 'embeddingModel',
     description:
-      'Embedding model name for the openai provider (default text-embedding-3-small); ignored by local and hash.',
+      'Embedding model name for the openai provider (default text-embedding-3-small); for onnx, the name recorded with its vectors (default: the folder name); ignored by local and hash.',
     expected: 'a model name',
     parse: (raw) => optional(raw),
+  }),
+  define({
+    name: 'EMBEDDING_MODEL_DIR',
+    key: 'embeddingModelDir',
+    description:
+      'The onnx provider: a sentence-transformers-style model folder (model.onnx or onnx/model.onnx, tokenizer.json, config.json, optional 1_Pooling/config.json), run in process on the CPU.',
+    expected: 'a folder path',
+    parse: (raw) => optional(raw),
+  }),
+  define({
+    name: 'EMBEDDING_POOLING',
+    key: 'embeddingPooling',
+    description:
+      "The onnx provider's pooling of token states: mean or cls. Default: what the folder's 1_Pooling/config.json says, else mean.",
+    expected: 'one of mean, cls',
+    parse: (raw) => (present(raw) ? oneOf('EMBEDDING_POOLING', raw, ['mean', 'cls'] as const) : undefined),
+  }),
+  define({
+    name: 'EMBEDDING_MAX_TOKENS',
+    key: 'embeddingMaxTokens',
+    description:
+      "The onnx provider cuts a text to this many tokens when it is below the model's maximum sequence length (long-context models: a long sequence costs time and memory quadratically). Default: the model's maximum.",
+    expected: 'an integer from 8 to 1000000',
+    parse: (raw) => (present(raw) ? integer(8, 1_000_000, undefined)('EMBEDDING_MAX_TOKENS', raw) : undefined),
+  }),
+  define({
+    name: 'EMBEDDING_QUERY_PREFIX',
+    key: 'embeddingQueryPrefix',
+    description:
+      'Put before a search text by the onnx and openai providers, for models trained with one (e5: "query: ", nomic-embed: "search_query: "). Kept as written, spaces included.',
+    expected: 'a string',
+    parse: (raw) => raw ?? '',
+  }),
+  define({
+    name: 'EMBEDDING_DOCUMENT_PREFIX',
+    key: 'embeddingDocumentPrefix',
+    description:
+      'Put before a stored text by the onnx and openai providers (e5: "passage: ", nomic-embed: "search_document: "); recorded with the vectors, so changing it asks for reembed. Kept as written.',
+    expected: 'a string',
+    parse: (raw) => raw ?? '',
   }),
   define({
     name: 'EMBEDDING_DIMENSIONS',
@@ -753,6 +800,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   registerSecrets(secretValues(result));
   if (result.embeddingsProvider === 'openai' && !result.openaiApiKey) {
     throw new ConfigError('OPENAI_API_KEY', 'a key when EMBEDDINGS_PROVIDER=openai', '');
+  }
+  if (result.embeddingsProvider === 'onnx' && !result.embeddingModelDir) {
+    throw new ConfigError('EMBEDDING_MODEL_DIR', 'a model folder when EMBEDDINGS_PROVIDER=onnx', '');
   }
   return result;
 }

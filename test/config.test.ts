@@ -24,7 +24,7 @@ describe('config', () => {
     ['PORT', 'eighty', 'an integer from 0 to 65535'],
     ['PORT', '70000', 'an integer from 0 to 65535'],
     ['MONGODB_URI', 'postgres://x', 'a mongodb:// or mongodb+srv:// URI'],
-    ['EMBEDDINGS_PROVIDER', 'magic', 'one of openai, local, hash'],
+    ['EMBEDDINGS_PROVIDER', 'magic', 'one of openai, onnx, local, hash'],
     ['VECTOR_SEARCH', 'faiss', 'one of memory, atlas'],
     ['METADATA_INDEX_FIELDS', 'priority,$where', 'comma-separated field names without $'],
     ['EMBEDDING_DIMENSIONS', '3', 'an integer from 8 to 8192'],

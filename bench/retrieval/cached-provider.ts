@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import type { EmbeddingProvider } from '../../src/embeddings/provider';
+import type { EmbeddingPrefixes, EmbeddingProvider, InputLimit } from '../../src/embeddings/provider';
 
 /**
  * A provider's vectors kept in a file between runs of the evaluation: the local model embeds ~20 texts a second on a
  * loaded machine, so recording the set's ~7,000 distinct texts once costs minutes and later runs reuse them. The
- * service sees the same id, model and vectors as from the provider itself.
+ * service sees the same id, model, input limit, prefixes and vectors as from the provider itself.
  */
 export class FileCachedProvider implements EmbeddingProvider {
   readonly id: string;
   readonly model: string;
   readonly dimensions: number;
+  readonly inputLimit?: InputLimit;
+  readonly prefixes?: EmbeddingPrefixes;
   private readonly vectors = new Map<string, Float32Array>();
   private readonly file: string;
   private dirty = false;
@@ -24,6 +26,8 @@ export class FileCachedProvider implements EmbeddingProvider {
     this.id = provider.id;
     this.model = provider.model;
     this.dimensions = provider.dimensions;
+    if (provider.inputLimit) this.inputLimit = provider.inputLimit;
+    if (provider.prefixes) this.prefixes = provider.prefixes;
     this.file = path.join(directory, `${provider.id}-${provider.model}-${provider.dimensions}.json`);
     if (existsSync(this.file)) {
       const stored = JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, string>;

@@ -2,7 +2,8 @@
  * Retrieval quality (`npm run eval:retrieval`): the evaluation of test/support/retrieval (the labelled set, recorded
  * through the GraphQL API) once per embedding provider (`local`, the offline model, and `hash`); prints hit@1, hit@3
  * and MRR (over the top 10) per provider, corpus, mode, slice and half and writes them to bench/retrieval.json.
- * RETRIEVAL_PROVIDERS (default `local,hash`) picks providers (`local-lower`: the local model fed lower-cased texts, a
+ * RETRIEVAL_PROVIDERS (default `local,hash`, and `onnx` when EMBEDDING_MODEL_DIR is set: that model with the
+ * EMBEDDING_* settings, prefixes included) picks providers (`local-lower`: the local model fed lower-cased texts, a
  * text preparation compared on the set); RETRIEVAL_PER_SLICE (default 40) queries per slice;
  * RETRIEVAL_CACHE (default data/retrieval-embeddings) keeps the local model's vectors between runs.
  *
@@ -13,6 +14,8 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { createEmbeddingProvider } from '../../src/embeddings';
 import { HashEmbeddingProvider } from '../../src/embeddings/hash.provider';
 import { LocalEmbeddingProvider } from '../../src/embeddings/local.provider';
 import type { EmbeddingProvider } from '../../src/embeddings/provider';
@@ -48,12 +51,19 @@ async function providerNamed(name: string): Promise<EmbeddingProvider> {
       await LocalEmbeddingProvider.create({ batchSize: 64 }),
       process.env.RETRIEVAL_CACHE ?? path.join('data', 'retrieval-embeddings'),
     );
+  if (name === 'onnx')
+    return new FileCachedProvider(
+      await createEmbeddingProvider({ ...loadConfig(), embeddingsProvider: 'onnx' }),
+      process.env.RETRIEVAL_CACHE ?? path.join('data', 'retrieval-embeddings'),
+    );
   throw new Error(`unknown provider ${name}`);
 }
 
 async function main(): Promise<void> {
   const set = buildEvalSet(Number(process.env.RETRIEVAL_PER_SLICE ?? 40));
-  const providers = (process.env.RETRIEVAL_PROVIDERS ?? 'local,hash').split(',');
+  const providers = (
+    process.env.RETRIEVAL_PROVIDERS ?? (loadConfig().embeddingModelDir ? 'local,hash,onnx' : 'local,hash')
+  ).split(',');
   const output: Record<string, ProviderResults> = {};
   const signalOutput: Record<string, SignalResults> = {};
   const signalSet =

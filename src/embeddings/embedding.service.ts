@@ -46,45 +46,71 @@ export class EmbeddingService {
     private readonly cache: Collection<EmbeddingCacheDocument> | null,
     private readonly options: EmbeddingServiceOptions,
   ) {
-    this.signature = { provider: provider.id, model: provider.model, dimensions: provider.dimensions };
+    this.signature = {
+      provider: provider.id,
+      model: modelMarker(provider.model, this.documentPrefix),
+      dimensions: provider.dimensions,
+    };
+  }
+
+  private get documentPrefix(): string {
+    return this.provider.prefixes?.document ?? '';
   }
 
   /**
-   * One L2-normalised vector per text, in order (equal texts share one Float32Array: do not mutate). Texts must
-   * contain something besides whitespace (BadInputError otherwise). Provider failures propagate
-   * (ServiceUnavailableError); vectors already embedded by earlier batches of the call stay cached.
+   * One L2-normalised vector per text to store (a document: after the provider's document prefix), in order (equal
+   * texts share one Float32Array: do not mutate). Texts must contain something besides whitespace (BadInputError
+   * otherwise). Provider failures propagate (ServiceUnavailableError); vectors already embedded by earlier batches of
+   * the call stay cached. What a search compares them with comes from {@link embedQueries}.
    */
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     return (await this.embedDetailed(texts, signal)).vectors;
   }
 
-  /** True when the model reads only the beginning of `text` (longer than `provider.inputLimit`): what embed cuts. */
-  cutsText(text: string): boolean {
-    return cutForModel(text, this.provider.inputLimit).truncated;
+  /**
+   * {@link embed} for the texts a search looks for: after the provider's query prefix (models such as e5, bge and
+   * nomic-embed are trained to embed a question and the passages that answer it differently).
+   */
+  async embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    return (await this.embedDetailed(texts, signal, 'query')).vectors;
+  }
+
+  /** The vector of one search text (see {@link embedQueries}). */
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [vector] = await this.embedQueries([text]);
+    return vector;
   }
 
   /**
-   * {@link embed}, saying which texts were longer than the model reads (`provider.inputLimit`): those were embedded
-   * from their beginning, cut to the limit (after leading whitespace), and counted in
-   * `hindsight_embedding_inputs_truncated_total`.
+   * True when the model reads only the beginning of stored `text` (with its prefix, longer than
+   * `provider.inputLimit`): what embed cuts.
+   */
+  cutsText(text: string): boolean {
+    return cutForModel(this.documentPrefix + text, this.provider.inputLimit).truncated;
+  }
+
+  /**
+   * {@link embed} (or for `role` query, {@link embedQueries}), saying which texts were longer than the model reads
+   * (`provider.inputLimit`, prefix included): those were embedded from their beginning, cut to the limit (after
+   * leading whitespace), and counted in `hindsight_embedding_inputs_truncated_total`.
    */
   async embedDetailed(
     texts: string[],
     signal?: AbortSignal,
+    role: 'document' | 'query' = 'document',
   ): Promise<{ vectors: Float32Array[]; truncated: boolean[] }> {
     // Not `text.trim()`: that copies a 12 MB text to find its first non-blank character.
     const blank = texts.findIndex((text) => !/\S/.test(text));
     if (blank !== -1) throw new BadInputError(`Cannot embed an empty text (text ${blank + 1} of ${texts.length}).`);
+    const prefix = (role === 'query' ? this.provider.prefixes?.query : this.provider.prefixes?.document) ?? '';
     const truncated = texts.map(() => false);
     const limit = this.provider.inputLimit;
-    if (limit) {
-      texts = texts.map((text, i) => {
-        if (!cutForModel(text, limit).truncated) return text;
-        truncated[i] = true;
-        return cutForModel(text.trimStart(), limit).text;
-      });
-      countEmbeddingTruncations(this.signature, truncated.filter(Boolean).length);
-    }
+    texts = texts.map((text, i) => {
+      if (!limit || !cutForModel(prefix + text, limit).truncated) return prefix + text;
+      truncated[i] = true;
+      return cutForModel(prefix + text.trimStart(), limit).text;
+    });
+    if (limit) countEmbeddingTruncations(this.signature, truncated.filter(Boolean).length);
     return { vectors: await this.embedPrepared(texts, signal), truncated };
   }
 
@@ -120,11 +146,12 @@ export class EmbeddingService {
   withSignal(signal: AbortSignal): EmbeddingService {
     const bound = Object.create(this) as EmbeddingService;
     bound.embed = (texts) => this.embed(texts, signal);
-    bound.embedDetailed = (texts) => this.embedDetailed(texts, signal);
+    bound.embedDetailed = (texts, _signal, role) => this.embedDetailed(texts, signal, role);
+    bound.embedQueries = (texts) => this.embedQueries(texts, signal);
     return bound;
   }
 
-  /** The vector of one text (see `embed`). */
+  /** The vector of one text to store (see `embed`). */
   async embedOne(text: string): Promise<Float32Array> {
     const [vector] = await this.embed([text]);
     return vector;
@@ -175,4 +202,12 @@ export class EmbeddingService {
       if (writeErrors.length === 0 || writeErrors.some((writeError) => writeError.code !== 11000)) throw error;
     }
   }
+}
+
+/**
+ * The model recorded with stored vectors: `model`, and the document prefix when there is one (the same model makes
+ * other vectors of prefixed texts, so changing the prefix asks for a re-embedding like changing the model does).
+ */
+export function modelMarker(model: string, documentPrefix: string): string {
+  return documentPrefix ? `${model} (documents prefixed ${JSON.stringify(documentPrefix)})` : model;
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Config } from '../config';
-import type { EmbeddingProvider } from './provider';
+import type { EmbeddingPrefixes, EmbeddingProvider } from './provider';
 import { HashEmbeddingProvider } from './hash.provider';
 import { LocalEmbeddingProvider } from './local.provider';
 import { EMBEDDING_CACHE_COLLECTION, EmbeddingService, type EmbeddingCacheDocument } from './embedding.service';
@@ -12,15 +12,33 @@ export { toStoredVector, fromStoredVector } from './vectors';
 
 /**
  * Builds the provider chosen by EMBEDDINGS_PROVIDER. `openai` may send one probe request (model of unknown size
- * without EMBEDDING_DIMENSIONS); `local` loads the model in a worker thread. Close it with `close()` on shutdown.
- * The `openai` client is loaded only when chosen: every importer of this module (the app) would pay its load time.
+ * without EMBEDDING_DIMENSIONS); `local` and `onnx` load their model in a worker thread (`onnx` refuses to start,
+ * naming the file, when one of EMBEDDING_MODEL_DIR's is missing or broken). Close it with `close()` on shutdown.
+ * The `openai` client and onnxruntime are loaded only when chosen: every importer of this module (the app) would pay
+ * their load time.
  */
 export async function createEmbeddingProvider(config: Config): Promise<EmbeddingProvider> {
+  const prefixes: EmbeddingPrefixes | undefined =
+    config.embeddingQueryPrefix || config.embeddingDocumentPrefix
+      ? { query: config.embeddingQueryPrefix, document: config.embeddingDocumentPrefix }
+      : undefined;
   switch (config.embeddingsProvider) {
     case 'hash':
       return new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
     case 'local':
       return LocalEmbeddingProvider.create({ batchSize: config.embeddingBatchSize });
+    case 'onnx': {
+      if (!config.embeddingModelDir) throw new Error('EMBEDDINGS_PROVIDER=onnx needs EMBEDDING_MODEL_DIR');
+      const { OnnxEmbeddingProvider } = await import('./onnx.provider');
+      return OnnxEmbeddingProvider.create({
+        dir: config.embeddingModelDir,
+        model: config.embeddingModel,
+        pooling: config.embeddingPooling,
+        maxTokens: config.embeddingMaxTokens,
+        batchSize: config.embeddingBatchSize,
+        prefixes,
+      });
+    }
     case 'openai': {
       if (!config.openaiApiKey) throw new Error('EMBEDDINGS_PROVIDER=openai needs OPENAI_API_KEY');
       const { OpenAIEmbeddingProvider } = await import('./openai.provider');
@@ -32,6 +50,7 @@ export async function createEmbeddingProvider(config: Config): Promise<Embedding
         batchSize: config.embeddingBatchSize,
         timeoutMs: config.embeddingTimeoutMs,
         maxRetries: config.embeddingMaxRetries,
+        prefixes,
       });
     }
   }

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { ServiceUnavailableError } from '../coded-error';
-import { inBatches, normalize, type EmbeddingProvider, type InputLimit } from './provider';
+import { inBatches, normalize, type EmbeddingPrefixes, type EmbeddingProvider, type InputLimit } from './provider';
 import { backoffDelayMs, withRetries, type RetryPolicy } from './retry';
 
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
@@ -31,6 +31,8 @@ export interface OpenAIProviderOptions {
   retryBaseDelayMs?: number;
   /** Longest wait between attempts, also caps the server's Retry-After (default 8 s). */
   retryMaxDelayMs?: number;
+  /** For models trained with them (e5, nomic-embed served by Ollama or vLLM): see {@link EmbeddingProvider.prefixes}. */
+  prefixes?: EmbeddingPrefixes;
 }
 
 /**
@@ -49,6 +51,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
    * some 2,000 tokens of it).
    */
   readonly inputLimit: InputLimit = { unit: 'bytes', max: 8191 };
+  readonly prefixes?: EmbeddingPrefixes;
   private readonly client: OpenAI;
   private readonly retry: RetryPolicy;
 
@@ -60,6 +63,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
     this.model = options.model ?? DEFAULT_OPENAI_EMBEDDING_MODEL;
     // Passed explicitly: the client would otherwise read OPENAI_BASE_URL itself, behind config's back.
     this.baseURL = options.baseURL ?? DEFAULT_BASE_URL;
+    if (options.prefixes) this.prefixes = options.prefixes;
     this.client = new OpenAI({ apiKey: options.apiKey, baseURL: this.baseURL, maxRetries: 0 });
     this.retry = {
       maxRetries: options.maxRetries,

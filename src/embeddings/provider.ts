@@ -4,7 +4,7 @@
  * detected instead of being compared.
  */
 export interface EmbeddingProvider {
-  /** `openai`, `local` or `hash`. */
+  /** `openai`, `onnx`, `local` or `hash`. */
   readonly id: string;
   readonly model: string;
   readonly dimensions: number;
@@ -18,8 +18,19 @@ export interface EmbeddingProvider {
    * anything else (cache key included). Absent: no limit (the hash embedder, linear in the text).
    */
   readonly inputLimit?: InputLimit;
+  /**
+   * Texts {@link EmbeddingService} puts before what it embeds, for models trained with them (e5's `query: ` and
+   * `passage: `): `query` before a search's text, `document` before a stored one. Absent: none.
+   */
+  readonly prefixes?: EmbeddingPrefixes;
   /** Releases resources (model weights, sockets). */
   close?(): Promise<void>;
+}
+
+/** See {@link EmbeddingProvider.prefixes}; an empty string is no prefix. */
+export interface EmbeddingPrefixes {
+  query: string;
+  document: string;
 }
 
 /** A model's input limit: `max` UTF-16 code units (`chars`) or UTF-8 bytes (`bytes`). */

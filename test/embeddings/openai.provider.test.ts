@@ -1,6 +1,7 @@
 import { loadConfig } from '../../src/config';
 import { ServiceUnavailableError } from '../../src/coded-error';
 import { createEmbeddingProvider } from '../../src/embeddings';
+import { EmbeddingService } from '../../src/embeddings/embedding.service';
 import { OpenAIEmbeddingProvider, type OpenAIProviderOptions } from '../../src/embeddings/openai.provider';
 import { normalize } from '../../src/embeddings/provider';
 import { refusedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../support/fake-openai';
@@ -68,6 +69,30 @@ describe('OpenAIEmbeddingProvider against an OpenAI-compatible HTTP server', () 
       expect(Array.from(vector)).toEqual(Array.from(normalize(server.vectorFor(input[i]))));
       expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
     });
+  });
+
+  test('EMBEDDING_QUERY_PREFIX and EMBEDDING_DOCUMENT_PREFIX go before searched and stored texts, as sent', async () => {
+    const server = await serve();
+    const provider = await createEmbeddingProvider(
+      loadConfig({
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: server.baseURL,
+        EMBEDDING_MODEL: 'nomic-embed-text',
+        EMBEDDING_DIMENSIONS: '8',
+        EMBEDDING_QUERY_PREFIX: 'search_query: ',
+        EMBEDDING_DOCUMENT_PREFIX: 'search_document: ',
+      }),
+    );
+    const service = new EmbeddingService(provider, null, { batchSize: 64 });
+    const query = await service.embedQuery('restart the worker');
+    const [stored] = await service.embed(['restart the worker']);
+    expect(server.requests.map((request) => request.body.input)).toEqual([
+      ['search_query: restart the worker'],
+      ['search_document: restart the worker'],
+    ]);
+    expect(Array.from(query)).toEqual(Array.from(normalize(server.vectorFor('search_query: restart the worker'))));
+    expect(Array.from(stored)).toEqual(Array.from(normalize(server.vectorFor('search_document: restart the worker'))));
+    expect(service.signature.model).toBe('nomic-embed-text (documents prefixed "search_document: ")');
   });
 
   test('sends EMBEDDING_DIMENSIONS as the dimensions parameter, and no dimensions parameter for a known model without it', async () => {

@@ -886,7 +886,7 @@ export class ExperienceService {
 
   private async queryVector(query: string): Promise<Float32Array> {
     await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
-    return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedOne(query));
+    return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedQuery(query));
   }
 
   /**

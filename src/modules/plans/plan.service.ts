@@ -144,7 +144,7 @@ export class PlanService {
     }
     const template = goalPattern(goal);
     const k = Math.max(args.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
-    const vector = await this.deps.embedder.embedOne(goal);
+    const vector = await this.deps.embedder.embedQuery(goal);
     const index = this.deps.search.forDb(this.db);
     const [semanticHits, keywordHits, patternIds] = await Promise.all([
       index.searchVector(PLAN_GOAL_SPACE.name, { vector, k, filter }),

@@ -348,10 +348,10 @@ export class TaskService {
     );
   }
 
-  /** Vectors of the given texts (one embedder call), null where no text was given. */
+  /** Query vectors of the given search texts (one embedder call), null where no text was given. */
   private async embedOptional(texts: Array<string | null>): Promise<Array<Float32Array | null>> {
     const given = texts.filter((text): text is string => text !== null);
-    const vectors = given.length ? await this.deps.embedder.embed(given) : [];
+    const vectors = given.length ? await this.deps.embedder.embedQueries(given) : [];
     let next = 0;
     return texts.map((text) => (text === null ? null : vectors[next++]));
   }
