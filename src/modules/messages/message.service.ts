@@ -73,7 +73,7 @@ export class MessageSearchService {
   }
 
   private queryVector(query: string): Promise<Float32Array> {
-    return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedOne(query));
+    return this.deps.search.queryVectors.get(query, () => this.deps.embedder.embedQuery(query));
   }
 
   private async ranked(query: string, mode: SearchMode, filter: Document, limit: number): Promise<FusedHit[]> {

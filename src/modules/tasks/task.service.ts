@@ -177,7 +177,7 @@ export class TaskService {
   ): Promise<Array<{ taskId: string; similarity: number }>> {
     await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const query = text.trim();
-    const [vector] = await this.deps.embedder.embed([query]);
+    const vector = await this.deps.embedder.embedQuery(query);
     const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
     // Ids and scores only (the callers read what they need of the tasks themselves), ranked by how alike the tasks
     // are, not how well they went: the figures computed over them are what tell that.
