@@ -238,7 +238,7 @@ async function main(): Promise<void> {
         messages: SESSIONS * MESSAGES,
         seedMs,
         // With the index on, startup includes its catch-up with every message (built from scratch here).
-        startMs: { withoutIndex: offStartMs, withIndex: onStartMs },
+        startMs: { withoutIndex: Math.round(offStartMs), withIndex: Math.round(onStartMs) },
         searchMessages: { ...search, targetP95Ms: 30 },
         appendMessage: {
           withoutIndex,

@@ -9,13 +9,15 @@
  * - `vector`: ANN against exact search (recall@10, p50 speed-up) in one space, in process;
  * - `keyword`: BM25 top-k in one space, in process;
  * - `graphql`: searchExperiences through Apollo's executeOperation (HYBRID, VECTOR, KEYWORD; limit 10), p50/p95/p99;
+ * - `ranking`: searchExperiences HYBRID with the default ranking, RELEVANCE_ONLY and diversity 0.5, interleaved; p95
+ *   of each over RELEVANCE_ONLY's (see {@link measureRanking});
  * - `filtered`: searchExperiences HYBRID whose filter (one agent) leaves 1k, 5k, 10k, 20k, 50k experiences, p50/p95
  *   per selectivity and recall@10 of the filtered vector search against an exact scan of exactly the documents that
  *   pass (read from MongoDB), each against its target (see {@link filteredSearchBench}, callable from the main bench);
  * - `restart`: saving the index under DATA_DIR, then a cold start that loads it and catches up with MongoDB after
  *   writes made directly through the driver (inserts, updates, deletes), against the build from MongoDB.
  * BENCH_DATA_DIR keeps the seeded engine and the saved index (reused when it already holds `count` experiences).
- * BENCH_PHASES (comma-separated: vector, keyword, graphql, filtered, restart; default all) picks what is measured after
+ * BENCH_PHASES (comma-separated: vector, keyword, graphql, ranking, filtered, restart; default all) picks what is measured after
  * the build; BENCH_RESTORE=1 restores a saved index instead of building one fresh (then `build` and `restart` compare
  * a restore with a restore).
  */
@@ -199,8 +201,8 @@ export async function timed<T>(samples: number[], run: () => T | Promise<T>): Pr
   return result;
 }
 
-const SEARCH = `query Search($query: String!, $mode: SearchMode!, $filter: ExperienceFilter) {
-  searchExperiences(query: $query, mode: $mode, limit: 10, filter: $filter) { score vectorScore keywordScore matchedField experience { experienceId } }
+const SEARCH = `query Search($query: String!, $mode: SearchMode!, $filter: ExperienceFilter, $ranking: RankingInput, $diversity: Float) {
+  searchExperiences(query: $query, mode: $mode, limit: 10, filter: $filter, ranking: $ranking, diversity: $diversity) { score vectorScore keywordScore matchedField experience { experienceId } }
 }`;
 
 export interface App {
@@ -293,6 +295,45 @@ async function measureGraphql(app: App, queries: string[]): Promise<void> {
       p50Ms: ms(percentile(samples, 0.5)),
       p95Ms: ms(percentile(samples, 0.95)),
       p99Ms: ms(percentile(samples, 0.99)),
+    });
+  }
+}
+
+/** The ranking variants the `ranking` phase compares (searchExperiences' `ranking` and `diversity` arguments). */
+const RANKING_VARIANTS: Record<string, Record<string, unknown>> = {
+  'relevance only': { ranking: { relevanceOnly: true } },
+  default: {},
+  'default, diversity 0.5': { diversity: 0.5 },
+};
+
+/**
+ * searchExperiences HYBRID (limit 10, one at a time) with the default ranking against RELEVANCE_ONLY (and with
+ * diversity), interleaved query by query so that the machine's other load falls on every variant alike; p50/p95/p99
+ * per variant and each one's p95 over relevance only's (the target: default ≤ 1.10).
+ */
+async function measureRanking(app: App, queries: string[]): Promise<void> {
+  const names = Object.keys(RANKING_VARIANTS);
+  const samples = new Map(names.map((name) => [name, [] as number[]]));
+  for (const query of queries.slice(0, 20))
+    for (const name of names) await app.search({ query, mode: 'HYBRID', ...RANKING_VARIANTS[name] }); // warm-up
+  for (const [q, query] of queries.entries())
+    for (let v = 0; v < names.length; v++) {
+      // Each query rotates which variant goes first.
+      const name = names[(q + v) % names.length];
+      await timed(samples.get(name)!, () => app.search({ query, mode: 'HYBRID', ...RANKING_VARIANTS[name] }));
+    }
+  const baseline = percentile(samples.get('relevance only')!, 0.95);
+  for (const name of names) {
+    const times = samples.get(name)!;
+    report('ranking', {
+      operation: 'searchExperiences',
+      mode: 'HYBRID',
+      limit: 10,
+      variant: name,
+      p50Ms: ms(percentile(times, 0.5)),
+      p95Ms: ms(percentile(times, 0.95)),
+      p99Ms: ms(percentile(times, 0.99)),
+      p95OverRelevanceOnly: Math.round((percentile(times, 0.95) / baseline) * 1000) / 1000,
     });
   }
 }
@@ -474,7 +515,9 @@ export function filteredSearchTable({ figures, targets }: FilteredSearchFigures)
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? process.env.BENCH_SEARCH_COUNT ?? 100_000);
   const phases = new Set(
-    (process.env.BENCH_PHASES ?? 'vector,keyword,graphql,filtered,restart').split(',').map((phase) => phase.trim()),
+    (process.env.BENCH_PHASES ?? 'vector,keyword,graphql,ranking,filtered,restart')
+      .split(',')
+      .map((phase) => phase.trim()),
   );
   const keep = process.env.BENCH_DATA_DIR;
   const dataDir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hindsight-search-e2e-'));
@@ -533,6 +576,7 @@ async function main(): Promise<void> {
       });
     }
     if (phases.has('graphql')) await measureGraphql(app, queries);
+    if (phases.has('ranking')) await measureRanking(app, queries);
     if (phases.has('filtered')) {
       const filtered = await measureFilteredSearch(app, db, embeddings, count);
       for (const figure of filtered.figures) report('filtered', { ...figure });

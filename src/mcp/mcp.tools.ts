@@ -48,9 +48,11 @@ export const TOOLS: readonly ToolSpec[] = [
     field: 'Query.searchExperiences',
     description:
       'Search past agent experiences (what was tried, what happened) by meaning and keywords. Use before starting ' +
-      'a task to learn from similar earlier work. Returns the best matches with their score. When working for one ' +
-      'end user, pass filter.userId to search only the memories about that user.',
-    selection: `score matchedField experience { ${EXPERIENCE} }`,
+      'a task to learn from similar earlier work. Returns the best matches with their score: relevance to the query, ' +
+      'lowered a little for failures, old memories and ones that feedback marked wrong (pass ranking: ' +
+      '{ relevanceOnly: true } for relevance alone). Pass diversity: 0.5 to see different memories rather than ' +
+      'variants of one. When working for one end user, pass filter.userId to search only the memories about that user.',
+    selection: `score relevance matchedField experience { ${EXPERIENCE} }`,
   },
   {
     name: 'record_experience',

@@ -144,6 +144,9 @@ describe('a mutation refused on a damaged document writes nothing, also when it 
   beforeAll(async () => {
     app = await createTestApp();
     await seed(app);
+    // The cases restore every collection themselves: the message index must not rebuild its entries meanwhile.
+    await app.deps.messageIndex.forDb(app.db).ready();
+    await app.deps.messageIndex.forDb(app.db).close();
     for (const { name } of await app.db.listCollections({}, { nameOnly: true }).toArray()) {
       seeded.set(name, await app.db.collection(name).find({}).toArray());
     }

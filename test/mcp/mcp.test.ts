@@ -63,6 +63,11 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(record.properties.input.properties.finalOutcome.enum).toContain('PARTIAL_SUCCESS');
     // An argument with a default is optional.
     expect((byName.get('search_experiences')!.inputSchema as any).required).toEqual(['query']);
+    // The ranking options of searchExperiences.
+    const search = byName.get('search_experiences')!.inputSchema as any;
+    expect(search.properties.ranking.properties.relevanceOnly).toMatchObject({ type: 'boolean' });
+    expect(search.properties.ranking.properties.recencyHalfLifeDays).toMatchObject({ type: 'number' });
+    expect(search.properties.diversity).toMatchObject({ type: 'number' });
   });
 
   it('takes a userId on the search and record tools (from their fields’ arguments) and shows it', async () => {

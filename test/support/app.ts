@@ -132,7 +132,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 }
 
 /**
- * Stops the following of `app`'s search spaces once it has begun: a stream still opening when following stops is
+ * Stops the following of `app`'s search spaces (and its message index) once it has begun: a stream still opening when following stops is
  * closed once open, and its commands would land in what a test counts.
  */
 export async function stopFollowing(app: TestApp): Promise<void> {
@@ -146,4 +146,6 @@ export async function stopFollowing(app: TestApp): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await index.stopFollowing();
+  // The message index follows the sessions too (src/modules/messages/message.indexer.ts).
+  await app.deps.messageIndex.forDb(app.db).close();
 }

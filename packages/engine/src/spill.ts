@@ -21,6 +21,13 @@ import { isPlainObject, type Doc } from './values';
 
 /** Writes are gathered up to this size; reads of what is still gathered are served from memory. */
 const WRITE_BUFFER_BYTES = 4 << 20;
+/**
+ * Packed reads (snapshots, compaction) that follow the previous one within SEQUENTIAL_GAP_BYTES read the file this much
+ * at a time: a snapshot written after recovery reads every array of the snapshot it loaded, in file order, and one
+ * read per array (four per experience) cost more than the rest of writing it.
+ */
+const READ_BLOCK_BYTES = 1 << 20;
+const SEQUENTIAL_GAP_BYTES = 64 << 10;
 /** The file is compacted when what was written since the last compaction exceeds what it kept, and at least this. */
 const MIN_COMPACTION_BYTES = 256 << 20;
 const FILE_PREFIX = 'spill-';
@@ -57,6 +64,11 @@ class Segment {
   private readonly pending: Buffer;
   private pendingBytes = 0;
   private closed = false;
+  /** The block of the file read last by `readPacked`, from `blockStart` (never reused: views of it are handed out). */
+  private block: Buffer | null = null;
+  private blockStart = 0;
+  /** Where the last packed read ended. */
+  private packedEnd = -1;
 
   constructor(
     readonly path: string,
@@ -102,11 +114,37 @@ class Segment {
     return values;
   }
 
-  /** The array's bytes, copied, as a snapshot stores them. */
+  /**
+   * The array's bytes as a snapshot stores them: a copy, or a view of a block read from the file that nothing writes to
+   * again (the flushed part of a spill file and a snapshot file never change).
+   */
   readPacked(ref: SpillRef): PackedNumbers {
-    const { source, offset } = this.locate(ref);
     const bytes = ref.length * (ref.float32 ? 4 : 8);
+    const end = ref.position + bytes;
+    const sequential = ref.position >= this.packedEnd && ref.position - this.packedEnd <= SEQUENTIAL_GAP_BYTES;
+    this.packedEnd = end;
+    const block = this.block;
+    if (block && ref.position >= this.blockStart && end <= this.blockStart + block.length)
+      return new PackedNumbers(block, ref.position - this.blockStart, bytes, ref.float32);
+    if (sequential && end <= this.flushed && bytes <= READ_BLOCK_BYTES) {
+      const length = Math.min(READ_BLOCK_BYTES, this.flushed - ref.position);
+      const next = Buffer.allocUnsafeSlow(length);
+      this.readInto(next, ref.position);
+      this.block = next;
+      this.blockStart = ref.position;
+      return new PackedNumbers(next, 0, bytes, ref.float32);
+    }
+    const { source, offset } = this.locate(ref);
     return new PackedNumbers(Uint8Array.prototype.slice.call(source, offset, offset + bytes), 0, bytes, ref.float32);
+  }
+
+  private readInto(into: Buffer, position: number): void {
+    let done = 0;
+    while (done < into.length) {
+      const read = readSync(this.fd, into, done, into.length - done, position + done);
+      if (read === 0) throw new Error(`spill: ${this.path} ends before byte ${position + into.length}`);
+      done += read;
+    }
   }
 
   /** Where the array's bytes are in memory: in the write buffer, or read from the file into the scratch buffer. */
@@ -114,12 +152,7 @@ class Segment {
     const bytes = ref.length * (ref.float32 ? 4 : 8);
     if (ref.position >= this.flushed) return { source: this.pending, offset: ref.position - this.flushed };
     const source = scratch(bytes);
-    let done = 0;
-    while (done < bytes) {
-      const read = readSync(this.fd, source, done, bytes - done, ref.position + done);
-      if (read === 0) throw new Error(`spill: ${this.path} ends before byte ${ref.position + bytes}`);
-      done += read;
-    }
+    this.readInto(source.subarray(0, bytes), ref.position);
     return { source, offset: 0 };
   }
 

@@ -352,7 +352,8 @@ describe('DurableLog journal', () => {
     const dir = await tempDir();
     const text = 'y'.repeat(18 << 20);
     await session(dir, async (state, log) => state.write(log, [put({ _id: 'huge', text })]));
-    const fromJournal = await reopen(dir);
+    // A threshold the journal stays below: recovery writes no snapshot of its own (see the tests below).
+    const fromJournal = await reopen(dir, { compactAfterBytes: 1 << 30 });
     expect(fromJournal.state.doc('app', 'c', 'huge')?.text.length).toBe(text.length);
     await fromJournal.log.compact();
     await fromJournal.log.close();
@@ -360,6 +361,74 @@ describe('DurableLog journal', () => {
     expect(fromSnapshot.log.recovery.snapshot).toBe(2);
     expect(fromSnapshot.state.doc('app', 'c', 'huge')?.text).toBe(text);
     await fromSnapshot.log.close();
+  });
+
+  it('a recovery that replayed a quarter of compactAfterBytes of journal writes a snapshot, which the next start loads', async () => {
+    const dir = await tempDir();
+    const options = { compactAfterBytes: 64 << 10 };
+    const filler = 'f'.repeat(1000);
+    // 20 KiB of journal: below the threshold of the compaction (64 KiB) and above a quarter of it.
+    await session(
+      dir,
+      async (state, log) => {
+        for (let i = 0; i < 20; i++) await state.write(log, [put({ _id: i, filler })]);
+      },
+      options,
+    );
+    expect((await readdir(dir)).filter((name) => name.startsWith('snapshot-'))).toEqual([]);
+    const replayed = await reopen(dir, options);
+    expect(replayed.log.recovery).toMatchObject({ snapshot: null, records: 20 });
+    await replayed.state.write(replayed.log, [put({ _id: 'after', filler })]);
+    await replayed.log.close(); // waits for the snapshot
+    expect((await readdir(dir)).filter((name) => /^(snapshot|journal)-/.test(name)).sort()).toEqual([
+      'journal-000000000002.log',
+      'snapshot-000000000002.bson',
+    ]);
+    const loaded = await reopen(dir, options);
+    // The write made while it was being written is in the journal after it.
+    expect(loaded.log.recovery).toMatchObject({ snapshot: 2, records: 1 });
+    expect(loaded.state.dump()).toBe(replayed.state.dump());
+    await loaded.log.close();
+    // A journal below a quarter of the threshold is replayed again, not snapshotted.
+    const again = await reopen(dir, options);
+    expect(again.log.recovery).toMatchObject({ snapshot: 2, records: 1 });
+    await again.log.close();
+    expect((await readdir(dir)).filter((name) => name.startsWith('snapshot-'))).toEqual(['snapshot-000000000002.bson']);
+  });
+
+  it('close abandons the snapshot a recovery started after snapshotCloseWaitMs; nothing is lost and the next start replays', async () => {
+    const dir = await tempDir();
+    const filler = 'g'.repeat(64 << 10);
+    // 32 MiB of documents: writing their snapshot takes several chunks, long after the close stops waiting.
+    await session(
+      dir,
+      async (state, log) => {
+        for (let i = 0; i < 512; i++) await state.write(log, [put({ _id: i, filler })]);
+      },
+      { compactAfterBytes: 1 << 30, fsync: false },
+    );
+    const lines: string[] = [];
+    const options = { compactAfterBytes: 64 << 20, snapshotCloseWaitMs: 0, log: (line: string) => lines.push(line) };
+    const replayed = await reopen(dir, options);
+    // Closed once the snapshot has begun (its temporary file exists).
+    while (!(await readdir(dir)).includes('snapshot-000000000002.bson.tmp'))
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    await replayed.log.close();
+    expect(lines).toEqual([
+      'durability: snapshot-000000000002.bson abandoned: the engine closed before it was written (the next start replays the journals instead)',
+    ]);
+    expect((await readdir(dir)).sort()).toEqual(['journal-000000000001.log', 'journal-000000000002.log']);
+    const recovered = await reopen(dir, { compactAfterBytes: 1 << 30 });
+    expect(recovered.log.recovery).toMatchObject({ snapshot: null, journals: 2, records: 512 });
+    expect(recovered.state.dump()).toBe(replayed.state.dump());
+    await recovered.log.close();
+
+    // The snapshot of a compaction (the journal is past compactAfterBytes) is waited for, however long it takes.
+    const compacting = await reopen(dir, { compactAfterBytes: 1, snapshotCloseWaitMs: 0 });
+    while (!(await readdir(dir)).includes('snapshot-000000000003.bson.tmp'))
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    await compacting.log.close();
+    expect((await readdir(dir)).sort()).toEqual(['journal-000000000003.log', 'snapshot-000000000003.bson']);
   });
 });
 

@@ -35,6 +35,8 @@ export interface ExperienceDocument {
   final_outcome: string;
   output_summary?: string | null;
   feedback_signals?: Record<string, unknown> | null;
+  /** Running totals of the feedback given (experience.ranking.ts `FeedbackStats`), read by the search ranking. */
+  feedback_stats?: Record<string, number> | null;
   /** ISODate; a string is tolerated on read (documents imported from JSON). */
   timestamp: Date | string;
   version: number;

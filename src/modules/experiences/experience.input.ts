@@ -4,6 +4,7 @@ import { ForwardPageArgs } from '../shared/connection';
 import { EXPIRY_DESCRIPTIONS } from '../shared/expiry';
 import { ExperienceField, ExperienceOutcome } from './experience.type';
 import { AS_OF, INCLUDE_SUPERSEDED } from '../shared/validity.type';
+import { DIVERSITY, RankingInput } from '../shared/ranking.input';
 
 @InputType({
   description: 'Feedback on an experience. Typed keys are stored snake_case (user_rating, ...); `extra` keys as given.',
@@ -14,6 +15,13 @@ export class FeedbackSignalsInput {
 
   @Field(() => Boolean, { nullable: true })
   correctionNeeded?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'Whether the experience helped (e.g. after recall found it): true counts one use, which ranks it higher (docs/search.md#ranking).',
+  })
+  helpful?: boolean | null;
 
   @Field(() => String, { nullable: true })
   errorType?: string | null;
@@ -253,6 +261,16 @@ export class SearchExperiencesArgs {
 
   @Field(() => SearchMode, { defaultValue: SearchMode.HYBRID })
   mode!: SearchMode;
+
+  @Field(() => RankingInput, {
+    nullable: true,
+    description:
+      'How outcome, feedback, recency and use weigh on relevance (default: the weights of docs/search.md#ranking); { relevanceOnly: true } ranks by relevance alone.',
+  })
+  ranking?: RankingInput | null;
+
+  @Field(() => Float, { nullable: true, description: DIVERSITY })
+  diversity?: number | null;
 
   @Field({ defaultValue: false, description: INCLUDE_SUPERSEDED })
   includeSuperseded!: boolean;

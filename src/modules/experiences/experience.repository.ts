@@ -15,6 +15,7 @@ import type { VectorDocuments } from '../shared/reembed-target';
 import { vectorDocuments, type VectorLayout } from '../shared/vector-documents';
 import type { ExperienceFilter } from './experience.input';
 import { EXPERIENCES_COLLECTION, type ExperienceDocument } from './experience.document';
+import { feedbackStatsIncrement } from './experience.ranking';
 import type { ChangeFeed, ChangeFollower } from '../../db/change-follower';
 import { EXPERIENCE_VALIDITY, currentAt, experienceScope, isCurrentAt, restoreEnd } from '../shared/validity.filter';
 import type { MemoryEnd, MemoryState } from '../shared/validity.filter';
@@ -212,7 +213,8 @@ export class ExperienceRepository {
   }
 
   /**
-   * Merges `signals` into `feedback_signals` key by key in one atomic update; when the stored value is not an object
+   * Merges `signals` into `feedback_signals` key by key and counts them in `feedback_stats` (experience.ranking.ts) in
+   * one atomic update; when the stored value is not an object
    * (absent or null) it becomes `signals`. Returns the experience after the update, or null when absent. Signals that
    * would take the document past 16 MB are BAD_USER_INPUT naming `field`, and nothing is written.
    */
@@ -224,7 +226,10 @@ export class ExperienceRepository {
     const merged = await this.collection
       .findOneAndUpdate(
         { experience_id: id, feedback_signals: { $type: 'object' } },
-        { $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])) },
+        {
+          $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])),
+          $inc: feedbackStatsIncrement(signals),
+        },
         { returnDocument: 'after', ...WITHOUT_VECTORS },
       )
       .catch((error: unknown) => refuseTooLarge(error, field));
@@ -232,7 +237,7 @@ export class ExperienceRepository {
     const replaced = await this.collection
       .findOneAndUpdate(
         { experience_id: id, feedback_signals: { $not: { $type: 'object' } } },
-        { $set: { feedback_signals: signals } },
+        { $set: { feedback_signals: signals }, $inc: feedbackStatsIncrement(signals) },
         { returnDocument: 'after', ...WITHOUT_VECTORS },
       )
       .catch((error: unknown) => refuseTooLarge(error, field));

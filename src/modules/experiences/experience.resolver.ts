@@ -5,6 +5,7 @@ import {
   Ctx,
   FieldResolver,
   ID,
+  Float,
   Info,
   Int,
   Mutation,
@@ -12,6 +13,7 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
+import { DIVERSITY, RankingInput } from '../shared/ranking.input';
 import { MAX_SEARCH_LIMIT } from './experience.input';
 import { Cost } from '../../graphql/query-limits';
 import type { GraphQLResolveInfo } from 'graphql';
@@ -198,9 +200,15 @@ export class ExperienceResolver {
     @Arg('limit', () => Int, { defaultValue: 5 }) limit: number,
     @Arg('includeSuperseded', { defaultValue: false, description: INCLUDE_SUPERSEDED }) includeSuperseded: boolean,
     @Arg('asOf', () => Date, { nullable: true, description: AS_OF }) asOf: Date | null,
+    @Arg('ranking', () => RankingInput, {
+      nullable: true,
+      description: 'How outcome, feedback, recency and use weigh on similarity (as in searchExperiences).',
+    })
+    ranking: RankingInput | null,
+    @Arg('diversity', () => Float, { nullable: true, description: DIVERSITY }) diversity: number | null,
     @Ctx() ctx: Context,
   ): Promise<ExperienceSearchHit[]> {
-    return ctx.services.experiences.similar(experience, limit, { includeSuperseded, asOf });
+    return ctx.services.experiences.similar(experience, limit, { includeSuperseded, asOf }, { ranking, diversity });
   }
 
   @FieldResolver(() => Experience, {

@@ -4,6 +4,16 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
+import {
+  cosineOf,
+  maximalMarginalRelevance,
+  rankingFactors,
+  relevanceOnly,
+  type RankingFactors,
+  type RankingWeights,
+} from '../../search/ranking';
+import { diversityOf, rankingWeights, type RankingInput } from '../shared/ranking.input';
+import { DIVERSITY_VECTOR, RANKING_STORED, experienceSignals } from './experience.ranking';
 import { isEmptyFilter } from '../../search/filter';
 import type { KeywordHit, SearchIndex, VectorHit } from '../../search/search-index';
 import { Idempotency, deletedSince } from '../shared/idempotency';
@@ -68,11 +78,41 @@ import {
 } from './experience.dedupe';
 
 /**
- * HYBRID's candidates per space and part: the top max(2 × limit, 20) by vector and by keyword, ~100 documents for a
- * limit of 10 over 4 fields; each costs two completions (its other part in every field).
+ * The candidate pool of every search: the top CANDIDATE_POOL documents of each side (by vector, by keyword; each
+ * document by its best requested field), whatever the limit, so that fusion, the learned signals and diversity rank
+ * the same wide pool (a document in a side's top 100 is in the top 100 of its best field's space). In HYBRID each
+ * candidate is then scored exactly on both parts in every field.
  */
-const HYBRID_CANDIDATES_PER_RESULT = 2;
-const HYBRID_MIN_CANDIDATES = 20;
+export const CANDIDATE_POOL = 100;
+
+/** Experience.similar ranks the closest max(SIMILAR_POOL_PER_RESULT × limit, 20) by signals or diversity. */
+const SIMILAR_POOL_PER_RESULT = 4;
+
+/** The candidates (best relevance first) whose ranking fields a ranked search reads first; see `ranked`. */
+const RANKING_FIRST_READ = 40;
+
+/** How a search ranks its pool: the signals' weights and the diversity (see src/search/ranking.ts). */
+interface Rank {
+  weights: RankingWeights;
+  diversity: number;
+}
+
+/** A fused hit with the factors of its ranking. */
+type RankedHit = FusedHit & { factors: RankingFactors };
+
+/** The factors of a hit ranked by relevance alone. */
+function neutral(hit: FusedHit): RankedHit {
+  return {
+    ...hit,
+    factors: { relevance: hit.score, recency: 1, outcome: 1, feedback: 1, use: 1, score: hit.score },
+  };
+}
+
+/** The `pool` best documents of one side (best first). */
+function topOfSide(best: Map<string, Best>, pool: number): Map<string, Best> {
+  if (best.size <= pool) return best;
+  return new Map([...best].sort(([a, x], [b, y]) => y.score - x.score || (a < b ? -1 : a > b ? 1 : 0)).slice(0, pool));
+}
 
 function cosine(a: readonly number[] | undefined, b: readonly number[] | undefined): number {
   if (!a || !b || a.length !== b.length) return -1;
@@ -220,7 +260,8 @@ export class ExperienceService {
   list(args: ExperiencesArgs, fields: string[] | null = null): Promise<Connection<Experience>> {
     const now = new Date();
     const chosen = experienceFilterQuery(args.filter);
-    const filter = bothFilters(chosen, experienceValidity(args, now));
+    let filter: Document | null = null;
+    const withValidity = () => (filter ??= bothFilters(chosen, experienceValidity(args, now)));
     // Current ones (the default): the page is read without the validity in its filter (which the engine would compile
     // for each request) and checked here; only a page that held one not current is read again with it.
     const checked = !args.asOf && !args.includeSuperseded;
@@ -235,12 +276,12 @@ export class ExperienceService {
       sort,
       fetch: async (after, order, limit) => {
         const read = fields && [...fields, ...sort.map((key) => key.field)];
-        if (!checked) return this.repository.findPage(filter, after, order, limit, read);
+        if (!checked) return this.repository.findPage(withValidity(), after, order, limit, read);
         const page = await this.repository.findPage(chosen, after, order, limit, read && [...read, ...VALIDITY_STORED]);
         if (page.every((document) => isCurrent(document, now))) return page;
-        return this.repository.findPage(filter, after, order, limit, read);
+        return this.repository.findPage(withValidity(), after, order, limit, read);
       },
-      count: () => this.repository.count(filter),
+      count: () => this.repository.count(withValidity()),
       toNode: (document) => {
         // A partial document must not answer another read of the same experience.
         if (!fields) this.loaders.experiences.experienceById.prime(document.experience_id, document);
@@ -703,20 +744,22 @@ export class ExperienceService {
     checkLimit(args.limit, 'limit');
     if (args.minScore != null && !Number.isFinite(args.minScore))
       throw new ValidationError('minScore must be a number.', 'minScore');
+    const rank: Rank = { weights: rankingWeights(args.ranking), diversity: diversityOf(args.diversity) };
     const filter = experienceFilterQuery(args.filter);
     const read = stored && [...stored, ...VALIDITY_STORED];
     if (args.asOf || args.includeSuperseded) {
       const explicit = bothFilters(filter, experienceValidity(args, new Date()));
-      return (await this.searchWith(query, args, explicit, read, null)).hits;
+      return (await this.searchWith(query, args, rank, explicit, read, null)).hits;
     }
     // Current memories only, without a filter on the search (the fastest path): the hits' documents are read anyway,
     // so the ones not current are dropped then; only when that leaves the page short is it searched again with one.
     const now = new Date();
-    const first = await this.searchWith(query, args, filter, read, now);
+    const first = await this.searchWith(query, args, rank, filter, read, now);
     if (!first.dropped || first.hits.length >= args.limit) return first.hits;
     const around = await this.searchWith(
       query,
       args,
+      rank,
       bothFilters(filter, currentAround(EXPERIENCE_VALIDITY, now)),
       read,
       now,
@@ -724,8 +767,9 @@ export class ExperienceService {
     if (!around.dropped || around.hits.length >= args.limit) return around.hits;
     // Memories whose validity starts or ends within the minute `currentAround` rounds to took places on the page: the
     // exact filter then (resolved for this search alone), so a page is never short while current matches exist.
-    return (await this.searchWith(query, args, bothFilters(filter, currentAt(EXPERIENCE_VALIDITY, now)), read, now))
-      .hits;
+    return (
+      await this.searchWith(query, args, rank, bothFilters(filter, currentAt(EXPERIENCE_VALIDITY, now)), read, now)
+    ).hits;
   }
 
   /**
@@ -734,6 +778,7 @@ export class ExperienceService {
   private async searchWith(
     query: string,
     args: SearchExperiencesArgs,
+    rank: Rank,
     filter: Document,
     stored: string[] | null,
     now: Date | null,
@@ -743,34 +788,34 @@ export class ExperienceService {
     const spaces = fields.map((field) => EXPERIENCE_SPACES[field].name);
     const best = (lists: Array<Array<{ id: string; score: number } | null>>) => bestPerDocument(fields, lists);
 
+    const k = Math.max(CANDIDATE_POOL, args.limit);
     if (args.mode === SearchMode.KEYWORD) {
       const lists = await Promise.all(
-        spaces.map((space) => this.index.searchKeyword(space, { text: query, k: args.limit, filter })),
+        spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter })),
       );
-      const keywordBest = best(lists);
-      return this.hits(
-        fuse([fusionList('keyword', keywordBest)], { limit: args.limit, minScore }),
-        new Map(),
-        keywordBest,
-        stored,
+      const keywordBest = topOfSide(best(lists), k);
+      const ranked = await this.ranked(
+        fuse([fusionList('keyword', keywordBest)], { minScore }),
+        rank,
+        args.limit,
         now,
+        stored,
       );
+      return this.hits(ranked, new Map(), keywordBest, stored, now);
     }
     if (args.mode === SearchMode.VECTOR) {
       const vector = await this.queryVector(query);
-      const lists = await Promise.all(
-        spaces.map((space) => this.index.searchVector(space, { vector, k: args.limit, filter })),
-      );
-      const vectorBest = best(lists);
-      return this.hits(
-        fuse([fusionList('vector', vectorBest)], { limit: args.limit, minScore }),
-        vectorBest,
-        new Map(),
-        stored,
+      const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
+      const vectorBest = topOfSide(best(lists), k);
+      const ranked = await this.ranked(
+        fuse([fusionList('vector', vectorBest)], { minScore }),
+        rank,
+        args.limit,
         now,
+        stored,
       );
+      return this.hits(ranked, vectorBest, new Map(), stored, now);
     }
-    const k = Math.max(args.limit * HYBRID_CANDIDATES_PER_RESULT, HYBRID_MIN_CANDIDATES);
     const searchVectors = (vector: Float32Array) =>
       Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
     const scoreVectors = (space: string, vector: Float32Array, ids: string[]) =>
@@ -805,7 +850,8 @@ export class ExperienceService {
         Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
       ]);
     }
-    const ids = [...new Set([...vectorLists.flat(), ...keywordLists.flat()].map((hit) => hit.id))];
+    // The pool: each side's top k documents (by their best field), scored exactly on both parts below.
+    const ids = [...new Set([...topOfSide(best(vectorLists), k).keys(), ...topOfSide(best(keywordLists), k).keys()])];
     // Each candidate's parts in every space: a space's own hits are scored already, the others are completed.
     const [vectorScores, keywordScores] = await Promise.all([
       Promise.all(
@@ -821,11 +867,8 @@ export class ExperienceService {
     ]);
     const vectorBest = best(vectorScores);
     const keywordBest = best(keywordScores);
-    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], {
-      limit: args.limit,
-      minScore,
-    });
-    return this.hits(fused, vectorBest, keywordBest, stored, now);
+    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { minScore });
+    return this.hits(await this.ranked(fused, rank, args.limit, now, stored), vectorBest, keywordBest, stored, now);
   }
 
   /**
@@ -847,11 +890,105 @@ export class ExperienceService {
   }
 
   /**
-   * The fused hits with their experiences (loaded in one read: only the `stored` fields when given), their parts and
-   * the field that matched best.
+   * The best `limit` of the fused pool (best relevance first) once ranked: relevance times the signals' factors, read
+   * from the candidates' stored ranking fields (none when every signal is off); with diversity, reordered by maximal
+   * marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read for those alone). With
+   * `now`, documents not current then are dropped (and counted) here.
+   *
+   * The pool is ranked whole, but read in at most two steps: a factor never lifts a score above its relevance, so once
+   * the first RANKING_FIRST_READ candidates are ranked, a candidate whose relevance is at most the `limit`-th score
+   * cannot enter the page and is not read. The first read also takes the `stored` fields the page needs, which spares
+   * the page's own read when it comes from it (`documents`).
+   */
+  private async ranked(
+    fused: FusedHit[],
+    rank: Rank,
+    limit: number,
+    now: Date | null,
+    stored: string[] | null = null,
+    batched = false,
+  ): Promise<{ ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> }> {
+    const signalsOff = relevanceOnly(rank.weights);
+    if (signalsOff && !rank.diversity) return { ranked: fused.slice(0, limit).map(neutral), dropped: 0 };
+    const fields = [
+      ...new Set([
+        'experience_id',
+        ...(stored ?? []),
+        ...(signalsOff ? [] : RANKING_STORED),
+        ...(now ? VALIDITY_STORED : []),
+      ]),
+    ];
+    const documents = new Map<string, ExperienceDocument>();
+    const at = (now ?? new Date()).getTime();
+    let dropped = 0;
+    const ranked: RankedHit[] = [];
+    const byScore = (a: RankedHit, b: RankedHit) =>
+      b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    // Batched: through the request's loader (whole documents), so that the `similar` of every item of a list is
+    // ranked from one read.
+    const read = async (ids: string[]): Promise<ExperienceDocument[]> =>
+      batched
+        ? (await this.loaders.experiences.experienceById.loadMany(ids)).filter(
+            (document): document is ExperienceDocument => !!document && !(document instanceof Error),
+          )
+        : this.repository.findByIds(ids, fields);
+    const rankAll = async (hits: FusedHit[]) => {
+      for (const document of await read(hits.map((hit) => hit.id))) documents.set(document.experience_id, document);
+      for (const hit of hits) {
+        const document = documents.get(hit.id);
+        // Deleted between the search and the read.
+        if (!document) continue;
+        if (now && !isCurrent(document, now)) {
+          dropped++;
+          continue;
+        }
+        ranked.push(
+          signalsOff
+            ? neutral(hit)
+            : { ...hit, factors: rankingFactors(hit.score, experienceSignals(document), rank.weights, at) },
+        );
+      }
+      ranked.sort(byScore);
+    };
+    // Diversity weighs every candidate against the others, and a batched read is one for all: all of them are read.
+    const first = rank.diversity || batched ? fused.length : Math.max(RANKING_FIRST_READ, limit * 3);
+    await rankAll(fused.slice(0, first));
+    const bar = ranked.length >= limit ? ranked[limit - 1].factors.score : -Infinity;
+    const rest = fused.slice(first).filter((hit) => hit.score > bar);
+    if (rest.length) await rankAll(rest);
+    if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped, documents: stored ? documents : undefined };
+    const window = ranked.slice(0, CANDIDATE_POOL);
+    const ids = window.map((hit) => hit.id);
+    const goalVectors = batched
+      ? (await this.loaders.experiences.experienceVectorsById.loadMany(ids)).map((row) =>
+          row && !(row instanceof Error)
+            ? (row.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)] ?? null)
+            : null,
+        )
+      : await this.repository.findByIds(ids, ['experience_id', DIVERSITY_VECTOR]).then((rows) => {
+          const byId = new Map(rows.map((row) => [row.experience_id, row]));
+          return ids.map((id) => byId.get(id)?.embeddings?.[embeddingKey(ExperienceField.PRIMARY_GOAL)] ?? null);
+        });
+    const vectors = new Map(ids.map((id, i) => [id, goalVectors[i]]));
+    const order = maximalMarginalRelevance(
+      window.map((hit) => hit.factors.score),
+      (i, j) => cosineOf(vectors.get(window[i].id), vectors.get(window[j].id)),
+      rank.diversity,
+      limit,
+    );
+    return { ranked: order.map((i) => window[i]), dropped, documents: stored ? documents : undefined };
+  }
+
+  /**
+   * The ranked hits with their experiences (loaded in one read: only the `stored` fields when given), their parts,
+   * factors and the field that matched best.
    */
   private async hits(
-    fused: FusedHit[],
+    {
+      ranked: fused,
+      dropped: droppedBefore,
+      documents: read,
+    }: { ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> },
     vectorBest: Map<string, Best>,
     keywordBest: Map<string, Best>,
     stored: string[] | null,
@@ -859,7 +996,10 @@ export class ExperienceService {
   ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     const ids = fused.map((hit) => hit.id);
     let documents: Array<ExperienceDocument | null | Error>;
-    if (stored) {
+    if (stored && read && ids.every((id) => read.has(id))) {
+      // Read with the ranking's fields already.
+      documents = ids.map((id) => read.get(id)!);
+    } else if (stored) {
       // Partial documents: not for the request's loader, which answers other reads of the same experiences.
       const found = new Map(
         (await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]),
@@ -868,7 +1008,7 @@ export class ExperienceService {
     } else {
       documents = await this.loaders.experiences.experienceById.loadMany(ids);
     }
-    let dropped = 0;
+    let dropped = droppedBefore;
     const hits = fused.flatMap((hit, i) => {
       const document = documents[i];
       // Deleted between the search and the read.
@@ -882,7 +1022,7 @@ export class ExperienceService {
       return [
         {
           experience: toExperience(document),
-          score: hit.score,
+          ...hit.factors,
           vectorScore: hit.parts.vector ?? null,
           keywordScore: hit.parts.keyword ?? null,
           matchedField,
@@ -898,8 +1038,17 @@ export class ExperienceService {
    * Experiences whose primary goal is closest to this one's (itself excluded), best first: current ones unless
    * `validity` asks otherwise (as searchExperiences reads them).
    */
-  async similar(experience: Experience, limit: number, validity: ValidityArgs = {}): Promise<ExperienceSearchHit[]> {
+  async similar(
+    experience: Experience,
+    limit: number,
+    validity: ValidityArgs = {},
+    ranking: { ranking?: RankingInput | null; diversity?: number | null } = {},
+  ): Promise<ExperienceSearchHit[]> {
     checkLimit(limit, 'limit');
+    const rank: Rank = { weights: rankingWeights(ranking.ranking), diversity: diversityOf(ranking.diversity) };
+    // Ranked by signals or diversity: over the closest max(4 × limit, 20), read whole through the request's loader (one
+    // read for the `similar` of every item of a list).
+    const pool = relevanceOnly(rank.weights) && !rank.diversity ? 0 : Math.max(limit * SIMILAR_POOL_PER_RESULT, 20);
     await this.vectorModels.assertVectorsCurrent(EXPERIENCES_REEMBED_TARGET);
     const stored = await this.loaders.experiences.experienceVectorsById.load(experience.experienceId);
     const vector =
@@ -909,12 +1058,12 @@ export class ExperienceService {
     const page = async (filter: Document, now: Date | null) => {
       // One more than asked, then itself (and its copies: the same memory) dropped: cheaper than a filter, which costs
       // a database query per search. Copies that fill part of the page make it look again for twice as many.
-      let k = limit + 1;
-      let found = await this.similarWith(experience.experienceId, vector, k, filter, now);
+      let k = Math.max(limit, pool) + 1;
+      let found = await this.similarWith(experience.experienceId, vector, k, filter, now, rank);
       let hits = collapseSameMemory(found.hits, limit, [self]);
       while (hits.length < limit && found.hits.length + found.dropped === k - 1 && k <= MAX_SEARCH_LIMIT) {
         k *= 2;
-        found = await this.similarWith(experience.experienceId, vector, k, filter, now);
+        found = await this.similarWith(experience.experienceId, vector, k, filter, now, rank);
         hits = collapseSameMemory(found.hits, limit, [self]);
       }
       return { hits, dropped: found.dropped };
@@ -937,15 +1086,20 @@ export class ExperienceService {
     k: number,
     filter: Document,
     now: Date | null,
+    rank: Rank,
   ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     const matches = await this.index.searchVector(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, {
       vector,
       k,
       ...(isEmptyFilter(filter) ? {} : { filter }),
     });
-    const others = matches.filter((match) => match.id !== self).slice(0, k - 1);
+    const pool = matches
+      .filter((match) => match.id !== self)
+      .slice(0, k - 1)
+      .map((match) => ({ id: match.id, score: match.score, parts: { vector: match.score }, field: null }));
+    const { ranked: others, dropped: droppedEarly } = await this.ranked(pool, rank, k - 1, now, null, true);
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
-    let dropped = 0;
+    let dropped = droppedEarly;
     const hits = others.flatMap((match, i) => {
       const document = documents[i];
       if (!document || document instanceof Error) return [];
@@ -953,12 +1107,11 @@ export class ExperienceService {
         dropped++;
         return [];
       }
-      const score = match.score;
       return [
         {
           experience: toExperience(document),
-          score,
-          vectorScore: score,
+          ...match.factors,
+          vectorScore: match.score,
           keywordScore: null,
           matchedField: ExperienceField.PRIMARY_GOAL,
           matchedTextCut: this.deps.embedder.cutsText(document.primary_goal_description ?? ''),

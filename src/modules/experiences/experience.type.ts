@@ -57,6 +57,9 @@ export class FeedbackSignals {
   @Field(() => Boolean, { nullable: true, description: '`correction_needed`.' })
   correctionNeeded!: boolean | null;
 
+  @Field(() => Boolean, { nullable: true, description: '`helpful`: whether it helped (counts as a use).' })
+  helpful!: boolean | null;
+
   @Field(() => String, { nullable: true, description: '`error_type`, e.g. API_error.' })
   errorType!: string | null;
 
@@ -189,9 +192,37 @@ export class ExperienceSearchHit {
 
   @Field(() => Float, {
     description:
-      'The ranking score in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.5 × vector + 0.5 × keyword (a missing part counts 0).',
+      'The ranking score in 0..1: relevance × recency × outcome × feedback × use (docs/search.md#ranking); the relevance alone with ranking { relevanceOnly: true }.',
   })
   score!: number;
+
+  @Field(() => Float, {
+    description:
+      'Relevance to the query in 0..1. VECTOR: the vector score (negative counts as 0); KEYWORD: the keyword score; HYBRID: 0.5 × vector + 0.5 × keyword (a missing part counts 0). minScore applies to it.',
+  })
+  relevance!: number;
+
+  @Field(() => Float, {
+    description: 'Recency factor in [1 − recencyWeight, 1]: 1 − w × (1 − 0.5^(age in days / half-life)).',
+  })
+  recency!: number;
+
+  @Field(() => Float, {
+    description:
+      'Outcome factor in [1 − outcomeWeight, 1]: 1 for SUCCESS, 1 − w for FAILURE (PARTIAL_SUCCESS 1 − w/2).',
+  })
+  outcome!: number;
+
+  @Field(() => Float, {
+    description:
+      'Feedback factor in [1 − feedbackWeight, 1]: 1 − w × (1 − quality), quality the mean of the ratings (0–5 scale), corrections and helpful reports given, starting from a neutral 0.5.',
+  })
+  feedback!: number;
+
+  @Field(() => Float, {
+    description: 'Use factor in [1 − useWeight, 1]: 1 − w / (uses + 1), uses the times it was reported helpful.',
+  })
+  use!: number;
 
   @Field(() => Float, {
     nullable: true,
@@ -306,6 +337,7 @@ function toFeedbackSignals(data: Record<string, unknown>): FeedbackSignals {
   return {
     userRating: storedFloatOrNull(data.user_rating),
     correctionNeeded: typed<boolean>('correction_needed', 'boolean'),
+    helpful: typed<boolean>('helpful', 'boolean'),
     errorType: typed<string>('error_type', 'string'),
     comment: typed<string>('comment', 'string'),
     data,

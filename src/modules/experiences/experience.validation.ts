@@ -4,6 +4,7 @@ import { checkJsonInput } from '../shared/json-input';
 import { expiryOf } from '../shared/expiry';
 import { MAX_ID_LENGTH } from '../shared/limits';
 import { checkScopeId } from '../shared/user-scope';
+import { feedbackIncrements } from './experience.ranking';
 import type { FeedbackSignalsInput, RecordExperienceInput, UpdateExperienceInput } from './experience.input';
 import { EXPERIENCE_FIELDS, type ExperienceDocument } from './experience.document';
 
@@ -65,6 +66,7 @@ export function feedbackDocument(input: FeedbackSignalsInput, field: string): Re
     document.user_rating = input.userRating;
   }
   if (input.correctionNeeded != null) document.correction_needed = input.correctionNeeded;
+  if (input.helpful != null) document.helpful = input.helpful;
   if (input.errorType != null) document.error_type = input.errorType;
   if (input.comment != null) document.comment = input.comment;
   return document;
@@ -120,6 +122,8 @@ export function newExperienceDocument(input: RecordExperienceInput, path: string
     valid_from: validFrom,
     valid_until: input.validUntil ?? undefined,
   };
+  // The feedback given with the recording counts as the first of its running totals.
+  if (document.feedback_signals) document.feedback_stats = { ...feedbackIncrements(document.feedback_signals) };
   // Absent optional fields are left out of the document rather than stored as null.
   for (const key of Object.keys(document) as (keyof ExperienceDocument)[])
     if (document[key] === undefined) delete document[key];
@@ -177,8 +181,12 @@ export function experienceChanges(input: UpdateExperienceInput, path: string): E
     else if (value === null || (isText && blank(value) && (EXPERIENCE_FIELDS as string[]).includes(field))) {
       if (list) changes.set[field] = [];
       else changes.unset.push(field);
-    } else if (key === 'feedbackSignals') changes.set[field] = feedbackDocument(value as FeedbackSignalsInput, name);
-    else {
+      if (key === 'feedbackSignals') changes.unset.push('feedback_stats');
+    } else if (key === 'feedbackSignals') {
+      // Replaced feedback: its running totals start again from it.
+      changes.set[field] = feedbackDocument(value as FeedbackSignalsInput, name);
+      changes.set.feedback_stats = { ...feedbackIncrements(changes.set[field] as Record<string, unknown>) };
+    } else {
       if (key === 'version') checkVersion(value as number, name);
       if (key === 'keyDecisionsMade') checkKeyDecisions(value, name);
       changes.set[field] = value;

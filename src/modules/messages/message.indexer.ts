@@ -3,6 +3,7 @@ import { ServiceUnavailableError } from '../../coded-error';
 import type { ChangeEvent, ChangeFeed, ChangeFollower } from '../../db/change-follower';
 import { unboundDb } from '../../db/request-bound';
 import type { EmbeddingService } from '../../embeddings/embedding.service';
+import { sameEmbeddingModel } from '../../embeddings/model-check';
 import type { Logger } from '../../logger';
 import type { SearchIndexes } from '../../search/search-index';
 import type { MessageDocument } from '../sessions/session.document';
@@ -317,6 +318,7 @@ export class MessageIndexer implements MessageWriteListener {
       return;
     }
     if (this.users.has(sessionId)) this.users.set(sessionId, session.userId);
+    const signature = this.options.embedder.signature;
     const known = new Map<string, IndexedEntry>(indexed.map((entry) => [entry._id, entry]));
     const changed: MessageIndexDocument[] = [];
     const present = new Set<string>();
@@ -332,7 +334,8 @@ export class MessageIndexer implements MessageWriteListener {
           old.role === entry.role &&
           old.user_id === entry.user_id &&
           sameValue(old.source_updated_at, entry.source_updated_at) &&
-          old.embedded === /\S/.test(entry.text);
+          old.embedded === /\S/.test(entry.text) &&
+          (!old.embedded || (old.embedding_model != null && sameEmbeddingModel(old.embedding_model, signature)));
         if (!same) changed.push(entry);
       }
     }
@@ -388,6 +391,8 @@ export class MessageIndexer implements MessageWriteListener {
   async catchUp(): Promise<void> {
     let after: string | null = null;
     let rebuilt = 0;
+    // Vectors of another embedding model cannot be compared with this one's: every session is rebuilt then.
+    const everySession = await this.entries.hasOtherModel(this.options.embedder.signature);
     for (;;) {
       const page: SessionMessageSignature[] = await this.sessions.messageSignaturesAfter(after, CATCH_UP_SESSIONS);
       if (!page.length) break;
@@ -396,11 +401,13 @@ export class MessageIndexer implements MessageWriteListener {
       for (const session of page) {
         const entries = new Map((indexed.get(session._id) ?? []).map((agent) => [agent.agentId, agent]));
         const differs =
+          everySession ||
           session.agents.some((agent) => {
             const entry = entries.get(agent.agentId);
             if (!entry) return agent.count > 0;
             return entry.count !== agent.count || !sameValue(entry.lastUpdated, agent.lastUpdated ?? null);
-          }) || [...entries.keys()].some((agentId) => !session.agents.some((agent) => agent.agentId === agentId));
+          }) ||
+          [...entries.keys()].some((agentId) => !session.agents.some((agent) => agent.agentId === agentId));
         if (differs) {
           this.resync(session._id);
           rebuilt++;

@@ -1,5 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
+import type { EmbeddingModelInfo } from '../../embeddings/model-check';
 import type { MemoryScope } from '../shared/memory-scope';
+import { otherModelQuery } from '../shared/vector-documents';
 import { MESSAGE_INDEX_COLLECTION, type MessageIndexDocument } from './message.document';
 
 /** What a session's indexed messages are compared by: one entry per agent. */
@@ -10,7 +12,10 @@ export interface IndexedAgentSignature {
 }
 
 /** An index entry as a rebuild compares it with its message. */
-export type IndexedEntry = Pick<MessageIndexDocument, '_id' | 'text' | 'role' | 'user_id' | 'source_updated_at'> & {
+export type IndexedEntry = Pick<
+  MessageIndexDocument,
+  '_id' | 'text' | 'role' | 'user_id' | 'source_updated_at' | 'embedding_model'
+> & {
   embedded: boolean;
 };
 
@@ -76,6 +81,7 @@ export class MessageIndexRepository {
             role: 1,
             user_id: 1,
             source_updated_at: 1,
+            embedding_model: 1,
             embedded: { $eq: [{ $type: '$embedding' }, 'binData'] },
           },
         },
@@ -104,6 +110,15 @@ export class MessageIndexRepository {
       bySession.set(row._id.s, list);
     }
     return bySession;
+  }
+
+  /** Whether some entry holds a vector of another model than `model` (they are then all embedded again). */
+  async hasOtherModel(model: EmbeddingModelInfo): Promise<boolean> {
+    const other = await this.collection.findOne(
+      { $and: [{ embedding: { $exists: true } }, otherModelQuery(model)] } as Filter<MessageIndexDocument>,
+      { projection: { _id: 1 } },
+    );
+    return other !== null;
   }
 
   /** The sessions with entries, in id order after `afterId`, `limit` at a time (a catch-up finds deleted sessions). */

@@ -131,6 +131,9 @@ export function bothFilters(a: Document, b: Document): Document {
 /** Whether a stored memory is current at `at` (as {@link currentAt} selects it). */
 export function isCurrentAt(fields: ValidityFields, stored: StoredValidity, at: Date): boolean {
   if (stored[fields.supersededBy] != null) return false;
+  // Most memories are open-ended: nothing to parse.
+  if (stored[fields.validUntil] == null && stored[fields.expiresAt] == null && stored[fields.validFrom] == null)
+    return true;
   const until = validityDate(stored[fields.validUntil]);
   if (stored[fields.validUntil] != null && (!until || until <= at)) return false;
   const expires = validityDate(stored[fields.expiresAt]);

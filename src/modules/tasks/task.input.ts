@@ -1,3 +1,4 @@
+import { RankingInput } from '../shared/ranking.input';
 import { ArgsType, Field, Float, ID, InputType, Int } from 'type-graphql';
 import { AgentType } from '../insights/insight.type';
 import { ForwardPageArgs } from '../shared/connection';
@@ -142,6 +143,13 @@ export class SimilarTasksArgs {
 
   @Field(() => Float, { defaultValue: 0.7, description: 'Only tasks at least this similar (0–1).' })
   minSimilarity!: number;
+
+  @Field(() => RankingInput, {
+    nullable: true,
+    description:
+      'How the status (COMPLETED 1, PAUSED 0.5, FAILED 0: outcomeWeight) and the age (createdAt: recencyWeight, recencyHalfLifeDays) weigh on similarity (docs/search.md#ranking); feedback and use do not apply to tasks.',
+  })
+  ranking?: RankingInput | null;
 }
 
 @InputType({ description: 'Conditions on tasks; all given ones must hold.' })

@@ -41,7 +41,10 @@ function scopeQuery({ kind, value }: MemoryScope): Filter<TaskDocument> | null {
   return kind === 'userId' ? ({ user_id: value } as Filter<TaskDocument>) : null;
 }
 
-export type TaskRankingFields = Pick<TaskDocument, 'taskId' | 'goal' | 'goalPattern' | 'createdAt' | 'expires_at'>;
+export type TaskRankingFields = Pick<
+  TaskDocument,
+  'taskId' | 'goal' | 'goalPattern' | 'createdAt' | 'expires_at' | 'status'
+>;
 
 /** The stored fields a task's tool executions are derived from (see `toolUsage`). */
 const TOOL_USAGE_FIELDS = [
@@ -219,7 +222,15 @@ export class TaskRepository {
    * expiry, so that the search drops expired candidates without a filter of its own.
    */
   findRankingFields(ids: readonly string[], filter: Filter<TaskDocument>): Promise<TaskRankingFields[]> {
-    return this.findWithin(ids, filter, { _id: 0, taskId: 1, goal: 1, goalPattern: 1, createdAt: 1, expires_at: 1 });
+    return this.findWithin(ids, filter, {
+      _id: 0,
+      taskId: 1,
+      goal: 1,
+      goalPattern: 1,
+      createdAt: 1,
+      expires_at: 1,
+      status: 1,
+    });
   }
 
   private findWithin<T>(ids: readonly string[], filter: Filter<TaskDocument>, projection: Document): Promise<T[]> {

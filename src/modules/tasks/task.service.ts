@@ -4,6 +4,8 @@ import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse, type FusedHit } from '../../search/fusion';
+import { DEFAULT_RANKING, rankingFactors, type RankingFactors, type RankingWeights } from '../../search/ranking';
+import { rankingWeights } from '../shared/ranking.input';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
 import type { VectorModelCheck } from '../shared/reembed-target';
@@ -33,7 +35,18 @@ interface SimilarSearch {
   goalVector: Float32Array | null;
   limit: number;
   minSimilarity: number;
+  weights: RankingWeights;
 }
+
+/** The best tasks of one ranking, with their ranking factors, and the filter they were found with. */
+interface SimilarRanking {
+  best: FusedHit[];
+  factors: Map<string, RankingFactors>;
+  filter: Filter<TaskDocument>;
+}
+
+/** A task's status as an outcome for the ranking (src/search/ranking.ts). */
+const TASK_OUTCOMES: Record<string, number> = { completed: 1, paused: 0.5, failed: 0 };
 
 /** Tasks (seed 002 TaskSimilarity): recording with query and goal vectors, reading, listing and similarTasks. */
 export class TaskService {
@@ -133,25 +146,34 @@ export class TaskService {
     if (!Number.isFinite(args.minSimilarity) || args.minSimilarity < 0 || args.minSimilarity > 1) {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
+    const weights = rankingWeights(args.ranking);
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
-    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const ranked = await this.similarLive(
-      { query, goal, queryVector, goalVector, limit: args.limit, minSimilarity: args.minSimilarity },
-      filter,
-    );
-    const tasks = await this.withTasks(ranked.best, ranked.filter);
+    const search = {
+      query,
+      goal,
+      queryVector,
+      goalVector,
+      limit: args.limit,
+      minSimilarity: args.minSimilarity,
+      // Tasks carry no feedback: only their status and age weigh.
+      weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
+    };
+    const ranked = await this.similarLive(search, filter);
+    const tasks = await this.withTasks(ranked);
     return { tasks, count: tasks.length };
   }
 
   /**
    * The ids of the `k` (1–MAX_MOST_SIMILAR) past tasks most similar to `text` (as a query and as a goal), best first,
-   * by similarTasks' ranking with no minimum: what figures "on tasks like this one" are computed over
-   * (toolPerformance(similarTo), recall's tool warnings). With `userId`, that user's tasks only. `text` must be
-   * non-blank (the callers check it, naming their own argument); tasks less similar than `minSimilarity` are left out.
+   * by similarTasks' similarity alone (no minimum; no recency or outcome signal: a failed task is as much "like this
+   * one"): what figures "on tasks like this one" are computed over (toolPerformance(similarTo), recall's tool
+   * warnings). With `userId`, that user's tasks only. `text` must be non-blank (the callers check it, naming their own
+   * argument); tasks less similar than `minSimilarity` are left out.
    */
   async mostSimilar(
     text: string,
@@ -163,19 +185,17 @@ export class TaskService {
     const query = text.trim();
     const [vector] = await this.deps.embedder.embed([query]);
     const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
+    const weights = { ...DEFAULT_RANKING, recencyWeight: 0, outcomeWeight: 0, feedbackWeight: 0, useWeight: 0 };
     // Ids and scores only: the callers read what they need of the tasks themselves.
     const { best } = await this.similarLive(
-      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity },
+      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity, weights },
       filter,
     );
     return best.map((hit) => ({ taskId: hit.id, similarity: hit.score }));
   }
 
   /** One similar-task ranking over the tasks not expired now (see `similar`), with the filter it was found with. */
-  private async similarLive(
-    search: SimilarSearch,
-    filter: Filter<TaskDocument>,
-  ): Promise<{ best: FusedHit[]; filter: Filter<TaskDocument> }> {
+  private async similarLive(search: SimilarSearch, filter: Filter<TaskDocument>): Promise<SimilarRanking> {
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -183,21 +203,21 @@ export class TaskService {
     // minute: they are gone for readers before it ends, and only a refilled page misses them until then).
     const now = new Date();
     const first = await this.similarWith(search, filter, now);
-    if (!first.dropped || first.best.length >= search.limit) return { best: first.best, filter };
+    if (!first.dropped || first.best.length >= search.limit) return { ...first, filter };
     const minuteEnd = new Date((Math.floor(now.getTime() / 60_000) + 1) * 60_000);
     const refilled = unexpired(filter, minuteEnd);
-    return { best: (await this.similarWith(search, refilled, now)).best, filter: refilled };
+    return { ...(await this.similarWith(search, refilled, now)), filter: refilled };
   }
 
   /**
-   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first; candidates expired at
-   * `now` are dropped (counted).
+   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first with their ranking
+   * factors; candidates expired at `now` are dropped (counted).
    */
   private async similarWith(
     search: SimilarSearch,
     filter: Filter<TaskDocument>,
     now: Date,
-  ): Promise<{ best: FusedHit[]; dropped: number }> {
+  ): Promise<Omit<SimilarRanking, 'filter'> & { dropped: number }> {
     const { query, goal, queryVector, goalVector } = search;
     const k = Math.max(search.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
@@ -264,12 +284,29 @@ export class TaskService {
       { minScore: search.minSimilarity },
     );
     const createdAt = (id: string) => candidates.get(id)!.createdAt.getTime();
-    const best = fused.sort((a, b) => b.score - a.score || createdAt(b.id) - createdAt(a.id)).slice(0, search.limit);
-    return { best, dropped };
+    const at = now.getTime();
+    const factors = new Map(
+      fused.map((hit) => {
+        const document = candidates.get(hit.id)!;
+        const signals = {
+          at: createdAt(hit.id),
+          outcome: TASK_OUTCOMES[document.status] ?? null,
+          observations: 0,
+          qualitySum: 0,
+          helpful: 0,
+        };
+        return [hit.id, rankingFactors(hit.score, signals, search.weights, at)];
+      }),
+    );
+    const ranked = (id: string) => factors.get(id)!.score;
+    const best = fused
+      .sort((a, b) => ranked(b.id) - ranked(a.id) || b.score - a.score || createdAt(b.id) - createdAt(a.id))
+      .slice(0, search.limit);
+    return { best, factors, dropped };
   }
 
   /** The ranked tasks read whole (without vectors and actions), as similarTasks answers them. */
-  private async withTasks(best: FusedHit[], filter: Filter<TaskDocument>): Promise<SimilarTask[]> {
+  private async withTasks({ best, factors, filter }: SimilarRanking): Promise<SimilarTask[]> {
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -278,33 +315,35 @@ export class TaskService {
         )
       ).map((document) => [document.taskId, document]),
     );
-    return (
-      best
-        // A task deleted between the two reads is left out.
-        .filter((hit) => whole.has(hit.id))
-        .map((hit) => {
-          const stored = whole.get(hit.id)!;
-          this.loaders.tasks.taskById.prime(stored.taskId, stored);
-          const task = toTask(stored);
-          return {
-            taskId: task.taskId,
-            query: task.originalQuery,
-            goal: task.goal,
-            status: task.status,
-            userId: task.userId,
-            similarity: hit.score,
-            scores: {
-              vector: hit.parts.vector ?? 0,
-              keyword: hit.parts.keyword ?? 0,
-              goalPattern: hit.parts.goalPattern ?? 0,
-            },
-            executionTime: task.executionTime,
-            successMetrics: task.successMetrics,
-            createdAt: task.createdAt,
-            task,
-          };
-        })
-    );
+    const tasks: SimilarTask[] = best
+      // A task deleted between the two reads is left out.
+      .filter((hit) => whole.has(hit.id))
+      .map((hit) => {
+        const stored = whole.get(hit.id)!;
+        this.loaders.tasks.taskById.prime(stored.taskId, stored);
+        const task = toTask(stored);
+        return {
+          taskId: task.taskId,
+          query: task.originalQuery,
+          goal: task.goal,
+          status: task.status,
+          userId: task.userId,
+          similarity: hit.score,
+          score: factors.get(hit.id)!.score,
+          recency: factors.get(hit.id)!.recency,
+          outcome: factors.get(hit.id)!.outcome,
+          scores: {
+            vector: hit.parts.vector ?? 0,
+            keyword: hit.parts.keyword ?? 0,
+            goalPattern: hit.parts.goalPattern ?? 0,
+          },
+          executionTime: task.executionTime,
+          successMetrics: task.successMetrics,
+          createdAt: task.createdAt,
+          task,
+        };
+      });
+    return tasks;
   }
 
   /** Vectors of the given texts (one embedder call), null where no text was given. */

@@ -154,8 +154,21 @@ export class SimilarTask {
   @Field(() => String, { nullable: true, description: 'The end user the task is about.' })
   userId!: string | null;
 
-  @Field(() => Float, { description: 'The fused score, 0–1.' })
+  @Field(() => Float, { description: 'The fused similarity, 0–1 (minSimilarity applies to it): the relevance.' })
   similarity!: number;
+
+  @Field(() => Float, {
+    description: 'The ranking score: similarity × recency × outcome (docs/search.md#ranking); the order of the list.',
+  })
+  score!: number;
+
+  @Field(() => Float, { description: 'Recency factor in [1 − recencyWeight, 1], of createdAt.' })
+  recency!: number;
+
+  @Field(() => Float, {
+    description: 'Outcome factor in [1 − outcomeWeight, 1]: 1 for COMPLETED, 1 − w/2 for PAUSED, 1 − w for FAILED.',
+  })
+  outcome!: number;
 
   @Field(() => SimilarityParts)
   scores!: SimilarityParts;

@@ -352,6 +352,20 @@ describe('searchMessages after a restart', () => {
       mode: 'HYBRID' as never,
     });
     expect(hits.map((hit) => [hit.id, hit.message.text])).toEqual([['offline-1/bot/1', 'The tapir crossed the river']]);
+
+    // Vectors of another model (the embedder changed between starts) are embedded again by the next start's catch-up.
+    const entries = app.db.collection('message_index');
+    await entries.updateMany({}, { $set: { 'embedding_model.model': 'an-older-model' } });
+    await restarted.messageIndex.close();
+    await restarted.changes.close();
+    restarted = createAppDeps({
+      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false }),
+      logger: silentLogger,
+      embeddings: new HashEmbeddingProvider(384),
+      database: { kind: 'EMBEDDED', version: '', client, db },
+    });
+    await prepareDatabase(restarted, db);
+    expect(await entries.distinct('embedding_model.model')).toEqual([restarted.embedder.signature.model]);
   });
 });
 

@@ -37,11 +37,11 @@ describe('sessions: DataLoader batching and indexes', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp({ config: { metadataIndexFields: ['priority', 'department'], maxAliases: SESSIONS } });
+    // Counts commands: the message index would read the sessions written behind the server's back at any moment.
+    await app.deps.messageIndex.forDb(app.db).close();
     await app.db
       .collection('sessions')
       .insertMany(Array.from({ length: SESSIONS }, (_, index) => seedSession(index)) as any[]);
-    // The message index reads the sessions written behind the server's back: done before commands are counted.
-    await app.deps.messageIndex.forDb(app.db).ready();
   });
   afterAll(() => app.close());
 

@@ -13,8 +13,9 @@ interface ListCase {
 const SIMILAR_EXPERIENCES: ListCase = {
   operation: 'experiences with their similar experiences',
   lengths: [10, PARENTS],
+  // `relevance`, not `score`: the score's recency factor moves with the clock between two requests.
   query: (n) =>
-    `query { experiences(first: ${n}) { edges { node { experienceId similar(limit: 3) { score experience { experienceId } } } } } }`,
+    `query { experiences(first: ${n}) { edges { node { experienceId similar(limit: 3) { relevance experience { experienceId } } } } } }`,
   items: (data) => data.experiences.edges,
 };
 

@@ -46,7 +46,7 @@ export interface EvalSet {
   taskQueries: EvalQuery[];
 }
 
-const SUB_TASKS = [
+export const SUB_TASKS = [
   'Gather logs and metrics from the {c}',
   'Trace the failing code path in the {c}',
   'Add a failing case for the {c} to the test suite',
@@ -62,7 +62,7 @@ const CONTEXTS = [
   'A customer escalated {p} affecting the {c} in production.',
   'Staging shows {p} in the {c} under load tests.',
 ];
-const OUTPUTS = [
+export const OUTPUTS = [
   'Root cause of the {p} identified; notes attached.',
   'Patched the {p}; the error no longer appears.',
   'New tests cover the {p} and pass in CI.',
@@ -79,7 +79,7 @@ const TASK_REQUESTS = [
   'Task: {a} {p} in the {c}',
 ];
 
-function fill(template: string, values: Record<string, string>): string {
+export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w)\}/g, (_, key: string) => values[key]);
 }
 
@@ -88,7 +88,7 @@ function lowerFirst(text: string): string {
 }
 
 /** The query of one slice for a target, from the facets' ways of asking (`pick` chooses among templates). */
-function queryText(slice: Slice, c: Facet, p: Facet, a: Facet, pick: () => number): string {
+export function queryText(slice: Slice, c: Facet, p: Facet, a: Facet, pick: () => number): string {
   const choose = <T>(options: T[]): T => options[Math.floor(pick() * options.length)];
   switch (slice) {
     case 'paraphrase':
