@@ -4,7 +4,7 @@ import { ValidationError } from '../../errors';
 import { toStoredVector } from '../../embeddings/vectors';
 import { goalPattern, goalPatternScore, patternsUnify, unifiablePrefixes } from '../plans/plan.goal-pattern';
 import { fuse, type FusedHit } from '../../search/fusion';
-import { RELEVANCE_ONLY, rankingFactors, type RankingFactors, type RankingWeights } from '../../search/ranking';
+import { DEFAULT_RANKING, rankingFactors, type RankingFactors, type RankingWeights } from '../../search/ranking';
 import { rankingWeights } from '../shared/ranking.input';
 import { Idempotency, deletedSince } from '../shared/idempotency';
 import { checkScopeId } from '../shared/user-scope';
@@ -36,6 +36,13 @@ interface SimilarSearch {
   limit: number;
   minSimilarity: number;
   weights: RankingWeights;
+}
+
+/** The best tasks of one ranking, with their ranking factors, and the filter they were found with. */
+interface SimilarRanking {
+  best: FusedHit[];
+  factors: Map<string, RankingFactors>;
+  filter: Filter<TaskDocument>;
 }
 
 /** A task's status as an outcome for the ranking (src/search/ranking.ts). */
@@ -140,34 +147,33 @@ export class TaskService {
       throw new ValidationError('minSimilarity must be a number from 0 to 1.', 'minSimilarity');
     }
     const weights = rankingWeights(args.ranking);
+    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const filter: Filter<TaskDocument> = {
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.userId != null ? { user_id: checkScopeId(args.userId, 'userId') } : {}),
     };
-    await this.vectorModels.assertVectorsCurrent(TASKS_REEMBED_TARGET);
     const [queryVector, goalVector] = await this.embedOptional([query, goal]);
-    const ranked = await this.similarLive(
-      {
-        query,
-        goal,
-        queryVector,
-        goalVector,
-        limit: args.limit,
-        minSimilarity: args.minSimilarity,
-        // Tasks carry no feedback: only their status and age weigh.
-        weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
-      },
-      filter,
-    );
-    const tasks = await this.withTasks(ranked.best, ranked.factors, ranked.filter);
+    const search = {
+      query,
+      goal,
+      queryVector,
+      goalVector,
+      limit: args.limit,
+      minSimilarity: args.minSimilarity,
+      // Tasks carry no feedback: only their status and age weigh.
+      weights: { ...weights, feedbackWeight: 0, useWeight: 0 },
+    };
+    const ranked = await this.similarLive(search, filter);
+    const tasks = await this.withTasks(ranked);
     return { tasks, count: tasks.length };
   }
 
   /**
    * The ids of the `k` (1–MAX_MOST_SIMILAR) past tasks most similar to `text` (as a query and as a goal), best first,
-   * by similarTasks' ranking with no minimum: what figures "on tasks like this one" are computed over
-   * (toolPerformance(similarTo), recall's tool warnings). With `userId`, that user's tasks only. `text` must be
-   * non-blank (the callers check it, naming their own argument); tasks less similar than `minSimilarity` are left out.
+   * by similarTasks' similarity alone (no minimum; no recency or outcome signal: a failed task is as much "like this
+   * one"): what figures "on tasks like this one" are computed over (toolPerformance(similarTo), recall's tool
+   * warnings). With `userId`, that user's tasks only. `text` must be non-blank (the callers check it, naming their own
+   * argument); tasks less similar than `minSimilarity` are left out.
    */
   async mostSimilar(
     text: string,
@@ -179,20 +185,17 @@ export class TaskService {
     const query = text.trim();
     const vector = await this.deps.embedder.embedQuery(query);
     const filter: Filter<TaskDocument> = userId !== undefined ? { user_id: userId } : {};
-    // Ids and scores only (the callers read what they need of the tasks themselves), ranked by how alike the tasks
-    // are, not how well they went: the figures computed over them are what tell that.
+    const weights = { ...DEFAULT_RANKING, recencyWeight: 0, outcomeWeight: 0, feedbackWeight: 0, useWeight: 0 };
+    // Ids and scores only: the callers read what they need of the tasks themselves.
     const { best } = await this.similarLive(
-      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity, weights: RELEVANCE_ONLY },
+      { query, goal: query, queryVector: vector, goalVector: vector, limit: k, minSimilarity, weights },
       filter,
     );
     return best.map((hit) => ({ taskId: hit.id, similarity: hit.score }));
   }
 
   /** One similar-task ranking over the tasks not expired now (see `similar`), with the filter it was found with. */
-  private async similarLive(
-    search: SimilarSearch,
-    filter: Filter<TaskDocument>,
-  ): Promise<{ best: FusedHit[]; factors: Map<string, RankingFactors>; filter: Filter<TaskDocument> }> {
+  private async similarLive(search: SimilarSearch, filter: Filter<TaskDocument>): Promise<SimilarRanking> {
     // Expired tasks (not yet deleted by the TTL monitor) are dropped from the candidates, whose expiry is read with
     // their ranking fields anyway, instead of filtering every search; only when that leaves the page short is it
     // searched again with the expiry in the filter. That filter counts from the end of the current minute, so the
@@ -207,14 +210,14 @@ export class TaskService {
   }
 
   /**
-   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first; candidates expired at
-   * `now` are dropped (counted).
+   * One similarTasks ranking with `filter` applied inside each list, the best `limit` first with their ranking
+   * factors; candidates expired at `now` are dropped (counted).
    */
   private async similarWith(
     search: SimilarSearch,
     filter: Filter<TaskDocument>,
     now: Date,
-  ): Promise<{ best: FusedHit[]; factors: Map<string, RankingFactors>; dropped: number }> {
+  ): Promise<Omit<SimilarRanking, 'filter'> & { dropped: number }> {
     const { query, goal, queryVector, goalVector } = search;
     const k = Math.max(search.limit * CANDIDATES_PER_RESULT, MIN_CANDIDATES);
     const template = goalPattern(goal ?? query!);
@@ -303,11 +306,7 @@ export class TaskService {
   }
 
   /** The ranked tasks read whole (without vectors and actions), as similarTasks answers them. */
-  private async withTasks(
-    best: FusedHit[],
-    factors: Map<string, RankingFactors>,
-    filter: Filter<TaskDocument>,
-  ): Promise<SimilarTask[]> {
+  private async withTasks({ best, factors, filter }: SimilarRanking): Promise<SimilarTask[]> {
     const whole = new Map(
       (
         await this.repository.findCandidates(
@@ -316,42 +315,41 @@ export class TaskService {
         )
       ).map((document) => [document.taskId, document]),
     );
-    return (
-      best
-        // A task deleted between the two reads is left out.
-        .filter((hit) => whole.has(hit.id))
-        .map((hit) => {
-          const stored = whole.get(hit.id)!;
-          this.loaders.tasks.taskById.prime(stored.taskId, stored);
-          const task = toTask(stored);
-          return {
-            taskId: task.taskId,
-            query: task.originalQuery,
-            goal: task.goal,
-            status: task.status,
-            userId: task.userId,
-            similarity: hit.score,
-            score: factors.get(hit.id)!.score,
-            recency: factors.get(hit.id)!.recency,
-            outcome: factors.get(hit.id)!.outcome,
-            scores: {
-              vector: hit.parts.vector ?? 0,
-              keyword: hit.parts.keyword ?? 0,
-              goalPattern: hit.parts.goalPattern ?? 0,
-            },
-            executionTime: task.executionTime,
-            successMetrics: task.successMetrics,
-            createdAt: task.createdAt,
-            task,
-          };
-        })
-    );
+    const tasks: SimilarTask[] = best
+      // A task deleted between the two reads is left out.
+      .filter((hit) => whole.has(hit.id))
+      .map((hit) => {
+        const stored = whole.get(hit.id)!;
+        this.loaders.tasks.taskById.prime(stored.taskId, stored);
+        const task = toTask(stored);
+        return {
+          taskId: task.taskId,
+          query: task.originalQuery,
+          goal: task.goal,
+          status: task.status,
+          userId: task.userId,
+          similarity: hit.score,
+          score: factors.get(hit.id)!.score,
+          recency: factors.get(hit.id)!.recency,
+          outcome: factors.get(hit.id)!.outcome,
+          scores: {
+            vector: hit.parts.vector ?? 0,
+            keyword: hit.parts.keyword ?? 0,
+            goalPattern: hit.parts.goalPattern ?? 0,
+          },
+          executionTime: task.executionTime,
+          successMetrics: task.successMetrics,
+          createdAt: task.createdAt,
+          task,
+        };
+      });
+    return tasks;
   }
 
-  /** Query vectors of the given search texts (one embedder call), null where no text was given. */
+  /** Vectors of the given texts (one embedder call), null where no text was given. */
   private async embedOptional(texts: Array<string | null>): Promise<Array<Float32Array | null>> {
     const given = texts.filter((text): text is string => text !== null);
-    const vectors = given.length ? await this.deps.embedder.embedQueries(given) : [];
+    const vectors = given.length ? await this.deps.embedder.embed(given) : [];
     let next = 0;
     return texts.map((text) => (text === null ? null : vectors[next++]));
   }
