@@ -89,7 +89,7 @@ describe('an expired experience leaves every search space as a delete does', () 
     expect(index.stats(GOAL_SPACE).documents).toBe(size - 1);
   });
 
-  it('a task recorded with ttlSeconds: 1 leaves similarTasks once the TTL pass deletes it', async () => {
+  it('a task recorded with ttlSeconds: 3 leaves similarTasks once the TTL pass deletes it', async () => {
     const record = (taskId: string, ttlSeconds?: number) =>
       app.run(RecordExpiringTaskDocument, {
         input: {
@@ -101,7 +101,8 @@ describe('an expired experience leaves every search space as a delete does', () 
         },
       });
     await record('task-lasting');
-    await record('task-fleeting', 1);
+    // Long enough to be found first on a loaded machine, short enough for the TTL pass to come soon after.
+    await record('task-fleeting', 3);
     const similar = async () =>
       (
         await app.run(SimilarTasksDocument, {

@@ -690,7 +690,8 @@ describeInProcessIndex('the app restores its search index at startup', () => {
           for (const mode of ['HYBRID', 'VECTOR', 'KEYWORD']) {
             const response = await server.apollo.executeOperation(
               {
-                query: `query ($query: String!, $mode: SearchMode!) { searchExperiences(query: $query, mode: $mode, limit: 40) { score vectorScore keywordScore matchedField experience { experienceId } } }`,
+                // Relevance, not score: the score's recency factor moves with the clock between the two builds.
+                query: `query ($query: String!, $mode: SearchMode!) { searchExperiences(query: $query, mode: $mode, limit: 40) { relevance vectorScore keywordScore matchedField experience { experienceId } } }`,
                 variables: { query, mode },
               },
               { contextValue: createContext(deps) },

@@ -11,7 +11,12 @@ const PUBLIC_TEXT = new Set([
   'HOST',
   'MONGODB_DB',
   'DATA_DIR',
+  // The model folder: named in the provider's start errors, as DATA_DIR is in the engine's.
+  'EMBEDDING_MODEL_DIR',
   'EMBEDDING_MODEL',
+  // Part of the recorded model name (serverInfo.embeddings).
+  'EMBEDDING_QUERY_PREFIX',
+  'EMBEDDING_DOCUMENT_PREFIX',
   'CHAT_MODEL',
   'METADATA_INDEX_FIELDS',
   // npm run mcp's server: its origin (no userinfo) is named in the relay's errors.

@@ -80,14 +80,16 @@ export const RELATIONS: RelationCase[] = [
     unbatchedReads: PARENTS,
   },
   {
-    // Its vectors (one read), then its neighbours: those on the listed page come from the request's cache, the
-    // others in one read. Unbatched: one vector read per parent and one read per neighbour.
+    // Its vectors (one read), then its ranked pool of neighbours (the closest max(4 × limit, 20)): those on the listed
+    // page come from the request's cache, the others in one read. Unbatched: one vector read per parent, and per
+    // neighbour of the pool one read to rank it and one to answer it. (Relevance, not score: the score's recency factor
+    // moves with the clock between the two runs.)
     relation: 'Experience.similar',
     parents: PARENTS,
-    query: experiencesWith(`similar(limit: ${SIMILAR_LIMIT}) { score experience { experienceId } }`),
+    query: experiencesWith(`similar(limit: ${SIMILAR_LIMIT}) { relevance experience { experienceId } }`),
     parentsOnly: experiencesWith(''),
     batchedReads: 2,
-    unbatchedReads: PARENTS * (1 + SIMILAR_LIMIT),
+    unbatchedReads: PARENTS * (1 + 2 * Math.max(4 * SIMILAR_LIMIT, 20)),
     inProcessSearchOnly: true,
   },
   {

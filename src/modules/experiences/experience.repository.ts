@@ -49,7 +49,7 @@ export function experienceRecordedBy(asOf: Date): Filter<ExperienceDocument> {
   return { _id: { $lt: ObjectId.createFromTime(Math.floor(asOf.getTime() / 1000) + 1) } };
 }
 import type { MemoryScope } from '../shared/memory-scope';
-import { markApplied, notApplied } from '../shared/idempotency';
+import { MAX_APPLIED_WRITES, markApplied, notApplied } from '../shared/idempotency';
 
 /**
  * Reads leave the vectors out (4 × hundreds of floats per document) unless asked for, and the bookkeeping of keyed
@@ -214,21 +214,27 @@ export class ExperienceRepository {
 
   /**
    * Merges `signals` into `feedback_signals` key by key and counts them in `feedback_stats` (experience.ranking.ts) in
-   * one atomic update; when the stored value is not an object
-   * (absent or null) it becomes `signals`. Returns the experience after the update, or null when absent. Signals that
-   * would take the document past 16 MB are BAD_USER_INPUT naming `field`, and nothing is written.
+   * one atomic update; when the stored value is not an object (absent or null) it becomes `signals`. With `writeId`
+   * (a keyed call), an update that applied it before is not applied again (see `notApplied`): the experience is
+   * returned as it is. Returns the experience after the update, or null when absent. Signals that would take the
+   * document past 16 MB are BAD_USER_INPUT naming `field`, and nothing is written.
    */
   async mergeFeedback(
     id: string,
     signals: Record<string, unknown>,
     field = 'signals',
+    writeId: string | null = null,
   ): Promise<ExperienceDocument | null> {
+    const once = writeId === null ? {} : notApplied(writeId);
+    const mark =
+      writeId === null ? {} : { $push: { appliedWrites: { $each: [writeId], $slice: -MAX_APPLIED_WRITES } } };
     const merged = await this.collection
       .findOneAndUpdate(
-        { experience_id: id, feedback_signals: { $type: 'object' } },
+        { experience_id: id, feedback_signals: { $type: 'object' }, ...once },
         {
           $set: Object.fromEntries(Object.entries(signals).map(([key, value]) => [`feedback_signals.${key}`, value])),
           $inc: feedbackStatsIncrement(signals),
+          ...mark,
         },
         { returnDocument: 'after', ...WITHOUT_VECTORS },
       )
@@ -236,18 +242,20 @@ export class ExperienceRepository {
     if (merged) return merged;
     const replaced = await this.collection
       .findOneAndUpdate(
-        { experience_id: id, feedback_signals: { $not: { $type: 'object' } } },
-        { $set: { feedback_signals: signals }, $inc: feedbackStatsIncrement(signals) },
+        { experience_id: id, feedback_signals: { $not: { $type: 'object' } }, ...once },
+        { $set: { feedback_signals: signals }, $inc: feedbackStatsIncrement(signals), ...mark },
         { returnDocument: 'after', ...WITHOUT_VECTORS },
       )
       .catch((error: unknown) => refuseTooLarge(error, field));
+    if (replaced) return replaced;
+    if (writeId !== null) {
+      const applied = await this.collection.findOne({ experience_id: id, appliedWrites: writeId }, WITHOUT_VECTORS);
+      if (applied) return applied;
+    }
     // Lost a race with a writer that just created the object: merge into it.
-    return (
-      replaced ??
-      ((await this.collection.countDocuments({ experience_id: id }, { limit: 1 }))
-        ? this.mergeFeedback(id, signals, field)
-        : null)
-    );
+    return (await this.collection.countDocuments({ experience_id: id }, { limit: 1 }))
+      ? this.mergeFeedback(id, signals, field, writeId)
+      : null;
   }
 
   /**

@@ -123,9 +123,11 @@ export class ExperienceResolver {
   addExperienceFeedback(
     @Arg('id', () => ID) id: string,
     @Arg('signals', () => FeedbackSignalsInput) signals: FeedbackSignalsInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey: string | null,
     @Ctx() ctx: Context,
   ): Promise<Experience> {
-    return ctx.services.experiences.addFeedback(id, signals);
+    return ctx.services.experiences.addFeedback(id, signals, idempotencyKey);
   }
 
   @Authorized('writer')

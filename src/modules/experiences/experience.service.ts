@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db, type Document } from 'mongodb';
 import type { AppDeps } from '../../app';
 import { NotFoundError, ValidationError } from '../../errors';
@@ -659,14 +660,27 @@ export class ExperienceService {
   }
 
   /** Merges signals into `feedback_signals` (key by key; other keys are kept). */
-  async addFeedback(id: string, signals: FeedbackSignalsInput): Promise<Experience> {
+  /**
+   * Merges feedback into an experience and counts it for the ranking. Counted feedback is not retry-safe by nature: with
+   * an `idempotencyKey`, a retry is counted once.
+   */
+  async addFeedback(id: string, signals: FeedbackSignalsInput, idempotencyKey?: string | null): Promise<Experience> {
     const document = feedbackDocument(signals, 'signals');
     if (Object.keys(document).length === 0) throw new ValidationError('signals must set at least one key.', 'signals');
-    const updated = await this.repository.mergeFeedback(id, document);
-    if (!updated) throw notFound(id);
-    await this.events.record(event(updated, { event: 'feedback' }));
-    this.loaders.experiences.experienceById.clear(id).prime(id, updated);
-    return toExperience(updated);
+    return this.idempotency.run({
+      key: idempotencyKey,
+      operation: 'addExperienceFeedback',
+      input: { id, signals: document },
+      plan: () => ({ writeId: idempotencyKey == null ? null : randomUUID() }),
+      perform: async ({ writeId }, resumed, done) => {
+        const updated = await this.repository.mergeFeedback(id, document, 'signals', writeId);
+        if (!updated) throw resumed ? deletedSince() : notFound(id);
+        // A call that finished before recorded its event; a resumed one may have, and one more is harmless.
+        if (!done) await this.events.record(event(updated, { event: 'feedback' }));
+        this.loaders.experiences.experienceById.clear(id).prime(id, updated);
+        return toExperience(updated);
+      },
+    });
   }
 
   /** Deletes the experience and its vectors from the search index; returns what was deleted. */

@@ -98,9 +98,24 @@ describe('updates that are retry-safe by nature: the same call twice leaves the 
         app.run(UpdateExperienceDocument, { id, input: { outputSummary: 'Booked BA117.', tags: ['flights'] } }),
       ));
 
-    it('addExperienceFeedback', () =>
+    // Feedback is counted for the ranking, so a retry is counted once only through its idempotencyKey.
+    it('addExperienceFeedback with an idempotencyKey', () =>
       expectRepeatable('eat_agent_experiences', experience(), () =>
-        app.run(AddExperienceFeedbackDocument, { id, signals: { userRating: 4, comment: 'fine' } }),
+        app.run(AddExperienceFeedbackDocument, {
+          id,
+          signals: { userRating: 4, comment: 'fine' },
+          idempotencyKey: 'feedback-once',
+        }),
       ));
+
+    it('addExperienceFeedback without a key counts each call', async () => {
+      const stats = async () =>
+        ((await app.db.collection('eat_agent_experiences').findOne(experience())) as { feedback_stats?: unknown })
+          ?.feedback_stats as { given: number } | undefined;
+      const before = (await stats())?.given ?? 0;
+      await app.run(AddExperienceFeedbackDocument, { id, signals: { userRating: 4 } });
+      await app.run(AddExperienceFeedbackDocument, { id, signals: { userRating: 4 } });
+      expect((await stats())?.given).toBe(before + 2);
+    });
   });
 });
