@@ -94,6 +94,8 @@ export class MessageIndexer implements MessageWriteListener {
   private feed: ChangeFeed | null = null;
   private started: Promise<void> | null = null;
   private poll: NodeJS.Timeout | null = null;
+  /** Catch-ups started by a lost change stream or the poll, which `close` waits for. */
+  private readonly catchingUp = new Set<Promise<void>>();
   private closed = false;
 
   constructor(
@@ -171,7 +173,23 @@ export class MessageIndexer implements MessageWriteListener {
     this.closed = true;
     if (this.poll) clearInterval(this.poll);
     await this.feed?.return();
+    await Promise.all(this.catchingUp);
     await this.working;
+  }
+
+  /** A catch-up nobody awaits: its failure is logged (and left for the next one), never an unhandled rejection. */
+  private catchUpLater(): void {
+    if (this.closed) return;
+    const run = this.catchUp()
+      .catch((error: unknown) => {
+        if (!this.closed)
+          this.options.logger.error('message index could not catch up with the sessions', {
+            db: this.db.databaseName,
+            error: error instanceof Error ? error.message : String(error),
+          });
+      })
+      .finally(() => this.catchingUp.delete(run));
+    this.catchingUp.add(run);
   }
 
   /** Whether a change event of the session is one of this process's reported writes (each matches one event). */
@@ -352,10 +370,10 @@ export class MessageIndexer implements MessageWriteListener {
   private async begin(): Promise<void> {
     const { changes, pollMs } = this.options;
     if (changes && !changes.closed) {
-      this.feed = await changes.follow(this.db, 'sessions', { internal: true, onLost: () => void this.catchUp() });
+      this.feed = await changes.follow(this.db, 'sessions', { internal: true, onLost: () => this.catchUpLater() });
       void this.follow(this.feed);
       if (pollMs > 0 && (await changes.source()) === 'LOCAL_WRITES') {
-        this.poll = setInterval(() => void this.catchUp(), pollMs);
+        this.poll = setInterval(() => this.catchUpLater(), pollMs);
         this.poll.unref();
       }
     }
@@ -394,6 +412,7 @@ export class MessageIndexer implements MessageWriteListener {
     // Vectors of another embedding model cannot be compared with this one's: every session is rebuilt then.
     const everySession = await this.entries.hasOtherModel(this.options.embedder.signature);
     for (;;) {
+      if (this.closed) return;
       const page: SessionMessageSignature[] = await this.sessions.messageSignaturesAfter(after, CATCH_UP_SESSIONS);
       if (!page.length) break;
       after = page[page.length - 1]._id;
@@ -416,6 +435,7 @@ export class MessageIndexer implements MessageWriteListener {
     }
     let from: string | null = null;
     for (;;) {
+      if (this.closed) return;
       const ids = await this.entries.sessionIdsAfter(from, CATCH_UP_SESSIONS);
       if (!ids.length) break;
       from = ids[ids.length - 1];
