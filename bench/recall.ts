@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hindsight-recall-'));
   try {
     const manifest = await seed(dataDir, sizes);
-    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'warn' } });
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'warn', MESSAGE_INDEX: 'true' } });
     try {
       await writeThroughApi(server.url, sizes, manifest);
       const queries = manifest.taskQueries.map((query) => query.query);

@@ -467,10 +467,10 @@ export const VARIABLES = [
     name: 'MESSAGE_INDEX',
     key: 'messageIndex',
     description:
-      'Keep the message index (message_index) that searchMessages reads, current on every write to sessions (false: appends skip it and searchMessages answers SERVICE_UNAVAILABLE).',
-    defaultText: 'true',
+      "Keep the message index (message_index) that searchMessages and recall's MESSAGES read, current on every write to sessions. Off by default: with it on, each message is stored and searched again (memory, start time and append latency: see docs/performance.md); off, searchMessages answers SERVICE_UNAVAILABLE.",
+    defaultText: 'false',
     expected: 'true or false',
-    parse: (raw) => boolean('MESSAGE_INDEX', raw, true),
+    parse: (raw) => boolean('MESSAGE_INDEX', raw, false),
   }),
   define({
     name: 'METADATA_INDEX_FIELDS',

@@ -259,6 +259,8 @@ describe('fuzz: hostile texts in every text field, answered without a stall', ()
       API_KEYS: ADMIN_KEY,
       RATE_LIMIT_PER_MIN: '0',
       MAX_QUERY_COST: '1000000000',
+      // The opt-in message index: hostile texts reach searchMessages and its index too.
+      MESSAGE_INDEX: 'true',
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${STALL_PROBE_PRELOAD}`.trim(),
       // FUZZ_SERVER_PROFILE=<file>: the server's CPU profile, to find where a stall went.
       ...(process.env.FUZZ_SERVER_PROFILE ? { STALL_PROBE_PROFILE: process.env.FUZZ_SERVER_PROFILE } : {}),

@@ -81,7 +81,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // VECTOR_SEARCH=atlas runs the app's tests on the engine's $vectorSearch (as against Atlas).
   const config = loadConfig(
     { VECTOR_SEARCH: process.env.VECTOR_SEARCH },
-    { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', ...options.config },
+    // The message index is opt-in (MESSAGE_INDEX); the app's tests run with it on, so searchMessages and recall work.
+    { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', messageIndex: true, ...options.config },
   );
   const embeddings = options.embeddings ?? new HashEmbeddingProvider(config.embeddingDimensions ?? 384);
   const logger = options.logger ?? silentLogger;

@@ -267,7 +267,7 @@ describe('searchMessages over sessions written behind the server', () => {
     await otherClient.connect();
     const db = otherClient.db(app.db.databaseName);
     other = createAppDeps({
-      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1' }),
+      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', messageIndex: true }),
       logger: silentLogger,
       embeddings: new HashEmbeddingProvider(384),
       database: { kind: 'EMBEDDED', version: '', client: otherClient, db },
@@ -341,7 +341,10 @@ describe('searchMessages after a restart', () => {
     await client.connect();
     const db = client.db(app.db.databaseName);
     restarted = createAppDeps({
-      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false }),
+      config: loadConfig(
+        {},
+        { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false, messageIndex: true },
+      ),
       logger: silentLogger,
       embeddings: new HashEmbeddingProvider(384),
       database: { kind: 'EMBEDDED', version: '', client, db },
@@ -359,7 +362,10 @@ describe('searchMessages after a restart', () => {
     await restarted.messageIndex.close();
     await restarted.changes.close();
     restarted = createAppDeps({
-      config: loadConfig({}, { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false }),
+      config: loadConfig(
+        {},
+        { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false, messageIndex: true },
+      ),
       logger: silentLogger,
       embeddings: new HashEmbeddingProvider(384),
       database: { kind: 'EMBEDDED', version: '', client, db },

@@ -157,7 +157,10 @@ async function withServer<T>(embeddings: EmbeddingProvider, use: (run: Run) => P
   try {
     await client.connect();
     const db = client.db('retrieval');
-    const config = loadConfig({}, { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1' });
+    const config = loadConfig(
+      {},
+      { embeddingsProvider: 'hash', dataDir, port: 0, host: '127.0.0.1', messageIndex: true },
+    );
     const deps = createAppDeps({
       config,
       logger: silentLogger,

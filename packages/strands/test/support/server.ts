@@ -40,6 +40,8 @@ export async function startHindsight(): Promise<RunningHindsight> {
       HOST: '127.0.0.1',
       PORT: '0',
       EMBEDDINGS_PROVIDER: 'hash',
+      // Recall's MESSAGES part (messages written by addMessages come back as memory) needs the opt-in message index.
+      MESSAGE_INDEX: 'true',
       LOG_LEVEL: 'warn',
       API_KEYS: `${KEYS.writer}:writer,${KEYS.reader}:reader,${KEYS.admin}:admin`,
     },
