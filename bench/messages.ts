@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { startEmbeddedServer } from '@hindsight/engine';
-import { postGraphQL } from './load';
+import { measureLoad, postGraphQL } from './load';
 import { startServer, type Child } from './processes';
 
 const SESSIONS = Number(process.env.BENCH_MSG_SESSIONS ?? 1000);
@@ -28,20 +28,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 50);
 const AGENT = 'assistant';
-
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: Array<{ setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }>;
-}) => Promise<{ requests: Histogram & { total: number }; latency: Histogram; non2xx: number; errors: number }>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as Autocannon;
 
 /** Words the messages are drawn from: a Zipf-like mix of common and rare ones, so BM25 has work to do. */
 const WORDS = (
@@ -130,33 +116,27 @@ const SEARCH = `query SearchMessages($query: String!, $filter: MessageSearchFilt
   searchMessages(query: $query, filter: $filter, limit: $limit) { sessionId score message { messageId text } }
 }`;
 
-/** appendMessage req/s: each request to a random session, with a fresh sentence. */
+/** appendMessage req/s: each request to a random session, with a fresh sentence (bench/load.ts's measureLoad). */
 async function appendRate(server: Child): Promise<{ rps: number; p99Ms: number; errors: number }> {
   const next = random(7);
-  const result = await autocannon({
-    url: server.url,
+  const result = await measureLoad({
+    base: server.url.replace(/\/graphql$/, ''),
     connections: CONNECTIONS,
     duration: SECONDS,
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          method: 'POST',
-          path: '/graphql',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            query: APPEND,
-            variables: {
-              sessionId: sessionId(Math.floor(next() * SESSIONS)),
-              agentId: AGENT,
-              input: { role: 'USER', content: [{ text: sentence(next, 16) }] },
-            },
-          }),
-        }),
-      },
-    ],
+    warmup: 0,
+    next: () => ({
+      path: '/graphql',
+      body: JSON.stringify({
+        query: APPEND,
+        variables: {
+          sessionId: sessionId(Math.floor(next() * SESSIONS)),
+          agentId: AGENT,
+          input: { role: 'USER', content: [{ text: sentence(next, 16) }] },
+        },
+      }),
+    }),
   });
-  return { rps: result.requests.average, p99Ms: result.latency.p99, errors: result.errors + result.non2xx };
+  return { rps: result.reqPerSec, p99Ms: result.p99Ms, errors: result.failures };
 }
 
 function percentile(sorted: number[], p: number): number {

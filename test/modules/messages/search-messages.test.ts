@@ -340,16 +340,20 @@ describe('searchMessages after a restart', () => {
     client = new MongoClient(app.uri);
     await client.connect();
     const db = client.db(app.db.databaseName);
-    restarted = createAppDeps({
-      config: loadConfig(
-        {},
-        { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false, messageIndex: true },
-      ),
-      logger: silentLogger,
-      embeddings: new HashEmbeddingProvider(384),
-      database: { kind: 'EMBEDDED', version: '', client, db },
-    });
-    await prepareDatabase(restarted, db);
+    // A server started on the same database (not following: only its start's catch-up indexes what it missed).
+    const start = async () => {
+      restarted = createAppDeps({
+        config: loadConfig(
+          {},
+          { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false, messageIndex: true },
+        ),
+        logger: silentLogger,
+        embeddings: new HashEmbeddingProvider(384),
+        database: { kind: 'EMBEDDED', version: '', client, db },
+      });
+      await prepareDatabase(restarted, db);
+    };
+    await start();
     const hits = await createContext(restarted).services.messages.search({
       query: 'tapir river',
       mode: 'HYBRID' as never,
@@ -361,16 +365,7 @@ describe('searchMessages after a restart', () => {
     await entries.updateMany({}, { $set: { 'embedding_model.model': 'an-older-model' } });
     await restarted.messageIndex.close();
     await restarted.changes.close();
-    restarted = createAppDeps({
-      config: loadConfig(
-        {},
-        { embeddingsProvider: 'hash', port: 0, host: '127.0.0.1', searchFollow: false, messageIndex: true },
-      ),
-      logger: silentLogger,
-      embeddings: new HashEmbeddingProvider(384),
-      database: { kind: 'EMBEDDED', version: '', client, db },
-    });
-    await prepareDatabase(restarted, db);
+    await start();
     expect(await entries.distinct('embedding_model.model')).toEqual([restarted.embedder.signature.model]);
   });
 });
