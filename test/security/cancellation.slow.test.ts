@@ -99,10 +99,11 @@ describe('a request stops working at its deadline or when its client leaves', ()
     await sleep(300);
     const atStop = searches.mock.calls.length;
     await sleep(1000);
-    // Started, then not one more search in a second: of 50 × 20 × 20 (21,050 when it runs to the end).
+    // Started, then not one more search in a second, short of the 21,050 (50 + 50 × 20 + 50 × 20 × 20) of a run to
+    // the end. How many ran before the server saw the socket close depends on the machine's load, not on the server.
     expect(atStop).toBeGreaterThan(0);
     expect(searches.mock.calls.length).toBe(atStop);
-    expect(atStop).toBeLessThan(5000);
+    expect(atStop).toBeLessThan(21_050);
     await patient.close();
   });
 
