@@ -34,6 +34,11 @@ export interface KeywordTopOptions {
    */
   prune?: boolean;
   /**
+   * Only documents whose normalised score is at least this count: the walk skips the others as it skips those below
+   * the n-th best, so a caller that needs no document below a known score pays for fewer.
+   */
+  floor?: number;
+  /**
    * Called before the walk and every CHECK_EVERY documents walked (each term's list, without pruning): throws to stop
    * the search, e.g. at the request's deadline, which no timer can signal while this synchronous walk holds the thread.
    */
@@ -345,13 +350,15 @@ export class KeywordIndex {
       const top =
         options.prune === false
           ? this.scoreAll(plan, n, passes, options.check)
-          : this.maxScore(plan, n, passes, options.check);
-      return top.drain().map(({ item: row, score }) => ({
+          : this.maxScore(plan, n, passes, options.check, floorOf(options.floor, plan.maxScore));
+      const hits = top.drain().map(({ item: row, score }) => ({
         id: this.rows.idOf(row)!,
         bm25: score,
         score: Math.min(1, score / plan.maxScore),
         field: this.bestField(row, plan),
       }));
+      const { floor } = options;
+      return floor === undefined ? hits : hits.filter((hit) => hit.score >= floor);
     } finally {
       for (const row of judged) this.verdicts[row] = 0;
     }
@@ -400,7 +407,13 @@ export class KeywordIndex {
    * that only tie the n-th best are skipped too, as they could not displace it. On templated texts most rows of a
    * common term tie; the per-row walk scored every one of them.
    */
-  private maxScore(plan: Plan, n: number, passes: (row: number) => boolean, check?: () => void): TopK {
+  private maxScore(
+    plan: Plan,
+    n: number,
+    passes: (row: number) => boolean,
+    check?: () => void,
+    floor = -Infinity,
+  ): TopK {
     const { terms } = plan;
     const count = terms.length;
     const byBound = terms.map((_, t) => t).sort((a, b) => terms[a].bound - terms[b].bound);
@@ -413,8 +426,10 @@ export class KeywordIndex {
     const parts = new Float64Array(count);
     const { live, lengths } = this;
     const top = new TopK(n);
-    let threshold = -Infinity;
+    // A document that cannot score above the threshold is skipped: the n-th best so far, or the caller's floor.
+    let threshold = floor;
     let essential = 0; // byBound[essential..] are essential
+    while (essential < count && upTo[essential] <= threshold) essential++;
     const rank = new Int32Array(count);
     byBound.forEach((t, i) => (rank[t] = i));
     // Each term's current block (-1: none yet) and its bound.
@@ -781,4 +796,13 @@ function countTerms(text: string): { counts: Map<string, number>; total: number 
   const tokens = keywordTerms(text);
   for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
   return { counts, total: tokens.length };
+}
+
+/**
+ * The raw BM25 threshold of a normalised floor (see KeywordTopOptions.floor), lowered a hair so that the walk never
+ * skips a document whose normalised score reaches the floor; -Infinity for none.
+ */
+function floorOf(floor: number | undefined, maxScore: number): number {
+  if (floor === undefined || !(floor > 0)) return -Infinity;
+  return Math.min(1, floor) * maxScore * (1 - 1e-9);
 }

@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { requestLifetimeOf, type RequestLifetime } from '../db/request-bound';
 import { observeSearch } from '../observability/metrics';
 import { CatchUp } from './catch-up';
@@ -199,6 +199,14 @@ export class SearchIndex {
    */
   markWritten(space: string, id: string): void {
     this.states.markWritten(this.registry.space(space), id);
+  }
+
+  /**
+   * The listed documents of the space's collection projected on `fields` (with `_id`), by id, from a cache that every
+   * write the spaces learn of keeps current as it keeps cached filters (see StoredValues); the misses in one read.
+   */
+  storedValues(space: string, ids: readonly string[], fields: readonly string[]): Promise<Map<string, Document>> {
+    return this.states.filtersOf(space).valuesOf(fields).read(ids, this.requestDb);
   }
 
   /** Removes a document from a space after a successful delete. */

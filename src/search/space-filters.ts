@@ -1,10 +1,12 @@
-import { BSON, type Db, type Document } from 'mongodb';
+import { BSON, ObjectId, type Db, type Document } from 'mongodb';
 import { grownTo, type DocumentIds, type NumberHolder } from './document-ids';
 import { RawFingerprints } from './fingerprint';
 import { readPath, type SpaceDefinition } from './space';
 
 /** Filters whose passing documents a collection keeps (the least recently used one is dropped beyond). */
 const CACHED_FILTERS = 64;
+/** Documents whose stored values a collection keeps per projection (the first kept is dropped beyond). */
+const CACHED_VALUES = 100_000;
 /** Ids read per query when marked documents are checked against a filter again. */
 const CHECK_BATCH = 1000;
 /** Marks beyond which a filter unused meanwhile is dropped: resolving it again costs less than checking them all. */
@@ -91,6 +93,7 @@ export class PassingSet implements NumberHolder {
  */
 export class CollectionFilters {
   private readonly sets = new Map<string, PassingSet>();
+  private readonly values = new Map<string, StoredValues>();
 
   constructor(
     private readonly db: Db,
@@ -131,8 +134,17 @@ export class CollectionFilters {
     return set;
   }
 
+  /** The cache of the collection's documents projected on `fields` (see {@link StoredValues}). */
+  valuesOf(fields: readonly string[]): StoredValues {
+    const key = [...fields].sort().join('\0');
+    let values = this.values.get(key);
+    if (!values) this.values.set(key, (values = new StoredValues(this.db, this.definition, fields)));
+    return values;
+  }
+
   /** A document (by id) was written or deleted: every filter asks about it again before its next use. */
   markId(id: string): void {
+    for (const values of this.values.values()) values.drop(id);
     for (const [key, set] of this.sets) {
       set.markedIds.add(id);
       if (set.markedIds.size + set.markedKeys.length > MARKS_MAX) this.sets.delete(key);
@@ -141,6 +153,7 @@ export class CollectionFilters {
 
   /** The same, for a document known by its `_id` (a change event). */
   markKey(documentKey: unknown): void {
+    for (const values of this.values.values()) values.dropKey(documentKey);
     for (const [key, set] of this.sets) {
       set.markedKeys.push(documentKey);
       if (set.markedIds.size + set.markedKeys.length > MARKS_MAX) this.sets.delete(key);
@@ -150,6 +163,7 @@ export class CollectionFilters {
   /** Writes may have been missed: every filter is resolved from scratch at its next use. */
   forget(): void {
     this.sets.clear();
+    for (const values of this.values.values()) values.clear();
   }
 
   /** Asks MongoDB for every document passing the set's filter. */
@@ -199,4 +213,93 @@ export class CollectionFilters {
       for (const id of batch) set.set(id, passing.has(id));
     }
   }
+}
+
+/**
+ * Some fields of a collection's documents, by id, cached for searches that read them for every candidate (the
+ * ranking's signals and validity): kept current as the filters are, each write the spaces learn of dropping its
+ * document's entry (see {@link CollectionFilters}). A read that a write overtook answers what it read but keeps nothing.
+ */
+export class StoredValues {
+  private readonly byId = new Map<string, Document>();
+  /** The id of each cached document by its `_id` (as change events name documents). */
+  private readonly idByKey = new Map<string, string>();
+  /** Counts drops: a read that saw it change may have read a document from before the write. */
+  private drops = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly definition: SpaceDefinition,
+    private readonly fields: readonly string[],
+  ) {}
+
+  /**
+   * The listed documents (projected on the fields, with `_id`) that exist, by id: cached, else read in one query
+   * through `db` (a request's handle, to carry its deadline).
+   */
+  async read(ids: readonly string[], db: Db = this.db): Promise<Map<string, Document>> {
+    const found = new Map<string, Document>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = this.byId.get(id);
+      if (cached) found.set(id, cached);
+      else missing.push(id);
+    }
+    if (!missing.length) return found;
+    const { idField } = this.definition;
+    const drops = this.drops;
+    const read = await db
+      .collection(this.definition.collection)
+      .find(
+        { [idField]: { $in: missing } },
+        { projection: { _id: 1, [idField]: 1, ...Object.fromEntries(this.fields.map((field) => [field, 1])) } },
+      )
+      .toArray();
+    for (const document of read) {
+      const id = readPath(document, idField);
+      if (typeof id !== 'string') continue;
+      found.set(id, document);
+      if (this.drops === drops) this.keep(id, document);
+    }
+    return found;
+  }
+
+  drop(id: string): void {
+    this.drops++;
+    this.evict(id);
+  }
+
+  dropKey(documentKey: unknown): void {
+    this.drops++;
+    const id = this.idByKey.get(keyOf(documentKey));
+    if (id !== undefined) this.drop(id);
+  }
+
+  clear(): void {
+    this.drops++;
+    this.byId.clear();
+    this.idByKey.clear();
+  }
+
+  private keep(id: string, document: Document): void {
+    this.byId.set(id, document);
+    this.idByKey.set(keyOf(document._id), id);
+    for (const oldest of this.byId.keys()) {
+      if (this.byId.size <= CACHED_VALUES) break;
+      this.evict(oldest);
+    }
+  }
+
+  private evict(id: string): void {
+    const document = this.byId.get(id);
+    if (!document) return;
+    this.byId.delete(id);
+    this.idByKey.delete(keyOf(document._id));
+  }
+}
+
+/** A document's `_id` as a map key. */
+function keyOf(documentKey: unknown): string {
+  if (documentKey instanceof ObjectId) return documentKey.toHexString();
+  return BSON.EJSON.stringify({ k: documentKey as never }, { relaxed: false });
 }

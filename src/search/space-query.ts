@@ -47,7 +47,8 @@ export class SpaceQuery implements FilterResolver {
   /**
    * The `k` documents whose vectors are most similar (cosine) to `query.vector`, best first, among those that pass
    * `query.filter`. In memory mode:
-   * - no filter: the HNSW graph proposes max(4k, HNSW.expansionSearch) candidates, all re-scored exactly;
+   * - no filter: the HNSW graph proposes max(2k, HNSW.expansionSearch) candidates, all re-scored exactly (a search's
+   *   wide pool needs its first results exact and the rest near: the beam of 200 finds both for k up to 100);
    * - a filter: the documents that pass it, cached and kept current (see CollectionFilters in space-filters.ts), then
    *   `VectorStore.searchPassing`: an exact scan of them when few (recall 1.0), else a graph walk sized by the share
    *   that passes, keeping those that pass.
@@ -90,7 +91,7 @@ export class SpaceQuery implements FilterResolver {
     switch (restriction.kind) {
       case 'all':
         if (query.exact) return hits(state.vectors!, state.vectors!.exact(unit, query.k));
-        return approximate(4 * query.k, query.k);
+        return approximate(2 * query.k, query.k);
       case 'ids': {
         const rows = [...restriction.ids]
           .map((id) => state.vectors!.rowOf(id))
@@ -122,7 +123,7 @@ export class SpaceQuery implements FilterResolver {
     // Read the index only now (a rebuild may have replaced it during the await), and again on each call of `rank`.
     const rank = (n: number, allowed?: (id: string) => boolean, passing?: Uint8Array) =>
       state
-        .keywords!.top(query.text, n, { allowed, passing, check: query.check })
+        .keywords!.top(query.text, n, { allowed, passing, check: query.check, floor: query.floor })
         .map(({ id, score, bm25, field }) => ({ id, score, bm25, field: paths[field] }));
     switch (restriction.kind) {
       case 'all':

@@ -21,13 +21,19 @@ export class TopK {
     return this.items.length < this.k ? -Infinity : this.scores[0];
   }
 
+  /** Whether `offer(item, score)` would keep the item (now). */
+  keeps(item: number, score: number): boolean {
+    if (this.k <= 0 || Number.isNaN(score)) return false;
+    return this.items.length < this.k || score > this.scores[0] || (score === this.scores[0] && item < this.items[0]);
+  }
+
   offer(item: number, score: number): void {
-    if (this.k <= 0 || Number.isNaN(score)) return;
+    if (!this.keeps(item, score)) return;
     if (this.items.length < this.k) {
       this.items.push(item);
       this.scores.push(score);
       this.siftUp(this.items.length - 1);
-    } else if (score > this.scores[0] || (score === this.scores[0] && item < this.items[0])) {
+    } else {
       this.items[0] = item;
       this.scores[0] = score;
       this.siftDown(0);

@@ -46,6 +46,8 @@ export interface KeywordQuery {
   signal?: AbortSignal;
   /** Throws once the request has ended: called during the ranking's synchronous walk (see KeywordTopOptions.check). */
   check?: () => void;
+  /** Only documents whose normalised score is at least this count (see KeywordTopOptions.floor). */
+  floor?: number;
 }
 
 /** The texts of a document for a space: one string for a space with one text path, else strings by path. */

@@ -23,7 +23,7 @@ import { TopK } from './top-k';
 export const HNSW = {
   connectivity: 24,
   expansionAdd: 128,
-  /** Beam width of a search; a search asks for max(this, 4k) candidates, which widens the beam to that count. */
+  /** Beam width of a search; a search asks for max(this, 2k) candidates, which widens the beam to that count. */
   expansionSearch: 200,
   quantization: ScalarKind.F16,
 } as const;
@@ -134,8 +134,12 @@ export class VectorStore {
   private freeGroups: number[] = [];
   /** Rows in each group; 0 for a free group. */
   private groupSize = new Int32Array(0);
-  /** First row of each group's doubly linked list of rows (-1: none): O(1) removal however large the group. */
+  /**
+   * First and last row of each group's doubly linked list of rows (-1: none): O(1) removal however large the group.
+   * Rows are kept in increasing order, so a top k offered a group's rows (one score) can stop at the first it refuses.
+   */
   private groupHead = new Int32Array(0);
+  private groupTail = new Int32Array(0);
   /** CRC-32 of a group's vector bytes → the group(s) with that hash, to find an identical vector on insert. */
   private readonly groupsByHash = new Map<number, number | number[]>();
   /** Groups created by a running addMany, added to the graph in one multi-threaded call at its end. */
@@ -455,6 +459,7 @@ export class VectorStore {
     store.groupCount = groups;
     store.groupSize = new Int32Array(groups);
     store.groupHead = new Int32Array(groups).fill(-1);
+    store.groupTail = new Int32Array(groups).fill(-1);
     store.rows = RowIds.restore(documents, numbers, capacity);
     for (let row = 0; row < numbers.length; row++) {
       if (numbers[row] < 0) continue;
@@ -510,10 +515,12 @@ export class VectorStore {
     if (group >= this.groupSize.length) {
       this.groupSize = grownTo(this.groupSize, group + 1, 0);
       this.groupHead = grownTo(this.groupHead, group + 1, 0);
+      this.groupTail = grownTo(this.groupTail, group + 1, 0);
     }
     this.chunks[Math.floor(group / CHUNK_ROWS)].set(unit, (group % CHUNK_ROWS) * this.dimensions);
     this.groupSize[group] = 0;
     this.groupHead[group] = -1;
+    this.groupTail[group] = -1;
     this.liveGroups++;
     this.addHash(hash, group);
     if (this.pending) this.pending.add(group);
@@ -521,13 +528,21 @@ export class VectorStore {
     return group;
   }
 
+  /** Puts `row` into `group`'s list in order: at the end, O(1), unless a freed row is reused (a walk to its place). */
   private link(row: number, group: number): void {
-    const head = this.groupHead[group];
+    let next = -1;
+    if (this.groupTail[group] > row) {
+      next = this.groupHead[group];
+      while (next < row) next = this.nextInGroup[next];
+    }
+    const previous = next >= 0 ? this.prevInGroup[next] : this.groupTail[group];
     this.groupOfRow[row] = group;
-    this.prevInGroup[row] = -1;
-    this.nextInGroup[row] = head;
-    if (head >= 0) this.prevInGroup[head] = row;
-    this.groupHead[group] = row;
+    this.prevInGroup[row] = previous;
+    this.nextInGroup[row] = next;
+    if (previous >= 0) this.nextInGroup[previous] = row;
+    else this.groupHead[group] = row;
+    if (next >= 0) this.prevInGroup[next] = row;
+    else this.groupTail[group] = row;
     this.groupSize[group]++;
   }
 
@@ -539,6 +554,7 @@ export class VectorStore {
     if (previous >= 0) this.nextInGroup[previous] = next;
     else this.groupHead[group] = next;
     if (next >= 0) this.prevInGroup[next] = previous;
+    else this.groupTail[group] = previous;
     this.groupOfRow[row] = -1;
     if (--this.groupSize[group] > 0) return;
     this.deleteHash(group);
@@ -568,8 +584,12 @@ export class VectorStore {
   }
 
   private offerGroup(top: TopK, group: number, score: number, bits?: Uint8Array): void {
-    for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row])
-      if (!bits || bits[this.rows.numberAt(row)] === 1) top.offer(row, score);
+    for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row]) {
+      if (bits && bits[this.rows.numberAt(row)] !== 1) continue;
+      // The rows come in increasing order with one score: once one is refused, so is every later one.
+      if (!top.keeps(row, score)) return;
+      top.offer(row, score);
+    }
   }
 
   private groupScore(group: number, query: Float32Array): number {

@@ -195,6 +195,28 @@ describe('KeywordIndex top-k pruning and snapshots', () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
+  it('with a floor, returns exactly the exhaustive top k of the documents scoring at least the floor', () => {
+    const { documents, words } = zipfCorpus(3000, 8);
+    const index = indexOf(documents);
+    let compared = 0;
+    let cut = 0;
+    for (const query of ['w0 w1 w2', 'w1 w5 w120 w260 w3', words(4), words(8), 'w350 w0']) {
+      const all = index.top(query, 3000, { prune: false });
+      for (const n of [1, 10, 100]) {
+        // Floors at, between and beyond the scores found, including each score exactly (ties with the floor count).
+        for (const floor of [0, ...[0.1, 0.3, 0.5, 0.7].map((share) => all[Math.floor(share * all.length)].score), 1]) {
+          const expected = all.filter((hit) => hit.score >= floor).slice(0, n);
+          expect(index.top(query, n, { floor })).toEqual(expected);
+          expect(index.top(query, n, { floor, prune: false })).toEqual(expected);
+          compared += expected.length;
+          if (expected.length < Math.min(n, all.length)) cut++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+    expect(cut).toBeGreaterThan(5);
+  });
+
   it('returns exactly the exhaustive top k on templated texts (mostly ties), queried while the index grows', () => {
     // Most documents of a template tie; a few score higher: a shorter text, or its first word in both fields (tf 2 from
     // two postings, which may straddle two blocks). Queries between the writes see blocks that later writes extend.

@@ -160,6 +160,29 @@ describe('VectorStore with identical vectors (stored once, expanded to every id 
     expect(holders(store, await store.approximate(shared[1], 160), 'dup1-')).toHaveLength(100);
   });
 
+  it('keeps the k best rows of a large group (smallest rows first) when its rows were freed and reused out of order', async () => {
+    const { store, shared, next } = await withDuplicates();
+    const random = seededRandom(3);
+    // Rows freed in a random order and taken again (last freed, first taken) by ids of the groups, and by others.
+    for (let round = 0; round < 4; round++) {
+      const freed = Array.from({ length: 300 }, (_, i) => `dup${i % 3}-${i}`).filter(() => random() < 0.4);
+      for (const id of freed) store.remove(id);
+      for (const id of freed) store.upsert(id, random() < 0.8 ? Float32Array.from(shared[Number(id[3])]) : next());
+    }
+    const byRow = (query: Float32Array, k: number) =>
+      Array.from({ length: 2300 }, (_, i) => store.rowOf(i < 2000 ? `v${i}` : `dup${(i - 2000) % 3}-${i - 2000}`)!)
+        .map((row) => ({ row, score: store.score(row, query) }))
+        .sort((a, b) => b.score - a.score || a.row - b.row)
+        .slice(0, k);
+    for (const query of [...shared, next()]) {
+      for (const k of [1, 10, 50, 99]) {
+        const expected = byRow(query, k);
+        expect(store.exact(query, k)).toEqual(expected);
+        expect(await store.approximate(query, 200, k)).toEqual(expected);
+      }
+    }
+  });
+
   it('finds the stored vector identical to the query by its hash, even where no graph walk reaches it', async () => {
     const { store, shared } = await withDuplicates();
     // As a graph built by parallel inserts can hold a node that no other links to: here it is not in the graph at all.

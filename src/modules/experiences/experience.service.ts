@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
+import { CandidatePool, hybridPool, type PartList } from '../../search/candidate-pool';
 import {
   cosineOf,
   maximalMarginalRelevance,
@@ -109,6 +110,11 @@ function neutral(hit: FusedHit): RankedHit {
   };
 }
 
+/** The k-th largest of `values` (k ≤ their count). */
+function kthLargest(values: number[], k: number): number {
+  return values.sort((a, b) => b - a)[k - 1];
+}
+
 /** The `pool` best documents of one side (best first). */
 function topOfSide(best: Map<string, Best>, pool: number): Map<string, Best> {
   if (best.size <= pool) return best;
@@ -179,30 +185,13 @@ function bestPerDocument(
   return best;
 }
 
-/**
- * Each of `ids`' scores in one space, in order (null: none): from the space's own `hits` or the scores known `before`
- * when there, else from `score`, called once with the others.
- */
-async function completed<T extends { id: string }>(
-  ids: string[],
-  hits: T[],
-  score: (missing: string[]) => Promise<Array<T | null>>,
-  before?: ReadonlyMap<string, T | null>,
-): Promise<Array<T | null>> {
-  const found = new Map<string, T | null>(before);
-  for (const hit of hits) found.set(hit.id, hit);
-  const missing = ids.filter((id) => !found.has(id));
-  const scored = await score(missing);
-  missing.forEach((id, i) => found.set(id, scored[i]));
-  return ids.map((id) => found.get(id) ?? null);
+function fusionList(name: keyof typeof HYBRID_WEIGHTS, hits: PartList<ExperienceField>): FusionList {
+  return { name, weight: HYBRID_WEIGHTS[name], hits };
 }
 
-function fusionList(name: keyof typeof HYBRID_WEIGHTS, best: Map<string, Best>): FusionList {
-  return {
-    name,
-    weight: HYBRID_WEIGHTS[name],
-    hits: [...best].map(([id, { score, field }]) => ({ id, score, field })),
-  };
+/** A document's best part as a hit of a fusion list. */
+function listed([id, { score, field }]: [string, Best]): { id: string; score: number; field: ExperienceField } {
+  return { id, score, field };
 }
 
 /**
@@ -675,6 +664,8 @@ export class ExperienceService {
       perform: async ({ writeId }, resumed, done) => {
         const updated = await this.repository.mergeFeedback(id, document, 'signals', writeId);
         if (!updated) throw resumed ? deletedSince() : notFound(id);
+        // The next search ranks it by this feedback (not only once the change stream brings the write).
+        this.index.markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, id);
         // A call that finished before recorded its event; a resumed one may have, and one more is harmless.
         if (!done) await this.events.record(event(updated, { event: 'feedback' }));
         this.loaders.experiences.experienceById.clear(id).prime(id, updated);
@@ -809,11 +800,10 @@ export class ExperienceService {
       );
       const keywordBest = topOfSide(best(lists), k);
       const ranked = await this.ranked(
-        fuse([fusionList('keyword', keywordBest)], { minScore }),
+        CandidatePool.scored(fuse([fusionList('keyword', [...keywordBest].map(listed))], { minScore })),
         rank,
         args.limit,
         now,
-        stored,
       );
       return this.hits(ranked, new Map(), keywordBest, stored, now);
     }
@@ -822,38 +812,26 @@ export class ExperienceService {
       const lists = await Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
       const vectorBest = topOfSide(best(lists), k);
       const ranked = await this.ranked(
-        fuse([fusionList('vector', vectorBest)], { minScore }),
+        CandidatePool.scored(fuse([fusionList('vector', [...vectorBest].map(listed))], { minScore })),
         rank,
         args.limit,
         now,
-        stored,
       );
       return this.hits(ranked, vectorBest, new Map(), stored, now);
     }
     const searchVectors = (vector: Float32Array) =>
       Promise.all(spaces.map((space) => this.index.searchVector(space, { vector, k, filter })));
-    const scoreVectors = (space: string, vector: Float32Array, ids: string[]) =>
-      this.index
-        .vectorScores(space, vector, ids)
-        .then((scores) => scores.map((score, i) => (score === null ? null : { id: ids[i], score })));
     let vector: Float32Array;
     let vectorLists: VectorHit[][];
     let keywordLists: KeywordHit[][];
-    let scoredEarly: Array<Map<string, VectorHit | null>> | undefined;
+    let keywordFloors: Array<number | undefined> = [];
     if (isEmptyFilter(filter)) {
       // BM25 needs no vector: it ranks while the query is embedded (a round trip to the embedding cache at least), and
-      // while the graph workers walk once the vector is there; then, still during the walks, its candidates get their
-      // vector parts in every space.
+      // while the graph workers walk once the vector is there.
       const embedded = this.queryVector(query);
-      const keywordsFirst = async () => {
-        const lists = await this.keywordListsBetweenIo(spaces, query, k);
-        const ids = [...new Set(lists.flat().map((hit) => hit.id))];
-        const scored = await Promise.all(spaces.map(async (space) => scoreVectors(space, await embedded, ids)));
-        return { lists, scored: scored.map((scores) => new Map(ids.map((id, i) => [id, scores[i]]))) };
-      };
-      [vectorLists, { lists: keywordLists, scored: scoredEarly }] = await Promise.all([
+      [vectorLists, { lists: keywordLists, floors: keywordFloors }] = await Promise.all([
         embedded.then(searchVectors),
-        keywordsFirst(),
+        this.keywordListsBetweenIo(spaces, query, k),
       ]);
       vector = await embedded;
     } else {
@@ -864,38 +842,46 @@ export class ExperienceService {
         Promise.all(spaces.map((space) => this.index.searchKeyword(space, { text: query, k, filter }))),
       ]);
     }
-    // The pool: each side's top k documents (by their best field), scored exactly on both parts below.
-    const ids = [...new Set([...topOfSide(best(vectorLists), k).keys(), ...topOfSide(best(keywordLists), k).keys()])];
-    // Each candidate's parts in every space: a space's own hits are scored already, the others are completed.
-    const [vectorScores, keywordScores] = await Promise.all([
-      Promise.all(
-        spaces.map((space, s) =>
-          completed(ids, vectorLists[s], (missing) => scoreVectors(space, vector, missing), scoredEarly?.[s]),
-        ),
-      ),
-      Promise.all(
-        spaces.map((space, s) =>
-          completed(ids, keywordLists[s], (missing) => this.index.keywordScores(space, query, missing)),
-        ),
-      ),
-    ]);
-    const vectorBest = best(vectorScores);
-    const keywordBest = best(keywordScores);
-    const fused = fuse([fusionList('vector', vectorBest), fusionList('keyword', keywordBest)], { minScore });
-    return this.hits(await this.ranked(fused, rank, args.limit, now, stored), vectorBest, keywordBest, stored, now);
+    // The pool: each side's top k documents (by their best field), each scored exactly on both parts in every field
+    // as far as the page needs (see hybridPool).
+    const { pool, vectorBest, keywordBest } = hybridPool({
+      fields,
+      ids: [...new Set([...topOfSide(best(vectorLists), k).keys(), ...topOfSide(best(keywordLists), k).keys()])],
+      k,
+      vectorLists,
+      keywordLists,
+      keywordFloors,
+      scoreVectors: async (s, ids) =>
+        (await this.index.vectorScores(spaces[s], vector, ids)).map((score) => (score === null ? null : { score })),
+      scoreKeywords: (s, ids) => this.index.keywordScores(spaces[s], query, ids),
+      fuse: (lists) => fuse([fusionList('vector', lists.vector), fusionList('keyword', lists.keyword)], { minScore }),
+    });
+    return this.hits(await this.ranked(pool, rank, args.limit, now), vectorBest, keywordBest, stored, now);
   }
 
   /**
    * The BM25 top k of each space (no filter), one space at a time with a turn of the event loop before each, so that
-   * round trips in flight (the query's embedding) go on between them.
+   * round trips in flight (the query's embedding) go on between them. Once k documents have a best score, a document
+   * scoring below the k-th cannot enter the side's top k: each later space may leave those out (its `floor`, returned
+   * for the pool's bounds).
    */
-  private async keywordListsBetweenIo(spaces: string[], query: string, k: number): Promise<KeywordHit[][]> {
+  private async keywordListsBetweenIo(
+    spaces: string[],
+    query: string,
+    k: number,
+  ): Promise<{ lists: KeywordHit[][]; floors: Array<number | undefined> }> {
     const lists: KeywordHit[][] = [];
+    const floors: Array<number | undefined> = [];
+    const best = new Map<string, number>();
     for (const space of spaces) {
       await new Promise((resolve) => setImmediate(resolve));
-      lists.push(await this.index.searchKeyword(space, { text: query, k }));
+      const floor = best.size >= k ? kthLargest([...best.values()], k) : undefined;
+      const list = await this.index.searchKeyword(space, { text: query, k, floor });
+      for (const hit of list) if (!(hit.score <= (best.get(hit.id) ?? -Infinity))) best.set(hit.id, hit.score);
+      lists.push(list);
+      floors.push(floor);
     }
-    return lists;
+    return { lists, floors };
   }
 
   private async queryVector(query: string): Promise<Float32Array> {
@@ -904,34 +890,24 @@ export class ExperienceService {
   }
 
   /**
-   * The best `limit` of the fused pool (best relevance first) once ranked: relevance times the signals' factors, read
-   * from the candidates' stored ranking fields (none when every signal is off); with diversity, reordered by maximal
+   * The best `limit` of the pool (best relevance first) once ranked: relevance times the signals' factors, read from
+   * the candidates' stored ranking fields (cached by the index; none when every signal is off); with diversity, reordered by maximal
    * marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read for those alone). With
    * `now`, documents not current then are dropped (and counted) here.
    *
-   * The pool is ranked whole, but read in at most two steps: a factor never lifts a score above its relevance, so once
-   * the first RANKING_FIRST_READ candidates are ranked, a candidate whose relevance is at most the `limit`-th score
-   * cannot enter the page and is not read. The first read also takes the `stored` fields the page needs, which spares
-   * the page's own read when it comes from it (`documents`).
+   * The pool is ranked whole, but scored and read in at most two steps: a factor never lifts a score above its
+   * relevance, so once the best RANKING_FIRST_READ candidates are ranked, a candidate whose relevance is at most the
+   * `limit`-th score cannot enter the page, and is neither scored exactly (see CandidatePool) nor read.
    */
   private async ranked(
-    fused: FusedHit[],
+    pool: CandidatePool,
     rank: Rank,
     limit: number,
     now: Date | null,
-    stored: string[] | null = null,
     batched = false,
-  ): Promise<{ ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> }> {
+  ): Promise<{ ranked: RankedHit[]; dropped: number }> {
     const signalsOff = relevanceOnly(rank.weights);
-    if (signalsOff && !rank.diversity) return { ranked: fused.slice(0, limit).map(neutral), dropped: 0 };
-    const fields = [
-      ...new Set([
-        'experience_id',
-        ...(stored ?? []),
-        ...(signalsOff ? [] : RANKING_STORED),
-        ...(now ? VALIDITY_STORED : []),
-      ]),
-    ];
+    if (signalsOff && !rank.diversity) return { ranked: (await pool.take(limit)).map(neutral), dropped: 0 };
     const documents = new Map<string, ExperienceDocument>();
     const at = (now ?? new Date()).getTime();
     let dropped = 0;
@@ -939,13 +915,17 @@ export class ExperienceService {
     const byScore = (a: RankedHit, b: RankedHit) =>
       b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     // Batched: through the request's loader (whole documents), so that the `similar` of every item of a list is
-    // ranked from one read.
+    // ranked from one read. Else the ranking's fields alone, which the index keeps between searches.
     const read = async (ids: string[]): Promise<ExperienceDocument[]> =>
       batched
         ? (await this.loaders.experiences.experienceById.loadMany(ids)).filter(
             (document): document is ExperienceDocument => !!document && !(document instanceof Error),
           )
-        : this.repository.findByIds(ids, fields);
+        : ([
+            ...(
+              await this.index.storedValues(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, ids, RANKED_FIELDS)
+            ).values(),
+          ] as ExperienceDocument[]);
     const rankAll = async (hits: FusedHit[]) => {
       for (const document of await read(hits.map((hit) => hit.id))) documents.set(document.experience_id, document);
       for (const hit of hits) {
@@ -965,12 +945,13 @@ export class ExperienceService {
       ranked.sort(byScore);
     };
     // Diversity weighs every candidate against the others, and a batched read is one for all: all of them are read.
-    const first = rank.diversity || batched ? fused.length : Math.max(RANKING_FIRST_READ, limit * 3);
-    await rankAll(fused.slice(0, first));
+    await rankAll(
+      rank.diversity || batched ? await pool.all() : await pool.take(Math.max(RANKING_FIRST_READ, limit * 3)),
+    );
     const bar = ranked.length >= limit ? ranked[limit - 1].factors.score : -Infinity;
-    const rest = fused.slice(first).filter((hit) => hit.score > bar);
+    const rest = await pool.above(bar);
     if (rest.length) await rankAll(rest);
-    if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped, documents: stored ? documents : undefined };
+    if (!rank.diversity) return { ranked: ranked.slice(0, limit), dropped };
     const window = ranked.slice(0, CANDIDATE_POOL);
     const ids = window.map((hit) => hit.id);
     const goalVectors = batched
@@ -990,7 +971,7 @@ export class ExperienceService {
       rank.diversity,
       limit,
     );
-    return { ranked: order.map((i) => window[i]), dropped, documents: stored ? documents : undefined };
+    return { ranked: order.map((i) => window[i]), dropped };
   }
 
   /**
@@ -998,11 +979,7 @@ export class ExperienceService {
    * factors and the field that matched best.
    */
   private async hits(
-    {
-      ranked: fused,
-      dropped: droppedBefore,
-      documents: read,
-    }: { ranked: RankedHit[]; dropped: number; documents?: Map<string, ExperienceDocument> },
+    { ranked: fused, dropped: droppedBefore }: { ranked: RankedHit[]; dropped: number },
     vectorBest: Map<string, Best>,
     keywordBest: Map<string, Best>,
     stored: string[] | null,
@@ -1010,10 +987,7 @@ export class ExperienceService {
   ): Promise<{ hits: ExperienceSearchHit[]; dropped: number }> {
     const ids = fused.map((hit) => hit.id);
     let documents: Array<ExperienceDocument | null | Error>;
-    if (stored && read && ids.every((id) => read.has(id))) {
-      // Read with the ranking's fields already.
-      documents = ids.map((id) => read.get(id)!);
-    } else if (stored) {
+    if (stored) {
       // Partial documents: not for the request's loader, which answers other reads of the same experiences.
       const found = new Map(
         (await this.repository.findByIds(ids, stored)).map((document) => [document.experience_id, document]),
@@ -1111,7 +1085,13 @@ export class ExperienceService {
       .filter((match) => match.id !== self)
       .slice(0, k - 1)
       .map((match) => ({ id: match.id, score: match.score, parts: { vector: match.score }, field: null }));
-    const { ranked: others, dropped: droppedEarly } = await this.ranked(pool, rank, k - 1, now, null, true);
+    const { ranked: others, dropped: droppedEarly } = await this.ranked(
+      CandidatePool.scored(pool),
+      rank,
+      k - 1,
+      now,
+      true,
+    );
     const documents = await this.loaders.experiences.experienceById.loadMany(others.map((match) => match.id));
     let dropped = droppedEarly;
     const hits = others.flatMap((match, i) => {
@@ -1143,6 +1123,9 @@ const VALIDITY_STORED = [
   EXPERIENCE_VALIDITY.supersededBy,
   EXPERIENCE_VALIDITY.expiresAt,
 ];
+
+/** What a search reads of each candidate it ranks: its signals and validity (see `ranked`). */
+const RANKED_FIELDS = ['experience_id', ...RANKING_STORED, ...VALIDITY_STORED];
 
 function isCurrent(document: ExperienceDocument, now: Date): boolean {
   return isCurrentAt(EXPERIENCE_VALIDITY, document as unknown as Record<string, unknown>, now);

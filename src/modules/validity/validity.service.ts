@@ -71,7 +71,10 @@ export class ValidityService {
       fields: EXPERIENCE_VALIDITY,
       states: (ids) => experiences.states(ids),
       endIfCurrent: (id, end) => experiences.endIfCurrent(id, end),
-      undoEnd: (id, end, before) => experiences.undoEnd(id, end, before),
+      undoEnd: async (id, end, before) => {
+        await experiences.undoEnd(id, end, before);
+        deps.search.forDb(db).markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, id);
+      },
       ended: (id, document) => {
         // Cached search filters (current memories, a filter on validity) ask about it again at the next search.
         deps.search.forDb(db).markWritten(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, id);

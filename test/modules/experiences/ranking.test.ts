@@ -1,3 +1,4 @@
+import { EXPERIENCES_COLLECTION } from '../../../src/modules/experiences/experience.document';
 import { DEFAULT_RANKING } from '../../../src/search/ranking';
 import { createTestApp, type TestApp } from '../../support/app';
 import {
@@ -121,6 +122,37 @@ describe('searchExperiences ranking', () => {
     expect(ids(hits)).toEqual(['use-b', 'use-a']);
     expect(hits[0].use).toBeCloseTo(1 - 0.3 / 3, 10);
     expect(hits[1].use).toBeCloseTo(0.7, 10);
+  });
+
+  it("ranks by signals written after a search: this process's feedback at once, another writer's outcome once followed", async () => {
+    await app.run(RecordExperiencesDocument, {
+      inputs: [
+        experience('cached-a', 'Reindex the archive shards'),
+        experience('cached-b', 'Reindex the archive shards now'),
+      ],
+    });
+    const query = 'reindex the archive shards';
+    const ranking = { feedbackWeight: 0.5, outcomeWeight: 0.5 };
+    // The first search reads (and the index keeps) both candidates' ranking fields.
+    expect(ids(await search({ query, limit: 2, ranking }))).toEqual(['cached-a', 'cached-b']);
+    for (let i = 0; i < 3; i++)
+      await app.run(AddExperienceFeedbackDocument, {
+        id: 'cached-a',
+        signals: { userRating: 0, correctionNeeded: true },
+      });
+    expect(ids(await search({ query, limit: 2, ranking }))).toEqual(['cached-b', 'cached-a']);
+    // A tool writing MongoDB directly: the search learns of it through the change stream.
+    await app.db
+      .collection(EXPERIENCES_COLLECTION)
+      .updateOne({ experience_id: 'cached-b' }, { $set: { final_outcome: 'FAILURE' } });
+    const deadline = Date.now() + 10_000;
+    let hits = await search({ query, limit: 2, ranking });
+    while (hits[0].experience.experienceId !== 'cached-a' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      hits = await search({ query, limit: 2, ranking });
+    }
+    expect(ids(hits)).toEqual(['cached-a', 'cached-b']);
+    expect(hits[1].outcome).toBeLessThan(1);
   });
 
   it('refuses a negative half-life, weights outside 0..1, diversity outside 0..1, naming the field', async () => {
