@@ -202,11 +202,16 @@ export class SearchIndex {
   }
 
   /**
-   * The listed documents of the space's collection projected on `fields` (with `_id`), by id, from a cache that every
-   * write the spaces learn of keeps current as it keeps cached filters (see StoredValues); the misses in one read.
+   * What `compact` makes of the `fields` of the listed documents of the space's collection, by id, from a cache (one per
+   * `reader`) that every write the spaces learn of keeps current as it keeps cached filters (see StoredValues); the
+   * misses in one read.
    */
-  storedValues(space: string, ids: readonly string[], fields: readonly string[]): Promise<Map<string, Document>> {
-    return this.states.filtersOf(space).valuesOf(fields).read(ids, this.requestDb);
+  storedValues<T>(
+    space: string,
+    ids: readonly string[],
+    reader: { name: string; fields: readonly string[]; compact: (document: Document) => T },
+  ): Promise<Map<string, T>> {
+    return this.states.filtersOf(space).valuesOf(reader.name, reader.fields, reader.compact).read(ids, this.requestDb);
   }
 
   /** Removes a document from a space after a successful delete. */

@@ -5,7 +5,10 @@ import { readPath, type SpaceDefinition } from './space';
 
 /** Filters whose passing documents a collection keeps (the least recently used one is dropped beyond). */
 const CACHED_FILTERS = 64;
-/** Documents whose stored values a collection keeps per projection (the first kept is dropped beyond). */
+/**
+ * Documents whose stored values a collection keeps per reader (the first kept is dropped beyond): the candidates of a
+ * busy server's searches over minutes, at a few hundred bytes each in a compact form.
+ */
 const CACHED_VALUES = 100_000;
 /** Ids read per query when marked documents are checked against a filter again. */
 const CHECK_BATCH = 1000;
@@ -93,7 +96,7 @@ export class PassingSet implements NumberHolder {
  */
 export class CollectionFilters {
   private readonly sets = new Map<string, PassingSet>();
-  private readonly values = new Map<string, StoredValues>();
+  private readonly values = new Map<string, StoredValues<unknown>>();
 
   constructor(
     private readonly db: Db,
@@ -134,11 +137,16 @@ export class CollectionFilters {
     return set;
   }
 
-  /** The cache of the collection's documents projected on `fields` (see {@link StoredValues}). */
-  valuesOf(fields: readonly string[]): StoredValues {
-    const key = [...fields].sort().join('\0');
-    let values = this.values.get(key);
-    if (!values) this.values.set(key, (values = new StoredValues(this.db, this.definition, fields)));
+  /**
+   * The cache of what `compact` makes of the collection's documents' `fields` (see {@link StoredValues}), one per
+   * `name`: a reader gives the same fields and form under its name each time.
+   */
+  valuesOf<T>(name: string, fields: readonly string[], compact: (document: Document) => T): StoredValues<T> {
+    let values = this.values.get(name) as StoredValues<T> | undefined;
+    if (!values) {
+      values = new StoredValues(this.db, this.definition, fields, compact);
+      this.values.set(name, values as StoredValues<unknown>);
+    }
     return values;
   }
 
@@ -216,12 +224,13 @@ export class CollectionFilters {
 }
 
 /**
- * Some fields of a collection's documents, by id, cached for searches that read them for every candidate (the
- * ranking's signals and validity): kept current as the filters are, each write the spaces learn of dropping its
- * document's entry (see {@link CollectionFilters}). A read that a write overtook answers what it read but keeps nothing.
+ * What searches read of a collection's documents for every candidate (the ranking's signals and validity), by id, in
+ * the compact form the reader makes of each (`compact`), kept current as the filters are: each write the spaces learn
+ * of drops its document's entry (see {@link CollectionFilters}). A read that a write overtook answers what it read but
+ * keeps nothing.
  */
-export class StoredValues {
-  private readonly byId = new Map<string, Document>();
+export class StoredValues<T> {
+  private readonly byId = new Map<string, { value: T; key: string }>();
   /** The id of each cached document by its `_id` (as change events name documents). */
   private readonly idByKey = new Map<string, string>();
   /** Counts drops: a read that saw it change may have read a document from before the write. */
@@ -231,18 +240,19 @@ export class StoredValues {
     private readonly db: Db,
     private readonly definition: SpaceDefinition,
     private readonly fields: readonly string[],
+    private readonly compact: (document: Document) => T,
   ) {}
 
   /**
-   * The listed documents (projected on the fields, with `_id`) that exist, by id: cached, else read in one query
+   * The listed documents that exist, by id, as `compact` makes them of their fields: cached, else read in one query
    * through `db` (a request's handle, to carry its deadline).
    */
-  async read(ids: readonly string[], db: Db = this.db): Promise<Map<string, Document>> {
-    const found = new Map<string, Document>();
+  async read(ids: readonly string[], db: Db = this.db): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
     const missing: string[] = [];
     for (const id of ids) {
       const cached = this.byId.get(id);
-      if (cached) found.set(id, cached);
+      if (cached) found.set(id, cached.value);
       else missing.push(id);
     }
     if (!missing.length) return found;
@@ -258,8 +268,9 @@ export class StoredValues {
     for (const document of read) {
       const id = readPath(document, idField);
       if (typeof id !== 'string') continue;
-      found.set(id, document);
-      if (this.drops === drops) this.keep(id, document);
+      const value = this.compact(document);
+      found.set(id, value);
+      if (this.drops === drops) this.keep(id, keyOf(document._id), value);
     }
     return found;
   }
@@ -272,7 +283,7 @@ export class StoredValues {
   dropKey(documentKey: unknown): void {
     this.drops++;
     const id = this.idByKey.get(keyOf(documentKey));
-    if (id !== undefined) this.drop(id);
+    if (id !== undefined) this.evict(id);
   }
 
   clear(): void {
@@ -281,9 +292,9 @@ export class StoredValues {
     this.idByKey.clear();
   }
 
-  private keep(id: string, document: Document): void {
-    this.byId.set(id, document);
-    this.idByKey.set(keyOf(document._id), id);
+  private keep(id: string, key: string, value: T): void {
+    this.byId.set(id, { value, key });
+    this.idByKey.set(key, id);
     for (const oldest of this.byId.keys()) {
       if (this.byId.size <= CACHED_VALUES) break;
       this.evict(oldest);
@@ -291,10 +302,10 @@ export class StoredValues {
   }
 
   private evict(id: string): void {
-    const document = this.byId.get(id);
-    if (!document) return;
+    const entry = this.byId.get(id);
+    if (!entry) return;
     this.byId.delete(id);
-    this.idByKey.delete(keyOf(document._id));
+    this.idByKey.delete(entry.key);
   }
 }
 

@@ -169,7 +169,28 @@ export const MAX_SYNONYM_WORDS = 32;
  * A query's distinct terms (see keywordTerms) of its first MAX_QUERY_WORDS distinct words, then the distinct stems of
  * the synonyms of its first MAX_SYNONYM_WORDS distinct words (long tokens have none) at `synonymWeight`.
  */
-export function queryTerms(text: string, synonymWeight = SYNONYM_WEIGHT): QueryTerm[] {
+export function queryTerms(text: string, synonymWeight = SYNONYM_WEIGHT): readonly QueryTerm[] {
+  const cacheable = text.length <= CACHED_QUERY_LENGTH && synonymWeight === SYNONYM_WEIGHT;
+  const cached = cacheable ? recentQueries.get(text) : undefined;
+  if (cached) return cached;
+  const terms = Object.freeze(termsOfQuery(text, synonymWeight).map((term) => Object.freeze(term)));
+  if (cacheable) {
+    recentQueries.set(text, terms);
+    if (recentQueries.size > CACHED_QUERIES) recentQueries.delete(recentQueries.keys().next().value!);
+  }
+  return terms;
+}
+
+/**
+ * The terms of recent queries: a search asks them of every space it ranks and completes (each a BM25 index), and agents
+ * ask the same texts again. Frozen, as callers share them.
+ */
+const recentQueries = new Map<string, readonly QueryTerm[]>();
+const CACHED_QUERIES = 256;
+/** Longer texts are tokenised each time: holding them would cost more than it saves. */
+const CACHED_QUERY_LENGTH = 2000;
+
+function termsOfQuery(text: string, synonymWeight: number): QueryTerm[] {
   const distinct = new Set<string>();
   for (const token of tokenize(text)) {
     if (STOP_WORDS.has(token)) continue;

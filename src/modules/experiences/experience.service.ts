@@ -12,6 +12,7 @@ import {
   rankingFactors,
   relevanceOnly,
   type RankingFactors,
+  type RankingSignals,
   type RankingWeights,
 } from '../../search/ranking';
 import { diversityOf, rankingWeights, type RankingInput } from '../shared/ranking.input';
@@ -908,7 +909,6 @@ export class ExperienceService {
   ): Promise<{ ranked: RankedHit[]; dropped: number }> {
     const signalsOff = relevanceOnly(rank.weights);
     if (signalsOff && !rank.diversity) return { ranked: (await pool.take(limit)).map(neutral), dropped: 0 };
-    const documents = new Map<string, ExperienceDocument>();
     const at = (now ?? new Date()).getTime();
     let dropped = 0;
     const ranked: RankedHit[] = [];
@@ -916,30 +916,25 @@ export class ExperienceService {
       b.factors.score - a.factors.score || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     // Batched: through the request's loader (whole documents), so that the `similar` of every item of a list is
     // ranked from one read. Else the ranking's fields alone, which the index keeps between searches.
-    const read = async (ids: string[]): Promise<ExperienceDocument[]> =>
-      batched
-        ? (await this.loaders.experiences.experienceById.loadMany(ids)).filter(
-            (document): document is ExperienceDocument => !!document && !(document instanceof Error),
-          )
-        : ([
-            ...(
-              await this.index.storedValues(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, ids, RANKED_FIELDS)
-            ).values(),
-          ] as ExperienceDocument[]);
+    const read = async (ids: string[]): Promise<Map<string, RankedFacts>> => {
+      if (!batched) return this.index.storedValues(EXPERIENCE_SPACES[ExperienceField.PRIMARY_GOAL].name, ids, RANKED);
+      const facts = new Map<string, RankedFacts>();
+      for (const document of await this.loaders.experiences.experienceById.loadMany(ids))
+        if (document && !(document instanceof Error)) facts.set(document.experience_id, rankedFacts(document));
+      return facts;
+    };
     const rankAll = async (hits: FusedHit[]) => {
-      for (const document of await read(hits.map((hit) => hit.id))) documents.set(document.experience_id, document);
+      const facts = await read(hits.map((hit) => hit.id));
       for (const hit of hits) {
-        const document = documents.get(hit.id);
+        const fact = facts.get(hit.id);
         // Deleted between the search and the read.
-        if (!document) continue;
-        if (now && !isCurrent(document, now)) {
+        if (!fact) continue;
+        if (now && !isCurrentAt(EXPERIENCE_VALIDITY, fact.validity, now)) {
           dropped++;
           continue;
         }
         ranked.push(
-          signalsOff
-            ? neutral(hit)
-            : { ...hit, factors: rankingFactors(hit.score, experienceSignals(document), rank.weights, at) },
+          signalsOff ? neutral(hit) : { ...hit, factors: rankingFactors(hit.score, fact.signals, rank.weights, at) },
         );
       }
       ranked.sort(byScore);
@@ -1124,8 +1119,30 @@ const VALIDITY_STORED = [
   EXPERIENCE_VALIDITY.expiresAt,
 ];
 
-/** What a search reads of each candidate it ranks: its signals and validity (see `ranked`). */
-const RANKED_FIELDS = ['experience_id', ...RANKING_STORED, ...VALIDITY_STORED];
+/** What a search needs of each candidate it ranks (see `ranked`): its signals, and its validity fields when it has any. */
+interface RankedFacts {
+  signals: RankingSignals;
+  validity: Record<string, unknown>;
+}
+
+/** The validity of the (most) memories that have none set. */
+const OPEN_ENDED: Record<string, unknown> = Object.freeze({});
+
+function rankedFacts(document: ExperienceDocument): RankedFacts {
+  const stored = document as unknown as Record<string, unknown>;
+  const set = VALIDITY_STORED.filter((field) => stored[field] != null);
+  return {
+    signals: experienceSignals(document),
+    validity: set.length ? Object.fromEntries(set.map((field) => [field, stored[field]])) : OPEN_ENDED,
+  };
+}
+
+/** The ranking's reader of StoredValues: the stored fields of RankedFacts. */
+const RANKED = {
+  name: 'experience-ranking',
+  fields: [...RANKING_STORED, ...VALIDITY_STORED],
+  compact: (document: Document) => rankedFacts(document as ExperienceDocument),
+};
 
 function isCurrent(document: ExperienceDocument, now: Date): boolean {
   return isCurrentAt(EXPERIENCE_VALIDITY, document as unknown as Record<string, unknown>, now);
