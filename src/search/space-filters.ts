@@ -1,4 +1,4 @@
-import { BSON, ObjectId, type Db, type Document } from 'mongodb';
+import { BSON, ObjectId, type Db, type Document, type FindCursor } from 'mongodb';
 import { grownTo, type DocumentIds, type NumberHolder } from './document-ids';
 import { RawFingerprints } from './fingerprint';
 import { readPath, type SpaceDefinition } from './space';
@@ -223,18 +223,26 @@ export class CollectionFilters {
   }
 }
 
+/** What a read in flight must not keep: documents written since it began (by id or `_id`), or all of them. */
+interface ReadInFlight {
+  ids: Set<string>;
+  keys: Set<string>;
+  all: boolean;
+}
+
 /**
  * What searches read of a collection's documents for every candidate (the ranking's signals and validity), by id, in
  * the compact form the reader makes of each (`compact`), kept current as the filters are: each write the spaces learn
- * of drops its document's entry (see {@link CollectionFilters}). A read that a write overtook answers what it read but
- * keeps nothing.
+ * of drops its document's entry (see {@link CollectionFilters}). A read keeps none of the documents written while it
+ * was out (it answers them as read). The first read also starts loading the whole collection in the background, up
+ * to CACHED_VALUES documents, so that searches find every candidate's values at hand.
  */
 export class StoredValues<T> {
   private readonly byId = new Map<string, { value: T; key: string }>();
   /** The id of each cached document by its `_id` (as change events name documents). */
   private readonly idByKey = new Map<string, string>();
-  /** Counts drops: a read that saw it change may have read a document from before the write. */
-  private drops = 0;
+  private readonly inFlight = new Set<ReadInFlight>();
+  private loading: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -248,6 +256,9 @@ export class StoredValues<T> {
    * through `db` (a request's handle, to carry its deadline).
    */
   async read(ids: readonly string[], db: Db = this.db): Promise<Map<string, T>> {
+    this.loading ??= this.loadAll().catch(() => {
+      // A search reads what it misses; a later first read does not start the load again.
+    });
     const found = new Map<string, T>();
     const missing: string[] = [];
     for (const id of ids) {
@@ -255,44 +266,72 @@ export class StoredValues<T> {
       if (cached) found.set(id, cached.value);
       else missing.push(id);
     }
-    if (!missing.length) return found;
-    const { idField } = this.definition;
-    const drops = this.drops;
-    const read = await db
-      .collection(this.definition.collection)
-      .find(
-        { [idField]: { $in: missing } },
-        { projection: { _id: 1, [idField]: 1, ...Object.fromEntries(this.fields.map((field) => [field, 1])) } },
-      )
-      .toArray();
-    for (const document of read) {
-      const id = readPath(document, idField);
-      if (typeof id !== 'string') continue;
-      const value = this.compact(document);
-      found.set(id, value);
-      if (this.drops === drops) this.keep(id, keyOf(document._id), value);
+    if (missing.length) {
+      await this.readInto(
+        db.collection(this.definition.collection).find({ [this.definition.idField]: { $in: missing } }, this.options),
+        (id, value) => found.set(id, value),
+      );
     }
     return found;
   }
 
+  /** Settles once the background load that the first read started has ended (at once when none has started). */
+  async loaded(): Promise<void> {
+    await this.loading;
+  }
+
   drop(id: string): void {
-    this.drops++;
+    for (const read of this.inFlight) read.ids.add(id);
     this.evict(id);
   }
 
   dropKey(documentKey: unknown): void {
-    this.drops++;
-    const id = this.idByKey.get(keyOf(documentKey));
+    const key = keyOf(documentKey);
+    for (const read of this.inFlight) read.keys.add(key);
+    const id = this.idByKey.get(key);
     if (id !== undefined) this.evict(id);
   }
 
   clear(): void {
-    this.drops++;
+    for (const read of this.inFlight) read.all = true;
     this.byId.clear();
     this.idByKey.clear();
   }
 
+  private get options() {
+    const { idField } = this.definition;
+    return { projection: { _id: 1, [idField]: 1, ...Object.fromEntries(this.fields.map((field) => [field, 1])) } };
+  }
+
+  /** The collection's first CACHED_VALUES documents, kept as they come (in batches, between other work). */
+  private async loadAll(): Promise<void> {
+    await this.readInto(
+      this.db
+        .collection(this.definition.collection)
+        .find({}, { ...this.options, limit: CACHED_VALUES, batchSize: 1000 }),
+    );
+  }
+
+  /** Reads `cursor`'s documents, keeping those not written meanwhile, and hands each to `each`. */
+  private async readInto(cursor: FindCursor<Document>, each: (id: string, value: T) => void = () => {}): Promise<void> {
+    const read: ReadInFlight = { ids: new Set(), keys: new Set(), all: false };
+    this.inFlight.add(read);
+    try {
+      for await (const document of cursor) {
+        const id = readPath(document, this.definition.idField);
+        if (typeof id !== 'string') continue;
+        const value = this.compact(document);
+        each(id, value);
+        const key = keyOf(document._id);
+        if (!read.all && !read.ids.has(id) && !read.keys.has(key)) this.keep(id, key, value);
+      }
+    } finally {
+      this.inFlight.delete(read);
+    }
+  }
+
   private keep(id: string, key: string, value: T): void {
+    this.evict(id);
     this.byId.set(id, { value, key });
     this.idByKey.set(key, id);
     for (const oldest of this.byId.keys()) {
