@@ -1,5 +1,6 @@
 import { ArgsType, Field, Float, InputType, Int } from 'type-graphql';
 import { ForwardPageArgs } from '../shared/connection';
+import { RankingInput } from '../shared/ranking.input';
 
 @ArgsType()
 export class SuccessfulPlansArgs {
@@ -18,6 +19,13 @@ export class SuccessfulPlansArgs {
       "Only plans learned from this end user's tasks, with the figures of their runs alone (success rate, usage, duration, last use, failed steps) and the goal of their latest run.",
   })
   userId?: string | null;
+
+  @Field(() => RankingInput, {
+    nullable: true,
+    description:
+      'How the success rate weighs on the score (outcomeWeight, as for searches: docs/search.md#ranking); usage and recency are parts of the plan score itself, and feedback and use do not apply to plans.',
+  })
+  ranking?: RankingInput | null;
 }
 
 @InputType({ description: 'Conditions on plan patterns; all given ones must hold.' })

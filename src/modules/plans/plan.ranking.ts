@@ -11,7 +11,8 @@ import { HYBRID_WEIGHTS, fuse } from '../../search/fusion';
  *   match       = (goalPattern + semantic) / 2          a plan is a candidate when match ≥ MIN_PLAN_MATCH
  *   usage       = usageCount / (usageCount + USAGE_HALF_POINT)
  *   recency     = 0.5 ^ (days since lastUsed / RECENCY_HALF_LIFE_DAYS)
- *   score       = match × (usage + recency) / 2
+ *   outcome     = 1 − outcomeWeight · (1 − successRate)       the ranking's bounded outcome factor (ranking.ts)
+ *   score       = match × (usage + recency) / 2 × outcome
  *
  * Plans below minSuccessRate are filtered out before ranking. Ties are broken by usageCount, then lastUsed (newer
  * first), then planId.
@@ -67,6 +68,7 @@ export interface PlanRankingParts {
   match: number;
   usage: number;
   recency: number;
+  outcome: number;
   score: number;
 }
 
@@ -76,6 +78,8 @@ export function rankPlan(input: {
   text: TextSimilarity;
   usageCount: number;
   lastUsed: Date;
+  /** The outcome factor of the plan's success rate (see `boundedFactor`); 1 leaves the score as it was. */
+  outcome: number;
   now: Date;
 }): PlanRankingParts {
   const semantic = input.text.score;
@@ -91,6 +95,7 @@ export function rankPlan(input: {
     match,
     usage,
     recency,
-    score: (match * (usage + recency)) / 2,
+    outcome: input.outcome,
+    score: ((match * (usage + recency)) / 2) * input.outcome,
   };
 }

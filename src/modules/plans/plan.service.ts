@@ -9,6 +9,8 @@ import { goalPattern, goalPatternScore, unifiablePrefixes } from './plan.goal-pa
 import type { PlanPatternsArgs, SuccessfulPlansArgs } from './plan.input';
 import type { PlanLoaders } from './plan.loaders';
 import { MIN_PLAN_MATCH, rankPlan, textSimilarity } from './plan.ranking';
+import { boundedFactor } from '../../search/ranking';
+import { rankingWeights } from '../shared/ranking.input';
 import { PLAN_GOAL_SPACE, PLAN_PATTERNS_REEMBED_TARGET } from './plan.spaces';
 import { PLAN_PATTERNS_COLLECTION, type PlanPatternDocument, type UserPlanRuns } from './plan.document';
 import { COMMON_ISSUES_LIMIT, PlanPatternRepository } from './plan.repository';
@@ -129,6 +131,7 @@ export class PlanService {
     if (!Number.isFinite(args.minSuccessRate) || args.minSuccessRate < 0 || args.minSuccessRate > 1) {
       throw new ValidationError('minSuccessRate must be a number from 0 to 1.', 'minSuccessRate');
     }
+    const { outcomeWeight } = rankingWeights(args.ranking);
     const userId = checkScopeId(args.userId, 'userId');
     await this.vectorModels.assertVectorsCurrent(PLAN_PATTERNS_REEMBED_TARGET);
     let filter: Filter<PlanPatternDocument> = { successRate: { $gte: args.minSuccessRate } };
@@ -170,6 +173,7 @@ export class PlanService {
           text: textScores.get(document.patternId) ?? { vector: 0, keyword: 0, score: 0 },
           usageCount: document.usageCount,
           lastUsed: document.lastUsed,
+          outcome: boundedFactor(outcomeWeight, document.successRate),
           now,
         });
         return { document, parts };
@@ -202,6 +206,7 @@ export class PlanService {
           match: parts.match,
           usage: parts.usage,
           recency: parts.recency,
+          outcome: parts.outcome,
         },
       }));
     return { plans, count: plans.length };

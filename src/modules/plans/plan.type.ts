@@ -103,6 +103,12 @@ export class PlanScores {
 
   @Field(() => Float, { description: '0.5 ^ (days since lastUsed / 30).' })
   recency!: number;
+
+  @Field(() => Float, {
+    description:
+      "1 − outcomeWeight × (1 − successRate): the success rate's factor on the score (ranking.outcomeWeight).",
+  })
+  outcome!: number;
 }
 
 @ObjectType({
@@ -139,7 +145,7 @@ export class SuccessfulPlan {
   @Field(() => [String])
   commonIssues!: string[];
 
-  @Field(() => Float, { description: 'match × (usage + recency) / 2: the rank, best first.' })
+  @Field(() => Float, { description: 'match × (usage + recency) / 2 × outcome: the rank, best first.' })
   score!: number;
 
   @Field(() => PlanScores)

@@ -1,4 +1,5 @@
 import { rankPlan } from '../../../src/modules/plans/plan.ranking';
+import { DEFAULT_RANKING } from '../../../src/search/ranking';
 import { SIMILARITY_WEIGHTS } from '../../../src/modules/tasks/task.similarity';
 import { createTestApp, type TestApp } from '../../support/app';
 import {
@@ -98,12 +99,29 @@ describe('agent history over 52 recorded tasks', () => {
         text: { vector: 0, keyword: 0, score: plan.scores.semantic },
         usageCount: plan.usageCount,
         lastUsed: new Date(plan.lastUsed),
+        outcome: 1 - DEFAULT_RANKING.outcomeWeight * (1 - plan.successRate),
         now: new Date(),
       });
+      expect(plan.scores.outcome).toBeCloseTo(expected.outcome, 12);
       expect(plan.scores.usage).toBeCloseTo(expected.usage, 12);
       expect(plan.scores.recency).toBeCloseTo(expected.recency, 4);
       expect(plan.score).toBeCloseTo(expected.score, 4);
     }
+
+    // The success rate weighs as the ranking says: fully with outcomeWeight 1, not at all with relevance only.
+    const weighed = async (ranking: Record<string, unknown>) =>
+      (await app.run(SuccessfulPlansDocument, { goal: 'Create shipment for facility', ranking })).successfulPlans.plans;
+    const full = await weighed({ outcomeWeight: 1 });
+    const none = await weighed({ relevanceOnly: true });
+    for (const plan of full) {
+      const plain = none.find((other: any) => other.planId === plan.planId)!;
+      expect(plan.scores.outcome).toBeCloseTo(plan.successRate, 12);
+      expect(plain.scores.outcome).toBe(1);
+      expect(plan.score).toBeCloseTo(plain.score * plan.successRate, 4);
+    }
+    expect(full.find((plan: any) => plan.planId === lookup)!.scores.outcome).toBeCloseTo(11 / 12, 12);
+    const refused = await app.execute('query { successfulPlans(goal: "x", ranking: { outcomeWeight: 2 }) { count } }');
+    expect(refused.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ranking.outcomeWeight' });
 
     expect(toolPerformance).toEqual({
       toolName: 'create_shipment',
