@@ -16,7 +16,7 @@ const COMPLETION_BATCH = 16;
 
 /**
  * A search's candidate pool, scored exactly only as far as a page needs. Each candidate comes with an upper bound on
- * its fused score (from the lists that found it: its known parts, and for each list that did not, that list's last
+ * its fused score (from the lists that found it: its known parts, and for each list that did not, that list's lowest
  * score); its exact score costs a completion (the parts it lacks, read from the other spaces). `take` and `above`
  * complete candidates in the order of their bounds and stop once no remaining bound reaches what they must return, so
  * what they return is what a fully scored pool would: the same hits, scores and order.
@@ -107,9 +107,7 @@ class Part<F> {
     searchedAbove: ReadonlyArray<number | undefined> = [],
   ) {
     this.floors = lists.map((list, space) =>
-      list.length >= k && list.length
-        ? list.reduce((low, hit) => Math.min(low, hit.score), Infinity)
-        : (searchedAbove[space] ?? null),
+      list.length >= k ? list.reduce((low, hit) => Math.min(low, hit.score), Infinity) : (searchedAbove[space] ?? null),
     );
     lists.forEach((list, space) => {
       for (const hit of list) {
@@ -185,8 +183,9 @@ export type PartList<F> = Array<{ id: string; score: number; field: F }>;
 
 /**
  * The pool of a hybrid search over one space per field: `ids` (the candidates), bounded by the spaces' vector and
- * keyword lists (each the top `k` of its space, or of those above its floor), completed on demand by `scoreVectors` and `scoreKeywords`, fused by
- * `fuse`. As a candidate is completed, its best parts enter `vectorBest` and `keywordBest`.
+ * keyword lists (each the top `k` of its space, or of those above its floor), completed on demand by `scoreVectors`
+ * and `scoreKeywords`, fused by `fuse`. As a candidate is completed, its best parts enter `vectorBest` and
+ * `keywordBest`.
  */
 export function hybridPool<F>(options: {
   fields: readonly F[];

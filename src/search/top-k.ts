@@ -21,23 +21,19 @@ export class TopK {
     return this.items.length < this.k ? -Infinity : this.scores[0];
   }
 
-  /** Whether `offer(item, score)` would keep the item (now). */
-  keeps(item: number, score: number): boolean {
+  /** Keeps the item if it ranks among the best k so far; false when it was refused. */
+  offer(item: number, score: number): boolean {
     if (this.k <= 0 || Number.isNaN(score)) return false;
-    return this.items.length < this.k || score > this.scores[0] || (score === this.scores[0] && item < this.items[0]);
-  }
-
-  offer(item: number, score: number): void {
-    if (!this.keeps(item, score)) return;
     if (this.items.length < this.k) {
       this.items.push(item);
       this.scores.push(score);
       this.siftUp(this.items.length - 1);
-    } else {
+    } else if (score > this.scores[0] || (score === this.scores[0] && item < this.items[0])) {
       this.items[0] = item;
       this.scores[0] = score;
       this.siftDown(0);
-    }
+    } else return false;
+    return true;
   }
 
   /** The kept items, best first (equal scores: smaller item first); empties the heap. */

@@ -589,8 +589,7 @@ export class VectorStore {
     for (let row = this.groupHead[group]; row >= 0; row = this.nextInGroup[row]) {
       if (bits && bits[this.rows.numberAt(row)] !== 1) continue;
       // The rows come in increasing order with one score: once one is refused, so is every later one.
-      if (!top.keeps(row, score)) return;
-      top.offer(row, score);
+      if (!top.offer(row, score)) return;
     }
   }
 

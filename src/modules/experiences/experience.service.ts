@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { sameEmbeddingModel } from '../../embeddings/model-check';
 import { fromStoredVector, toStoredVector } from '../../embeddings/vectors';
 import { HYBRID_WEIGHTS, fuse, type FusedHit, type FusionList } from '../../search/fusion';
-import { CandidatePool, hybridPool, type PartList } from '../../search/candidate-pool';
+import { CandidatePool, hybridPool, type PartBest, type PartList } from '../../search/candidate-pool';
 import {
   cosineOf,
   maximalMarginalRelevance,
@@ -149,10 +149,7 @@ interface ExperiencePlan {
 }
 
 /** A document's best score in one part of a search, and the field that gave it. */
-interface Best {
-  score: number;
-  field: ExperienceField;
-}
+type Best = PartBest<ExperienceField>;
 
 /** An embeddable field's text when it has one to embed. */
 function embeddableText(document: Document, field: ExperienceField): string | null {
@@ -892,9 +889,9 @@ export class ExperienceService {
 
   /**
    * The best `limit` of the pool (best relevance first) once ranked: relevance times the signals' factors, read from
-   * the candidates' stored ranking fields (cached by the index; none when every signal is off); with diversity, reordered by maximal
-   * marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read for those alone). With
-   * `now`, documents not current then are dropped (and counted) here.
+   * the candidates' stored ranking fields (cached by the index; none when every signal is off); with diversity,
+   * reordered by maximal marginal relevance over the top CANDIDATE_POOL by their primary goals' stored vectors (read
+   * for those alone). With `now`, documents not current then are dropped (and counted) here.
    *
    * The pool is ranked whole, but scored and read in at most two steps: a factor never lifts a score above its
    * relevance, so once the best RANKING_FIRST_READ candidates are ranked, a candidate whose relevance is at most the
